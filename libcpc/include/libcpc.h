@@ -1,0 +1,159 @@
+/*
+ * libcpc.h: the illumos libcpc(3LIB) hardware performance counter
+ * interface, implemented on Linux over perf_event_open(2).
+ *
+ * A program written to the illumos manual pages compiles against this
+ * header and runs.  Where Linux forces a difference, libcpc(3CPC) in this
+ * project's man pages says so.
+ *
+ * Signal safety: the functions marked [async-signal-safe] allocate nothing,
+ * take no lock and may be called from the SIGEMT overflow handler.  All
+ * other functions must not be called from a signal handler.
+ */
+#ifndef LIBCPC_H
+#define LIBCPC_H
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct __cpc cpc_t;
+typedef struct __cpc_set cpc_set_t;
+typedef struct __cpc_buf cpc_buf_t;
+
+typedef unsigned int uint_t;
+/* Nanoseconds of CLOCK_MONOTONIC (illumos gethrtime(3C) base). */
+typedef long long hrtime_t;
+typedef int processorid_t;
+
+typedef struct {
+	char *ca_name;
+	uint64_t ca_val;
+} cpc_attr_t;
+
+#define CPC_VER_CURRENT 2
+
+/* Bind flags. */
+#define CPC_BIND_LWP_INHERIT 0x1
+
+/* Request flags. */
+#define CPC_OVF_NOTIFY_EMT 0x1
+#define CPC_COUNT_USER 0x2
+#define CPC_COUNT_SYSTEM 0x4
+#define CPC_COUNT_HV 0x8
+
+/* Capabilities returned by cpc_caps(). */
+#define CPC_CAP_OVERFLOW_INTERRUPT 0x1
+#define CPC_CAP_OVERFLOW_PRECISE 0x2
+
+#define CPC_MAX_EVENT_LEN 512
+#define CPC_MAX_ATTR_LEN 32
+#define CPC_MAX_IMPL_NAME 512
+#define CPC_MAX_CPUREF 1024
+#define CPC_TICKREG_NAME "tsc"
+
+/* Error subcodes passed to the cpc_errhndlr_t handler. */
+#define CPC_INVALID_EVENT 1
+#define CPC_INVALID_PICNUM 2
+#define CPC_INVALID_ATTRIBUTE 3
+#define CPC_ATTRIBUTE_OUT_OF_RANGE 4
+#define CPC_RESOURCE_UNAVAIL 5
+#define CPC_PIC_NOT_CAPABLE 6
+#define CPC_REQ_INVALID_FLAGS 7
+#define CPC_CONFLICTING_REQS 8
+#define CPC_ATTR_REQUIRES_PRIVILEGE 9
+#define CPC_PBIND_FAILED 10
+#define CPC_HV_NO_ACCESS 11
+
+/*
+ * Linux has no SIGEMT on x86 or arm64.  libcpc delivers counter overflows
+ * as a real-time signal, SIGRTMIN+5 by default; the environment variable
+ * CPC_SIGEMT (a number, or RTMIN+n) chooses another before the first use.
+ * SIGEMT is therefore not a compile-time constant: use it in sigaction()
+ * and comparisons, not in case labels.  The overflow signal carries
+ * si_code == EMT_CPCOVF and si_addr == the interrupted PC.
+ */
+#ifndef SIGEMT
+extern int __cpc_sigemt(void);
+#define SIGEMT (__cpc_sigemt())
+#endif
+#ifndef EMT_CPCOVF
+#define EMT_CPCOVF 1
+#endif
+
+typedef void(cpc_errhndlr_t)(const char *fn, int subcode, const char *fmt,
+    va_list ap);
+
+/* Handle. */
+extern cpc_t *cpc_open(int ver);
+extern int cpc_close(cpc_t *cpc);
+extern uint_t cpc_npic(cpc_t *cpc);
+extern uint_t cpc_caps(cpc_t *cpc);
+extern const char *cpc_cciname(cpc_t *cpc);
+extern const char *cpc_cpuref(cpc_t *cpc);
+extern int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn);
+
+/* Events and attributes this machine can count. */
+extern void cpc_walk_events_all(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *event));
+extern void cpc_walk_generic_events_all(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *event));
+extern void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
+    void (*action)(void *arg, uint_t picno, const char *event));
+extern void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
+    void (*action)(void *arg, uint_t picno, const char *event));
+extern void cpc_walk_attrs(cpc_t *cpc, void *arg,
+    void (*action)(void *arg, const char *attr));
+
+/* Sets and requests. */
+extern cpc_set_t *cpc_set_create(cpc_t *cpc);
+extern int cpc_set_destroy(cpc_t *cpc, cpc_set_t *set);
+extern int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
+    uint64_t preset, uint_t flags, uint_t nattrs, const cpc_attr_t *attrs);
+extern int cpc_set_request_preset(cpc_t *cpc, cpc_set_t *set, int index,
+    uint64_t preset);
+extern void cpc_walk_requests(cpc_t *cpc, cpc_set_t *set, void *arg,
+    void (*action)(void *arg, int index, const char *event, uint64_t preset,
+    uint_t flags, int nattrs, const cpc_attr_t *attrs));
+
+/* Binding. */
+extern int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags);
+extern int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set,
+    uint_t flags);
+extern int cpc_unbind(cpc_t *cpc, cpc_set_t *set);
+/* [async-signal-safe] */
+extern int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset);
+/* [async-signal-safe] */
+extern int cpc_set_restart(cpc_t *cpc, cpc_set_t *set);
+
+/* Buffers. */
+extern cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set);
+extern int cpc_buf_destroy(cpc_t *cpc, cpc_buf_t *buf);
+/* [async-signal-safe] */
+extern int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf);
+/* [async-signal-safe] the accessors below only touch the buffer. */
+extern int cpc_buf_get(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t *val);
+extern int cpc_buf_set(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t val);
+extern hrtime_t cpc_buf_hrtime(cpc_t *cpc, cpc_buf_t *buf);
+extern uint64_t cpc_buf_tick(cpc_t *cpc, cpc_buf_t *buf);
+extern void cpc_buf_sub(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a,
+    cpc_buf_t *b);
+extern void cpc_buf_add(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a,
+    cpc_buf_t *b);
+extern void cpc_buf_copy(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *src);
+extern void cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf);
+
+/* Activation of the calling thread's bound set. */
+extern int cpc_enable(cpc_t *cpc);
+extern int cpc_disable(cpc_t *cpc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBCPC_H */

@@ -1,0 +1,153 @@
+// cpc_open, cpc_close, the processor description and the walkers.
+#include "errors.h"
+#include "impl.h"
+#include "tick.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <set>
+
+using namespace cpc;
+
+namespace {
+
+// cpc_open fails only when no counter of any kind opens.
+int probe_any_counter() {
+    perf_event_attr a{};
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    int e = probe_open(a);
+    if (e == 0)
+        return 0;
+    a.type = PERF_TYPE_HARDWARE;
+    a.config = PERF_COUNT_HW_INSTRUCTIONS;
+    return probe_open(a) == 0 ? 0 : e;
+}
+
+} // namespace
+
+extern "C" {
+
+cpc_t *cpc_open(int ver) {
+    if (ver != CPC_VER_CURRENT) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    if (int e = probe_any_counter()) {
+        errno = (e == ENOENT || e == EOPNOTSUPP || e == ENOSYS) ? ENOTSUP : e;
+        return nullptr;
+    }
+    init_tick_conversion();
+    auto *cpc = new (std::nothrow) __cpc();
+    if (cpc == nullptr) {
+        errno = ENOMEM;
+        return nullptr;
+    }
+    cpc->machine = host_machine();
+    register_handle(cpc);
+    return cpc;
+}
+
+int cpc_close(cpc_t *cpc) {
+    if (!valid_handle(cpc))
+        return 0;
+    unregister_handle(cpc);
+    std::vector<std::unique_ptr<cpc_set_t>> sets;
+    {
+        std::lock_guard<std::mutex> g(cpc->lock);
+        sets.swap(cpc->sets);
+    }
+    for (auto &s : sets)
+        unbind_set(cpc, s.get());
+    sets.clear();
+    cpc->magic = 0;
+    delete cpc;
+    return 0;
+}
+
+uint_t cpc_npic(cpc_t *cpc) { return valid_handle(cpc) ? cpc->machine.npic : 0; }
+uint_t cpc_caps(cpc_t *cpc) { return valid_handle(cpc) ? cpc->machine.caps : 0; }
+
+const char *cpc_cciname(cpc_t *cpc) {
+    return valid_handle(cpc) ? cpc->machine.cciname.c_str() : nullptr;
+}
+
+const char *cpc_cpuref(cpc_t *cpc) {
+    return valid_handle(cpc) ? cpc->machine.cpuref.c_str() : nullptr;
+}
+
+int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn) {
+    if (valid_handle(cpc))
+        cpc->errfn.store(fn, std::memory_order_release);
+    return 0;
+}
+
+void cpc_walk_events_all(cpc_t *cpc, void *arg, void (*action)(void *, const char *)) {
+    if (!valid_handle(cpc) || action == nullptr)
+        return;
+    std::set<std::string> seen;
+    for (const std::string &e : cpc->machine.platform_events)
+        if (seen.insert(e).second)
+            action(arg, e.c_str());
+}
+
+void cpc_walk_generic_events_all(cpc_t *cpc, void *arg, void (*action)(void *, const char *)) {
+    if (!valid_handle(cpc) || action == nullptr)
+        return;
+    for (const std::string &e : cpc->machine.generic_events)
+        action(arg, e.c_str());
+}
+
+void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
+                         void (*action)(void *, uint_t, const char *)) {
+    if (!valid_handle(cpc) || action == nullptr)
+        return;
+    const Machine &m = cpc->machine;
+    if (picno >= m.npic) {
+        errno = EINVAL;
+        return;
+    }
+    if (picno >= m.ngp) {
+        action(arg, picno, m.fixed_events[picno - m.ngp].c_str());
+        return;
+    }
+    std::set<std::string> seen;
+    for (const std::string &e : m.platform_events)
+        if (seen.insert(e).second)
+            action(arg, picno, e.c_str());
+}
+
+void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
+                                 void (*action)(void *, uint_t, const char *)) {
+    if (!valid_handle(cpc) || action == nullptr)
+        return;
+    const Machine &m = cpc->machine;
+    if (picno >= m.npic) {
+        errno = EINVAL;
+        return;
+    }
+    for (const std::string &e : m.generic_events) {
+        if (picno >= m.ngp) {
+            // A fixed counter answers only to the generic name of its event.
+            const std::string &fixed = m.fixed_events[picno - m.ngp];
+            bool match = (e == "PAPI_tot_ins" && fixed == "instructions") ||
+                         (e == "PAPI_tot_cyc" && fixed == "cycles");
+            if (!match)
+                continue;
+        }
+        action(arg, picno, e.c_str());
+    }
+}
+
+void cpc_walk_attrs(cpc_t *cpc, void *arg, void (*action)(void *, const char *)) {
+    if (!valid_handle(cpc) || action == nullptr)
+        return;
+    for (const std::string &a : cpc->machine.attrs)
+        action(arg, a.c_str());
+}
+
+} // extern "C"

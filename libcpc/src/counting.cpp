@@ -1,0 +1,270 @@
+#include "counting.h"
+
+#include "thread_state.h"
+#include "tick.h"
+
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+
+namespace cpc {
+
+namespace {
+
+// perf refuses sample periods with bit 63 set.
+std::atomic<uint64_t> g_max_period{1ull << 62};
+std::atomic<uint32_t> g_next_id{1};
+
+constexpr uint64_t kReadFormat =
+    PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+
+int sys_perf_event_open(perf_event_attr *a, pid_t pid, int cpu, int group) {
+    return static_cast<int>(
+        syscall(SYS_perf_event_open, a, pid, cpu, group, PERF_FLAG_FD_CLOEXEC));
+}
+
+hrtime_t now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<hrtime_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+// The first link of a chain for 2^64 - preset events; *left gets the rest.
+uint64_t first_link(uint64_t preset, uint64_t *left) {
+    uint64_t max = g_max_period.load(std::memory_order_relaxed);
+    uint64_t total_minus1 = ~preset; // 2^64 - preset - 1, no overflow
+    uint64_t link = std::min(total_minus1, max - 1) + 1;
+    *left = total_minus1 - (link - 1);
+    return link;
+}
+
+} // namespace
+
+void Counting::set_max_kernel_period(uint64_t p) {
+    g_max_period.store(std::clamp<uint64_t>(p, 1, 1ull << 62), std::memory_order_relaxed);
+}
+
+std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cpu,
+                                         OpenError *err) {
+    std::unique_ptr<Counting> c(new Counting());
+    c->spec_ = spec;
+    c->pid_ = pid;
+    c->tid_ = pid == 0 ? static_cast<pid_t>(syscall(SYS_gettid)) : pid;
+    c->cpu_ = cpu;
+    c->id_ = g_next_id.fetch_add(1, std::memory_order_relaxed);
+    size_t n = spec.attrs.size();
+    c->slots_.resize(n);
+    c->readbuf_.resize(3 + n + 1);
+    for (size_t i = 0; i < n; ++i) {
+        Slot &s = c->slots_[i];
+        s.attr = spec.attrs[i];
+        s.attr.size = sizeof s.attr;
+        s.attr.read_format = kReadFormat;
+        s.attr.disabled = i == 0;
+        s.attr.remove_on_exec = pid != -1;
+        s.preset = spec.presets[i];
+        s.base = s.preset;
+        s.notify = spec.notify[i];
+        if (s.notify) {
+            s.attr.sample_period = first_link(s.preset, &s.chain_left);
+            s.attr.sigtrap = 1;
+            s.attr.sig_data = (uint64_t(c->id_) << 8) | i;
+        }
+    }
+    // cpc_buf_tick: on-CPU time of the thread (or the CPU's time) while the
+    // set counts, in the same group so that it stops when the set freezes.
+    perf_event_attr &t = c->tick_attr_;
+    t.size = sizeof t;
+    t.type = PERF_TYPE_SOFTWARE;
+    t.config = pid == -1 ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
+    t.read_format = kReadFormat;
+    t.remove_on_exec = pid != -1;
+    int rc = c->open_group();
+    if (rc != 0) {
+        if (err != nullptr) {
+            err->sys_errno = rc;
+            err->request = c->last_failed_;
+        }
+        return nullptr;
+    }
+    track_counting(c.get());
+    return c;
+}
+
+Counting::~Counting() {
+    untrack_counting(this);
+    close_group();
+}
+
+int Counting::open_group() {
+    int leader = -1;
+    for (size_t i = 0; i < slots_.size(); ++i) {
+        Slot &s = slots_[i];
+        int fd = sys_perf_event_open(&s.attr, pid_, cpu_, leader);
+        if (fd < 0) {
+            int e = errno;
+            close_group();
+            last_failed_ = static_cast<int>(i);
+            return e;
+        }
+        s.fd.reset(fd);
+        if (i == 0)
+            leader = fd;
+    }
+    int fd = sys_perf_event_open(&tick_attr_, pid_, cpu_, leader);
+    if (fd < 0 && errno == EACCES && !tick_attr_.exclude_kernel) {
+        // Unprivileged with perf_event_paranoid >= 2: user time only.
+        tick_attr_.exclude_kernel = 1;
+        fd = sys_perf_event_open(&tick_attr_, pid_, cpu_, leader);
+    }
+    if (fd < 0) {
+        int e = errno;
+        close_group();
+        last_failed_ = -1;
+        return e;
+    }
+    tick_fd_.reset(fd);
+    frozen_ = true;
+    return 0;
+}
+
+void Counting::close_group() {
+    tick_fd_.reset();
+    for (Slot &s : slots_)
+        s.fd.reset();
+}
+
+BindSpec Counting::inherited_spec() const {
+    BindSpec s = spec_;
+    for (size_t i = 0; i < slots_.size(); ++i)
+        s.presets[i] = slots_[i].preset;
+    return s;
+}
+
+void Counting::abandon() { close_group(); }
+
+int Counting::leader() const { return slots_.empty() ? -1 : slots_[0].fd.get(); }
+
+int Counting::read_group(uint64_t *enabled, uint64_t *running) {
+    size_t want = readbuf_.size() * sizeof(uint64_t);
+    ssize_t got = ::read(leader(), readbuf_.data(), want);
+    if (got != static_cast<ssize_t>(want))
+        return got < 0 ? errno : EIO;
+    *enabled = readbuf_[1];
+    *running = readbuf_[2];
+    return 0;
+}
+
+int Counting::freeze() {
+    if (ioctl(leader(), PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) != 0)
+        return errno;
+    frozen_ = true;
+    return 0;
+}
+
+int Counting::thaw() {
+    if (ioctl(leader(), PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0)
+        return errno;
+    frozen_ = false;
+    return 0;
+}
+
+int Counting::set_preset(int index, uint64_t preset) {
+    if (index < 0 || index >= nreqs())
+        return EINVAL;
+    slots_[index].preset = preset;
+    return 0;
+}
+
+int Counting::restart() {
+    if (!frozen_) {
+        if (int e = freeze())
+            return e;
+    }
+    bool reopen = false;
+    for (Slot &s : slots_) {
+        s.base = s.preset;
+        if (!s.notify)
+            continue;
+        uint64_t link = first_link(s.preset, &s.chain_left);
+        if (link != s.attr.sample_period) {
+            s.attr.sample_period = link;
+            reopen = true;
+        }
+    }
+    if (reopen) {
+        // The tick keeps counting across restarts: fold it before reopening.
+        uint64_t en, run;
+        if (read_group(&en, &run) == 0)
+            tick_base_ += readbuf_[3 + slots_.size()];
+        close_group();
+        if (int e = open_group())
+            return e;
+    } else {
+        for (Slot &s : slots_) {
+            // Same period: restarts a full period (resets period_left).
+            if (s.notify && ioctl(s.fd.get(), PERF_EVENT_IOC_PERIOD, &s.attr.sample_period) != 0)
+                return errno;
+            if (ioctl(s.fd.get(), PERF_EVENT_IOC_RESET, 0) != 0)
+                return errno;
+        }
+    }
+    return thaw();
+}
+
+int Counting::reopen_preserving() {
+    uint64_t en, run;
+    if (int e = read_group(&en, &run))
+        return e;
+    for (size_t i = 0; i < slots_.size(); ++i)
+        slots_[i].base += readbuf_[3 + i];
+    tick_base_ += readbuf_[3 + slots_.size()];
+    bool was_frozen = frozen_;
+    close_group();
+    if (int e = open_group())
+        return e;
+    return was_frozen ? 0 : thaw();
+}
+
+bool Counting::on_kernel_overflow(int index) {
+    if (index < 0 || index >= nreqs() || !slots_[index].notify)
+        return false;
+    Slot &s = slots_[index];
+    if (s.chain_left > 0) {
+        uint64_t max = g_max_period.load(std::memory_order_relaxed);
+        uint64_t link = std::min(s.chain_left, max);
+        s.chain_left -= link;
+        s.attr.sample_period = link;
+        reopen_preserving();
+        return false;
+    }
+    freeze();
+    return true;
+}
+
+void Counting::freeze_at_overflow() {
+    for (Slot &s : slots_)
+        s.base = s.notify ? UINT64_MAX : s.preset;
+    frozen_ = true;
+}
+
+int Counting::sample(uint64_t *values, int n, hrtime_t *when, uint64_t *tick) {
+    uint64_t enabled, running;
+    if (int e = read_group(&enabled, &running))
+        return e;
+    int m = std::min(n, nreqs());
+    for (int i = 0; i < m; ++i)
+        values[i] = slots_[i].base + readbuf_[3 + i];
+    *tick = ns_to_ticks(tick_base_ + readbuf_[3 + slots_.size()]);
+    *when = now_ns();
+    if (running < enabled)
+        return EAGAIN;
+    return 0;
+}
+
+} // namespace cpc

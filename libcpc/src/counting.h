@@ -1,0 +1,118 @@
+// One bound set in the kernel: a perf event group counting for one thread
+// (or one CPU), with the 64-bit virtual counters of illumos kept on top.
+//
+// Virtual value of request i = base[i] + kernel count[i] (mod 2^64), where
+// base is the preset at bind/restart.  A CPC_OVF_NOTIFY_EMT request is a
+// sampling event with sample_period = 2^64 - preset and perf's sigtrap, so
+// the kernel raises SIGTRAP in the counting thread at overflow; periods of
+// 2^63 or more (which perf refuses) are counted as a chain of shorter
+// periods that re-arm silently.
+//
+// The kernel's sample period is only ever changed by reopening the group:
+// IOC_PERIOD on a software event leaves perf's period bookkeeping one
+// period behind (perf_swevent_set_period uses last_period), so it is used
+// only with the current value, to restart a full period.
+#pragma once
+
+#include "libcpc.h"
+#include "scoped_fd.h"
+
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace cpc {
+
+// What binding a set needs; copied into every thread that inherits it.
+struct BindSpec {
+    std::vector<perf_event_attr> attrs; // type/config and exclusion bits
+    std::vector<uint64_t> presets;
+    std::vector<bool> notify;
+    const cpc_set_t *owner = nullptr; // identity only, never dereferenced
+    bool inherit = false;
+};
+
+struct OpenError {
+    int err = 0;      // errno for the caller
+    int subcode = -1; // CPC_* subcode, or -1
+    int request = -1; // request index that failed, -1 if none
+    int sys_errno = 0;
+};
+
+class Counting {
+  public:
+    // Opens the group disabled.  pid 0 = calling thread, or cpu >= 0 with
+    // pid -1 for a whole CPU.  Nothing counts until start().
+    static std::unique_ptr<Counting> open(const BindSpec &spec, pid_t pid, int cpu,
+                                          OpenError *err);
+    ~Counting();
+
+    // [async-signal-safe] Resets every request to its preset and counts.
+    int restart();
+    // [async-signal-safe] Starts counting as bound (values at presets).
+    int start() { return restart(); }
+    // [async-signal-safe] Changes request index's preset for the next restart.
+    int set_preset(int index, uint64_t preset);
+    // [async-signal-safe] Reads the virtual values; EAGAIN when the kernel
+    // multiplexed the group (it did not count all the time it was enabled).
+    int sample(uint64_t *values, int n, hrtime_t *when, uint64_t *tick);
+    // [async-signal-safe] Stops / resumes counting without resetting.
+    int freeze();
+    int thaw();
+    // [async-signal-safe] Marks every request as if it had just wrapped:
+    // notify requests read UINT64_MAX, frozen (illumos inheritance).
+    void freeze_at_overflow();
+    // [async-signal-safe] Called by the SIGTRAP handler for request index.
+    // Returns true when the overflow is the user's (signal SIGEMT), false
+    // for an intermediate step of a chained long period.
+    bool on_kernel_overflow(int index);
+
+    bool frozen() const { return frozen_; }
+    uint32_t id() const { return id_; }
+    pid_t tid() const { return tid_; } // the counting thread (curlwp)
+    int nreqs() const { return static_cast<int>(slots_.size()); }
+    const BindSpec &spec() const { return spec_; }
+    // The spec with the current presets, for a thread that inherits it.
+    BindSpec inherited_spec() const;
+    // Closes the fds without touching the events (fork child: they belong
+    // to the parent's counters).
+    void abandon();
+
+    // Largest kernel period used for one link of a chain; tests lower it.
+    static void set_max_kernel_period(uint64_t p);
+
+  private:
+    struct Slot {
+        ScopedFd fd;
+        perf_event_attr attr{};
+        uint64_t preset = 0;
+        uint64_t base = 0;
+        uint64_t chain_left = 0; // events still to count after this link
+        bool notify = false;
+    };
+
+    Counting() = default;
+    int open_group();
+    void close_group();
+    int reopen_preserving();
+    int read_group(uint64_t *enabled, uint64_t *running);
+    int leader() const;
+
+    BindSpec spec_;
+    std::vector<Slot> slots_;
+    ScopedFd tick_fd_;
+    perf_event_attr tick_attr_{};
+    uint64_t tick_base_ = 0;
+    std::vector<uint64_t> readbuf_; // preallocated for read_group
+    pid_t pid_ = 0;
+    pid_t tid_ = 0;
+    int cpu_ = -1;
+    uint32_t id_ = 0;
+    bool frozen_ = true;
+    int last_failed_ = -1; // request whose open failed; -1 the tick event
+};
+
+} // namespace cpc

@@ -1,0 +1,82 @@
+// CPC_BIND_LWP_INHERIT: threads created by a thread whose set was bound
+// with the flag get their own copy of the set.
+//
+// perf's own inherit flag folds a child's counts into the parent's event,
+// so a new thread could not read its own counters with cpc_set_sample.
+// libcpc therefore wraps pthread_create: the new thread opens its own group
+// before its start routine runs.  Threads made with a raw clone(2) are not
+// seen (documented in libcpc(3CPC)).
+#include "counting.h"
+#include "overflow.h"
+#include "thread_state.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+
+namespace cpc {
+
+namespace {
+
+using create_fn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+struct InheritStart {
+    void *(*start)(void *);
+    void *arg;
+    BindSpec spec;
+};
+
+void *inherit_trampoline(void *p) {
+    std::unique_ptr<InheritStart> s(static_cast<InheritStart *>(p));
+    OpenError err;
+    std::unique_ptr<Counting> c = Counting::open(s->spec, 0, -1, &err);
+    if (c == nullptr) {
+        std::fprintf(stderr, "libcpc: pthread_create: cannot count in the new thread: %s\n",
+                     std::strerror(err.sys_errno));
+    } else {
+        Counting *raw = c.get();
+        set_current_counting(std::move(c));
+        bool notify = std::find(s->spec.notify.begin(), s->spec.notify.end(), true) !=
+                      s->spec.notify.end();
+        if (notify) {
+            // cpc_bind_curlwp(3CPC): the new LWP receives SIGEMT at once,
+            // its overflow counters reading UINT64_MAX, and stays frozen
+            // until it calls cpc_set_restart.
+            raw->freeze_at_overflow();
+            raise_sigemt(raw->tid(), reinterpret_cast<void *>(s->start));
+        } else {
+            raw->start();
+        }
+    }
+    void *(*start)(void *) = s->start;
+    void *arg = s->arg;
+    s.reset();
+    return start(arg);
+}
+
+create_fn real_pthread_create() {
+    static create_fn fn = reinterpret_cast<create_fn>(dlsym(RTLD_NEXT, "pthread_create"));
+    return fn;
+}
+
+} // namespace
+
+} // namespace cpc
+
+extern "C" __attribute__((visibility("default"))) int
+pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *), void *arg) {
+    using namespace cpc;
+    create_fn real = real_pthread_create();
+    Counting *c = current_counting();
+    if (c == nullptr || !c->spec().inherit)
+        return real(thread, attr, start, arg);
+    auto *s = new InheritStart{start, arg, c->inherited_spec()};
+    int rc = real(thread, attr, inherit_trampoline, s);
+    if (rc != 0)
+        delete s;
+    return rc;
+}

@@ -1,0 +1,241 @@
+#include "machine.h"
+
+#include "events.h"
+#include "pfm_events.h"
+#include "scoped_fd.h"
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+namespace cpc {
+
+int FormatField::width() const {
+    int w = 0;
+    for (auto [lo, hi] : ranges)
+        w += hi - lo + 1;
+    return w;
+}
+
+bool FormatField::apply(uint64_t value, perf_event_attr *attr) const {
+    int w = width();
+    if (w < 64 && (value >> w) != 0)
+        return false;
+    __u64 *words[] = {&attr->config, &attr->config1, &attr->config2};
+    __u64 &dst = *words[word];
+    for (auto [lo, hi] : ranges) {
+        int n = hi - lo + 1;
+        uint64_t mask = n >= 64 ? ~0ull : ((1ull << n) - 1);
+        dst = (dst & ~(mask << lo)) | ((value & mask) << lo);
+        value = n >= 64 ? 0 : value >> n;
+    }
+    return true;
+}
+
+bool parse_format(const std::string &text, FormatField *out) {
+    std::string s = text;
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
+        s.pop_back();
+    auto colon = s.find(':');
+    if (colon == std::string::npos)
+        return false;
+    std::string word = s.substr(0, colon);
+    FormatField f;
+    if (word == "config")
+        f.word = 0;
+    else if (word == "config1")
+        f.word = 1;
+    else if (word == "config2")
+        f.word = 2;
+    else
+        return false;
+    std::stringstream ranges(s.substr(colon + 1));
+    std::string r;
+    while (std::getline(ranges, r, ',')) {
+        int lo = 0, hi = 0;
+        if (std::sscanf(r.c_str(), "%d-%d", &lo, &hi) == 2) {
+        } else if (std::sscanf(r.c_str(), "%d", &lo) == 1) {
+            hi = lo;
+        } else {
+            return false;
+        }
+        if (lo < 0 || hi > 63 || hi < lo)
+            return false;
+        f.ranges.push_back({lo, hi});
+    }
+    if (f.ranges.empty())
+        return false;
+    *out = f;
+    return true;
+}
+
+bool Machine::has_attr(const std::string &name) const {
+    return std::find(attrs.begin(), attrs.end(), name) != attrs.end();
+}
+
+int probe_open(const perf_event_attr &attr) {
+    perf_event_attr a = attr;
+    a.size = sizeof a;
+    a.disabled = 1;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    ScopedFd fd(static_cast<int>(
+        syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
+    return fd.valid() ? 0 : errno;
+}
+
+namespace {
+
+bool probe_overflow_host() {
+    perf_event_attr a{};
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = 1000000;
+    a.disabled = 1;
+    a.exclude_kernel = 1;
+    a.sigtrap = 1;
+    a.remove_on_exec = 1;
+    ScopedFd fd(static_cast<int>(
+        syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
+    return fd.valid();
+}
+
+std::string cpu_model_name() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            auto c = line.find(':');
+            if (c != std::string::npos)
+                return line.substr(line.find_first_not_of(' ', c + 1));
+        }
+    }
+    return "unknown processor";
+}
+
+// sysfs names the "any thread" bit "any"; illumos calls it "anythr".
+std::string illumos_attr_name(const std::string &sysfs) {
+    return sysfs == "any" ? "anythr" : sysfs;
+}
+
+void read_sysfs_format(const std::string &pmu_dir, Machine &m) {
+    std::string dir = pmu_dir + "/format";
+    DIR *d = opendir(dir.c_str());
+    if (d == nullptr)
+        return;
+    while (dirent *e = readdir(d)) {
+        std::string name = e->d_name;
+        if (name == "." || name == ".." || name == "event")
+            continue;
+        std::ifstream in(dir + "/" + name);
+        std::string text;
+        std::getline(in, text);
+        FormatField f;
+        if (parse_format(text, &f))
+            m.format[illumos_attr_name(name)] = f;
+    }
+    closedir(d);
+}
+
+// The Intel/AMD core layout, for a PMU libpfm4 knows when sysfs has none.
+void default_x86_format(Machine &m) {
+    const std::pair<const char *, const char *> fields[] = {
+        {"umask", "config:8-15"}, {"edge", "config:18"}, {"inv", "config:23"},
+        {"cmask", "config:24-31"}};
+    for (auto [name, text] : fields) {
+        FormatField f;
+        parse_format(text, &f);
+        m.format[name] = f;
+    }
+}
+
+void describe_hw(Machine &m, const MachineEnv &env, const std::string &model) {
+    auto pmu = pfm_core_pmu();
+    m.use_pfm = pmu.has_value();
+    m.ngp = pmu ? pmu->num_gp : 4;
+    unsigned nfixed = pmu ? pmu->num_fixed : 0;
+    if (pmu && pmu->intel) {
+        const char *fixed[] = {"instructions", "cycles", "ref-cycles"};
+        for (unsigned i = 0; i < nfixed && i < 3; ++i)
+            m.fixed_events.push_back(fixed[i]);
+    }
+    m.npic = m.ngp + static_cast<unsigned>(m.fixed_events.size());
+    m.cciname = (pmu ? pmu->desc : model) + " (Linux perf_event)";
+    if (pmu && pmu->amd)
+        m.cpuref = "See the Processor Programming Reference (PPR) for AMD Family " +
+                   std::string("processors, section Performance Monitor Counters.");
+    else if (pmu && pmu->intel)
+        m.cpuref = "See Chapter 20 and Appendix A of the Intel 64 and IA-32 Architectures "
+                   "Software Developer's Manual, Volume 3B: System Programming Guide.";
+    else
+        m.cpuref = "See the processor vendor's performance monitoring documentation.";
+    read_sysfs_format(env.sysfs_cpu_pmu, m);
+    if (m.format.empty() && pmu)
+        default_x86_format(m);
+}
+
+void describe_sw(Machine &m, const std::string &model) {
+    m.ngp = kSoftwarePics;
+    m.npic = kSoftwarePics;
+    m.cciname = "Linux perf_event software events only (no hardware PMU on " + model + ")";
+    m.cpuref = "This system has no accessible hardware performance counters (a virtual "
+               "machine, or a kernel without PMU support); only the software events of "
+               "perf_event_open(2) are available.";
+}
+
+void list_events(Machine &m) {
+    for (const SymbolicEvent &e : symbolic_events()) {
+        perf_event_attr a{};
+        a.type = e.type;
+        a.config = e.config;
+        if (m.probe(a) == 0)
+            m.platform_events.push_back(e.name);
+    }
+    if (m.use_pfm)
+        pfm_for_each_event([&m](const std::string &n) { m.platform_events.push_back(n); });
+    for (const GenericEvent &g : generic_events()) {
+        auto a = encode_name(m, g.papi);
+        if (a && m.probe(*a) == 0)
+            m.generic_events.push_back(g.papi);
+    }
+}
+
+} // namespace
+
+Machine detect_machine(const MachineEnv &env) {
+    Machine m;
+    m.probe = env.probe ? env.probe : probe_open;
+    perf_event_attr cycles{};
+    cycles.type = PERF_TYPE_HARDWARE;
+    cycles.config = PERF_COUNT_HW_CPU_CYCLES;
+    perf_event_attr ins = cycles;
+    ins.config = PERF_COUNT_HW_INSTRUCTIONS;
+    m.hw_pmu = m.probe(cycles) == 0 || m.probe(ins) == 0;
+    std::string model = cpu_model_name();
+    if (m.hw_pmu)
+        describe_hw(m, env, model);
+    else
+        describe_sw(m, model);
+    bool ovf = env.probe_overflow ? env.probe_overflow() : probe_overflow_host();
+    m.caps = CPC_CAP_OVERFLOW_PRECISE | (ovf ? CPC_CAP_OVERFLOW_INTERRUPT : 0);
+    for (const auto &[name, field] : m.format)
+        m.attrs.push_back(name);
+    m.attrs.push_back("picnum");
+    list_events(m);
+    return m;
+}
+
+const Machine &host_machine() {
+    static const Machine m = detect_machine(MachineEnv{});
+    return m;
+}
+
+} // namespace cpc

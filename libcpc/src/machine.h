@@ -1,0 +1,71 @@
+// What this machine can count: the processor's description for cpc_npic,
+// cpc_caps, cpc_cciname, cpc_cpuref, the event and attribute lists, and
+// the raw-event bit layout.  Built once per process from the host (probing
+// perf_event_open, sysfs, libpfm4), or from injected inputs in tests.
+#pragma once
+
+#include <linux/perf_event.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace cpc {
+
+// One field of a raw event's config words, as sysfs format/* files give it
+// ("config:8-15", "config1:0-63").
+struct FormatField {
+    int word = 0; // 0 config, 1 config1, 2 config2
+    std::vector<std::pair<int, int>> ranges; // inclusive bit ranges, low first
+    int width() const;
+    // Writes value into *attr; false when it does not fit.
+    bool apply(uint64_t value, perf_event_attr *attr) const;
+};
+
+// Parses "config:24-31" or "config:0-7,32-35"; false on bad text.
+bool parse_format(const std::string &text, FormatField *out);
+
+// How an event name is turned into an attr before probing.
+struct MachineEnv {
+    std::string sysfs_cpu_pmu = "/sys/bus/event_source/devices/cpu";
+    // Returns 0 if a counting event with this attr opens on the calling
+    // thread, else the errno perf_event_open gave.
+    std::function<int(const perf_event_attr &)> probe;
+    // Whether a sampling (overflow) event can be opened.
+    std::function<bool()> probe_overflow;
+};
+
+struct Machine {
+    bool hw_pmu = false;    // hardware counters can be opened
+    bool use_pfm = false;   // libpfm4 native events are offered
+    unsigned npic = 0;
+    unsigned ngp = 0;       // general-purpose counters (pics 0..ngp-1)
+    unsigned caps = 0;
+    std::string cciname;
+    std::string cpuref;
+    std::vector<std::string> platform_events; // countable non-PAPI names
+    std::vector<std::string> generic_events;  // countable PAPI_* names
+    std::vector<std::string> fixed_events;    // pic ngp+i counts fixed_events[i] only
+    std::vector<std::string> attrs;           // cpc_walk_attrs, "picnum" included
+    std::map<std::string, FormatField> format; // raw layout, by illumos attr name
+    std::function<int(const perf_event_attr &)> probe;
+
+    bool has_attr(const std::string &name) const;
+};
+
+// The host's description, built at the first call (thread-safe).
+const Machine &host_machine();
+
+// A description from injected inputs (tests).
+Machine detect_machine(const MachineEnv &env);
+
+// Opens a counting event on the calling thread and closes it: 0 or errno.
+int probe_open(const perf_event_attr &attr);
+
+// Software events take no hardware counter; with no PMU libcpc offers this
+// many virtual counters (cpc_npic), documented in libcpc(3CPC).
+inline constexpr unsigned kSoftwarePics = 8;
+
+} // namespace cpc

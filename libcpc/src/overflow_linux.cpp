@@ -1,0 +1,162 @@
+// Signal context: everything reachable from on_sigtrap() allocates nothing,
+// takes no lock, and preserves errno.
+#include "overflow.h"
+
+#include "libcpc.h"
+#include "thread_state.h"
+
+#include <signal.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+
+#ifndef TRAP_PERF
+#define TRAP_PERF 6
+#endif
+
+namespace cpc {
+
+namespace {
+
+int g_sigemt = 0;
+struct sigaction g_previous_trap;
+
+// glibc 2.36's siginfo_t does not name the perf fields; the kernel's
+// layout puts si_perf_data right after si_addr.
+uint64_t perf_data(const siginfo_t *si) {
+    static_assert(sizeof(void *) == 8, "64-bit siginfo layout assumed");
+    unsigned long v;
+    std::memcpy(&v, reinterpret_cast<const char *>(si) + 24, sizeof v);
+    return v;
+}
+
+void *interrupted_pc(void *ucv) {
+    auto *uc = static_cast<ucontext_t *>(ucv);
+#if defined(__x86_64__)
+    return reinterpret_cast<void *>(uc->uc_mcontext.gregs[REG_RIP]);
+#elif defined(__aarch64__)
+    return reinterpret_cast<void *>(uc->uc_mcontext.pc);
+#else
+#error "interrupted_pc: unsupported architecture"
+#endif
+}
+
+// A SIGTRAP that is not one of ours goes where it would have gone.
+void forward(int sig, siginfo_t *si, void *uc) {
+    const struct sigaction &p = g_previous_trap;
+    if (p.sa_flags & SA_SIGINFO) {
+        if (p.sa_sigaction != nullptr)
+            p.sa_sigaction(sig, si, uc);
+        return;
+    }
+    if (p.sa_handler == SIG_IGN)
+        return;
+    if (p.sa_handler != SIG_DFL) {
+        p.sa_handler(sig);
+        return;
+    }
+    if (si->si_code == TRAP_PERF)
+        return; // a stale overflow of a closed set: nothing to do
+    // Default action: restore it and let the trap happen again.
+    signal(SIGTRAP, SIG_DFL);
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGTRAP);
+    pthread_sigmask(SIG_UNBLOCK, &s, nullptr);
+    raise(SIGTRAP);
+}
+
+void on_sigtrap(int sig, siginfo_t *si, void *uc) {
+    int saved = errno;
+    Counting *c = current_counting();
+    uint64_t cookie = si->si_code == TRAP_PERF ? perf_data(si) : 0;
+    if (c != nullptr && si->si_code == TRAP_PERF && (cookie >> 8) == c->id()) {
+        if (c->on_kernel_overflow(static_cast<int>(cookie & 0xff)))
+            raise_sigemt(c->tid(), interrupted_pc(uc));
+    } else {
+        forward(sig, si, uc);
+    }
+    errno = saved;
+}
+
+int parse_signal(const char *text) {
+    if (text == nullptr || *text == '\0')
+        return 0;
+    const char *p = text;
+    if (std::strncmp(p, "SIG", 3) == 0)
+        p += 3;
+    char *end = nullptr;
+    long n;
+    if (std::strncmp(p, "RTMIN", 5) == 0) {
+        n = p[5] == '\0' ? 0 : std::strtol(p + 5, &end, 10);
+        if (p[5] != '\0' && *end != '\0')
+            return -1;
+        n += SIGRTMIN;
+    } else {
+        n = std::strtol(p, &end, 10);
+        if (end == p || *end != '\0')
+            return -1;
+    }
+    if (n < 1 || n > SIGRTMAX || n == SIGKILL || n == SIGSTOP || n == SIGTRAP)
+        return -1;
+    return static_cast<int>(n);
+}
+
+int choose_sigemt() {
+    const char *env = std::getenv("CPC_SIGEMT");
+    int s = parse_signal(env);
+    if (s < 0) {
+        std::fprintf(stderr,
+                     "libcpc: CPC_SIGEMT=%s is not a usable signal (a number or RTMIN+n, "
+                     "not SIGKILL, SIGSTOP or SIGTRAP); using SIGRTMIN+5\n",
+                     env);
+        s = 0;
+    }
+    return s != 0 ? s : SIGRTMIN + 5;
+}
+
+// Chosen before main() so that SIGEMT is a plain load later, also from a
+// signal handler.
+__attribute__((constructor)) void init_sigemt() { g_sigemt = choose_sigemt(); }
+
+} // namespace
+
+int sigemt_signal() {
+    if (g_sigemt == 0)
+        g_sigemt = choose_sigemt();
+    return g_sigemt;
+}
+
+void install_overflow_handler() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        struct sigaction sa;
+        std::memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_sigtrap;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+        sigemptyset(&sa.sa_mask);
+        sigaddset(&sa.sa_mask, sigemt_signal());
+        sigaction(SIGTRAP, &sa, &g_previous_trap);
+    });
+}
+
+void raise_sigemt(pid_t tid, void *pc) {
+    siginfo_t info;
+    std::memset(&info, 0, sizeof info);
+    info.si_signo = sigemt_signal();
+    info.si_code = EMT_CPCOVF;
+    info.si_addr = pc;
+    syscall(SYS_rt_tgsigqueueinfo, cached_pid(), tid, info.si_signo, &info);
+}
+
+} // namespace cpc
+
+extern "C" __attribute__((visibility("default"))) int __cpc_sigemt(void) {
+    return cpc::sigemt_signal();
+}

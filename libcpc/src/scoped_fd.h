@@ -1,0 +1,38 @@
+// Owner of one file descriptor: closed when the owner goes away.
+#pragma once
+
+#include <unistd.h>
+
+#include <utility>
+
+namespace cpc {
+
+class ScopedFd {
+  public:
+    ScopedFd() = default;
+    explicit ScopedFd(int fd) : fd_(fd) {}
+    ScopedFd(ScopedFd &&o) noexcept : fd_(std::exchange(o.fd_, -1)) {}
+    ScopedFd &operator=(ScopedFd &&o) noexcept {
+        if (this != &o)
+            reset(std::exchange(o.fd_, -1));
+        return *this;
+    }
+    ScopedFd(const ScopedFd &) = delete;
+    ScopedFd &operator=(const ScopedFd &) = delete;
+    ~ScopedFd() { reset(); }
+
+    int get() const { return fd_; }
+    bool valid() const { return fd_ >= 0; }
+    // [async-signal-safe] close(2) only.
+    void reset(int fd = -1) {
+        if (fd_ >= 0)
+            ::close(fd_);
+        fd_ = fd;
+    }
+    int release() { return std::exchange(fd_, -1); }
+
+  private:
+    int fd_ = -1;
+};
+
+} // namespace cpc

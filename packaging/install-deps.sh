@@ -1,0 +1,24 @@
+#!/bin/sh
+# Installs what the project needs to build and test, from Debian 12's
+# packages.  Run as root (or through sudo).
+set -eu
+if [ "$(id -u)" -ne 0 ]; then
+    exec sudo "$0" "$@"
+fi
+export DEBIAN_FRONTEND=noninteractive
+packages="
+    build-essential cmake ninja-build pkg-config
+    libgtest-dev libgmock-dev
+    libpfm4-dev
+    libunwind-dev libdw-dev libelf-dev
+    libsqlite3-dev sqlite3
+"
+missing=""
+for p in $packages; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+    apt-get update -qq
+    # shellcheck disable=SC2086
+    apt-get install -y -qq --no-install-recommends $missing
+fi

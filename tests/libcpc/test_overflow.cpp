@@ -1,0 +1,250 @@
+// CPC_OVF_NOTIFY_EMT: SIGEMT at overflow, frozen until restart, presets,
+// chained long periods, signal dispositions.
+#include "counting.h"
+#include "helpers.h"
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <ucontext.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+extern "C" __attribute__((noinline)) void overflow_touch(size_t n) {
+    size_t len = n * 4096;
+    auto *p = static_cast<volatile char *>(
+        mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    for (size_t i = 0; i < n; ++i)
+        p[i * 4096] = 1;
+    munmap(const_cast<char *>(p), len);
+}
+
+namespace {
+
+cpc_t *g_cpc;
+cpc_set_t *g_set;
+cpc_buf_t *g_buf;
+std::atomic<int> g_signals, g_bad_code, g_outside, g_addr_mismatch;
+std::atomic<bool> g_restart{true};
+std::atomic<uint64_t> g_new_preset{0};
+std::atomic<uint64_t> g_value_at_signal{0};
+
+void on_emt(int sig, siginfo_t *si, void *ucv) {
+    if (sig != SIGEMT || si->si_code != EMT_CPCOVF) {
+        ++g_bad_code;
+        return;
+    }
+    ++g_signals;
+    auto *uc = static_cast<ucontext_t *>(ucv);
+    if (si->si_addr != reinterpret_cast<void *>(uc->uc_mcontext.gregs[REG_RIP]))
+        ++g_addr_mismatch;
+    Dl_info info;
+    if (dladdr(si->si_addr, &info) == 0 || info.dli_sname == nullptr ||
+        std::strcmp(info.dli_sname, "overflow_touch") != 0)
+        ++g_outside;
+    if (cpc_set_sample(g_cpc, g_set, g_buf) == 0) {
+        uint64_t v;
+        cpc_buf_get(g_cpc, g_buf, 0, &v);
+        g_value_at_signal = v;
+    }
+    if (uint64_t p = g_new_preset.exchange(0))
+        cpc_request_preset(g_cpc, 0, p);
+    if (g_restart)
+        cpc_set_restart(g_cpc, g_set);
+}
+
+struct Overflow : ::testing::Test {
+    void SetUp() override {
+        g_cpc = cpc_open(CPC_VER_CURRENT);
+        ASSERT_NE(g_cpc, nullptr);
+        g_set = cpc_set_create(g_cpc);
+        g_signals = g_bad_code = g_outside = g_addr_mismatch = 0;
+        g_restart = true;
+        g_new_preset = 0;
+        struct sigaction sa {};
+        sa.sa_sigaction = on_emt;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        ASSERT_EQ(sigaction(SIGEMT, &sa, nullptr), 0);
+    }
+    void TearDown() override {
+        cpc_close(g_cpc);
+        signal(SIGEMT, SIG_DFL);
+        cpc::Counting::set_max_kernel_period(1ull << 62);
+    }
+    void bind(uint64_t preset, const char *event = "page-faults") {
+        ASSERT_EQ(cpc_set_add_request(g_cpc, g_set, event, preset,
+                                      CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, nullptr),
+                  0);
+        g_buf = cpc_buf_create(g_cpc, g_set);
+        ASSERT_EQ(cpc_bind_curlwp(g_cpc, g_set, 0), 0) << std::strerror(errno);
+    }
+    uint64_t value() {
+        cpc_buf_t *b = cpc_buf_create(g_cpc, g_set);
+        EXPECT_EQ(cpc_set_sample(g_cpc, g_set, b), 0);
+        uint64_t v = 0;
+        cpc_buf_get(g_cpc, b, 0, &v);
+        return v;
+    }
+};
+
+} // namespace
+
+TEST(SigEmt, IsTheDocumentedSignal) {
+    const char *off = std::getenv("CPC_TEST_EXPECT_SIGEMT_OFFSET");
+    int expected = SIGRTMIN + (off ? std::atoi(off) : 5);
+    EXPECT_EQ(SIGEMT, expected);
+    EXPECT_EQ(EMT_CPCOVF, 1);
+}
+
+TEST_F(Overflow, ExactCountOfSignals) {
+    bind(UINT64_MAX - 99);
+    overflow_touch(20000);
+    cpc_unbind(g_cpc, g_set);
+    EXPECT_GE(g_signals.load(), 200);
+    EXPECT_LE(g_signals.load(), 205);
+    EXPECT_EQ(g_bad_code.load(), 0);
+    EXPECT_EQ(g_outside.load(), 0) << "si_addr outside the touching function";
+    EXPECT_EQ(g_addr_mismatch.load(), 0) << "si_addr differs from the ucontext PC";
+    // The value read in the handler is preset + events mod 2^64: just wrapped.
+    EXPECT_LT(g_value_at_signal.load(), 5u);
+}
+
+TEST_F(Overflow, StaysFrozenUntilRestart) {
+    g_restart = false;
+    bind(UINT64_MAX - 99);
+    overflow_touch(300);
+    EXPECT_EQ(g_signals.load(), 1);
+    uint64_t frozen = value();
+    EXPECT_LT(frozen, 5u);
+    overflow_touch(1000);
+    EXPECT_EQ(value(), frozen) << "counting resumed without cpc_set_restart";
+    EXPECT_EQ(g_signals.load(), 1);
+    ASSERT_EQ(cpc_set_restart(g_cpc, g_set), 0);
+    EXPECT_GE(value(), UINT64_MAX - 99);
+    overflow_touch(150);
+    EXPECT_EQ(g_signals.load(), 2);
+}
+
+TEST_F(Overflow, WholeSetFreezes) {
+    g_restart = false;
+    ASSERT_EQ(cpc_set_add_request(g_cpc, g_set, "page-faults", UINT64_MAX - 49,
+                                  CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, nullptr),
+              0);
+    ASSERT_EQ(cpc_set_add_request(g_cpc, g_set, "minor-faults", 0, CPC_COUNT_USER, 0, nullptr), 1);
+    g_buf = cpc_buf_create(g_cpc, g_set);
+    ASSERT_EQ(cpc_bind_curlwp(g_cpc, g_set, 0), 0);
+    overflow_touch(1000);
+    EXPECT_EQ(g_signals.load(), 1);
+    cpc_buf_t *b = cpc_buf_create(g_cpc, g_set);
+    ASSERT_EQ(cpc_set_sample(g_cpc, g_set, b), 0);
+    uint64_t other = 0;
+    cpc_buf_get(g_cpc, b, 1, &other);
+    EXPECT_GE(other, 49u);
+    EXPECT_LT(other, 60u) << "the other request kept counting after the overflow";
+}
+
+TEST_F(Overflow, RequestPresetInHandlerSetsTheNextPeriod) {
+    g_new_preset = UINT64_MAX - 49;
+    bind(UINT64_MAX - 999);
+    overflow_touch(1000 + 50 * 10 + 25);
+    EXPECT_GE(g_signals.load(), 1 + 10);
+    EXPECT_LE(g_signals.load(), 1 + 11);
+    // The new preset holds for later restarts too.
+    int now = g_signals;
+    overflow_touch(500);
+    EXPECT_GE(g_signals.load(), now + 9);
+    EXPECT_LE(g_signals.load(), now + 11);
+}
+
+TEST_F(Overflow, LongPeriodsAreChainedWithoutSpuriousSignals) {
+    // The kernel takes at most 2^63 - 1 per period; with the link lowered to
+    // 1000, a 2500-event period needs three links and must signal once.
+    cpc::Counting::set_max_kernel_period(1000);
+    g_restart = false;
+    bind(UINT64_MAX - 2499);
+    overflow_touch(2300);
+    EXPECT_EQ(g_signals.load(), 0);
+    uint64_t v = value();
+    EXPECT_GE(v, UINT64_MAX - 2499 + 2300);
+    EXPECT_LT(v, UINT64_MAX - 2499 + 2350) << "counts were lost between links";
+    overflow_touch(400);
+    EXPECT_EQ(g_signals.load(), 1);
+    EXPECT_LT(value(), 5u);
+}
+
+TEST_F(Overflow, PresetFarFromOverflowDoesNotSignal) {
+    // 2^64 - 10^6 events away: no signal, and the value counts on.
+    bind(1000000);
+    overflow_touch(2000);
+    EXPECT_EQ(g_signals.load(), 0);
+    EXPECT_GE(value(), 1002000u);
+}
+
+TEST_F(Overflow, BlockedSignalStaysPending) {
+    sigset_t s, old;
+    sigemptyset(&s);
+    sigaddset(&s, SIGEMT);
+    pthread_sigmask(SIG_BLOCK, &s, &old);
+    bind(UINT64_MAX - 99);
+    overflow_touch(1000);
+    EXPECT_EQ(g_signals.load(), 0);
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    EXPECT_EQ(g_signals.load(), 1);
+}
+
+TEST_F(Overflow, DefaultActionTerminatesLikeIllumos) {
+    signal(SIGEMT, SIG_DFL);
+    int rc = cpctest::in_child([this] {
+        bind(UINT64_MAX - 9);
+        overflow_touch(100);
+        return 0;
+    });
+    EXPECT_EQ(rc, 128 + SIGEMT);
+}
+
+namespace {
+std::atomic<int> g_foreign_traps;
+void foreign_trap(int, siginfo_t *, void *) { ++g_foreign_traps; }
+} // namespace
+
+// A SIGTRAP handler the program installed before libcpc still gets the
+// SIGTRAPs that are not overflows.  Run in a fresh process: libcpc installs
+// its handler once per process.
+TEST(ForeignTrap, ReachesTheProgramsOwnHandler) {
+    if (std::getenv("CPC_TEST_FRESH") == nullptr) {
+        fflush(nullptr);
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("CPC_TEST_FRESH", "1", 1);
+            execl("/proc/self/exe", "test_overflow", "--gtest_filter=ForeignTrap.*",
+                  static_cast<char *>(nullptr));
+            _exit(127);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        return;
+    }
+    struct sigaction sa {};
+    sa.sa_sigaction = foreign_trap;
+    sa.sa_flags = SA_SIGINFO;
+    ASSERT_EQ(sigaction(SIGTRAP, &sa, nullptr), 0);
+    sa.sa_sigaction = on_emt;
+    ASSERT_EQ(sigaction(SIGEMT, &sa, nullptr), 0);
+    g_cpc = cpc_open(CPC_VER_CURRENT);
+    g_set = cpc_set_create(g_cpc);
+    ASSERT_EQ(cpc_set_add_request(g_cpc, g_set, "page-faults", UINT64_MAX - 99,
+                                  CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, nullptr),
+              0);
+    g_buf = cpc_buf_create(g_cpc, g_set);
+    ASSERT_EQ(cpc_bind_curlwp(g_cpc, g_set, 0), 0);
+    raise(SIGTRAP);
+    EXPECT_EQ(g_foreign_traps.load(), 1);
+    overflow_touch(1000);
+    EXPECT_GE(g_signals.load(), 9);
+    EXPECT_EQ(g_foreign_traps.load(), 1);
+    cpc_close(g_cpc);
+}
