@@ -2,6 +2,7 @@
 #include "counting.h"
 #include "errors.h"
 #include "impl.h"
+#include "inherit.h"
 #include "overflow.h"
 #include "thread_state.h"
 
@@ -13,7 +14,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 using namespace cpc;
 
@@ -108,14 +108,6 @@ int fail(int e) {
     return -1;
 }
 
-bool cpu_online(int id) {
-    std::ifstream in("/sys/devices/system/cpu/cpu" + std::to_string(id) + "/online");
-    int v = 1; // cpu0 often has no "online" file: always online
-    if (in)
-        in >> v;
-    return v != 0;
-}
-
 } // namespace
 
 namespace cpc {
@@ -148,6 +140,13 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags) {
                "overflow notification needs perf sigtrap support (Linux 5.13 or later)");
         return fail(ENOTSUP);
     }
+    if (flags & CPC_BIND_LWP_INHERIT) {
+        if (const char *other = pthread_create_interposer())
+            report(cpc, fn, kNoSubcode,
+                   "pthread_create of %s comes before libcpc's: threads it creates will "
+                   "not inherit the set",
+                   other);
+    }
     unbind_set(cpc, set);
     if (notify)
         install_overflow_handler();
@@ -173,7 +172,7 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags) {
         return fail(EINVAL);
     if (int e = check_bindable(cpc, fn, set))
         return fail(e);
-    if (!cpu_online(id))
+    if (!cpu_is_online(id))
         return fail(ENOSYS);
     if (any_notify(set)) {
         report(cpc, fn, kNoSubcode,

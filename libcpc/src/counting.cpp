@@ -56,7 +56,6 @@ std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cp
     c->pid_ = pid;
     c->tid_ = pid == 0 ? static_cast<pid_t>(syscall(SYS_gettid)) : pid;
     c->cpu_ = cpu;
-    c->id_ = g_next_id.fetch_add(1, std::memory_order_relaxed);
     size_t n = spec.attrs.size();
     c->slots_.resize(n);
     c->readbuf_.resize(3 + n + 1);
@@ -73,7 +72,6 @@ std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cp
         if (s.notify) {
             s.attr.sample_period = first_link(s.preset, &s.chain_left);
             s.attr.sigtrap = 1;
-            s.attr.sig_data = (uint64_t(c->id_) << 8) | i;
         }
     }
     // cpc_buf_tick: on-CPU time of the thread (or the CPU's time) while the
@@ -102,9 +100,13 @@ Counting::~Counting() {
 }
 
 int Counting::open_group() {
+    // A new id for every incarnation of the group: a SIGTRAP still pending
+    // from descriptors closed by a reopen is not taken for this one's.
+    id_ = g_next_id.fetch_add(1, std::memory_order_relaxed);
     int leader = -1;
     for (size_t i = 0; i < slots_.size(); ++i) {
         Slot &s = slots_[i];
+        s.attr.sig_data = (uint64_t(id_) << 8) | i;
         int fd = sys_perf_event_open(&s.attr, pid_, cpu_, leader);
         if (fd < 0) {
             int e = errno;

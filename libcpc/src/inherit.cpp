@@ -8,6 +8,7 @@
 // seen (documented in libcpc(3CPC)).
 #include "counting.h"
 #include "overflow.h"
+#include "inherit.h"
 #include "thread_state.h"
 
 #include <dlfcn.h>
@@ -64,6 +65,17 @@ create_fn real_pthread_create() {
 }
 
 } // namespace
+
+const char *pthread_create_interposer() {
+    void *global = dlsym(RTLD_DEFAULT, "pthread_create");
+    Dl_info theirs, ours;
+    if (global == nullptr || dladdr(global, &theirs) == 0 ||
+        dladdr(reinterpret_cast<void *>(&inherit_trampoline), &ours) == 0)
+        return nullptr;
+    if (theirs.dli_fbase == ours.dli_fbase)
+        return nullptr;
+    return theirs.dli_fname != nullptr ? theirs.dli_fname : "another library";
+}
 
 } // namespace cpc
 

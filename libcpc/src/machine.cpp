@@ -8,6 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #include <cerrno>
 #include <cstring>
 #include <dirent.h>
@@ -91,6 +95,14 @@ int probe_open(const perf_event_attr &attr) {
     return fd.valid() ? 0 : errno;
 }
 
+bool cpu_is_online(int id, const std::string &sysfs_cpus) {
+    std::ifstream in(sysfs_cpus + "/cpu" + std::to_string(id) + "/online");
+    int v = 1;
+    if (in)
+        in >> v;
+    return v != 0;
+}
+
 namespace {
 
 bool probe_overflow_host() {
@@ -157,11 +169,30 @@ void default_x86_format(Machine &m) {
     }
 }
 
+// libpfm4 gives the most counters a core can have (8 on Skylake, with
+// hyper-threading off).  On the real host CPUID leaf 0xA tells how many
+// this logical processor has.
+void intel_counters_from_cpuid(unsigned *ngp, unsigned *nfixed) {
+#if defined(__x86_64__)
+    unsigned eax, ebx, ecx, edx;
+    if (!__get_cpuid(0xa, &eax, &ebx, &ecx, &edx) || (eax & 0xff) == 0)
+        return;
+    *ngp = (eax >> 8) & 0xff;
+    if ((eax & 0xff) > 1)
+        *nfixed = edx & 0x1f;
+#else
+    (void)ngp;
+    (void)nfixed;
+#endif
+}
+
 void describe_hw(Machine &m, const MachineEnv &env, const std::string &model) {
     auto pmu = pfm_core_pmu();
     m.use_pfm = pmu.has_value();
     m.ngp = pmu ? pmu->num_gp : 4;
     unsigned nfixed = pmu ? pmu->num_fixed : 0;
+    if (pmu && pmu->intel && std::getenv("LIBPFM_FORCE_PMU") == nullptr)
+        intel_counters_from_cpuid(&m.ngp, &nfixed);
     if (pmu && pmu->intel) {
         const char *fixed[] = {"instructions", "cycles", "ref-cycles"};
         for (unsigned i = 0; i < nfixed && i < 3; ++i)

@@ -64,6 +64,10 @@ Machine detect_machine(const MachineEnv &env);
 // Opens a counting event on the calling thread and closes it: 0 or errno.
 int probe_open(const perf_event_attr &attr);
 
+// Whether CPU id is online according to sysfs (cpu0 often has no
+// "online" file: it is always online).
+bool cpu_is_online(int id, const std::string &sysfs_cpus = "/sys/devices/system/cpu");
+
 // Software events take no hardware counter; with no PMU libcpc offers this
 // many virtual counters (cpc_npic), documented in libcpc(3CPC).
 inline constexpr unsigned kSoftwarePics = 8;

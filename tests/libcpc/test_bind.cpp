@@ -2,7 +2,9 @@
 // fork and exec.
 #include "helpers.h"
 
+#include <linux/perf_event.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <time.h>
 
 #include <cerrno>
@@ -279,4 +281,67 @@ TEST_F(Bind, ExecDropsTheCountersAndLeaksNoDescriptor) {
     waitpid(pid, &st, 0);
     ASSERT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << out;
     EXPECT_EQ(out.find("perf_event"), std::string::npos) << out;
+}
+
+// ---- Hardware counters: these skip, saying why, where there is no PMU.
+
+TEST_F(Bind, HardwareCountsInstructions) {
+    SKIP_WITHOUT_PMU();
+    ASSERT_EQ(cpc_set_add_request(cpc, set, "instructions", 0, CPC_COUNT_USER, 0, nullptr), 0);
+    buf = cpc_buf_create(cpc, set);
+    ASSERT_EQ(cpc_bind_curlwp(cpc, set, 0), 0);
+    uint64_t v0 = value(0);
+    volatile unsigned long x = 0;
+    for (int i = 0; i < 1000000; ++i)
+        x = x + i;
+    EXPECT_GT(value(0) - v0, 1000000u);
+}
+
+TEST_F(Bind, SetLargerThanTheCountersFailsAsAWhole) {
+    SKIP_WITHOUT_PMU();
+    // More hardware events than the processor has counters: the set is one
+    // group, so it must be refused rather than multiplexed.
+    uint_t n = cpc_npic(cpc) + 4;
+    const char *events[] = {"branch-instructions", "branch-misses", "cache-references",
+                            "cache-misses"};
+    for (uint_t i = 0; i < n; ++i)
+        ASSERT_GE(cpc_set_add_request(cpc, set, events[i % 4], 0, CPC_COUNT_USER, 0, nullptr),
+                  0);
+    cpctest::ErrorLog::clear();
+    EXPECT_EQ(cpc_bind_curlwp(cpc, set, 0), -1);
+    EXPECT_EQ(errno, EINVAL);
+    EXPECT_EQ(cpctest::ErrorLog::last(), CPC_RESOURCE_UNAVAIL);
+}
+
+TEST_F(Bind, MultiplexingIsReportedNotScaled) {
+    SKIP_WITHOUT_PMU();
+    // A pinned group of another user takes the general-purpose counters
+    // first; a set that needs them too is then only partly scheduled.
+    uint_t n = cpc_npic(cpc);
+    std::vector<int> fds;
+    for (uint_t i = 0; i < n; ++i) {
+        perf_event_attr a{};
+        a.size = sizeof a;
+        a.type = PERF_TYPE_HARDWARE;
+        a.config = PERF_COUNT_HW_BRANCH_MISSES;
+        a.pinned = i == 0;
+        a.exclude_kernel = 1;
+        int fd = static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1,
+                                          fds.empty() ? -1 : fds[0], 0));
+        if (fd < 0)
+            break;
+        fds.push_back(fd);
+    }
+    for (int i = 0; i < 3; ++i)
+        ASSERT_GE(cpc_set_add_request(cpc, set, "cache-misses", 0, CPC_COUNT_USER, 0, nullptr), 0);
+    buf = cpc_buf_create(cpc, set);
+    ASSERT_EQ(cpc_bind_curlwp(cpc, set, 0), 0);
+    spin_ms(100);
+    cpctest::ErrorLog::clear();
+    int rc = cpc_set_sample(cpc, set, buf);
+    for (int fd : fds)
+        close(fd);
+    if (rc == 0)
+        GTEST_SKIP() << "the kernel fitted both groups on this processor's counters";
+    EXPECT_EQ(errno, EAGAIN);
 }

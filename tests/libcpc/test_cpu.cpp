@@ -5,6 +5,7 @@
 #include <sys/sysinfo.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -117,4 +118,34 @@ TEST_F(Cpu, NeedsPrivilege) {
         return cpctest::ErrorLog::last() == CPC_ATTR_REQUIRES_PRIVILEGE ? 0 : 6;
     });
     EXPECT_EQ(rc, 0);
+}
+
+TEST(CpuOnline, ReadsSysfs) {
+    const char *data = std::getenv("CPC_TEST_DATA");
+    if (data == nullptr)
+        GTEST_SKIP() << "CPC_TEST_DATA is set by ctest (tests/libcpc/CMakeLists.txt)";
+    std::string root = std::string(data) + "/cpus";
+    EXPECT_TRUE(cpc::cpu_is_online(0, root)) << "cpu0 has no online file: always online";
+    EXPECT_TRUE(cpc::cpu_is_online(1, root));
+    EXPECT_FALSE(cpc::cpu_is_online(2, root));
+}
+
+// Takes a CPU offline for a moment, so it runs only when asked to.
+TEST_F(Cpu, OfflineCpuIsEnosys) {
+    if (std::getenv("CPC_TEST_ALLOW_HOTPLUG") == nullptr)
+        GTEST_SKIP() << "set CPC_TEST_ALLOW_HOTPLUG=1 to let this test take CPU 1 offline";
+    if (get_nprocs_conf() < 2)
+        GTEST_SKIP() << "one CPU only: none can go offline";
+    FILE *f = fopen("/sys/devices/system/cpu/cpu1/online", "w");
+    if (f == nullptr || fputs("0", f) < 0 || fclose(f) != 0)
+        GTEST_SKIP() << "CPU 1 cannot be taken offline here";
+    ASSERT_EQ(cpc_set_add_request(cpc, set, "cpu-clock", 0, CPC_COUNT_USER, 0, nullptr), 0);
+    int rc = cpc_bind_cpu(cpc, 1, set, 0);
+    int err = errno;
+    f = fopen("/sys/devices/system/cpu/cpu1/online", "w");
+    ASSERT_NE(f, nullptr);
+    fputs("1", f);
+    fclose(f);
+    EXPECT_EQ(rc, -1);
+    EXPECT_EQ(err, ENOSYS);
 }
