@@ -74,6 +74,16 @@ const char *pthread_create_interposer() {
         return nullptr;
     if (theirs.dli_fbase == ours.dli_fbase)
         return nullptr;
+    // An interposer that forwards to libcpc's wrapper says so with this
+    // symbol (cpcprof's agent does).
+    if (theirs.dli_fname != nullptr) {
+        void *h = dlopen(theirs.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+        bool forwards = h != nullptr && dlsym(h, "__cpc_pthread_create_forwarder") != nullptr;
+        if (h != nullptr)
+            dlclose(h);
+        if (forwards)
+            return nullptr;
+    }
     return theirs.dli_fname != nullptr ? theirs.dli_fname : "another library";
 }
 

@@ -1,0 +1,389 @@
+// libcpcprof-agent.so: loaded into the target with LD_PRELOAD by
+// `cpcprof record`.  It is a client of libcpc as the manual pages describe
+// one: a set whose first request has CPC_OVF_NOTIFY_EMT with the preset
+// UINT64_MAX - (period - 1), bound with CPC_BIND_LWP_INHERIT, a SIGEMT
+// handler that records the stack and calls cpc_set_restart.
+#include "channel.h"
+#include "drain.h"
+#include "handler.h"
+#include "state.h"
+#include "unwind.h"
+
+#include "../common/protocol.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <link.h>
+#include <string>
+#include <vector>
+
+namespace cpcprof::agent {
+
+namespace {
+
+State g_state;
+__attribute__((tls_model("initial-exec"))) thread_local Slot *tls_slot = nullptr;
+std::atomic<int> g_exit_code{-1};
+bool g_active = false;
+
+int64_t real_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+// "ev@period;ev@0" into the config.
+bool parse_events(const char *text, Config &c) {
+    std::string s(text);
+    size_t pos = 0;
+    while (pos <= s.size() && c.nevents < kMaxEvents) {
+        size_t end = s.find(';', pos);
+        std::string item = s.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+        size_t at = item.rfind('@');
+        if (at == std::string::npos || at == 0 || at >= sizeof c.event_names[0])
+            return false;
+        std::strncpy(c.event_names[c.nevents], item.c_str(), at);
+        c.periods[c.nevents] = std::strtoull(item.c_str() + at + 1, nullptr, 10);
+        ++c.nevents;
+        if (end == std::string::npos)
+            break;
+        pos = end + 1;
+    }
+    return c.nevents > 0 && c.periods[0] > 0;
+}
+
+bool read_config(Config &c) {
+    const char *ch = std::getenv(proto::kEnvChannel);
+    const char *ev = std::getenv(proto::kEnvEvents);
+    if (ch == nullptr || ev == nullptr)
+        return false;
+    c.channel = std::atoi(ch);
+    if (fcntl(c.channel, F_GETFD) < 0)
+        return false; // not our descriptor any more
+    if (!parse_events(ev, c))
+        return false;
+    if (const char *cg = std::getenv(proto::kEnvCallGraph))
+        c.call_graph = std::strcmp(cg, "fp") == 0     ? CallGraph::fp
+                       : std::strcmp(cg, "none") == 0 ? CallGraph::none
+                                                      : CallGraph::dwarf;
+    if (const char *d = std::getenv(proto::kEnvMaxDepth))
+        c.max_depth = std::max(1, std::min(kMaxDepthLimit, std::atoi(d)));
+    if (const char *r = std::getenv(proto::kEnvRingKb))
+        c.ring_bytes = std::max<size_t>(16, std::strtoull(r, nullptr, 10)) * 1024;
+    if (const char *k = std::getenv(proto::kEnvChildren))
+        c.children = std::strcmp(k, "0") != 0;
+    return true;
+}
+
+// --no-children: programs this one starts must not load the agent, nor
+// inherit the channel.
+void keep_to_this_process(Config &c) {
+    fcntl(c.channel, F_SETFD, FD_CLOEXEC);
+    const char *pre = std::getenv("LD_PRELOAD");
+    if (pre != nullptr) {
+        std::string kept, item;
+        std::string all(pre);
+        size_t pos = 0;
+        while (pos <= all.size()) {
+            size_t end = all.find_first_of(": ", pos);
+            item = all.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+            if (!item.empty() && item.find("libcpcprof-agent") == std::string::npos)
+                kept += (kept.empty() ? "" : ":") + item;
+            if (end == std::string::npos)
+                break;
+            pos = end + 1;
+        }
+        if (kept.empty())
+            unsetenv("LD_PRELOAD");
+        else
+            setenv("LD_PRELOAD", kept.c_str(), 1);
+    }
+    for (const char *v : {proto::kEnvChannel, proto::kEnvEvents, proto::kEnvCallGraph,
+                          proto::kEnvMaxDepth, proto::kEnvRingKb, proto::kEnvChildren})
+        unsetenv(v);
+}
+
+void send_hello() {
+    proto::Writer w(proto::Type::hello);
+    w.put(static_cast<int32_t>(getpid()));
+    w.put(static_cast<int32_t>(getppid()));
+    w.put(real_ns());
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    w.put_string(n > 0 ? std::string(exe, n) : std::string());
+    std::ifstream in("/proc/self/cmdline", std::ios::binary);
+    std::vector<std::string> argv;
+    std::string arg;
+    while (std::getline(in, arg, '\0'))
+        argv.push_back(arg);
+    w.put(static_cast<uint32_t>(argv.size()));
+    for (const std::string &a : argv)
+        w.put_string(a);
+    send_message(w.finish());
+}
+
+void send_bye() {
+    proto::Writer w(proto::Type::bye);
+    w.put(static_cast<int32_t>(getpid()));
+    w.put(static_cast<int32_t>(g_exit_code.load()));
+    w.put(real_ns());
+    send_message(w.finish());
+}
+
+void stack_bounds(Slot *s) {
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return;
+    void *addr = nullptr;
+    size_t size = 0;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        s->stack_lo = reinterpret_cast<uintptr_t>(addr);
+        s->stack_hi = s->stack_lo + size;
+    }
+    pthread_attr_destroy(&attr);
+}
+
+// Sets up the calling thread for sampling (ordinary context).
+void prepare_thread() {
+    warm_unwinder();
+    Slot *s = current_slot();
+    if (s == nullptr)
+        return;
+    stack_bounds(s);
+    s->ready.store(true, std::memory_order_release);
+}
+
+int find_libc(dl_phdr_info *info, size_t, void *arg) {
+    auto *st = static_cast<State *>(arg);
+    if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "/libc.so") == nullptr)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+        if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+            st->libc_lo = info->dlpi_addr + ph.p_vaddr;
+            st->libc_hi = st->libc_lo + ph.p_memsz;
+        }
+    }
+    return 1;
+}
+
+bool allocate_slots(State &s) {
+    size_t bytes = s.cfg.ring_bytes * kMaxSlots;
+    // Reserved, not committed: a ring's pages are touched only when a
+    // thread writes into it.
+    void *mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED)
+        return false;
+    for (int i = 0; i < kMaxSlots; ++i) {
+        s.slots[i].ring.attach(static_cast<char *>(mem) + i * s.cfg.ring_bytes, s.cfg.ring_bytes);
+        s.slots[i].buf = cpc_buf_create(s.cpc, s.set);
+        if (s.slots[i].buf == nullptr)
+            return false;
+    }
+    return true;
+}
+
+std::string cpc_error; // last libcpc message, for the recorder
+
+void collect_error(const char *fn, int, const char *fmt, va_list ap) {
+    char msg[512];
+    std::vsnprintf(msg, sizeof msg, fmt, ap);
+    cpc_error = std::string(fn) + ": " + msg;
+}
+
+bool setup_counters(State &s) {
+    s.cpc = cpc_open(CPC_VER_CURRENT);
+    if (s.cpc == nullptr) {
+        send_error(std::string("cannot use performance counters: ") + std::strerror(errno));
+        return false;
+    }
+    cpc_seterrhndlr(s.cpc, collect_error);
+    s.set = cpc_set_create(s.cpc);
+    for (int i = 0; i < s.cfg.nevents; ++i) {
+        bool sampling = i == 0;
+        uint64_t preset = sampling ? UINT64_MAX - (s.cfg.periods[0] - 1) : 0;
+        uint_t flags = CPC_COUNT_USER | (sampling ? CPC_OVF_NOTIFY_EMT : 0);
+        if (cpc_set_add_request(s.cpc, s.set, s.cfg.event_names[i], preset, flags, 0, nullptr) < 0) {
+            send_error("event " + std::string(s.cfg.event_names[i]) + ": " + cpc_error);
+            return false;
+        }
+    }
+    return true;
+}
+
+bool install_handler() {
+    struct sigaction sa {};
+    sa.sa_sigaction = on_overflow;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(SIGEMT, &sa, nullptr) == 0;
+}
+
+bool bind_this_thread(State &s) {
+    if (cpc_bind_curlwp(s.cpc, s.set, CPC_BIND_LWP_INHERIT) != 0) {
+        send_error("cannot start counting: " + cpc_error);
+        return false;
+    }
+    return true;
+}
+
+void after_fork_child();
+
+__attribute__((constructor)) void agent_init() {
+    State &s = g_state;
+    if (!read_config(s.cfg))
+        return;
+    if (!s.cfg.children)
+        keep_to_this_process(s.cfg);
+    send_hello();
+    dl_iterate_phdr(find_libc, &s);
+    s.entry_lo = getauxval(AT_ENTRY);
+    s.entry_hi = s.entry_lo + 64;
+    if (!setup_counters(s) || !allocate_slots(s) || !install_handler()) {
+        send_bye();
+        return;
+    }
+    send_modules_now();
+    start_drain(); // before the bind: the drain thread is not sampled
+    prepare_thread();
+    g_active = true;
+    s.armed.store(true, std::memory_order_release);
+    if (!bind_this_thread(s)) {
+        s.armed.store(false);
+        g_active = false;
+        return;
+    }
+    pthread_atfork(nullptr, nullptr, after_fork_child);
+}
+
+// A forked child does not inherit bound sets (libcpc, as illumos): it
+// starts over as a process of its own, or stops being profiled.
+void after_fork_child() {
+    State &s = g_state;
+    drain_forget_thread();
+    s.armed.store(false);
+    for (Slot &slot : s.slots) {
+        slot.ring.reset();
+        slot.dropped.store(0);
+        slot.announced = false;
+        slot.ready.store(false);
+        slot.tid.store(0);
+    }
+    tls_slot = nullptr;
+    if (!g_active)
+        return;
+    if (!s.cfg.children) {
+        g_active = false;
+        close_channel();
+        return;
+    }
+    send_hello();
+    send_modules_now();
+    start_drain();
+    prepare_thread();
+    s.armed.store(true, std::memory_order_release);
+    bind_this_thread(s);
+}
+
+__attribute__((destructor)) void agent_fini() {
+    if (!g_active)
+        return;
+    State &s = g_state;
+    s.armed.store(false, std::memory_order_release);
+    if (s.cpc != nullptr)
+        cpc_unbind(s.cpc, s.set);
+    stop_drain();
+    drain_once(true);
+    send_bye();
+    g_active = false;
+}
+
+using create_fn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+struct Start {
+    void *(*fn)(void *);
+    void *arg;
+};
+
+void *thread_start(void *p) {
+    Start st = *static_cast<Start *>(p);
+    delete static_cast<Start *>(p);
+    prepare_thread();
+    return st.fn(st.arg);
+}
+
+create_fn libcpc_pthread_create() {
+    // libcpc's wrapper gives new threads their copy of the set.  This
+    // preloaded library comes before it in symbol lookup, so call it
+    // explicitly.
+    static create_fn fn = [] {
+        void *h = dlopen("libcpc.so.1", RTLD_NOW | RTLD_NOLOAD);
+        void *f = h ? dlsym(h, "pthread_create") : nullptr;
+        return reinterpret_cast<create_fn>(f ? f : dlsym(RTLD_NEXT, "pthread_create"));
+    }();
+    return fn;
+}
+
+} // namespace
+
+State &state() { return g_state; }
+
+Slot *current_slot() {
+    if (tls_slot != nullptr)
+        return tls_slot;
+    pid_t tid = gettid_();
+    for (Slot &s : g_state.slots) {
+        pid_t expected = 0;
+        if (s.tid.load(std::memory_order_relaxed) == 0 &&
+            s.tid.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) {
+            tls_slot = &s;
+            return &s;
+        }
+    }
+    return nullptr;
+}
+
+void forget_current_slot() { tls_slot = nullptr; }
+
+} // namespace cpcprof::agent
+
+using namespace cpcprof::agent;
+
+// libcpc accepts this interposer: it forwards to libcpc's pthread_create.
+extern "C" __attribute__((visibility("default"))) const int __cpc_pthread_create_forwarder = 1;
+
+extern "C" __attribute__((visibility("default"))) int
+pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
+    create_fn real = libcpc_pthread_create();
+    if (!g_active)
+        return real(t, attr, fn, arg);
+    auto *st = new Start{fn, arg};
+    int rc = real(t, attr, thread_start, st);
+    if (rc != 0)
+        delete st;
+    return rc;
+}
+
+// The exit code of processes the recorder does not reap itself.
+extern "C" __attribute__((visibility("default"), noreturn)) void exit(int code) noexcept {
+    g_exit_code.store(code);
+    using exit_fn = void (*)(int);
+    static exit_fn real = reinterpret_cast<exit_fn>(dlsym(RTLD_NEXT, "exit"));
+    real(code);
+    __builtin_unreachable();
+}

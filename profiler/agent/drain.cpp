@@ -1,0 +1,260 @@
+// The drain thread: every few milliseconds it moves the samples of every
+// slot's ring to the recorder, tells it about threads and module changes,
+// and frees the slots of threads that have ended.
+#include "drain.h"
+
+#include "channel.h"
+#include "state.h"
+
+#include "../common/protocol.h"
+
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <string>
+
+namespace cpcprof::agent {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+pthread_t g_thread;
+bool g_running = false;
+unsigned long long g_adds = 0, g_subs = 0; // dl_iterate_phdr counters last seen
+
+int64_t mono_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+std::string thread_name(pid_t tid) {
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
+    FILE *f = std::fopen(path, "r");
+    if (f == nullptr)
+        return {};
+    char buf[64] = {};
+    if (std::fgets(buf, sizeof buf, f) == nullptr)
+        buf[0] = '\0';
+    std::fclose(f);
+    std::string s(buf);
+    if (!s.empty() && s.back() == '\n')
+        s.pop_back();
+    return s;
+}
+
+void send_thread(pid_t tid) {
+    proto::Writer w(proto::Type::thread);
+    w.put(static_cast<int32_t>(getpid()));
+    w.put(static_cast<int32_t>(tid));
+    w.put_string(thread_name(tid));
+    send_message(w.finish());
+}
+
+std::string build_id(const dl_phdr_info *info) {
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_NOTE)
+            continue;
+        auto *p = reinterpret_cast<const char *>(info->dlpi_addr + ph.p_vaddr);
+        auto *end = p + ph.p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            auto *n = reinterpret_cast<const ElfW(Nhdr) *>(p);
+            const char *name = p + sizeof *n;
+            const unsigned char *desc =
+                reinterpret_cast<const unsigned char *>(name + ((n->n_namesz + 3) & ~3u));
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && std::string(name) == "GNU") {
+                std::string hex;
+                char b[3];
+                for (unsigned k = 0; k < n->n_descsz; ++k) {
+                    std::snprintf(b, sizeof b, "%02x", desc[k]);
+                    hex += b;
+                }
+                return hex;
+            }
+            p = reinterpret_cast<const char *>(desc) + ((n->n_descsz + 3) & ~3u);
+        }
+    }
+    return {};
+}
+
+std::string exe_path() {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    return n > 0 ? std::string(buf, n) : std::string();
+}
+
+struct ModuleList {
+    proto::Writer *w;
+    uint32_t count = 0;
+    std::string exe;
+};
+
+int add_module(dl_phdr_info *info, size_t, void *arg) {
+    auto *ml = static_cast<ModuleList *>(arg);
+    std::string path = info->dlpi_name ? info->dlpi_name : "";
+    if (path.empty())
+        path = ml->count == 0 ? ml->exe : "[vdso]";
+    std::string id = build_id(info);
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+            continue;
+        uint64_t start = info->dlpi_addr + ph.p_vaddr;
+        ml->w->put(start);
+        ml->w->put(static_cast<uint64_t>(start + ph.p_memsz));
+        ml->w->put(static_cast<uint64_t>(ph.p_offset));
+        ml->w->put_string(path);
+        ml->w->put_string(id);
+        ++ml->count;
+    }
+    return 0;
+}
+
+int count_changes(dl_phdr_info *info, size_t size, void *arg) {
+    if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+        auto *p = static_cast<unsigned long long *>(arg);
+        p[0] = info->dlpi_adds;
+        p[1] = info->dlpi_subs;
+    }
+    return 1; // the counters are the same in every entry
+}
+
+void send_modules_if_changed(bool force) {
+    unsigned long long c[2] = {0, 0};
+    dl_iterate_phdr(count_changes, c);
+    if (!force && c[0] == g_adds && c[1] == g_subs)
+        return;
+    g_adds = c[0];
+    g_subs = c[1];
+    proto::Writer body(proto::Type::modules);
+    ModuleList ml{&body, 0, exe_path()};
+    dl_iterate_phdr(add_module, &ml);
+    proto::Writer w(proto::Type::modules);
+    w.put(static_cast<int32_t>(getpid()));
+    w.put(mono_ns());
+    w.put(ml.count);
+    const std::vector<char> &b = body.finish();
+    w.put_bytes(b.data() + sizeof(proto::Header), b.size() - sizeof(proto::Header));
+    send_message(w.finish());
+}
+
+bool thread_alive(pid_t tid) {
+    return syscall(SYS_tgkill, getpid(), tid, 0) == 0 || errno != ESRCH;
+}
+
+// Moves one slot's samples into messages of at most kMaxMessage bytes.
+void drain_slot(Slot &slot, uint64_t *taken, uint64_t *dropped) {
+    proto::Writer w(proto::Type::samples);
+    uint32_t count = 0;
+    auto start = [&] {
+        w = proto::Writer(proto::Type::samples);
+        w.put(static_cast<int32_t>(getpid()));
+        w.put(uint32_t(0)); // count, patched before sending
+        count = 0;
+    };
+    auto flush = [&] {
+        if (count == 0)
+            return;
+        std::vector<char> msg = w.finish();
+        std::memcpy(msg.data() + sizeof(proto::Header) + sizeof(int32_t), &count, sizeof count);
+        send_message(msg);
+        *taken += count;
+    };
+    start();
+    slot.ring.consume([&](const char *p, size_t n) {
+        if (w.size() + n > proto::kMaxMessage) {
+            flush();
+            start();
+        }
+        w.put_bytes(p, n);
+        ++count;
+    });
+    flush();
+    uint64_t d = slot.dropped.exchange(0, std::memory_order_relaxed);
+    *dropped += d;
+    *taken += d;
+}
+
+} // namespace
+
+void drain_once(bool final) {
+    State &s = state();
+    uint64_t taken = 0, dropped = 0;
+    send_modules_if_changed(false);
+    for (Slot &slot : s.slots) {
+        pid_t tid = slot.tid.load(std::memory_order_acquire);
+        if (tid == 0)
+            continue;
+        if (!slot.announced) {
+            send_thread(tid);
+            slot.announced = true;
+        }
+        drain_slot(slot, &taken, &dropped);
+        if (!final && !thread_alive(tid)) {
+            drain_slot(slot, &taken, &dropped); // anything published meanwhile
+            slot.ring.reset();
+            slot.stack_lo = slot.stack_hi = 0;
+            slot.ready.store(false, std::memory_order_relaxed);
+            slot.announced = false;
+            slot.tid.store(0, std::memory_order_release);
+        }
+    }
+    if (taken != 0 || dropped != 0) {
+        proto::Writer w(proto::Type::account);
+        w.put(static_cast<int32_t>(getpid()));
+        w.put(taken);
+        w.put(dropped);
+        send_message(w.finish());
+    }
+}
+
+void send_thread_now(pid_t tid) { send_thread(tid); }
+
+void send_modules_now() { send_modules_if_changed(true); }
+
+namespace {
+
+void *drain_main(void *) {
+    // The drain thread is not profiled: it starts before the set is bound.
+    while (!g_stop.load(std::memory_order_acquire)) {
+        timespec ts{0, 10 * 1000 * 1000};
+        nanosleep(&ts, nullptr);
+        drain_once(false);
+    }
+    return nullptr;
+}
+
+} // namespace
+
+void start_drain() {
+    g_stop.store(false);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old); // no signal of the target's lands here
+    g_running = pthread_create(&g_thread, nullptr, drain_main, nullptr) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    if (g_running)
+        pthread_setname_np(g_thread, "cpcprof-drain");
+}
+
+void stop_drain() {
+    if (!g_running)
+        return;
+    g_stop.store(true, std::memory_order_release);
+    pthread_join(g_thread, nullptr);
+    g_running = false;
+}
+
+void drain_forget_thread() { g_running = false; }
+
+} // namespace cpcprof::agent

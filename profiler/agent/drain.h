@@ -1,0 +1,17 @@
+// The drain thread (ordinary context): rings -> recorder.
+#pragma once
+
+#include <sys/types.h>
+
+namespace cpcprof::agent {
+
+void start_drain();
+void stop_drain();
+// Fork child: the parent's drain thread does not exist here.
+void drain_forget_thread();
+// One pass over every slot; final = at exit, slots are not freed.
+void drain_once(bool final);
+void send_thread_now(pid_t tid);
+void send_modules_now();
+
+} // namespace cpcprof::agent

@@ -1,0 +1,92 @@
+// Signal context: no malloc, no locks, no stdio; errno preserved; bounded.
+#include "handler.h"
+
+#include "state.h"
+#include "unwind.h"
+
+#include "../common/protocol.h"
+
+#include <cerrno>
+#include <cstring>
+#include <ucontext.h>
+
+namespace cpcprof::agent {
+
+namespace {
+
+int walk(const State &s, Slot *slot, siginfo_t *si, void *ucv, uint64_t *frames, bool *complete) {
+    auto pc = reinterpret_cast<uintptr_t>(si->si_addr);
+    int max = s.cfg.max_depth;
+    // Until the thread's start wrapper has warmed the unwinder, libunwind
+    // could allocate (its per-thread cache): record the PC alone.
+    if (s.cfg.call_graph == CallGraph::none || !slot->ready.load(std::memory_order_acquire)) {
+        frames[0] = pc;
+        *complete = false;
+        return 1;
+    }
+    if (s.cfg.call_graph == CallGraph::fp)
+        return unwind_fp(static_cast<ucontext_t *>(ucv), slot->stack_lo, slot->stack_hi, frames,
+                         max, complete);
+    return unwind_dwarf(pc, frames, max, complete);
+}
+
+void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *values) {
+    uint64_t frames[kMaxDepthLimit];
+    bool complete = false;
+    int depth = walk(s, slot, si, uc, frames, &complete);
+    int nv = s.cfg.nevents;
+    size_t bytes = sizeof(proto::SampleRecord) + (nv + depth) * sizeof(uint64_t);
+    void *p = slot->ring.reserve(bytes);
+    if (p == nullptr) {
+        slot->dropped.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    proto::SampleRecord r;
+    r.time_ns = cpc_buf_hrtime(s.cpc, slot->buf);
+    r.tid = slot->tid.load(std::memory_order_relaxed);
+    r.depth = static_cast<uint16_t>(depth);
+    r.complete = complete;
+    r.nvalues = static_cast<uint8_t>(nv);
+    char *out = static_cast<char *>(p);
+    std::memcpy(out, &r, sizeof r);
+    std::memcpy(out + sizeof r, values, nv * sizeof(uint64_t));
+    std::memcpy(out + sizeof r + nv * sizeof(uint64_t), frames, depth * sizeof(uint64_t));
+    slot->ring.commit();
+}
+
+} // namespace
+
+void on_overflow(int sig, siginfo_t *si, void *uc) {
+    (void)sig;
+    int saved = errno;
+    State &s = state();
+    if (si->si_code != EMT_CPCOVF || s.set == nullptr) {
+        errno = saved;
+        return;
+    }
+    Slot *slot = current_slot();
+    if (slot == nullptr || !s.armed.load(std::memory_order_acquire)) {
+        if (slot == nullptr)
+            s.no_slot.fetch_add(1, std::memory_order_relaxed);
+        cpc_set_restart(s.cpc, s.set);
+        errno = saved;
+        return;
+    }
+    uint64_t values[kMaxEvents] = {};
+    if (cpc_set_sample(s.cpc, s.set, slot->buf) == 0) {
+        for (int i = 0; i < s.cfg.nevents; ++i)
+            cpc_buf_get(s.cpc, slot->buf, i, &values[i]);
+    }
+    // A thread that inherits the set gets SIGEMT at once with the sampling
+    // counter at UINT64_MAX (cpc_bind_curlwp(3CPC)): not a sample.
+    if (values[0] != UINT64_MAX) {
+        // The sampling request stands for its period; the others count
+        // from 0 since the last restart, i.e. over this period.
+        values[0] = s.cfg.periods[0];
+        record(s, slot, si, uc, values);
+    }
+    cpc_set_restart(s.cpc, s.set);
+    errno = saved;
+}
+
+} // namespace cpcprof::agent

@@ -1,0 +1,73 @@
+// The agent's process-wide state: configuration, the libcpc set, and the
+// pool of per-thread slots that the overflow handler writes into.
+//
+// Everything the handler touches is allocated before sampling starts: the
+// slot array is static, every slot's ring lives in one mapping made at
+// start-up, and every slot has its cpc_buf_t.  A thread takes a free slot
+// (compare-and-swap on its tid) at its first sample; the drain thread frees
+// the slots of threads that have ended.
+#pragma once
+
+#include "ring.h"
+
+#include <libcpc.h>
+
+#include <atomic>
+#include <cstdint>
+#include <sys/types.h>
+
+namespace cpcprof::agent {
+
+enum class CallGraph { dwarf, fp, none };
+
+inline constexpr int kMaxSlots = 1024;
+inline constexpr int kMaxEvents = 8;
+inline constexpr int kMaxDepthLimit = 1024;
+
+struct Slot {
+    std::atomic<pid_t> tid{0}; // 0: free
+    Ring ring;
+    cpc_buf_t *buf = nullptr;
+    std::atomic<uint64_t> dropped{0};
+    // Stack bounds for frame-pointer walks; 0 until the thread's start
+    // routine wrapper sets them (written before `ready` with release).
+    uintptr_t stack_lo = 0;
+    uintptr_t stack_hi = 0;
+    std::atomic<bool> ready{false}; // unwinder warmed in this thread
+    bool announced = false;         // drain thread: thread message sent
+};
+
+struct Config {
+    int channel = -1;
+    bool children = true;
+    CallGraph call_graph = CallGraph::dwarf;
+    int max_depth = 128;
+    size_t ring_bytes = 512 * 1024;
+    int nevents = 0;
+    char event_names[kMaxEvents][128] = {};
+    uint64_t periods[kMaxEvents] = {};
+};
+
+struct State {
+    Config cfg;
+    cpc_t *cpc = nullptr;
+    cpc_set_t *set = nullptr;
+    std::atomic<bool> armed{false}; // handler records samples
+    Slot slots[kMaxSlots];
+    // Completeness of a stack: its outermost frame is in libc (thread and
+    // process start code) or at the executable's entry point.
+    uintptr_t libc_lo = 0, libc_hi = 0;
+    uintptr_t entry_lo = 0, entry_hi = 0;
+    std::atomic<uint64_t> no_slot{0}; // samples lost for want of a free slot
+};
+
+State &state();
+
+// [async-signal-safe] The calling thread's slot, claimed on first use;
+// null when every slot is taken.
+Slot *current_slot();
+
+// Forgets the calling thread's slot (fork child).
+void forget_current_slot();
+
+} // namespace cpcprof::agent

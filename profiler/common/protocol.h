@@ -1,0 +1,118 @@
+// The channel between the agent (in every profiled process) and the
+// recorder: a SOCK_SEQPACKET socket, so that every message of every process
+// arrives whole, whatever the number of writers.
+//
+// A message is a Header followed by its payload.  All integers are native
+// (agent and recorder run on the same machine).  Strings are length-prefixed
+// (u32) bytes.  Messages:
+//   hello    pid, ppid, start (CLOCK_REALTIME ns), exe, argv (count + strings)
+//   thread   pid, tid, name
+//   modules  pid, load time (CLOCK_MONOTONIC ns), count, then per module:
+//            start, end, file offset, path, build-id (hex)
+//   samples  pid, count, then per sample a SampleRecord, its values and frames
+//   account  pid, taken, dropped: increments since the previous account
+//   bye      pid, exit code (or -1 when unknown), end time (CLOCK_REALTIME ns)
+//   error    pid, text the recorder prints (the agent could not sample)
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cpcprof::proto {
+
+enum class Type : uint32_t { hello = 1, thread, modules, samples, account, bye, error };
+
+struct Header {
+    Type type;
+    uint32_t length; // payload bytes
+};
+
+// One sample as the agent's ring holds it and the channel carries it.
+struct SampleRecord {
+    int64_t time_ns; // CLOCK_MONOTONIC
+    int32_t tid;
+    uint16_t depth;   // frames that follow the values
+    uint8_t complete; // the unwind reached the thread's first frame
+    uint8_t nvalues;
+    // uint64_t values[nvalues]; uint64_t frames[depth]; (leaf first)
+};
+
+inline constexpr size_t kMaxMessage = 60 * 1024; // under the socket's buffer
+
+// Builds a message.  Not for signal context (it allocates).
+class Writer {
+  public:
+    explicit Writer(Type t) { buf_.resize(sizeof(Header)); type_ = t; }
+    template <class T> void put(const T &v) {
+        const auto *p = reinterpret_cast<const char *>(&v);
+        buf_.insert(buf_.end(), p, p + sizeof v);
+    }
+    void put_bytes(const void *p, size_t n) {
+        const auto *c = static_cast<const char *>(p);
+        buf_.insert(buf_.end(), c, c + n);
+    }
+    void put_string(std::string_view s) {
+        put(static_cast<uint32_t>(s.size()));
+        put_bytes(s.data(), s.size());
+    }
+    size_t size() const { return buf_.size(); }
+    const std::vector<char> &finish() {
+        Header h{type_, static_cast<uint32_t>(buf_.size() - sizeof(Header))};
+        std::memcpy(buf_.data(), &h, sizeof h);
+        return buf_;
+    }
+
+  private:
+    std::vector<char> buf_;
+    Type type_;
+};
+
+// Reads a message's payload; every read is bounds-checked, and a short
+// message sets failed() instead of reading past the end.
+class Reader {
+  public:
+    Reader(const char *p, size_t n) : p_(p), end_(p + n) {}
+    template <class T> T get() {
+        T v{};
+        if (static_cast<size_t>(end_ - p_) < sizeof v) {
+            failed_ = true;
+            p_ = end_;
+            return v;
+        }
+        std::memcpy(&v, p_, sizeof v);
+        p_ += sizeof v;
+        return v;
+    }
+    std::string get_string() {
+        uint32_t n = get<uint32_t>();
+        if (static_cast<size_t>(end_ - p_) < n) {
+            failed_ = true;
+            p_ = end_;
+            return {};
+        }
+        std::string s(p_, n);
+        p_ += n;
+        return s;
+    }
+    bool failed() const { return failed_; }
+    bool done() const { return p_ == end_; }
+
+  private:
+    const char *p_;
+    const char *end_;
+    bool failed_ = false;
+};
+
+// Environment the recorder gives the agent.
+inline constexpr const char *kEnvChannel = "CPCPROF_CHANNEL";   // fd number
+inline constexpr const char *kEnvEvents = "CPCPROF_EVENTS";     // ev@period;ev@0;...
+inline constexpr const char *kEnvCallGraph = "CPCPROF_CALLGRAPH"; // dwarf|fp|none
+inline constexpr const char *kEnvMaxDepth = "CPCPROF_MAX_DEPTH";
+inline constexpr const char *kEnvRingKb = "CPCPROF_RING_KB";
+inline constexpr const char *kEnvChildren = "CPCPROF_CHILDREN"; // 1 follow, 0 not
+
+} // namespace cpcprof::proto

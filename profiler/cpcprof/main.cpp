@@ -1,0 +1,31 @@
+// cpcprof: the profiler's command.
+#include "../record/record.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+const char kUsage[] = "usage: cpcprof COMMAND [ARGS]\n"
+                      "\n"
+                      "commands:\n"
+                      "  record   run a program and record where it spends events\n"
+                      "\n"
+                      "cpcprof COMMAND --help describes a command.\n";
+
+} // namespace
+
+int main(int argc, char **argv) {
+    if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
+        std::fputs(kUsage, argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    std::string cmd = argv[1];
+    std::vector<std::string> args(argv + 2, argv + argc);
+    if (cmd == "record")
+        return cpcprof::record::record_main(args);
+    std::fprintf(stderr, "cpcprof: unknown command '%s'\n%s", cmd.c_str(), kUsage);
+    return 2;
+}

@@ -1,0 +1,141 @@
+#include "options.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace cpcprof::record {
+
+const char *usage() {
+    return "usage: cpcprof record [-e EVENT[,PERIOD]]... [-c PERIOD] [-F HZ] [-o FILE]\n"
+           "                      [--call-graph dwarf|fp|none] [--max-depth N]\n"
+           "                      [--no-children] [--ring-kb N] [-q] -- CMD [ARGS]\n"
+           "\n"
+           "  -e EVENT[,PERIOD]  event to count; the first one samples (every PERIOD\n"
+           "                     events), the others are read at every sample\n"
+           "  -c PERIOD          sampling period for events given without one\n"
+           "  -F HZ              samples per second of CPU time (cpu-clock, task-clock)\n"
+           "  -o FILE            output file (default out.cpcprof; an old one is kept\n"
+           "                     as FILE.old)\n"
+           "  --call-graph MODE  dwarf (default), fp (frame pointers) or none\n"
+           "  --max-depth N      frames per stack (default 128)\n"
+           "  --no-children      do not record processes the command starts\n"
+           "  --ring-kb N        per-thread sample buffer (default 512)\n"
+           "  -q                 no summary\n";
+}
+
+namespace {
+
+std::optional<uint64_t> parse_count(const std::string &s) {
+    if (s.empty() || s[0] == '-')
+        return std::nullopt;
+    char *end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(s.c_str(), &end, 0);
+    if (errno != 0 || *end != '\0' || v == 0)
+        return std::nullopt;
+    return v;
+}
+
+bool parse_event(const std::string &text, EventArg *out, std::string *error) {
+    auto comma = text.rfind(',');
+    EventArg e;
+    e.name = text;
+    if (comma != std::string::npos) {
+        auto p = parse_count(text.substr(comma + 1));
+        if (!p) {
+            *error = "bad period in -e " + text + ": a positive number is needed";
+            return false;
+        }
+        e.name = text.substr(0, comma);
+        e.period = *p;
+    }
+    if (e.name.empty()) {
+        *error = "-e needs an event name";
+        return false;
+    }
+    *out = e;
+    return true;
+}
+
+} // namespace
+
+std::optional<Options> parse_options(const std::vector<std::string> &args, std::string *error) {
+    Options o;
+    size_t i = 0;
+    auto value = [&](const std::string &opt) -> std::optional<std::string> {
+        if (i + 1 >= args.size()) {
+            *error = opt + " needs a value";
+            return std::nullopt;
+        }
+        return args[++i];
+    };
+    for (; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        if (a == "--") {
+            ++i;
+            break;
+        }
+        if (a.empty() || a[0] != '-')
+            break;
+        if (a == "-e") {
+            auto v = value(a);
+            EventArg e;
+            if (!v || !parse_event(*v, &e, error))
+                return std::nullopt;
+            o.events.push_back(e);
+        } else if (a == "-c" || a == "-F" || a == "--max-depth" || a == "--ring-kb") {
+            auto v = value(a);
+            if (!v)
+                return std::nullopt;
+            auto n = parse_count(*v);
+            if (!n) {
+                *error = a + " needs a positive number, not '" + *v + "'";
+                return std::nullopt;
+            }
+            if (a == "-c")
+                o.period = *n;
+            else if (a == "-F")
+                o.freq = *n;
+            else if (a == "--ring-kb")
+                o.ring_kb = *n;
+            else if (*n > 1024) {
+                *error = "--max-depth is at most 1024";
+                return std::nullopt;
+            } else
+                o.max_depth = static_cast<int>(*n);
+        } else if (a == "-o") {
+            auto v = value(a);
+            if (!v)
+                return std::nullopt;
+            o.output = *v;
+        } else if (a == "--call-graph") {
+            auto v = value(a);
+            if (!v)
+                return std::nullopt;
+            if (*v != "dwarf" && *v != "fp" && *v != "none") {
+                *error = "--call-graph takes dwarf, fp or none, not '" + *v + "'";
+                return std::nullopt;
+            }
+            o.call_graph = *v;
+        } else if (a == "--no-children") {
+            o.children = false;
+        } else if (a == "-q") {
+            o.quiet = true;
+        } else {
+            *error = "unknown option " + a;
+            return std::nullopt;
+        }
+    }
+    if (o.period && o.freq) {
+        *error = "-c and -F exclude each other";
+        return std::nullopt;
+    }
+    o.command.assign(args.begin() + static_cast<long>(i), args.end());
+    if (o.command.empty()) {
+        *error = "no command to record";
+        return std::nullopt;
+    }
+    return o;
+}
+
+} // namespace cpcprof::record

@@ -1,0 +1,34 @@
+// `cpcprof record` command line (perf's conventions).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cpcprof::record {
+
+struct EventArg {
+    std::string name;
+    uint64_t period = 0; // 0: from -c, -F or the default
+};
+
+struct Options {
+    std::vector<EventArg> events;
+    std::optional<uint64_t> period; // -c
+    std::optional<uint64_t> freq;   // -F
+    std::string output = "out.cpcprof";
+    std::string call_graph = "dwarf";
+    int max_depth = 128;
+    bool children = true;
+    bool quiet = false;
+    size_t ring_kb = 512;
+    std::vector<std::string> command;
+};
+
+// Parses argv after "record"; on error returns nullopt and sets *error.
+std::optional<Options> parse_options(const std::vector<std::string> &args, std::string *error);
+
+const char *usage();
+
+} // namespace cpcprof::record

@@ -1,0 +1,138 @@
+#include "plan.h"
+
+#include <libcpc.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+namespace cpcprof::record {
+
+namespace {
+
+std::string g_last_error;
+
+void collect(const char *, int, const char *fmt, va_list ap) {
+    char buf[512];
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    g_last_error = buf;
+}
+
+bool time_based(const std::string &e) { return e == "cpu-clock" || e == "task-clock"; }
+
+double cpu_hz() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("cpu MHz", 0) == 0)
+            return std::stod(line.substr(line.find(':') + 1)) * 1e6;
+    return 2e9;
+}
+
+std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0)
+            return line.substr(line.find(':') + 2);
+    return "unknown";
+}
+
+// The default period of a sampling event: about 1,000 samples per second
+// of CPU time for cycles and the clocks.
+uint64_t default_period(const std::string &e, double hz, std::optional<uint64_t> freq) {
+    double per_second = freq ? double(*freq) : 1000.0;
+    if (time_based(e))
+        return static_cast<uint64_t>(1e9 / per_second);
+    if (e == "cycles" || e == "cpu-cycles" || e == "PAPI_tot_cyc")
+        return static_cast<uint64_t>(hz / per_second);
+    return 10000;
+}
+
+bool can_add(cpc_t *cpc, const char *event) {
+    cpc_set_t *s = cpc_set_create(cpc);
+    bool ok = cpc_set_add_request(cpc, s, event, 0, CPC_COUNT_USER, 0, nullptr) >= 0;
+    cpc_set_destroy(cpc, s);
+    return ok;
+}
+
+// Builds the set as the agent will and binds it here once.
+bool check_set(cpc_t *cpc, const Plan &p, std::string *error) {
+    cpc_set_t *s = cpc_set_create(cpc);
+    for (size_t i = 0; i < p.events.size(); ++i) {
+        const PlannedEvent &e = p.events[i];
+        uint64_t preset = i == 0 ? UINT64_MAX - (e.period - 1) : 0;
+        uint_t flags = CPC_COUNT_USER | (i == 0 ? CPC_OVF_NOTIFY_EMT : 0);
+        if (cpc_set_add_request(cpc, s, e.name.c_str(), preset, flags, 0, nullptr) < 0) {
+            *error = "event '" + e.name + "': " + g_last_error;
+            return false;
+        }
+    }
+    if (cpc_bind_curlwp(cpc, s, 0) != 0) {
+        *error = "these events cannot be counted together: " + g_last_error;
+        return false;
+    }
+    cpc_unbind(cpc, s);
+    cpc_set_destroy(cpc, s);
+    return true;
+}
+
+} // namespace
+
+std::optional<Plan> plan_events(const Options &o, std::string *error) {
+    cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+    if (cpc == nullptr) {
+        *error = std::string("performance counters are not available: ") + std::strerror(errno);
+        return std::nullopt;
+    }
+    cpc_seterrhndlr(cpc, collect);
+    Plan p;
+    p.cpu_model = cpu_model();
+    p.hw_pmu = can_add(cpc, "cycles");
+    double hz = cpu_hz();
+    std::vector<EventArg> events = o.events;
+    if (events.empty()) {
+        events.push_back({p.hw_pmu ? "cycles" : "cpu-clock", 0});
+        if (!p.hw_pmu)
+            p.notice = "no hardware performance counters on this machine: sampling cpu-clock";
+    }
+    if (o.freq && !time_based(events[0].name) && events[0].name != "cycles") {
+        *error = "-F needs a time-based sampling event (cpu-clock, task-clock) or cycles; use "
+                 "-c PERIOD with " + events[0].name;
+        cpc_close(cpc);
+        return std::nullopt;
+    }
+    for (size_t i = 0; i < events.size(); ++i) {
+        uint64_t period = 0;
+        if (i == 0)
+            period = events[0].period ? events[0].period
+                     : o.period       ? *o.period
+                                      : default_period(events[0].name, hz, o.freq);
+        p.events.push_back({events[i].name, period});
+    }
+    if (p.events.size() > 8) {
+        *error = "at most 8 events can be recorded together";
+        cpc_close(cpc);
+        return std::nullopt;
+    }
+    bool ok = check_set(cpc, p, error);
+    cpc_close(cpc);
+    if (!ok)
+        return std::nullopt;
+    if (!p.notice.empty())
+        p.notice += " every " + std::to_string(p.events[0].period / 1000) + " us";
+    return p;
+}
+
+std::string events_env(const Plan &p) {
+    std::string s;
+    for (const PlannedEvent &e : p.events) {
+        if (!s.empty())
+            s += ';';
+        s += e.name + "@" + std::to_string(e.period);
+    }
+    return s;
+}
+
+} // namespace cpcprof::record

@@ -1,0 +1,31 @@
+// Which events a recording counts, checked with libcpc before the target
+// starts, so that a bad event is reported at once.
+#pragma once
+
+#include "options.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cpcprof::record {
+
+struct PlannedEvent {
+    std::string name;
+    uint64_t period; // sampling period of the first; 0 for the others
+};
+
+struct Plan {
+    std::vector<PlannedEvent> events;
+    bool hw_pmu = false;
+    std::string cpu_model;
+    std::string notice; // said once before recording (e.g. no PMU)
+};
+
+std::optional<Plan> plan_events(const Options &o, std::string *error);
+
+// "ev@period;ev@0" for the agent.
+std::string events_env(const Plan &p);
+
+} // namespace cpcprof::record

@@ -1,0 +1,121 @@
+#include "record.h"
+
+#include "options.h"
+#include "plan.h"
+#include "session.h"
+#include "spawn.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+namespace cpcprof::record {
+
+namespace {
+
+int fail(const std::string &msg, int code = 1) {
+    std::fprintf(stderr, "cpcprof record: %s\n", msg.c_str());
+    return code;
+}
+
+// perf's habit with perf.data: an existing file is kept as FILE.old.
+bool keep_old(const std::string &path, std::string *error) {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0)
+        return true;
+    std::string old = path + ".old";
+    if (rename(path.c_str(), old.c_str()) != 0) {
+        *error = "cannot rename " + path + " to " + old + ": " + std::strerror(errno);
+        return false;
+    }
+    for (const char *suffix : {"-wal", "-shm"})
+        unlink((path + suffix).c_str());
+    return true;
+}
+
+storage::RunInfo run_info(const Options &o, const Plan &p) {
+    storage::RunInfo r;
+    r.command = o.command;
+    for (size_t i = 0; i < p.events.size(); ++i)
+        r.events.push_back({p.events[i].name, p.events[i].period, i == 0});
+    r.start_ns = realtime_ns();
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    r.host = host;
+    utsname u;
+    if (uname(&u) == 0)
+        r.kernel = std::string(u.sysname) + " " + u.release;
+    r.cpu_model = p.cpu_model;
+    r.hw_pmu = p.hw_pmu;
+    r.call_graph = o.call_graph;
+    r.max_depth = static_cast<unsigned>(o.max_depth);
+    return r;
+}
+
+void print_summary(const Options &o, const Summary &s) {
+    struct stat st {};
+    stat(o.output.c_str(), &st);
+    std::fprintf(stderr,
+                 "cpcprof: recorded %.2f s: %zu process%s, %zu thread%s; samples taken %llu, "
+                 "stored %llu, dropped %llu; wrote %s (%.1f KB)\n",
+                 s.seconds, s.processes, s.processes == 1 ? "" : "es", s.threads,
+                 s.threads == 1 ? "" : "s", static_cast<unsigned long long>(s.taken),
+                 static_cast<unsigned long long>(s.stored),
+                 static_cast<unsigned long long>(s.dropped), o.output.c_str(),
+                 double(st.st_size) / 1024.0);
+}
+
+} // namespace
+
+int record_main(const std::vector<std::string> &args) {
+    std::string error;
+    if (!args.empty() && (args[0] == "-h" || args[0] == "--help")) {
+        std::fputs(usage(), stdout);
+        return 0;
+    }
+    auto o = parse_options(args, &error);
+    if (!o) {
+        std::fprintf(stderr, "cpcprof record: %s\n%s", error.c_str(), usage());
+        return 2;
+    }
+    auto plan = plan_events(*o, &error);
+    if (!plan)
+        return fail(error);
+    if (!plan->notice.empty() && !o->quiet)
+        std::fprintf(stderr, "cpcprof: %s\n", plan->notice.c_str());
+    auto agent = find_agent(&error);
+    if (!agent)
+        return fail(error);
+    if (!keep_old(o->output, &error))
+        return fail(error);
+    auto writer = storage::Writer::create(o->output, &error);
+    if (!writer)
+        return fail(error);
+    writer->begin_run(run_info(*o, *plan));
+    writer->commit();
+    // Orphaned descendants are reparented to us, so their exit is seen.
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
+    // The terminal's ^C reaches the target; the recorder finishes the file.
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    auto target = spawn_target(*o, *plan, *agent, &error);
+    if (!target) {
+        writer->finish(realtime_ns(), &error);
+        return fail(error, 127);
+    }
+    Session session(*writer, *target);
+    Summary s = session.run();
+    if (!writer->finish(realtime_ns(), &error))
+        return fail("writing " + o->output + ": " + error);
+    if (!o->quiet)
+        print_summary(*o, s);
+    return s.exit_status;
+}
+
+} // namespace cpcprof::record

@@ -1,0 +1,241 @@
+#include "session.h"
+
+#include "../common/protocol.h"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <vector>
+
+namespace cpcprof::record {
+
+int64_t realtime_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+int64_t monotonic_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+namespace {
+constexpr int64_t kCommitEveryNs = 100 * 1000 * 1000;
+// After the target has exited, processes it left behind may still send;
+// once nothing has arrived for this long and none is our child, stop.
+constexpr int64_t kLingerNs = 300 * 1000 * 1000;
+} // namespace
+
+Summary Session::run() {
+    std::vector<char> buf(proto::kMaxMessage + 4096);
+    int64_t start = monotonic_ns();
+    int64_t last_data = start;
+    last_commit_ = start;
+    for (;;) {
+        pollfd pfd{target_.channel, POLLIN, 0};
+        int rc = poll(&pfd, 1, 50);
+        if (rc > 0) {
+            ssize_t n = recv(target_.channel, buf.data(), buf.size(), 0);
+            if (n == 0)
+                break; // every process holding the channel has gone
+            if (n > 0) {
+                handle(buf.data(), static_cast<size_t>(n));
+                last_data = monotonic_ns();
+            } else if (errno != EINTR && errno != EAGAIN) {
+                break;
+            }
+        }
+        reap(false);
+        int64_t now = monotonic_ns();
+        if (now - last_commit_ > kCommitEveryNs) {
+            w_.commit();
+            last_commit_ = now;
+        }
+        if (target_done_ && now - last_data > kLingerNs && waitpid(-1, nullptr, WNOHANG) < 0 &&
+            errno == ECHILD)
+            break;
+    }
+    reap(true);
+    sum_.seconds = double(monotonic_ns() - start) / 1e9;
+    sum_.processes = procs_.size();
+    sum_.threads = tids_.size();
+    return sum_;
+}
+
+void Session::handle(const char *msg, size_t n) {
+    if (n < sizeof(proto::Header))
+        return;
+    proto::Header h;
+    std::memcpy(&h, msg, sizeof h);
+    if (h.length != n - sizeof h)
+        return; // malformed: ignore rather than misread
+    proto::Reader r(msg + sizeof h, h.length);
+    switch (h.type) {
+    case proto::Type::hello: on_hello(r); break;
+    case proto::Type::thread: on_thread(r); break;
+    case proto::Type::modules: on_modules(r); break;
+    case proto::Type::samples: on_samples(r); break;
+    case proto::Type::account: on_account(r); break;
+    case proto::Type::bye: on_bye(r); break;
+    case proto::Type::error: on_error(r); break;
+    }
+}
+
+void Session::on_hello(proto::Reader &r) {
+    storage::ProcessInfo p;
+    p.pid = r.get<int32_t>();
+    p.ppid = r.get<int32_t>();
+    p.start_ns = r.get<int64_t>();
+    p.exe = r.get_string();
+    uint32_t argc = r.get<uint32_t>();
+    for (uint32_t i = 0; i < argc && !r.failed(); ++i)
+        p.argv.push_back(r.get_string());
+    if (r.failed())
+        return;
+    // An exec keeps the pid: the new image is recorded over the old one,
+    // and the old image's modules are unloaded.
+    auto it = procs_.find(p.pid);
+    if (it != procs_.end()) {
+        for (const auto &[start, path] : it->second.modules)
+            w_.unload_module(p.pid, start, monotonic_ns());
+        it->second.modules.clear();
+    }
+    procs_[p.pid];
+    w_.add_process(p);
+}
+
+void Session::on_thread(proto::Reader &r) {
+    storage::ThreadInfo t;
+    t.pid = r.get<int32_t>();
+    t.tid = r.get<int32_t>();
+    t.name = r.get_string();
+    if (r.failed())
+        return;
+    tids_.insert(t.tid);
+    w_.add_thread(t);
+}
+
+void Session::on_modules(proto::Reader &r) {
+    int pid = r.get<int32_t>();
+    int64_t when = r.get<int64_t>();
+    uint32_t count = r.get<uint32_t>();
+    Proc &proc = procs_[pid];
+    std::set<std::tuple<uint64_t, std::string>> now;
+    for (uint32_t i = 0; i < count && !r.failed(); ++i) {
+        storage::ModuleInfo m;
+        m.pid = pid;
+        m.start = r.get<uint64_t>();
+        m.end = r.get<uint64_t>();
+        m.file_offset = r.get<uint64_t>();
+        m.path = r.get_string();
+        m.build_id = r.get_string();
+        m.load_ns = when;
+        if (r.failed())
+            break;
+        auto key = std::make_tuple(m.start, m.path);
+        now.insert(key);
+        if (!proc.modules.count(key))
+            w_.add_module(m);
+    }
+    for (const auto &key : proc.modules)
+        if (!now.count(key))
+            w_.unload_module(pid, std::get<0>(key), when);
+    proc.modules = std::move(now);
+}
+
+void Session::on_samples(proto::Reader &r) {
+    int pid = r.get<int32_t>();
+    uint32_t count = r.get<uint32_t>();
+    Proc &proc = procs_[pid];
+    std::vector<uint64_t> values, frames;
+    for (uint32_t i = 0; i < count; ++i) {
+        auto rec = r.get<proto::SampleRecord>();
+        values.resize(rec.nvalues);
+        frames.resize(rec.depth);
+        for (auto &v : values)
+            v = r.get<uint64_t>();
+        for (auto &f : frames)
+            f = r.get<uint64_t>();
+        if (r.failed())
+            return;
+        storage::Sample s;
+        s.pid = pid;
+        s.tid = rec.tid;
+        s.time_ns = rec.time_ns;
+        s.complete = rec.complete != 0;
+        s.frames = frames;
+        s.values = values;
+        w_.add_sample(s);
+        ++proc.stored_since_account;
+        ++sum_.stored;
+    }
+}
+
+void Session::on_account(proto::Reader &r) {
+    int pid = r.get<int32_t>();
+    uint64_t taken = r.get<uint64_t>();
+    uint64_t dropped = r.get<uint64_t>();
+    if (r.failed())
+        return;
+    Proc &proc = procs_[pid];
+    w_.add_accounting(pid, {taken, proc.stored_since_account, dropped});
+    proc.stored_since_account = 0;
+    sum_.taken += taken;
+    sum_.dropped += dropped;
+}
+
+void Session::on_bye(proto::Reader &r) {
+    int pid = r.get<int32_t>();
+    int code = r.get<int32_t>();
+    int64_t end = r.get<int64_t>();
+    if (r.failed())
+        return;
+    Proc &proc = procs_[pid];
+    if (!proc.ended && pid != target_.pid) {
+        // Not our child: its exit code is what it passed to exit().
+        w_.set_process_exit(pid, end, code >= 0 ? std::optional<int>(code) : std::nullopt,
+                            std::nullopt);
+    }
+}
+
+void Session::on_error(proto::Reader &r) {
+    int pid = r.get<int32_t>();
+    std::string text = r.get_string();
+    std::fprintf(stderr, "cpcprof: process %d: %s\n", pid, text.c_str());
+}
+
+void Session::ended(pid_t pid, int status) {
+    std::optional<int> code, sig;
+    if (WIFEXITED(status))
+        code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        sig = WTERMSIG(status);
+    Proc &proc = procs_[pid];
+    proc.ended = true;
+    w_.set_process_exit(pid, realtime_ns(), code, sig);
+    if (pid == target_.pid) {
+        target_done_ = true;
+        sum_.exit_status = code ? *code : 128 + (sig ? *sig : 0);
+    }
+}
+
+// The recorder is the target's parent and a subreaper: it sees the exit of
+// the target and of every descendant orphaned before it exits.
+void Session::reap(bool block) {
+    for (;;) {
+        int status = 0;
+        pid_t pid = waitpid(-1, &status, block && !target_done_ ? 0 : WNOHANG);
+        if (pid <= 0)
+            return;
+        ended(pid, status);
+    }
+}
+
+} // namespace cpcprof::record

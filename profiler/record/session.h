@@ -1,0 +1,65 @@
+// A recording in progress: reads the channel until every profiled process
+// has gone, and writes what arrives into the profile file.
+#pragma once
+
+#include "options.h"
+#include "plan.h"
+#include "spawn.h"
+
+#include <storage/profile.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace cpcprof::record {
+
+struct Summary {
+    double seconds = 0;
+    size_t processes = 0;
+    size_t threads = 0;
+    uint64_t taken = 0, stored = 0, dropped = 0;
+    int exit_status = 0; // the target's, as a shell gives it (128+N on signal N)
+};
+
+class Session {
+  public:
+    Session(storage::Writer &w, const Target &t) : w_(w), target_(t) {}
+    // Runs until the target and every recorded process are gone.
+    Summary run();
+
+  private:
+    struct Proc {
+        uint64_t stored_since_account = 0;
+        std::set<std::tuple<uint64_t, std::string>> modules; // (start, path)
+        bool ended = false;
+    };
+
+    void handle(const char *msg, size_t n);
+    void on_hello(proto::Reader &r);
+    void on_thread(proto::Reader &r);
+    void on_modules(proto::Reader &r);
+    void on_samples(proto::Reader &r);
+    void on_account(proto::Reader &r);
+    void on_bye(proto::Reader &r);
+    void on_error(proto::Reader &r);
+    void reap(bool block);
+    void ended(pid_t pid, int status);
+
+    storage::Writer &w_;
+    Target target_;
+    std::map<int, Proc> procs_;
+    std::set<int> tids_;
+    Summary sum_;
+    bool target_done_ = false;
+    int64_t last_commit_ = 0;
+};
+
+int64_t realtime_ns();
+int64_t monotonic_ns();
+
+} // namespace cpcprof::record

@@ -1,0 +1,112 @@
+#include "spawn.h"
+
+#include "../common/protocol.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#ifndef CPCPROF_AGENT_INSTALLED
+#define CPCPROF_AGENT_INSTALLED ""
+#endif
+
+namespace cpcprof::record {
+
+namespace {
+
+std::string self_dir() {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        return ".";
+    std::string p(buf, n);
+    return p.substr(0, p.rfind('/'));
+}
+
+void set_env(const Options &o, const Plan &p, const std::string &agent, int fd) {
+    std::string preload = agent;
+    if (const char *old = std::getenv("LD_PRELOAD"); old != nullptr && *old != '\0')
+        preload += std::string(":") + old;
+    setenv("LD_PRELOAD", preload.c_str(), 1);
+    setenv(proto::kEnvChannel, std::to_string(fd).c_str(), 1);
+    setenv(proto::kEnvEvents, events_env(p).c_str(), 1);
+    setenv(proto::kEnvCallGraph, o.call_graph.c_str(), 1);
+    setenv(proto::kEnvMaxDepth, std::to_string(o.max_depth).c_str(), 1);
+    setenv(proto::kEnvRingKb, std::to_string(o.ring_kb).c_str(), 1);
+    setenv(proto::kEnvChildren, o.children ? "1" : "0", 1);
+}
+
+} // namespace
+
+std::optional<std::string> find_agent(std::string *error) {
+    std::vector<std::string> candidates;
+    if (const char *env = std::getenv("CPCPROF_AGENT"))
+        candidates.push_back(env);
+    std::string dir = self_dir();
+    candidates.push_back(dir + "/../agent/libcpcprof-agent.so");
+    if (*CPCPROF_AGENT_INSTALLED)
+        candidates.push_back(CPCPROF_AGENT_INSTALLED);
+    for (const std::string &c : candidates) {
+        char real[4096];
+        if (realpath(c.c_str(), real) != nullptr && access(real, R_OK) == 0)
+            return std::string(real);
+    }
+    *error = "cannot find libcpcprof-agent.so (looked in " + candidates.front() +
+             "; set CPCPROF_AGENT to its path)";
+    return std::nullopt;
+}
+
+std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::string &agent,
+                                   std::string *error) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+        *error = std::string("socketpair: ") + std::strerror(errno);
+        return std::nullopt;
+    }
+    int report[2]; // exec failure: the child writes errno here
+    if (pipe2(report, O_CLOEXEC) != 0) {
+        *error = std::string("pipe: ") + std::strerror(errno);
+        return std::nullopt;
+    }
+    std::vector<std::string> args = o.command;
+    pid_t pid = fork();
+    if (pid < 0) {
+        *error = std::string("fork: ") + std::strerror(errno);
+        return std::nullopt;
+    }
+    if (pid == 0) {
+        close(sv[0]);
+        close(report[0]);
+        fcntl(sv[1], F_SETFD, 0); // the agent finds it after exec
+        set_env(o, p, agent, sv[1]);
+        std::vector<char *> argv;
+        for (std::string &a : args)
+            argv.push_back(a.data());
+        argv.push_back(nullptr);
+        execvp(argv[0], argv.data());
+        int e = errno;
+        ssize_t n = write(report[1], &e, sizeof e);
+        (void)n;
+        _exit(127);
+    }
+    close(sv[1]);
+    close(report[1]);
+    int e = 0;
+    ssize_t n = read(report[0], &e, sizeof e);
+    close(report[0]);
+    if (n == sizeof e) {
+        waitpid(pid, nullptr, 0);
+        close(sv[0]);
+        *error = "cannot run '" + o.command[0] + "': " + std::strerror(e);
+        return std::nullopt;
+    }
+    return Target{pid, sv[0]};
+}
+
+} // namespace cpcprof::record

@@ -1,0 +1,26 @@
+// Starting the target with the agent preloaded and the channel inherited.
+#pragma once
+
+#include "options.h"
+#include "plan.h"
+
+#include <optional>
+#include <string>
+#include <sys/types.h>
+
+namespace cpcprof::record {
+
+struct Target {
+    pid_t pid;
+    int channel; // the recorder's end of the channel
+};
+
+// The agent library: $CPCPROF_AGENT, else next to this program in the build
+// tree or the installed tree.
+std::optional<std::string> find_agent(std::string *error);
+
+// Forks and execs o.command; an exec failure is reported as *error.
+std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::string &agent,
+                                   std::string *error);
+
+} // namespace cpcprof::record
