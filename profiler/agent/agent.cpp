@@ -38,9 +38,10 @@ __attribute__((tls_model("initial-exec"))) thread_local Slot *tls_slot = nullptr
 std::atomic<int> g_exit_code{-1};
 bool g_active = false;
 
-int64_t real_ns() {
+// CLOCK_MONOTONIC is the same clock in every process: the profile's times.
+int64_t mono_ns() {
     timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
@@ -121,7 +122,7 @@ void send_hello() {
     proto::Writer w(proto::Type::hello);
     w.put(static_cast<int32_t>(getpid()));
     w.put(static_cast<int32_t>(getppid()));
-    w.put(real_ns());
+    w.put(mono_ns());
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     w.put_string(n > 0 ? std::string(exe, n) : std::string());
@@ -140,7 +141,7 @@ void send_bye() {
     proto::Writer w(proto::Type::bye);
     w.put(static_cast<int32_t>(getpid()));
     w.put(static_cast<int32_t>(g_exit_code.load()));
-    w.put(real_ns());
+    w.put(mono_ns());
     send_message(w.finish());
 }
 

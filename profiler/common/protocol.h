@@ -5,13 +5,13 @@
 // A message is a Header followed by its payload.  All integers are native
 // (agent and recorder run on the same machine).  Strings are length-prefixed
 // (u32) bytes.  Messages:
-//   hello    pid, ppid, start (CLOCK_REALTIME ns), exe, argv (count + strings)
+//   hello    pid, ppid, start (CLOCK_MONOTONIC ns), exe, argv (count + strings)
 //   thread   pid, tid, name
 //   modules  pid, load time (CLOCK_MONOTONIC ns), count, then per module:
 //            start, end, file offset, path, build-id (hex)
 //   samples  pid, count, then per sample a SampleRecord, its values and frames
 //   account  pid, taken, dropped: increments since the previous account
-//   bye      pid, exit code (or -1 when unknown), end time (CLOCK_REALTIME ns)
+//   bye      pid, exit code (or -1 when unknown), end time (CLOCK_MONOTONIC ns)
 //   error    pid, text the recorder prints (the agent could not sample)
 #pragma once
 

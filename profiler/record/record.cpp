@@ -45,6 +45,7 @@ storage::RunInfo run_info(const Options &o, const Plan &p) {
     for (size_t i = 0; i < p.events.size(); ++i)
         r.events.push_back({p.events[i].name, p.events[i].period, i == 0});
     r.start_ns = realtime_ns();
+    r.start_mono_ns = monotonic_ns();
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     r.host = host;
@@ -106,12 +107,12 @@ int record_main(const std::vector<std::string> &args) {
     signal(SIGQUIT, SIG_IGN);
     auto target = spawn_target(*o, *plan, *agent, &error);
     if (!target) {
-        writer->finish(realtime_ns(), &error);
+        writer->finish(monotonic_ns(), &error);
         return fail(error, 127);
     }
     Session session(*writer, *target);
     Summary s = session.run();
-    if (!writer->finish(realtime_ns(), &error))
+    if (!writer->finish(monotonic_ns(), &error))
         return fail("writing " + o->output + ": " + error);
     if (!o->quiet)
         print_summary(*o, s);

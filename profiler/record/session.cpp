@@ -219,7 +219,7 @@ void Session::ended(pid_t pid, int status) {
         sig = WTERMSIG(status);
     Proc &proc = procs_[pid];
     proc.ended = true;
-    w_.set_process_exit(pid, realtime_ns(), code, sig);
+    w_.set_process_exit(pid, monotonic_ns(), code, sig);
     if (pid == target_.pid) {
         target_done_ = true;
         sum_.exit_status = code ? *code : 128 + (sig ? *sig : 0);
