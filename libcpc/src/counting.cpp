@@ -107,6 +107,7 @@ int Counting::open_group() {
     for (size_t i = 0; i < slots_.size(); ++i) {
         Slot &s = slots_[i];
         s.attr.sig_data = (uint64_t(id_) << 8) | i;
+        s.overflowed = false;
         int fd = sys_perf_event_open(&s.attr, pid_, cpu_, leader);
         if (fd < 0) {
             int e = errno;
@@ -210,8 +211,11 @@ int Counting::restart() {
     } else {
         for (Slot &s : slots_) {
             // Same period: restarts a full period (resets period_left).
-            if (s.notify && ioctl(s.fd.get(), PERF_EVENT_IOC_PERIOD, &s.attr.sample_period) != 0)
+            // Right after an overflow the kernel has started one already.
+            if (s.notify && !s.overflowed &&
+                ioctl(s.fd.get(), PERF_EVENT_IOC_PERIOD, &s.attr.sample_period) != 0)
                 return errno;
+            s.overflowed = false;
             if (ioctl(s.fd.get(), PERF_EVENT_IOC_RESET, 0) != 0)
                 return errno;
         }
@@ -246,6 +250,7 @@ bool Counting::on_kernel_overflow(int index) {
         return false;
     }
     freeze();
+    s.overflowed = true;
     return true;
 }
 

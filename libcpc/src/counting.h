@@ -92,6 +92,7 @@ class Counting {
         uint64_t base = 0;
         uint64_t chain_left = 0; // events still to count after this link
         bool notify = false;
+        bool overflowed = false; // the kernel has just started a new period
     };
 
     Counting() = default;
