@@ -59,8 +59,18 @@ void *inherit_trampoline(void *p) {
     return start(arg);
 }
 
+// The next pthread_create after libcpc's.  RTLD_NEXT follows load order:
+// when libcpc is loaded after libc (as a dependency of an LD_PRELOAD
+// library, for example) nothing follows it, and libc's is the one.
 create_fn real_pthread_create() {
-    static create_fn fn = reinterpret_cast<create_fn>(dlsym(RTLD_NEXT, "pthread_create"));
+    static create_fn fn = [] {
+        void *f = dlsym(RTLD_NEXT, "pthread_create");
+        if (f == nullptr) {
+            void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+            f = libc != nullptr ? dlsym(libc, "pthread_create") : nullptr;
+        }
+        return reinterpret_cast<create_fn>(f);
+    }();
     return fn;
 }
 

@@ -6,6 +6,8 @@
 #include "plan.h"
 #include "spawn.h"
 
+#include "../common/protocol.h"
+
 #include <storage/profile.h>
 
 #include <cstdint>
