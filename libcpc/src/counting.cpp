@@ -59,6 +59,15 @@ std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cp
     size_t n = spec.attrs.size();
     c->slots_.resize(n);
     c->readbuf_.resize(3 + n + 1);
+    c->snap_.resize(3 + n + 1);
+    c->timers_only_ = true;
+    for (size_t i = 0; i < n; ++i) {
+        const perf_event_attr &a = spec.attrs[i];
+        bool clock = a.type == PERF_TYPE_SOFTWARE && (a.config == PERF_COUNT_SW_CPU_CLOCK ||
+                                                      a.config == PERF_COUNT_SW_TASK_CLOCK);
+        if (spec.notify[i] && !clock)
+            c->timers_only_ = false;
+    }
     for (size_t i = 0; i < n; ++i) {
         Slot &s = c->slots_[i];
         s.attr = spec.attrs[i];
@@ -133,6 +142,8 @@ int Counting::open_group() {
     }
     tick_fd_.reset(fd);
     frozen_ = true;
+    soft_ = false;
+    have_snap_ = false;
     return 0;
 }
 
@@ -163,17 +174,39 @@ int Counting::read_group(uint64_t *enabled, uint64_t *running) {
     return 0;
 }
 
+int Counting::snapshot() {
+    uint64_t enabled, running;
+    if (int e = read_group(&enabled, &running))
+        return e;
+    std::copy(readbuf_.begin(), readbuf_.end(), snap_.begin());
+    have_snap_ = true;
+    return 0;
+}
+
 int Counting::freeze() {
     if (ioctl(leader(), PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) != 0)
         return errno;
     frozen_ = true;
+    soft_ = false;
     return 0;
 }
 
 int Counting::thaw() {
-    if (ioctl(leader(), PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0)
+    if (have_snap_) {
+        // Go on from the frozen values: what the kernel counted after the
+        // snapshot is not the set's.
+        uint64_t en, run;
+        if (int e = read_group(&en, &run))
+            return e;
+        for (size_t i = 0; i < slots_.size(); ++i)
+            slots_[i].base += snap_[3 + i] - readbuf_[3 + i];
+        tick_base_ += snap_[3 + slots_.size()] - readbuf_[3 + slots_.size()];
+        have_snap_ = false;
+    }
+    if (!soft_ && ioctl(leader(), PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0)
         return errno;
     frozen_ = false;
+    soft_ = false;
     return 0;
 }
 
@@ -185,21 +218,37 @@ int Counting::set_preset(int index, uint64_t preset) {
 }
 
 int Counting::restart() {
-    if (!frozen_) {
-        if (int e = freeze())
-            return e;
-    }
-    bool reopen = false;
+    bool reopen = false, fresh = true;
     for (Slot &s : slots_) {
         s.base = s.preset;
         if (!s.notify)
             continue;
+        fresh = fresh && s.overflowed;
         uint64_t link = first_link(s.preset, &s.chain_left);
         if (link != s.attr.sample_period) {
             s.attr.sample_period = link;
             reopen = true;
         }
     }
+    if (soft_ && fresh && !reopen) {
+        // Frozen at an overflow, the kernel still counting: every
+        // overflow request has just begun a new period, so resetting the
+        // counts is all a restart needs.
+        for (Slot &s : slots_) {
+            if (ioctl(s.fd.get(), PERF_EVENT_IOC_RESET, 0) != 0)
+                return errno;
+            s.overflowed = false;
+        }
+        have_snap_ = false;
+        soft_ = false;
+        frozen_ = false;
+        return 0;
+    }
+    if (!frozen_ || soft_) {
+        if (int e = freeze())
+            return e;
+    }
+    have_snap_ = false;
     if (reopen) {
         // The tick keeps counting across restarts: fold it before reopening.
         uint64_t en, run;
@@ -241,6 +290,14 @@ bool Counting::on_kernel_overflow(int index) {
     if (index < 0 || index >= nreqs() || !slots_[index].notify)
         return false;
     Slot &s = slots_[index];
+    if (frozen_) {
+        // Another overflow before cpc_set_restart: stop the kernel's
+        // counting now; the frozen values stay those of the first.
+        if (soft_)
+            freeze();
+        s.overflowed = true;
+        return false;
+    }
     if (s.chain_left > 0) {
         uint64_t max = g_max_period.load(std::memory_order_relaxed);
         uint64_t link = std::min(s.chain_left, max);
@@ -249,8 +306,18 @@ bool Counting::on_kernel_overflow(int index) {
         reopen_preserving();
         return false;
     }
-    freeze();
     s.overflowed = true;
+    if (!timers_only_) {
+        freeze();
+        return true;
+    }
+    // A clock: freeze in software, keeping the values of this instant
+    // while the kernel counts on.  Disabling and re-enabling a clock event
+    // reprograms its hrtimer twice (about 15 us on a VM); a restart then
+    // only resets the counts.
+    snapshot();
+    frozen_ = true;
+    soft_ = true;
     return true;
 }
 
@@ -258,16 +325,25 @@ void Counting::freeze_at_overflow() {
     for (Slot &s : slots_)
         s.base = s.notify ? UINT64_MAX : s.preset;
     frozen_ = true;
+    soft_ = false;
+    have_snap_ = false;
 }
 
 int Counting::sample(uint64_t *values, int n, hrtime_t *when, uint64_t *tick) {
     uint64_t enabled, running;
-    if (int e = read_group(&enabled, &running))
-        return e;
+    const std::vector<uint64_t> *raw = &snap_;
+    if (have_snap_) {
+        enabled = snap_[1];
+        running = snap_[2];
+    } else {
+        if (int e = read_group(&enabled, &running))
+            return e;
+        raw = &readbuf_;
+    }
     int m = std::min(n, nreqs());
     for (int i = 0; i < m; ++i)
-        values[i] = slots_[i].base + readbuf_[3 + i];
-    *tick = ns_to_ticks(tick_base_ + readbuf_[3 + slots_.size()]);
+        values[i] = slots_[i].base + (*raw)[3 + i];
+    *tick = ns_to_ticks(tick_base_ + (*raw)[3 + slots_.size()]);
     *when = now_ns();
     if (running < enabled)
         return EAGAIN;

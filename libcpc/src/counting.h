@@ -8,6 +8,14 @@
 // 2^63 or more (which perf refuses) are counted as a chain of shorter
 // periods that re-arm silently.
 //
+// At overflow the group is disabled, and cpc_set_restart resets and enables
+// it.  When every overflow request is a clock (cpu-clock, task-clock),
+// whose disable and enable reprogram an hrtimer at great cost, the set is
+// frozen in software instead: the values of that instant are kept (one
+// read) and the kernel counts on until cpc_set_restart resets the counts,
+// or until a second overflow, which disables the group.  The next period of
+// a clock is then counted from the overflow, not from the restart.
+//
 // The kernel's sample period is only ever changed by reopening the group:
 // IOC_PERIOD on a software event leaves perf's period bookkeeping one
 // period behind (perf_swevent_set_period uses last_period), so it is used
@@ -100,6 +108,7 @@ class Counting {
     void close_group();
     int reopen_preserving();
     int read_group(uint64_t *enabled, uint64_t *running);
+    int snapshot();
     int leader() const;
 
     BindSpec spec_;
@@ -108,11 +117,17 @@ class Counting {
     perf_event_attr tick_attr_{};
     uint64_t tick_base_ = 0;
     std::vector<uint64_t> readbuf_; // preallocated for read_group
+    std::vector<uint64_t> snap_;    // the group's values at the last overflow
     pid_t pid_ = 0;
     pid_t tid_ = 0;
     int cpu_ = -1;
     uint32_t id_ = 0;
     bool frozen_ = true;
+    // Frozen at an overflow while the kernel counts on (see
+    // on_kernel_overflow); sample() answers from snap_ while have_snap_.
+    bool soft_ = false;
+    bool have_snap_ = false;
+    bool timers_only_ = false; // every overflow request is a clock
     int last_failed_ = -1; // request whose open failed; -1 the tick event
 };
 

@@ -90,6 +90,24 @@ bool read_config(Config &c) {
     return true;
 }
 
+// TSC ticks per nanosecond, measured over a few milliseconds (only when
+// the recorder asks for handler costs).
+double measure_tsc_rate() {
+#if defined(__x86_64__)
+    timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    uint64_t t0 = __builtin_ia32_rdtsc();
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 5000000);
+    uint64_t t1 = __builtin_ia32_rdtsc();
+    double ns = double((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec));
+    return double(t1 - t0) / ns;
+#else
+    return 0;
+#endif
+}
+
 // --no-children: programs this one starts must not load the agent, nor
 // inherit the channel.
 void keep_to_this_process(Config &c) {
@@ -114,7 +132,8 @@ void keep_to_this_process(Config &c) {
             setenv("LD_PRELOAD", kept.c_str(), 1);
     }
     for (const char *v : {proto::kEnvChannel, proto::kEnvEvents, proto::kEnvCallGraph,
-                          proto::kEnvMaxDepth, proto::kEnvRingKb, proto::kEnvChildren})
+                          proto::kEnvMaxDepth, proto::kEnvRingKb, proto::kEnvChildren,
+                          proto::kEnvStats})
         unsetenv(v);
 }
 
@@ -249,6 +268,9 @@ __attribute__((constructor)) void agent_init() {
     State &s = g_state;
     if (!read_config(s.cfg))
         return;
+    const char *stats = std::getenv(proto::kEnvStats);
+    if (stats != nullptr && std::strcmp(stats, "1") == 0)
+        s.tsc_per_ns = measure_tsc_rate();
     if (!s.cfg.children)
         keep_to_this_process(s.cfg);
     send_hello();
@@ -284,7 +306,9 @@ void after_fork_child() {
         slot.announced = false;
         slot.ready.store(false);
         slot.tid.store(0);
+        std::memset(slot.cost, 0, sizeof slot.cost);
     }
+    std::memset(s.cost_total, 0, sizeof s.cost_total);
     tls_slot = nullptr;
     if (!g_active)
         return;

@@ -185,6 +185,25 @@ void drain_slot(Slot &slot, uint64_t *taken, uint64_t *dropped) {
     *taken += d;
 }
 
+void fold_costs(State &s, Slot &slot) {
+    for (int m = 0; m < 2; ++m)
+        for (int b = 0; b < kCostBuckets; ++b) {
+            s.cost_total[m][b] += slot.cost[m][b];
+            slot.cost[m][b] = 0;
+        }
+}
+
+void send_stats(State &s) {
+    proto::Writer w(proto::Type::stats);
+    w.put(static_cast<int32_t>(getpid()));
+    w.put(static_cast<uint32_t>(kCostBuckets));
+    w.put(static_cast<uint32_t>(kCostBucketNs));
+    for (int m = 0; m < 2; ++m)
+        for (int b = 0; b < kCostBuckets; ++b)
+            w.put(static_cast<uint32_t>(s.cost_total[m][b]));
+    send_message(w.finish());
+}
+
 } // namespace
 
 void drain_once(bool final) {
@@ -203,11 +222,18 @@ void drain_once(bool final) {
         if (!final && !thread_alive(tid)) {
             drain_slot(slot, &taken, &dropped); // anything published meanwhile
             slot.ring.reset();
+            fold_costs(s, slot);
             slot.stack_lo = slot.stack_hi = 0;
             slot.ready.store(false, std::memory_order_relaxed);
             slot.announced = false;
             slot.tid.store(0, std::memory_order_release);
         }
+    }
+    if (final && s.tsc_per_ns > 0) {
+        for (Slot &slot : s.slots)
+            if (slot.tid.load(std::memory_order_acquire) != 0)
+                fold_costs(s, slot);
+        send_stats(s);
     }
     if (taken != 0 || dropped != 0) {
         proto::Writer w(proto::Type::account);

@@ -14,6 +14,21 @@ namespace cpcprof::agent {
 
 namespace {
 
+uint64_t tsc() {
+#if defined(__x86_64__)
+    return __builtin_ia32_rdtsc();
+#else
+    return 0;
+#endif
+}
+
+void account_cost(const State &s, Slot *slot, int which, uint64_t ticks) {
+    if (s.tsc_per_ns <= 0)
+        return;
+    uint64_t b = static_cast<uint64_t>(double(ticks) / s.tsc_per_ns) / kCostBucketNs;
+    slot->cost[which][b < kCostBuckets ? b : kCostBuckets - 1]++;
+}
+
 int walk(const State &s, Slot *slot, siginfo_t *si, void *ucv, uint64_t *frames, bool *complete) {
     auto pc = reinterpret_cast<uintptr_t>(si->si_addr);
     int max = s.cfg.max_depth;
@@ -59,6 +74,7 @@ void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *value
 void on_overflow(int sig, siginfo_t *si, void *uc) {
     (void)sig;
     int saved = errno;
+    uint64_t t_entry = tsc();
     State &s = state();
     if (si->si_code != EMT_CPCOVF || s.set == nullptr) {
         errno = saved;
@@ -83,9 +99,14 @@ void on_overflow(int sig, siginfo_t *si, void *uc) {
         // The sampling request stands for its period; the others count
         // from 0 since the last restart, i.e. over this period.
         values[0] = s.cfg.periods[0];
+        uint64_t t0 = tsc();
         record(s, slot, si, uc, values);
+        account_cost(s, slot, 0, tsc() - t0);
+        cpc_set_restart(s.cpc, s.set);
+        account_cost(s, slot, 1, tsc() - t_entry);
+    } else {
+        cpc_set_restart(s.cpc, s.set);
     }
-    cpc_set_restart(s.cpc, s.set);
     errno = saved;
 }
 

@@ -21,6 +21,9 @@ namespace cpcprof::agent {
 enum class CallGraph { dwarf, fp, none };
 
 inline constexpr int kMaxSlots = 1024;
+// Handler cost histograms: 25 ns buckets up to 20 us, then one overflow.
+inline constexpr int kCostBuckets = 801;
+inline constexpr uint64_t kCostBucketNs = 25;
 inline constexpr int kMaxEvents = 8;
 inline constexpr int kMaxDepthLimit = 1024;
 
@@ -35,6 +38,9 @@ struct Slot {
     uintptr_t stack_hi = 0;
     std::atomic<bool> ready{false}; // unwinder warmed in this thread
     bool announced = false;         // drain thread: thread message sent
+    // TSC ticks spent in the handler, written by the handler only:
+    // [0] PC + unwind + ring push, [1] entry to exit (libcpc calls included).
+    uint32_t cost[2][kCostBuckets] = {};
 };
 
 struct Config {
@@ -59,6 +65,9 @@ struct State {
     uintptr_t libc_lo = 0, libc_hi = 0;
     uintptr_t entry_lo = 0, entry_hi = 0;
     std::atomic<uint64_t> no_slot{0}; // samples lost for want of a free slot
+    double tsc_per_ns = 0;            // 0: handler costs are not measured
+    // Costs of threads whose slots were freed (drain thread only).
+    uint64_t cost_total[2][kCostBuckets] = {};
 };
 
 State &state();

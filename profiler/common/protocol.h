@@ -13,6 +13,9 @@
 //   account  pid, taken, dropped: increments since the previous account
 //   bye      pid, exit code (or -1 when unknown), end time (CLOCK_MONOTONIC ns)
 //   error    pid, text the recorder prints (the agent could not sample)
+//   stats    pid, bucket count, bucket width (ns), then two histograms of
+//            handler cost (u32 per bucket): PC + unwind + ring push, and
+//            the whole handler including libcpc's sample and restart
 #pragma once
 
 #include <cstddef>
@@ -24,7 +27,7 @@
 
 namespace cpcprof::proto {
 
-enum class Type : uint32_t { hello = 1, thread, modules, samples, account, bye, error };
+enum class Type : uint32_t { hello = 1, thread, modules, samples, account, bye, error, stats };
 
 struct Header {
     Type type;
@@ -114,5 +117,6 @@ inline constexpr const char *kEnvCallGraph = "CPCPROF_CALLGRAPH"; // dwarf|fp|no
 inline constexpr const char *kEnvMaxDepth = "CPCPROF_MAX_DEPTH";
 inline constexpr const char *kEnvRingKb = "CPCPROF_RING_KB";
 inline constexpr const char *kEnvChildren = "CPCPROF_CHILDREN"; // 1 follow, 0 not
+inline constexpr const char *kEnvStats = "CPCPROF_STATS";       // 1: measure handler cost
 
 } // namespace cpcprof::proto

@@ -8,7 +8,8 @@ namespace cpcprof::record {
 const char *usage() {
     return "usage: cpcprof record [-e EVENT[,PERIOD]]... [-c PERIOD] [-F HZ] [-o FILE]\n"
            "                      [--call-graph dwarf|fp|none] [--max-depth N]\n"
-           "                      [--no-children] [--ring-kb N] [-q] -- CMD [ARGS]\n"
+           "                      [--no-children] [--ring-kb N] [--stats] [-q]\n"
+           "                      -- CMD [ARGS]\n"
            "\n"
            "  -e EVENT[,PERIOD]  event to count; the first one samples (every PERIOD\n"
            "                     events), the others are read at every sample\n"
@@ -20,6 +21,7 @@ const char *usage() {
            "  --max-depth N      frames per stack (default 128)\n"
            "  --no-children      do not record processes the command starts\n"
            "  --ring-kb N        per-thread sample buffer (default 512)\n"
+           "  --stats            measure the sampler's cost per sample and print it\n"
            "  -q                 no summary\n";
 }
 
@@ -121,6 +123,8 @@ std::optional<Options> parse_options(const std::vector<std::string> &args, std::
             o.children = false;
         } else if (a == "-q") {
             o.quiet = true;
+        } else if (a == "--stats") {
+            o.stats = true;
         } else {
             *error = "unknown option " + a;
             return std::nullopt;

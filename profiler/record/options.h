@@ -22,6 +22,7 @@ struct Options {
     int max_depth = 128;
     bool children = true;
     bool quiet = false;
+    bool stats = false; // measure and print the agent's handler cost
     size_t ring_kb = 512;
     std::vector<std::string> command;
 };

@@ -72,6 +72,35 @@ void print_summary(const Options &o, const Summary &s) {
                  double(st.st_size) / 1024.0);
 }
 
+// The q-quantile of a histogram, in ns (bucket upper bound).
+double quantile(const std::vector<uint64_t> &h, uint32_t width, double q) {
+    uint64_t total = 0;
+    for (uint64_t n : h)
+        total += n;
+    if (total == 0)
+        return 0;
+    uint64_t want = static_cast<uint64_t>(q * double(total - 1)), seen = 0;
+    for (size_t b = 0; b < h.size(); ++b) {
+        seen += h[b];
+        if (seen > want)
+            return double((b + 1) * width);
+    }
+    return double(h.size() * width);
+}
+
+void print_stats(const Summary &s) {
+    if (s.cost_bucket_ns == 0) {
+        std::fprintf(stderr, "cpcprof: no handler costs were reported\n");
+        return;
+    }
+    const char *what[] = {"PC + unwind + ring push", "whole SIGEMT handler (with cpc_set_sample and "
+                                                     "cpc_set_restart)"};
+    for (int m = 0; m < 2; ++m)
+        std::fprintf(stderr, "cpcprof: %s: median %.2f us, p99 %.2f us\n", what[m],
+                     quantile(s.cost[m], s.cost_bucket_ns, 0.5) / 1000,
+                     quantile(s.cost[m], s.cost_bucket_ns, 0.99) / 1000);
+}
+
 } // namespace
 
 int record_main(const std::vector<std::string> &args) {
@@ -116,6 +145,8 @@ int record_main(const std::vector<std::string> &args) {
         return fail("writing " + o->output + ": " + error);
     if (!o->quiet)
         print_summary(*o, s);
+    if (o->stats)
+        print_stats(s);
     return s.exit_status;
 }
 

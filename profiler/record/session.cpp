@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <vector>
@@ -85,6 +86,7 @@ void Session::handle(const char *msg, size_t n) {
     case proto::Type::account: on_account(r); break;
     case proto::Type::bye: on_bye(r); break;
     case proto::Type::error: on_error(r); break;
+    case proto::Type::stats: on_stats(r); break;
     }
 }
 
@@ -209,6 +211,20 @@ void Session::on_error(proto::Reader &r) {
     int pid = r.get<int32_t>();
     std::string text = r.get_string();
     std::fprintf(stderr, "cpcprof: process %d: %s\n", pid, text.c_str());
+}
+
+void Session::on_stats(proto::Reader &r) {
+    r.get<int32_t>(); // pid
+    uint32_t buckets = r.get<uint32_t>();
+    uint32_t width = r.get<uint32_t>();
+    if (r.failed() || buckets == 0 || buckets > 100000)
+        return;
+    sum_.cost_bucket_ns = width;
+    for (auto &h : sum_.cost) {
+        h.resize(std::max<size_t>(h.size(), buckets));
+        for (uint32_t b = 0; b < buckets; ++b)
+            h[b] += r.get<uint32_t>();
+    }
 }
 
 void Session::ended(pid_t pid, int status) {

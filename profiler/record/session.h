@@ -26,6 +26,10 @@ struct Summary {
     size_t threads = 0;
     uint64_t taken = 0, stored = 0, dropped = 0;
     int exit_status = 0; // the target's, as a shell gives it (128+N on signal N)
+    // Handler cost histograms from the agents (--stats): bucket width in
+    // ns; [0] PC + unwind + ring push, [1] the whole handler.
+    uint32_t cost_bucket_ns = 0;
+    std::vector<uint64_t> cost[2];
 };
 
 class Session {
@@ -49,6 +53,7 @@ class Session {
     void on_account(proto::Reader &r);
     void on_bye(proto::Reader &r);
     void on_error(proto::Reader &r);
+    void on_stats(proto::Reader &r);
     void reap(bool block);
     void ended(pid_t pid, int status);
 
