@@ -6,6 +6,7 @@
 #include "channel.h"
 #include "drain.h"
 #include "handler.h"
+#include "signals.h"
 #include "state.h"
 #include "unwind.h"
 
@@ -246,13 +247,7 @@ bool setup_counters(State &s) {
     return true;
 }
 
-bool install_handler() {
-    struct sigaction sa {};
-    sa.sa_sigaction = on_overflow;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    return sigaction(SIGEMT, &sa, nullptr) == 0;
-}
+bool install_handler() { return install_sampling_handler(on_overflow); }
 
 bool bind_this_thread(State &s) {
     if (cpc_bind_curlwp(s.cpc, s.set, CPC_BIND_LWP_INHERIT) != 0) {
@@ -367,6 +362,8 @@ create_fn libcpc_pthread_create() {
 } // namespace
 
 State &state() { return g_state; }
+
+bool signals_guarded() { return g_active; }
 
 Slot *current_slot() {
     if (tls_slot != nullptr)

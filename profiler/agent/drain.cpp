@@ -4,6 +4,7 @@
 #include "drain.h"
 
 #include "channel.h"
+#include "signals.h"
 #include "state.h"
 
 #include "../common/protocol.h"
@@ -209,6 +210,7 @@ void send_stats(State &s) {
 void drain_once(bool final) {
     State &s = state();
     uint64_t taken = 0, dropped = 0;
+    report_signal_findings();
     send_modules_if_changed(false);
     for (Slot &slot : s.slots) {
         pid_t tid = slot.tid.load(std::memory_order_acquire);
@@ -263,6 +265,7 @@ void *drain_main(void *) {
 } // namespace
 
 void start_drain() {
+    AgentCode mine;
     g_stop.store(false);
     sigset_t all, old;
     sigfillset(&all);

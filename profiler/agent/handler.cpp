@@ -1,6 +1,7 @@
 // Signal context: no malloc, no locks, no stdio; errno preserved; bounded.
 #include "handler.h"
 
+#include "signals.h"
 #include "state.h"
 #include "unwind.h"
 
@@ -72,11 +73,12 @@ void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *value
 } // namespace
 
 void on_overflow(int sig, siginfo_t *si, void *uc) {
-    (void)sig;
     int saved = errno;
+    AgentCode mine; // libunwind's mask changes are not the program's
     uint64_t t_entry = tsc();
     State &s = state();
     if (si->si_code != EMT_CPCOVF || s.set == nullptr) {
+        forward_to_program(sig, si, uc); // sent by someone else
         errno = saved;
         return;
     }

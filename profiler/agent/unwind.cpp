@@ -1,6 +1,7 @@
 // Signal context: everything here runs in the overflow handler.
 #include "unwind.h"
 
+#include "signals.h"
 #include "state.h"
 
 #define UNW_LOCAL_ONLY
@@ -20,6 +21,7 @@ bool is_root(uintptr_t ip) {
 } // namespace
 
 void warm_unwinder() {
+    AgentCode mine;
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
     void *buf[kMaxDepthLimit];
     unw_backtrace(buf, kMaxDepthLimit);
