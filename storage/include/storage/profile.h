@@ -1,0 +1,15 @@
+// The .cpcprof profile file: value types, Writer and Reader.  The format
+// (tables, keys, invariants) is specified at the top of storage/src/schema.cpp.
+#pragma once
+
+#include "storage/reader.h"
+#include "storage/records.h"
+#include "storage/writer.h"
+
+namespace cpcprof::storage {
+
+// The format version this library writes and the only one it reads
+// (PRAGMA user_version of the file).
+int format_version();
+
+} // namespace cpcprof::storage

@@ -1,0 +1,70 @@
+// Reader: opens a .cpcprof file, which may come from someone else.
+//
+// open() reads the file read-only and defensively (SQLite defensive mode,
+// trusted_schema off, triggers and views disabled), runs PRAGMA quick_check,
+// checks the application id, the format version and that sqlite_schema is
+// exactly the expected one, then loads and validates the metadata and the
+// stack trie.  A file that fails any of this is refused with a reason; no
+// input file makes it crash.  An incomplete file (recorder killed) is
+// accepted: complete() says so.
+//
+// Not thread-safe: one thread at a time per Reader (open one per thread).
+#pragma once
+
+#include "storage/records.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cpcprof::storage {
+
+class Reader {
+  public:
+    // nullptr with *error = "PATH: reason" when the file is refused.
+    static std::unique_ptr<Reader> open(const std::string &path, std::string *error);
+
+    ~Reader();
+    Reader(Reader &&) noexcept;
+    Reader &operator=(Reader &&) noexcept;
+    Reader(const Reader &) = delete;
+    Reader &operator=(const Reader &) = delete;
+
+    // Empty RunInfo if the recorder died before begin_run committed.
+    const RunInfo &run() const;
+    // CLOCK_MONOTONIC end of the run, set by Writer::finish.
+    std::optional<int64_t> end_ns() const;
+    // Writer::finish completed.  false: the recorder stopped early; the
+    // file holds every batch committed before that.
+    bool complete() const;
+
+    const std::vector<ProcessRecord> &processes() const; // by pid
+    const std::vector<ThreadInfo> &threads() const;      // in order of first appearance
+    const std::vector<ModuleRecord> &modules() const;    // in order of loading
+
+    const std::map<int, Accounting> &accounting() const; // per pid
+    Accounting accounting_total() const;
+    // taken == stored + dropped for every process and in total.
+    bool accounting_balanced() const;
+
+    uint64_t sample_count() const;
+    // The trie: index = node id, [0] = the virtual root.
+    const std::vector<StackNode> &stack_nodes() const;
+
+    // Calls visit for every sample, in arrival order.  false with *error
+    // set if a sample is inconsistent (refers to a missing thread or stack
+    // node, bad value encoding) or the file cannot be read; the samples
+    // before it have been visited.
+    bool for_each_sample(const std::function<void(const StoredSample &)> &visit,
+                         std::string *error) const;
+
+  private:
+    struct Impl;
+    explicit Reader(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace cpcprof::storage

@@ -1,0 +1,136 @@
+// Value types of a .cpcprof profile: what the recorder hands the Writer and
+// what a Reader hands back.  Plain data; no SQLite here.
+//
+// Clocks: RunInfo::start_ns is CLOCK_REALTIME; every other time is
+// CLOCK_MONOTONIC ns, the clock of RunInfo::start_mono_ns.  The file keeps
+// them relative to the run's start; the Reader gives back the values the
+// Writer was given.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace cpcprof::storage {
+
+// One request of the counter set.  Its position in RunInfo::events is the
+// position of its value in every sample.
+struct EventInfo {
+    std::string name;
+    uint64_t period = 0;   // overflow period; 0 for a request that only counts
+    bool sampling = false; // the request whose overflow takes samples (the set's first)
+
+    bool operator==(const EventInfo &) const = default;
+};
+
+struct RunInfo {
+    std::vector<std::string> command;
+    std::vector<EventInfo> events;
+    int64_t start_ns = 0;      // CLOCK_REALTIME at the start of the run
+    int64_t start_mono_ns = 0; // CLOCK_MONOTONIC at the same instant: origin of stored times
+    std::string host;
+    std::string kernel;
+    std::string cpu_model;
+    bool hw_pmu = false;    // the machine had a hardware PMU
+    std::string call_graph; // how stacks were taken, e.g. "libunwind"
+    unsigned max_depth = 0; // the recorder's bound on frames per stack
+
+    bool operator==(const RunInfo &) const = default;
+};
+
+struct ProcessInfo {
+    int pid = 0;
+    int ppid = 0;
+    std::vector<std::string> argv;
+    std::string exe;
+    int64_t start_ns = 0; // CLOCK_MONOTONIC
+
+    bool operator==(const ProcessInfo &) const = default;
+};
+
+struct ThreadInfo {
+    int pid = 0;
+    int tid = 0;
+    std::string name;
+
+    bool operator==(const ThreadInfo &) const = default;
+};
+
+// One mapping of a file into a process.
+struct ModuleInfo {
+    int pid = 0;
+    std::string path;
+    std::string build_id; // lowercase hex; may be empty
+    uint64_t start = 0;   // [start, end) in the process
+    uint64_t end = 0;
+    uint64_t file_offset = 0;
+    int64_t load_ns = 0; // CLOCK_MONOTONIC
+
+    bool operator==(const ModuleInfo &) const = default;
+};
+
+// One sample as the recorder has it.  The spans are only read during
+// Writer::add_sample.
+struct Sample {
+    int pid = 0;
+    int tid = 0;
+    int64_t time_ns = 0;  // CLOCK_MONOTONIC
+    bool complete = true; // false: the stack was cut short (depth bound, unwinder gave up)
+    std::span<const uint64_t> frames; // leaf first: [0] the interrupted PC, then return addresses
+    std::span<const uint64_t> values; // one per event, in RunInfo::events order
+};
+
+// Sample accounting; see balanced().
+struct Accounting {
+    uint64_t taken = 0;   // overflows the sampler saw
+    uint64_t stored = 0;  // samples that reached the recorder
+    uint64_t dropped = 0; // samples lost (full ring, unwinder failure, ...)
+
+    // The invariant every profile keeps: taken == stored + dropped.
+    bool balanced() const { return taken == stored + dropped; }
+    bool operator==(const Accounting &) const = default;
+};
+
+// ---- Reader results -------------------------------------------------------
+
+struct ProcessRecord {
+    ProcessInfo info;
+    std::optional<int64_t> end_ns; // CLOCK_MONOTONIC; empty while it ran at the end
+    std::optional<int> exit_status;
+    std::optional<int> killed_by_signal;
+
+    bool operator==(const ProcessRecord &) const = default;
+};
+
+struct ModuleRecord {
+    ModuleInfo info;
+    std::optional<int64_t> unload_ns; // CLOCK_MONOTONIC; empty while mapped at the end
+    int64_t module_id = 0; // the file's number for (path, build_id); equal ids = same file
+
+    bool operator==(const ModuleRecord &) const = default;
+};
+
+// A node of the stack trie.  Id 0 is the virtual root; a node's parent is
+// the next frame outwards (its caller).
+struct StackNode {
+    uint64_t parent = 0;
+    uint64_t address = 0;
+
+    bool operator==(const StackNode &) const = default;
+};
+
+// One sample as a Reader gives it.  The spans are valid during the
+// callback only.
+struct StoredSample {
+    int pid = 0;
+    int tid = 0;
+    int64_t time_ns = 0; // CLOCK_MONOTONIC
+    bool complete = true;
+    uint64_t stack = 0;               // trie node of frames[0]; 0 = no frames; equal = same stack
+    std::span<const uint64_t> frames; // leaf first, exactly as written
+    std::span<const uint64_t> values;
+};
+
+} // namespace cpcprof::storage

@@ -1,0 +1,179 @@
+// THE .cpcprof FILE FORMAT, version 1
+// ===================================
+//
+// A .cpcprof file is one SQLite 3 database holding one recording: the run,
+// the processes and threads of the target, the modules they mapped, the
+// call stacks (once each, as a trie) and the samples.  Any SQLite client
+// can read it; this block is what such a reader may rely on.
+//
+// Identification
+//   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 1.
+//   Text encoding UTF-8 (paths and arguments are stored byte for byte, so
+//   a TEXT value is not guaranteed to be valid UTF-8).  A reader refuses
+//   other versions: a version changes whenever a table, a column or the
+//   meaning of a value changes.  sqlite_schema holds exactly the statements
+//   below (tables() and, once the recording is finished, final_indexes());
+//   the reader compares it and refuses anything else, triggers and views
+//   included.
+//
+// Times
+//   run.start_ns is wall-clock time (CLOCK_REALTIME, ns since the epoch).
+//   Every other time column is CLOCK_MONOTONIC ns relative to
+//   run.start_mono_ns (the same instant as run.start_ns on the monotonic
+//   clock), so sample times are small, usually 6-byte, integers.  Times are
+//   signed: an event just before the run's start is negative.
+//
+// 64-bit unsigned quantities (addresses, periods, counts, values) are
+//   stored as the SQLite INTEGER with the same 64 bits: values of 2^63 and
+//   above read back negative in SQL; C++ casts them back exactly.
+//
+// Tables
+//   run(id = 1, start_ns, start_mono_ns, end_ns, host, kernel, cpu_model,
+//       hw_pmu, call_graph, max_depth, complete)
+//     Exactly one row, written (and committed) by Writer::begin_run.
+//     end_ns is NULL until the recording is finished.  complete = 1 only
+//     when the recorder finished the file (final commit, indexes made);
+//     0 means it stopped early (killed): everything committed before that
+//     is present and consistent, the last batch may be missing.
+//     hw_pmu: whether the machine had a hardware PMU.  call_graph: how
+//     stacks were taken (free text, e.g. "libunwind"); max_depth: the
+//     recorder's bound on frames per stack.
+//   command_arg(pos, arg)        the recorded command line, pos from 0.
+//   event(idx, name, period, sampling)
+//     The requests of the counter set, idx from 0.  idx is the position of
+//     the request's value in every sample.  period: overflow period (0 for
+//     a request that only counts); sampling = 1 for the request whose
+//     overflow takes the samples (the set's first, idx 0).
+//   process(pid, ppid, exe, start_ns, end_ns, exit_status, killed_by_signal)
+//     One row per pid, keyed by pid: a second report of the same pid (exec)
+//     replaces ppid, exe, start_ns and its arguments.  end_ns and exactly
+//     one of exit_status / killed_by_signal are set when it ended.  A row
+//     may have only its pid when the recorder learnt of the process only
+//     from its exit.
+//   process_arg(pid, pos, arg)   argv of each process, pos from 0.
+//   thread(id, pid, tid, name)
+//     id is the file's own small thread number (1, 2, ...) that samples
+//     refer to.  (pid, tid) is unique; a thread renamed during the run
+//     keeps its row and its last name; a tid reused within one pid during
+//     the run shares the row.
+//   module(id, path, build_id)
+//     One row per distinct file (path, build_id); build_id is lowercase
+//     hex or empty.  Symbol tables (a later version) will be keyed by
+//     (module, address).
+//   mapping(id, pid, module, start_address, end_address, file_offset,
+//           load_ns, unload_ns)
+//     Where a module was mapped in a process, [start_address, end_address),
+//     and when.  unload_ns is NULL while mapped at the end of the run.
+//   stack_node(id, parent, address)
+//     The stack trie.  Node 0 is the virtual root and has no row; ids run
+//     1, 2, 3, ... without gaps, and parent < id.  A node's path from the
+//     root (outermost frame) down to itself is one stack, read root first;
+//     read from the node up it is leaf first: the node's own address is the
+//     interrupted PC when it is a sample's stack node, a return address
+//     otherwise.  (parent, address) is unique: the same stack is stored
+//     once, and stacks that share their outermost frames share those nodes.
+//   sample(id, thread, time_ns, stack, complete, value, more_values)
+//     One row per stored sample, id in arrival order (roughly, not strictly,
+//     time order across threads).  thread -> thread.id; stack ->
+//     stack_node.id of the leaf, 0 for a sample without frames; complete =
+//     0 when the stack was cut short (depth bound reached or the unwinder
+//     gave up), so its outermost node is not a true root.
+//     Values (one per event, in event.idx order):
+//       value        the first request's value (NULL if the sample has none);
+//       more_values  the others as unsigned LEB128 varints (7 bits per byte,
+//                    least significant group first, high bit = more
+//                    bytes follow), concatenated; NULL when there are none.
+//     Why: the number of requests varies per run, and a column per request
+//     would need DDL built per run (we build no SQL from data) or a fixed
+//     set of mostly-NULL columns (a header byte each per row).  The first
+//     request, which drives sampling, stays a plain column so that
+//     "SELECT sum(value) ..." works in any SQL client; the rest cost the
+//     same as integer columns would (a header byte plus about 3 bytes for
+//     a value near 10^6).
+//   accounting(pid, taken, stored, dropped)
+//     Sample accounting summed per process over the run (taken: overflows
+//     seen by the sampler; stored: samples that reached the recorder;
+//     dropped: samples lost to full rings and other causes).  Invariant
+//     kept by the recorder, checked and exposed by the reader:
+//     taken = stored + dropped per process and in total.  Written in the
+//     same transactions as the samples it counts.
+//
+// Writing (Writer)
+//   WAL journal, synchronous = NORMAL; every add goes into the current
+//   batch transaction, which commit() ends (the recorder commits about
+//   every 100 ms).  A recorder killed at any point leaves a file that opens
+//   and passes PRAGMA integrity_check and lacks only the uncommitted batch.
+//   No secondary index exists while recording (an index makes the bulk
+//   insert ~8x slower); finish() then creates final_indexes(), sets
+//   run.complete = 1, checkpoints and switches the file back to a rollback
+//   journal so that the finished profile is one self-contained file.
+//
+// Indexes (finished files only)
+//   stack_node_child UNIQUE ON stack_node(parent, address): walking the
+//   trie from the root down.  Samples have no secondary index (it would
+//   cost ~10 bytes per sample); readers scan them.
+
+#include "schema.h"
+
+namespace cpcprof::storage::schema {
+namespace {
+
+constexpr const char *kTables[] = {
+    "CREATE TABLE run("
+    "id INTEGER PRIMARY KEY CHECK (id = 1), "
+    "start_ns INTEGER NOT NULL, start_mono_ns INTEGER NOT NULL, end_ns INTEGER, "
+    "host TEXT NOT NULL, kernel TEXT NOT NULL, cpu_model TEXT NOT NULL, "
+    "hw_pmu INTEGER NOT NULL, call_graph TEXT NOT NULL, max_depth INTEGER NOT NULL, "
+    "complete INTEGER NOT NULL)",
+
+    "CREATE TABLE command_arg(pos INTEGER PRIMARY KEY, arg TEXT NOT NULL)",
+
+    "CREATE TABLE event("
+    "idx INTEGER PRIMARY KEY, name TEXT NOT NULL, period INTEGER NOT NULL, "
+    "sampling INTEGER NOT NULL)",
+
+    "CREATE TABLE process("
+    "pid INTEGER PRIMARY KEY, ppid INTEGER, exe TEXT, start_ns INTEGER, "
+    "end_ns INTEGER, exit_status INTEGER, killed_by_signal INTEGER)",
+
+    "CREATE TABLE process_arg("
+    "pid INTEGER NOT NULL, pos INTEGER NOT NULL, arg TEXT NOT NULL, "
+    "PRIMARY KEY (pid, pos)) WITHOUT ROWID",
+
+    "CREATE TABLE thread("
+    "id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, tid INTEGER NOT NULL, "
+    "name TEXT NOT NULL)",
+
+    "CREATE TABLE module(id INTEGER PRIMARY KEY, path TEXT NOT NULL, build_id TEXT NOT NULL)",
+
+    "CREATE TABLE mapping("
+    "id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, module INTEGER NOT NULL, "
+    "start_address INTEGER NOT NULL, end_address INTEGER NOT NULL, "
+    "file_offset INTEGER NOT NULL, load_ns INTEGER NOT NULL, unload_ns INTEGER)",
+
+    "CREATE TABLE stack_node("
+    "id INTEGER PRIMARY KEY, parent INTEGER NOT NULL, address INTEGER NOT NULL)",
+
+    "CREATE TABLE sample("
+    "id INTEGER PRIMARY KEY, thread INTEGER NOT NULL, time_ns INTEGER NOT NULL, "
+    "stack INTEGER NOT NULL, complete INTEGER NOT NULL, value INTEGER, more_values BLOB)",
+
+    "CREATE TABLE accounting("
+    "pid INTEGER PRIMARY KEY, taken INTEGER NOT NULL, stored INTEGER NOT NULL, "
+    "dropped INTEGER NOT NULL)",
+};
+
+constexpr const char *kFinalIndexes[] = {
+    "CREATE UNIQUE INDEX stack_node_child ON stack_node(parent, address)",
+};
+
+} // namespace
+
+std::span<const char *const> tables() {
+    return kTables;
+}
+std::span<const char *const> final_indexes() {
+    return kFinalIndexes;
+}
+
+} // namespace cpcprof::storage::schema

@@ -1,0 +1,145 @@
+#include "helpers.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+namespace storagetest {
+
+void StorageTest::SetUp() {
+    const char *tmp = std::getenv("TMPDIR");
+    std::string templ =
+        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/cpcprof-storage-XXXXXX";
+    ASSERT_NE(mkdtemp(templ.data()), nullptr);
+    dir = templ;
+}
+
+void StorageTest::TearDown() {
+    std::filesystem::remove_all(dir);
+}
+
+RunInfo test_run() {
+    RunInfo r;
+    r.command = {"./prog", "--size", "big arg with spaces", ""};
+    r.events = {{"cpu-clock", 1'000'000, true}, {"page-faults", 0, false}};
+    r.start_ns = 1'700'000'000'123'456'789;
+    r.start_mono_ns = kStartMono;
+    r.host = "testhost";
+    r.kernel = "6.1.0-18-amd64";
+    r.cpu_model = "Intel(R) Xeon(R) CPU @ 2.20GHz";
+    r.hw_pmu = false;
+    r.call_graph = "libunwind";
+    r.max_depth = 128;
+    return r;
+}
+
+OwnedSample numbered_sample(int i) {
+    static const std::vector<std::vector<uint64_t>> shapes = {
+        // root-first; reversed below into leaf-first
+        {0x401000, 0x401100, 0x401200},
+        {0x401000, 0x401100, 0x401200, 0x401300},
+        {0x401000, 0x401100, 0x401250},
+        {0x401000, 0x402000},
+        {0x401000, 0x401100, 0x401200, 0x7f0000001000, 0xffffffff81000010},
+        {0x401000},
+        {0x500000, 0x500010},
+    };
+    OwnedSample s;
+    s.pid = i % 3 == 2 ? 200 : 100;
+    s.tid = s.pid + i % 3;
+    s.time_ns = kStartMono + 1000 * i;
+    const auto &shape = shapes[i % shapes.size()];
+    s.frames.assign(shape.rbegin(), shape.rend());
+    s.complete = i % 7 != 6;
+    s.values = {1'000'000 + static_cast<uint64_t>(i % 5), static_cast<uint64_t>(i % 3)};
+    return s;
+}
+
+void write_profile(const std::string &path, int samples, bool finish) {
+    std::string error;
+    auto w = Writer::create(path, &error);
+    ASSERT_TRUE(w) << error;
+    w->begin_run(test_run());
+    w->add_process({100, 1, {"./prog"}, "/usr/bin/prog", kStartMono + 10});
+    w->add_process({200, 100, {"./child", "x"}, "/usr/bin/child", kStartMono + 20});
+    w->add_thread({100, 100, "prog"});
+    w->add_module({100, "/usr/bin/prog", "abcdef01", 0x400000, 0x402000, 0, kStartMono + 11});
+    for (int i = 0; i < samples; ++i) {
+        OwnedSample s = numbered_sample(i);
+        w->add_sample(s.view());
+        w->add_accounting(s.pid, {1, 1, 0});
+        if (i % 50 == 49) {
+            ASSERT_TRUE(w->commit()) << w->error();
+        }
+    }
+    w->add_accounting(100, {3, 0, 3});
+    if (finish) {
+        ASSERT_TRUE(w->finish(kStartMono + 1'000'000'000, &error)) << error;
+    } else {
+        ASSERT_TRUE(w->commit()) << w->error();
+    }
+}
+
+std::string run_sql(const std::string &path, const char *sql) {
+    sqlite3 *db = nullptr;
+    std::string result;
+    int rc =
+        sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+    char *msg = nullptr;
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, sql, nullptr, nullptr, &msg);
+    if (rc != SQLITE_OK)
+        result = msg != nullptr ? msg : sqlite3_errmsg(db);
+    sqlite3_free(msg);
+    sqlite3_close(db);
+    return result;
+}
+
+std::string query_text(const std::string &path, const char *sql) {
+    sqlite3 *db = nullptr;
+    std::string result = "(error)";
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+        sqlite3_stmt *st = nullptr;
+        if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK) {
+            int rc = sqlite3_step(st);
+            if (rc == SQLITE_ROW) {
+                const unsigned char *t = sqlite3_column_text(st, 0);
+                result = t != nullptr ? reinterpret_cast<const char *>(t) : "(null)";
+            } else if (rc == SQLITE_DONE) {
+                result = "(no row)";
+            }
+        }
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(db);
+    return result;
+}
+
+std::string integrity_check(const std::string &path) {
+    return query_text(path, "PRAGMA integrity_check");
+}
+
+std::vector<char> read_bytes(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::string &path, const std::vector<char> &bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+::testing::AssertionResult refused(const std::string &path, const std::string &expected) {
+    std::string error;
+    auto r = Reader::open(path, &error);
+    if (r)
+        return ::testing::AssertionFailure() << path << " was accepted";
+    if (error.find(expected) == std::string::npos)
+        return ::testing::AssertionFailure()
+               << "refused, but the reason \"" << error << "\" does not say \"" << expected << "\"";
+    std::printf("refused as expected: %s\n", error.c_str()); // for a human reading the log
+    return ::testing::AssertionSuccess() << error;
+}
+
+} // namespace storagetest

@@ -1,0 +1,60 @@
+// Shared by the storage tests: a temporary directory per test, a small
+// realistic profile, and raw SQLite access for checking and damaging files.
+#pragma once
+
+#include "storage/profile.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace storagetest {
+
+using namespace cpcprof::storage;
+
+constexpr int64_t kStartMono = 5'000'000'000'000; // CLOCK_MONOTONIC of the run start
+
+struct StorageTest : ::testing::Test {
+    std::filesystem::path dir;
+    void SetUp() override;
+    void TearDown() override;
+    std::string path(const char *name) const { return (dir / name).string(); }
+};
+
+RunInfo test_run();
+
+// A sample with its own storage for frames and values.
+struct OwnedSample {
+    int pid = 100, tid = 100;
+    int64_t time_ns = kStartMono;
+    bool complete = true;
+    std::vector<uint64_t> frames, values;
+    Sample view() const { return {pid, tid, time_ns, complete, frames, values}; }
+};
+
+// Sample i of a deterministic family: 3 threads of 2 processes, stacks
+// drawn from 7 shapes that share prefixes, 2 values.
+OwnedSample numbered_sample(int i);
+
+// Writes a profile with `samples` numbered samples, processes, threads,
+// modules and accounting; finished when `finish`.  Fails the test on error.
+void write_profile(const std::string &path, int samples, bool finish = true);
+
+// Runs literal SQL on the file through an ordinary read-write connection
+// (to damage it); returns SQLite's error message or "" on success.
+std::string run_sql(const std::string &path, const char *sql);
+// PRAGMA integrity_check through a plain read-only connection: "ok" or the problems.
+std::string integrity_check(const std::string &path);
+// The first column of the first row of a literal query.
+std::string query_text(const std::string &path, const char *sql);
+
+std::vector<char> read_bytes(const std::string &path);
+void write_bytes(const std::string &path, const std::vector<char> &bytes);
+
+// Opening must fail with a reason containing `expected`.
+::testing::AssertionResult refused(const std::string &path, const std::string &expected);
+
+} // namespace storagetest

@@ -1,0 +1,266 @@
+// Files that are not good profiles: each is refused with a reason and
+// nothing crashes (run under the asan preset too).  Broken files are made
+// from a good one inside each test.
+#include "helpers.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+
+using namespace storagetest;
+
+namespace {
+
+struct Refusal : StorageTest {
+    std::string good;
+    void SetUp() override {
+        StorageTest::SetUp();
+        good = path("good.cpcprof");
+        write_profile(good, 200);
+    }
+    // A copy of the good profile, to damage.
+    std::string copy(const char *name) {
+        std::string p = path(name);
+        std::filesystem::copy_file(good, p);
+        return p;
+    }
+    // Page number (1-based) of a table's root, from the good file.
+    size_t root_page(const char *table_query) { return std::stoul(query_text(good, table_query)); }
+};
+
+// Opens a damaged file: refused with a reason that names the file, or
+// accepted and then readable to the end or stopped with a reason.  Never
+// a crash (the asan run checks the "never").
+void open_and_read_without_crashing(const std::string &file) {
+    std::string error;
+    auto r = Reader::open(file, &error);
+    if (!r) {
+        EXPECT_EQ(error.rfind(file + ": ", 0), 0u) << error;
+        EXPECT_GT(error.size(), file.size() + 2);
+        return;
+    }
+    uint64_t frames = 0;
+    bool read =
+        r->for_each_sample([&](const StoredSample &s) { frames += s.frames.size(); }, &error);
+    EXPECT_TRUE(read || !error.empty());
+}
+
+} // namespace
+
+TEST_F(Refusal, GoodFileIsAccepted) {
+    std::string error;
+    auto r = Reader::open(good, &error);
+    ASSERT_TRUE(r) << error;
+    EXPECT_TRUE(r->complete());
+    EXPECT_EQ(r->sample_count(), 200u);
+    EXPECT_TRUE(r->accounting_balanced());
+}
+
+TEST_F(Refusal, IncompleteFileIsAcceptedAndSaysSo) {
+    const std::string file = path("incomplete.cpcprof");
+    write_profile(file, 120, false);
+    std::string error;
+    auto r = Reader::open(file, &error);
+    ASSERT_TRUE(r) << error;
+    EXPECT_FALSE(r->complete());
+    EXPECT_EQ(r->sample_count(), 120u);
+}
+
+TEST_F(Refusal, MissingFile) {
+    EXPECT_TRUE(refused(path("nothing.cpcprof"), "No such file"));
+}
+
+TEST_F(Refusal, Directory) {
+    EXPECT_TRUE(refused(dir.string(), "not a regular file"));
+}
+
+TEST_F(Refusal, EmptyFile) {
+    const std::string file = path("empty.cpcprof");
+    std::ofstream{file};
+    EXPECT_TRUE(refused(file, "empty file"));
+}
+
+TEST_F(Refusal, NotSQLite) {
+    const std::string text = path("text.cpcprof");
+    std::ofstream(text) << "# not a profile\nmain;a;b 10\n";
+    EXPECT_TRUE(refused(text, "not an SQLite database"));
+    const std::string perf = path("perf.cpcprof");
+    std::ofstream(perf) << std::string("PERFILE2") + std::string(200, '\0');
+    EXPECT_TRUE(refused(perf, "not an SQLite database"));
+}
+
+TEST_F(Refusal, AnotherSQLiteDatabase) {
+    const std::string file = path("other.db");
+    ASSERT_EQ(run_sql(file, "CREATE TABLE t(x)"), "");
+    EXPECT_TRUE(refused(file, "not a cpcprof profile (application_id 0x00000000"));
+}
+
+TEST_F(Refusal, AnotherApplicationId) {
+    const std::string file = copy("appid.cpcprof");
+    ASSERT_EQ(run_sql(file, "PRAGMA application_id = 42"), "");
+    EXPECT_TRUE(refused(file, "not a cpcprof profile (application_id 0x0000002a"));
+}
+
+TEST_F(Refusal, AnotherSchemaVersion) {
+    const std::string newer = copy("v2.cpcprof");
+    ASSERT_EQ(run_sql(newer, "PRAGMA user_version = 2"), "");
+    EXPECT_TRUE(refused(newer, "profile format version 2; this cpcprof reads version 1 only "
+                               "(the file was written by a newer cpcprof)"));
+    const std::string older = copy("v0.cpcprof");
+    ASSERT_EQ(run_sql(older, "PRAGMA user_version = 0"), "");
+    EXPECT_TRUE(refused(older, "profile format version 0"));
+}
+
+TEST_F(Refusal, TruncatedMidPage) {
+    const std::string file = copy("cut.cpcprof");
+    auto bytes = read_bytes(file);
+    bytes.resize(bytes.size() / 2 + 100);
+    write_bytes(file, bytes);
+    EXPECT_TRUE(refused(file, "truncated"));
+}
+
+TEST_F(Refusal, TruncatedAtAPageBoundary) {
+    const std::string file = copy("cut4k.cpcprof");
+    auto bytes = read_bytes(file);
+    ASSERT_GT(bytes.size(), 3u * 4096);
+    bytes.resize(3 * 4096);
+    write_bytes(file, bytes);
+    EXPECT_TRUE(refused(file, "truncated"));
+}
+
+TEST_F(Refusal, FlippedBitsInATablePage) {
+    const std::string file = copy("flip.cpcprof");
+    size_t page = root_page("SELECT rootpage FROM sqlite_schema WHERE name = 'sample'");
+    auto bytes = read_bytes(file);
+    bytes[(page - 1) * 4096] ^= 0x5a; // the b-tree page type
+    write_bytes(file, bytes);
+    EXPECT_TRUE(refused(file, "damaged (SQLite quick_check:"));
+}
+
+TEST_F(Refusal, FlippedBitsInTheSchemaText) {
+    const std::string file = copy("flipschema.cpcprof");
+    auto bytes = read_bytes(file);
+    const std::string needle = "time_ns INTEGER";
+    auto at = std::search(bytes.begin(), bytes.begin() + 4096, needle.begin(), needle.end());
+    ASSERT_NE(at, bytes.begin() + 4096);
+    at[3] ^= 0x04; // time_ns -> tima_ns
+    write_bytes(file, bytes);
+    EXPECT_TRUE(refused(file, "schema differs from format version 1: table 'sample' is "
+                              "defined differently"));
+}
+
+TEST_F(Refusal, FlippedBitsInTheSchemaSyntax) {
+    const std::string file = copy("flipsyntax.cpcprof");
+    auto bytes = read_bytes(file);
+    const std::string needle = "CREATE TABLE sample(";
+    auto at = std::search(bytes.begin(), bytes.begin() + 4096, needle.begin(), needle.end());
+    ASSERT_NE(at, bytes.begin() + 4096);
+    at[needle.size() - 1] ^= 0x01; // '(' -> ')'
+    write_bytes(file, bytes);
+    EXPECT_TRUE(refused(file, "malformed database schema"));
+}
+
+// Every header byte and a spread of bytes over the whole file, one at a time.
+TEST_F(Refusal, FlippedBitsAnywhereNeverCrash) {
+    const auto original = read_bytes(good);
+    const std::string file = path("sweep.cpcprof");
+    std::vector<size_t> offsets;
+    for (size_t i = 0; i < 100; ++i)
+        offsets.push_back(i);
+    for (size_t i = 100; i < original.size(); i += 211)
+        offsets.push_back(i);
+    for (size_t at : offsets) {
+        SCOPED_TRACE(at);
+        auto bytes = original;
+        bytes[at] ^= static_cast<char>(0xa5);
+        write_bytes(file, bytes);
+        open_and_read_without_crashing(file);
+    }
+}
+
+TEST_F(Refusal, TriggerAdded) {
+    const std::string file = copy("trigger.cpcprof");
+    ASSERT_EQ(run_sql(file, "CREATE TRIGGER evil AFTER INSERT ON sample "
+                            "BEGIN DELETE FROM accounting; END"),
+              "");
+    EXPECT_TRUE(refused(file, "schema differs from format version 1: trigger 'evil' is "
+                              "unexpected"));
+}
+
+TEST_F(Refusal, ViewAdded) {
+    const std::string file = copy("view.cpcprof");
+    ASSERT_EQ(run_sql(file, "CREATE VIEW v AS SELECT * FROM sample"), "");
+    EXPECT_TRUE(refused(file, "view 'v' is unexpected"));
+}
+
+TEST_F(Refusal, TableChanged) {
+    const std::string file = copy("changed.cpcprof");
+    ASSERT_EQ(run_sql(file, "ALTER TABLE thread ADD COLUMN extra"), "");
+    EXPECT_TRUE(refused(file, "table 'thread' is defined differently"));
+}
+
+TEST_F(Refusal, TableMissing) {
+    const std::string file = copy("missing.cpcprof");
+    ASSERT_EQ(run_sql(file, "DROP TABLE accounting"), "");
+    EXPECT_TRUE(refused(file, "table 'accounting' is missing"));
+}
+
+TEST_F(Refusal, IndexAdded) {
+    const std::string file = copy("index.cpcprof");
+    ASSERT_EQ(run_sql(file, "CREATE INDEX by_time ON sample(time_ns)"), "");
+    EXPECT_TRUE(refused(file, "index 'by_time' is unexpected"));
+}
+
+TEST_F(Refusal, StackNodeWithALaterParent) {
+    const std::string file = copy("cycle.cpcprof");
+    ASSERT_EQ(run_sql(file, "UPDATE stack_node SET parent = 4 WHERE id = 2"), "");
+    EXPECT_TRUE(refused(file, "inconsistent stack table at node 2 (parent 4)"));
+}
+
+TEST_F(Refusal, StackNodeMissing) {
+    const std::string file = copy("gap.cpcprof");
+    ASSERT_EQ(run_sql(file, "DELETE FROM stack_node WHERE id = 2"), "");
+    EXPECT_TRUE(refused(file, "inconsistent stack table at node 3"));
+}
+
+TEST_F(Refusal, MappingOfAMissingModule) {
+    const std::string file = copy("nomodule.cpcprof");
+    ASSERT_EQ(run_sql(file, "DELETE FROM module"), "");
+    EXPECT_TRUE(refused(file, "mapping 1 refers to module 1, which is missing"));
+}
+
+// Row-level damage found while streaming: the samples before it are
+// delivered, then the reason.
+struct BadSample : Refusal {
+    std::string read_error(const char *damage, uint64_t *visited) {
+        const std::string file = copy("bad.cpcprof");
+        EXPECT_EQ(run_sql(file, damage), "");
+        std::string error;
+        auto r = Reader::open(file, &error);
+        EXPECT_TRUE(r) << error;
+        if (!r)
+            return error;
+        *visited = 0;
+        EXPECT_FALSE(r->for_each_sample([&](const StoredSample &) { ++*visited; }, &error));
+        return error;
+    }
+};
+
+TEST_F(BadSample, MissingStackNode) {
+    uint64_t visited;
+    EXPECT_EQ(read_error("UPDATE sample SET stack = 1000000 WHERE id = 5", &visited),
+              "inconsistent: sample 5 refers to missing stack node 1000000");
+    EXPECT_EQ(visited, 4u);
+}
+
+TEST_F(BadSample, MissingThread) {
+    uint64_t visited;
+    EXPECT_EQ(read_error("UPDATE sample SET thread = 99 WHERE id = 3", &visited),
+              "inconsistent: sample 3 refers to missing thread 99");
+}
+
+TEST_F(BadSample, BadlyEncodedValues) {
+    uint64_t visited;
+    EXPECT_EQ(read_error("UPDATE sample SET more_values = x'80' WHERE id = 2", &visited),
+              "inconsistent: sample 2 has badly encoded more_values");
+}
