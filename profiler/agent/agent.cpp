@@ -188,18 +188,29 @@ void prepare_thread() {
     s->ready.store(true, std::memory_order_release);
 }
 
-int find_libc(dl_phdr_info *info, size_t, void *arg) {
+// The code ranges of libc (roots of complete stacks) and libunwind.
+int find_code(dl_phdr_info *info, size_t, void *arg) {
     auto *st = static_cast<State *>(arg);
-    if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "/libc.so") == nullptr)
+    if (info->dlpi_name == nullptr)
         return 0;
+    uintptr_t *lo = nullptr, *hi = nullptr;
+    if (std::strstr(info->dlpi_name, "/libc.so") != nullptr) {
+        lo = &st->libc_lo;
+        hi = &st->libc_hi;
+    } else if (std::strstr(info->dlpi_name, "/libunwind.so") != nullptr) {
+        lo = &st->unwind_lo;
+        hi = &st->unwind_hi;
+    } else {
+        return 0;
+    }
     for (int i = 0; i < info->dlpi_phnum; ++i) {
         const ElfW(Phdr) &ph = info->dlpi_phdr[i];
         if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-            st->libc_lo = info->dlpi_addr + ph.p_vaddr;
-            st->libc_hi = st->libc_lo + ph.p_memsz;
+            *lo = info->dlpi_addr + ph.p_vaddr;
+            *hi = *lo + ph.p_memsz;
         }
     }
-    return 1;
+    return 0;
 }
 
 bool allocate_slots(State &s) {
@@ -269,7 +280,7 @@ __attribute__((constructor)) void agent_init() {
     if (!s.cfg.children)
         keep_to_this_process(s.cfg);
     send_hello();
-    dl_iterate_phdr(find_libc, &s);
+    dl_iterate_phdr(find_code, &s);
     s.entry_lo = getauxval(AT_ENTRY);
     s.entry_hi = s.entry_lo + 64;
     if (!setup_counters(s) || !allocate_slots(s) || !install_handler()) {

@@ -55,9 +55,18 @@ void report(std::atomic<int> &flag, const char *what) {
         send_error(what);
 }
 
-int filtered_mask(mask_fn real, int how, const sigset_t *set, sigset_t *old) {
+// libunwind also changes masks outside the agent's calls (its per-thread
+// cache is freed at thread exit, with signals blocked).
+bool from_unwinder(const void *caller) {
+    auto a = reinterpret_cast<uintptr_t>(caller);
+    const State &s = state();
+    return a >= s.unwind_lo && a < s.unwind_hi;
+}
+
+int filtered_mask(mask_fn real, int how, const sigset_t *set, sigset_t *old,
+                  const void *caller) {
     if (set == nullptr || how == SIG_UNBLOCK || !signals_guarded() || tls_agent_depth > 0 ||
-        !sigismember(set, SIGEMT))
+        !sigismember(set, SIGEMT) || from_unwinder(caller))
         return real(how, set, old);
     sigset_t copy = *set;
     sigdelset(&copy, SIGEMT);
@@ -132,11 +141,11 @@ extern "C" __attribute__((visibility("default"))) sighandler_t signal(int sig,
 extern "C" __attribute__((visibility("default"))) int
 sigprocmask(int how, const sigset_t *set, sigset_t *old) noexcept {
     static mask_fn real = next<mask_fn>("sigprocmask");
-    return filtered_mask(real, how, set, old);
+    return filtered_mask(real, how, set, old, __builtin_return_address(0));
 }
 
 extern "C" __attribute__((visibility("default"))) int
 pthread_sigmask(int how, const sigset_t *set, sigset_t *old) noexcept {
     static mask_fn real = next<mask_fn>("pthread_sigmask");
-    return filtered_mask(real, how, set, old);
+    return filtered_mask(real, how, set, old, __builtin_return_address(0));
 }

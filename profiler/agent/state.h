@@ -64,6 +64,7 @@ struct State {
     // process start code) or at the executable's entry point.
     uintptr_t libc_lo = 0, libc_hi = 0;
     uintptr_t entry_lo = 0, entry_hi = 0;
+    uintptr_t unwind_lo = 0, unwind_hi = 0; // libunwind's code
     std::atomic<uint64_t> no_slot{0}; // samples lost for want of a free slot
     double tsc_per_ns = 0;            // 0: handler costs are not measured
     // Costs of threads whose slots were freed (drain thread only).
