@@ -3,6 +3,7 @@
 // one: a set whose first request has CPC_OVF_NOTIFY_EMT with the preset
 // UINT64_MAX - (period - 1), bound with CPC_BIND_LWP_INHERIT, a SIGEMT
 // handler that records the stack and calls cpc_set_restart.
+#include "cfi.h"
 #include "channel.h"
 #include "drain.h"
 #include "handler.h"
@@ -188,21 +189,12 @@ void prepare_thread() {
     s->ready.store(true, std::memory_order_release);
 }
 
-// The code ranges of libc (roots of complete stacks) and libunwind.
+// libc's code range: frame-pointer stacks that end there are complete.
 int find_code(dl_phdr_info *info, size_t, void *arg) {
     auto *st = static_cast<State *>(arg);
-    if (info->dlpi_name == nullptr)
+    if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "/libc.so") == nullptr)
         return 0;
-    uintptr_t *lo = nullptr, *hi = nullptr;
-    if (std::strstr(info->dlpi_name, "/libc.so") != nullptr) {
-        lo = &st->libc_lo;
-        hi = &st->libc_hi;
-    } else if (std::strstr(info->dlpi_name, "/libunwind.so") != nullptr) {
-        lo = &st->unwind_lo;
-        hi = &st->unwind_hi;
-    } else {
-        return 0;
-    }
+    uintptr_t *lo = &st->libc_lo, *hi = &st->libc_hi;
     for (int i = 0; i < info->dlpi_phnum; ++i) {
         const ElfW(Phdr) &ph = info->dlpi_phdr[i];
         if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
@@ -288,6 +280,7 @@ __attribute__((constructor)) void agent_init() {
         return;
     }
     send_modules_now();
+    refresh_cfi();
     start_drain(); // before the bind: the drain thread is not sampled
     prepare_thread();
     g_active = true;
@@ -419,4 +412,15 @@ extern "C" __attribute__((visibility("default"), noreturn)) void exit(int code) 
     static exit_fn real = reinterpret_cast<exit_fn>(dlsym(RTLD_NEXT, "exit"));
     real(code);
     __builtin_unreachable();
+}
+
+// A library loaded now gets its unwind tables before its code is sampled
+// (the drain thread would otherwise notice it only at its next pass).
+extern "C" __attribute__((visibility("default"))) void *dlopen(const char *file, int mode) {
+    using dlopen_fn = void *(*)(const char *, int);
+    static dlopen_fn real = reinterpret_cast<dlopen_fn>(dlsym(RTLD_NEXT, "dlopen"));
+    void *h = real(file, mode);
+    if (h != nullptr && g_active)
+        refresh_cfi_if_changed();
+    return h;
 }

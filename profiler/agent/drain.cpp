@@ -3,6 +3,7 @@
 // and frees the slots of threads that have ended.
 #include "drain.h"
 
+#include "cfi.h"
 #include "channel.h"
 #include "signals.h"
 #include "state.h"
@@ -137,6 +138,7 @@ void send_modules_if_changed(bool force) {
         return;
     g_adds = c[0];
     g_subs = c[1];
+    refresh_cfi();
     proto::Writer body(proto::Type::modules);
     ModuleList ml{&body, 0, exe_path()};
     dl_iterate_phdr(add_module, &ml);

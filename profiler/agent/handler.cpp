@@ -33,8 +33,8 @@ void account_cost(const State &s, Slot *slot, int which, uint64_t ticks) {
 int walk(const State &s, Slot *slot, siginfo_t *si, void *ucv, uint64_t *frames, bool *complete) {
     auto pc = reinterpret_cast<uintptr_t>(si->si_addr);
     int max = s.cfg.max_depth;
-    // Until the thread's start wrapper has warmed the unwinder, libunwind
-    // could allocate (its per-thread cache): record the PC alone.
+    // Until the thread's start wrapper has found its stack bounds, no frame
+    // can be read safely: record the PC alone.
     if (s.cfg.call_graph == CallGraph::none || !slot->ready.load(std::memory_order_acquire)) {
         frames[0] = pc;
         *complete = false;
@@ -43,7 +43,8 @@ int walk(const State &s, Slot *slot, siginfo_t *si, void *ucv, uint64_t *frames,
     if (s.cfg.call_graph == CallGraph::fp)
         return unwind_fp(static_cast<ucontext_t *>(ucv), slot->stack_lo, slot->stack_hi, frames,
                          max, complete);
-    return unwind_dwarf(pc, frames, max, complete);
+    return unwind_dwarf(static_cast<ucontext_t *>(ucv), slot->stack_lo, slot->stack_hi, frames,
+                        max, complete);
 }
 
 void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *values) {
@@ -74,7 +75,7 @@ void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *value
 
 void on_overflow(int sig, siginfo_t *si, void *uc) {
     int saved = errno;
-    AgentCode mine; // libunwind's mask changes are not the program's
+    AgentCode mine; // mask changes made from here are not the program's
     uint64_t t_entry = tsc();
     State &s = state();
     if (si->si_code != EMT_CPCOVF || s.set == nullptr) {

@@ -31,8 +31,8 @@ std::atomic<bool> g_program_set{false};
 // Set by the wrappers (possibly in a signal handler); the drain thread
 // reports them.  0 nothing, 1 to report, 2 reported.
 std::atomic<int> g_saw_handler{0}, g_saw_mask{0};
-// The agent's own code (its handler, the unwinder it calls) changes masks
-// too: libunwind blocks signals around its caches.  Those pass unchanged.
+// The agent's own code changes masks too (its drain thread starts with
+// every signal blocked).  Those pass unchanged.
 __attribute__((tls_model("initial-exec"))) thread_local int tls_agent_depth = 0;
 
 sigaction_fn real_sigaction() {
@@ -55,18 +55,9 @@ void report(std::atomic<int> &flag, const char *what) {
         send_error(what);
 }
 
-// libunwind also changes masks outside the agent's calls (its per-thread
-// cache is freed at thread exit, with signals blocked).
-bool from_unwinder(const void *caller) {
-    auto a = reinterpret_cast<uintptr_t>(caller);
-    const State &s = state();
-    return a >= s.unwind_lo && a < s.unwind_hi;
-}
-
-int filtered_mask(mask_fn real, int how, const sigset_t *set, sigset_t *old,
-                  const void *caller) {
+int filtered_mask(mask_fn real, int how, const sigset_t *set, sigset_t *old) {
     if (set == nullptr || how == SIG_UNBLOCK || !signals_guarded() || tls_agent_depth > 0 ||
-        !sigismember(set, SIGEMT) || from_unwinder(caller))
+        !sigismember(set, SIGEMT))
         return real(how, set, old);
     sigset_t copy = *set;
     sigdelset(&copy, SIGEMT);
@@ -141,11 +132,11 @@ extern "C" __attribute__((visibility("default"))) sighandler_t signal(int sig,
 extern "C" __attribute__((visibility("default"))) int
 sigprocmask(int how, const sigset_t *set, sigset_t *old) noexcept {
     static mask_fn real = next<mask_fn>("sigprocmask");
-    return filtered_mask(real, how, set, old, __builtin_return_address(0));
+    return filtered_mask(real, how, set, old);
 }
 
 extern "C" __attribute__((visibility("default"))) int
 pthread_sigmask(int how, const sigset_t *set, sigset_t *old) noexcept {
     static mask_fn real = next<mask_fn>("pthread_sigmask");
-    return filtered_mask(real, how, set, old, __builtin_return_address(0));
+    return filtered_mask(real, how, set, old);
 }

@@ -36,7 +36,7 @@ struct Slot {
     // routine wrapper sets them (written before `ready` with release).
     uintptr_t stack_lo = 0;
     uintptr_t stack_hi = 0;
-    std::atomic<bool> ready{false}; // unwinder warmed in this thread
+    std::atomic<bool> ready{false}; // stack bounds known
     bool announced = false;         // drain thread: thread message sent
     // TSC ticks spent in the handler, written by the handler only:
     // [0] PC + unwind + ring push, [1] entry to exit (libcpc calls included).
@@ -64,7 +64,6 @@ struct State {
     // process start code) or at the executable's entry point.
     uintptr_t libc_lo = 0, libc_hi = 0;
     uintptr_t entry_lo = 0, entry_hi = 0;
-    uintptr_t unwind_lo = 0, unwind_hi = 0; // libunwind's code
     std::atomic<uint64_t> no_slot{0}; // samples lost for want of a free slot
     double tsc_per_ns = 0;            // 0: handler costs are not measured
     // Costs of threads whose slots were freed (drain thread only).

@@ -1,11 +1,9 @@
 // Signal context: everything here runs in the overflow handler.
 #include "unwind.h"
 
-#include "signals.h"
 #include "state.h"
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
+#include "cfi.h"
 
 #include <cstring>
 
@@ -20,39 +18,60 @@ bool is_root(uintptr_t ip) {
 
 } // namespace
 
-void warm_unwinder() {
-    AgentCode mine;
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-    void *buf[kMaxDepthLimit];
-    unw_backtrace(buf, kMaxDepthLimit);
+namespace {
+
+bool read_word(uintptr_t addr, uintptr_t lo, uintptr_t hi, uintptr_t *out) {
+    if (addr < lo || addr > hi - sizeof(uintptr_t) || (addr & 7) != 0)
+        return false;
+    std::memcpy(out, reinterpret_cast<const void *>(addr), sizeof *out);
+    return true;
 }
 
-int unwind_dwarf(uintptr_t pc, uint64_t *frames, int max, bool *complete) {
-    // The walk starts in this handler: skip its frames and the signal
-    // trampoline, up to the interrupted PC.
-    constexpr int kSkipMax = 16;
-    void *buf[kMaxDepthLimit + kSkipMax];
-    int cap = max + kSkipMax;
-    int n = unw_backtrace(buf, cap);
-    int first = -1;
-    for (int i = 0; i < n && i < kSkipMax; ++i) {
-        if (reinterpret_cast<uintptr_t>(buf[i]) == pc) {
-            first = i;
+} // namespace
+
+int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *frames, int max,
+                 bool *complete) {
+    *complete = false;
+#if defined(__x86_64__)
+    uintptr_t pc = uc->uc_mcontext.gregs[REG_RIP];
+    uintptr_t sp = uc->uc_mcontext.gregs[REG_RSP];
+    uintptr_t fp = uc->uc_mcontext.gregs[REG_RBP];
+    if (hi == 0)
+        lo = hi = sp; // bounds unknown: read nothing
+    if (lo == 0 || sp > lo)
+        lo = sp; // nothing below the interrupted stack pointer is a frame
+    int n = 0;
+    while (n < max) {
+        frames[n++] = pc;
+        uintptr_t bias = 0;
+        // Return addresses point after the call: look up the call itself.
+        const CfiRow *row = find_cfi(n == 1 ? pc : pc - 1, &bias);
+        if (row == nullptr)
             break;
+        uintptr_t cfa;
+        switch (row->kind) {
+        case CfiRow::outermost: *complete = true; return n;
+        case CfiRow::sp: cfa = sp + row->cfa_off; break;
+        case CfiRow::fp: cfa = fp + row->cfa_off; break;
+        case CfiRow::plt: cfa = sp + 8 + ((pc & 15) >= row->plt_threshold ? 8 : 0); break;
+        default: return n;
         }
+        uintptr_t ra;
+        if (cfa <= sp || !read_word(cfa - 8, lo, hi, &ra))
+            break;
+        if (row->rbp_off != 0 && !read_word(cfa + row->rbp_off, lo, hi, &fp))
+            break;
+        if (ra == 0) {
+            *complete = true;
+            return n;
+        }
+        sp = cfa;
+        pc = ra;
     }
-    if (first < 0) {
-        frames[0] = pc;
-        *complete = false;
-        return 1;
-    }
-    int depth = n - first;
-    if (depth > max)
-        depth = max;
-    for (int i = 0; i < depth; ++i)
-        frames[i] = reinterpret_cast<uintptr_t>(buf[first + i]);
-    *complete = n < cap && depth > 1 && is_root(frames[depth - 1]);
-    return depth;
+    return n;
+#else
+    return unwind_fp(uc, lo, hi, frames, max, complete);
+#endif
 }
 
 int unwind_fp(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *frames, int max,

@@ -10,17 +10,19 @@ namespace cpcprof::agent {
 
 struct Slot;
 
-// [async-signal-safe] libunwind's cached walk (unw_backtrace) from the
-// handler through the signal frame; returns the number of frames.
-int unwind_dwarf(uintptr_t pc, uint64_t *frames, int max, bool *complete);
+// [async-signal-safe] DWARF call-frame walk from the interrupted context
+// with the agent's own CFI tables (cfi.h), reading only inside the
+// thread's stack [lo, hi); complete when it reaches a frame the CFI marks
+// outermost (_start, clone3).
+int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *frames, int max,
+                 bool *complete);
 
 // [async-signal-safe] Frame-pointer walk from the interrupted context,
 // reading only inside the thread's stack [lo, hi).
 int unwind_fp(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *frames, int max,
               bool *complete);
 
-// Prepares libunwind for use in signal context in the calling thread
-// (per-thread caches, first-walk costs).  Not async-signal-safe.
-void warm_unwinder();
+// Nothing to prepare per thread any more: the CFI tables are process-wide.
+inline void warm_unwinder() {}
 
 } // namespace cpcprof::agent
