@@ -131,14 +131,17 @@ int record_main(const std::vector<std::string> &args) {
     writer->commit();
     // Orphaned descendants are reparented to us, so their exit is seen.
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    // The terminal's ^C reaches the target; the recorder finishes the file.
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
     auto target = spawn_target(*o, *plan, *agent, &error);
     if (!target) {
         writer->finish(monotonic_ns(), &error);
         return fail(error, 127);
     }
+    // The terminal's ^C reaches the target; the recorder finishes the file.
+    // Ignored only now, after the fork: the target must get the
+    // dispositions cpcprof was started with (an ignored signal stays
+    // ignored across exec).  GNU time does the same.
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
     Session session(*writer, *target);
     Summary s = session.run();
     if (!writer->finish(monotonic_ns(), &error))
