@@ -1,0 +1,43 @@
+/*
+ * crash: busy for 2 s of CPU time in crash_busy(), then dies of SIGSEGV in
+ * crash_now() (a store through a null pointer).
+ *
+ * Before dying it prints, flushed:
+ *     busy SECONDS        CPU time spent in crash_busy
+ *     crash MONO_NS       CLOCK_MONOTONIC just before the fault
+ * The test expects the samples up to the crash in the profile (most of
+ * them in crash_busy, the last one shortly before MONO_NS), the process
+ * recorded as killed by signal 11, and cpcprof to exit 139.
+ *
+ * usage: crash [SECONDS]
+ */
+#include "target_util.h"
+
+#include <sys/resource.h>
+
+volatile uint64_t crash_sink;
+int *volatile crash_target_address; /* null; volatile so the store stays */
+
+NOINLINE void crash_busy(double seconds) {
+    double end = thread_cpu_seconds() + seconds;
+    uint64_t x = 1;
+    while (thread_cpu_seconds() < end)
+        x = spin_chunk(x);
+    crash_sink = x;
+}
+
+NOINLINE void crash_now(void) { *crash_target_address = 42; }
+
+int main(int argc, char **argv) {
+    double seconds = argc > 1 ? atof(argv[1]) : 2.0;
+    /* No core file: the test is about the signal, not the dump. */
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    double t0 = thread_cpu_seconds();
+    crash_busy(seconds);
+    printf("busy %.6f\n", thread_cpu_seconds() - t0);
+    printf("crash %lld\n", (long long)mono_ns());
+    fflush(stdout);
+    crash_now();
+    return 0;
+}

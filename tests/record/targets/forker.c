@@ -1,0 +1,180 @@
+/*
+ * forker: processes that fork, exec and load libraries, one mode per run.
+ *
+ *   forker fork
+ *       fork without exec: the child spins 0.3 s in fk_child_busy() and
+ *       exits 3 (exit(3), so atexit work runs); the parent spins 0.3 s in
+ *       fk_parent_busy(), reaps the child, prints "child PID exited 3" and
+ *       "parent PID", and exits 0.  Test: two processes in the profile,
+ *       each with samples in its own function; the child's exit status 3.
+ *
+ *   forker chain N
+ *       prints "stage N pid PID", spins 0.2 s in fk_chain_stage(), then
+ *       execs itself as "forker chain N-1"; stage 0 exits 7.  "chain 2" is
+ *       an exec chain of 3 programs in one pid.  Test: cpcprof exits 7 and
+ *       every stage's image has samples in fk_chain_stage.
+ *
+ *   forker dlopen N LIBRARY
+ *       N times: dlopen LIBRARY, call its dlib_work(), dlclose it (and check
+ *       that it is gone).  Prints "dlopen cycles N unloaded U" and exits 0.
+ *       Test: exit 0, U == N, the library in the profile's modules.
+ *
+ *   forker exec-lister
+ *       spins 0.1 s, then forks and execs "forker list-fds" and exits with
+ *       its status.
+ *   forker list-fds
+ *       prints "fd N TARGET" for every open descriptor (readlink of
+ *       /proc/self/fd/N), "env NAME=VALUE" for LD_PRELOAD and every
+ *       CPCPROF_* variable, and "lister PID"; exits 0.  Test
+ *       (--no-children): no socket among the descriptors, no agent in
+ *       LD_PRELOAD, no CPCPROF_* variable, the lister not in the profile.
+ */
+#define _GNU_SOURCE
+#include "target_util.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+volatile uint64_t fk_sink;
+
+NOINLINE uint64_t fk_spin(double seconds) {
+    double end = thread_cpu_seconds() + seconds;
+    uint64_t x = 13;
+    while (thread_cpu_seconds() < end)
+        x = spin_chunk(x);
+    return x;
+}
+
+/* The store after the call keeps each one on the stack (no tail call). */
+NOINLINE void fk_child_busy(void) { fk_sink = fk_spin(0.3) + 1; }
+NOINLINE void fk_parent_busy(void) { fk_sink = fk_spin(0.3) + 2; }
+NOINLINE void fk_chain_stage(void) { fk_sink = fk_spin(0.2) + 3; }
+
+static void self_exe(char *buf, size_t size) {
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    if (n <= 0)
+        die("readlink /proc/self/exe");
+    buf[n] = '\0';
+}
+
+static int mode_fork(void) {
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork");
+    if (pid == 0) {
+        fk_child_busy();
+        exit(3);
+    }
+    fk_parent_busy();
+    int status;
+    if (waitpid(pid, &status, 0) != pid)
+        die("waitpid");
+    printf("child %d exited %d\n", (int)pid, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    printf("parent %d\n", (int)getpid());
+    return 0;
+}
+
+static int mode_chain(int n) {
+    printf("stage %d pid %d\n", n, (int)getpid());
+    fflush(stdout);
+    fk_chain_stage();
+    if (n <= 0)
+        return 7;
+    char exe[4096], next[16];
+    self_exe(exe, sizeof exe);
+    snprintf(next, sizeof next, "%d", n - 1);
+    char *argv[] = {"forker", "chain", next, NULL};
+    execv(exe, argv);
+    die("execv");
+    return 1;
+}
+
+static int mode_dlopen(int n, const char *library) {
+    int unloaded = 0;
+    uint64_t x = 17;
+    for (int i = 0; i < n; ++i) {
+        void *h = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+        if (h == NULL) {
+            fprintf(stderr, "dlopen: %s\n", dlerror());
+            return 1;
+        }
+        uint64_t (*work)(uint64_t) = (uint64_t(*)(uint64_t))dlsym(h, "dlib_work");
+        if (work == NULL) {
+            fprintf(stderr, "dlsym: %s\n", dlerror());
+            return 1;
+        }
+        x = work(x);
+        dlclose(h);
+        void *still = dlopen(library, RTLD_NOW | RTLD_NOLOAD);
+        if (still == NULL)
+            ++unloaded;
+        else
+            dlclose(still);
+    }
+    fk_sink = x;
+    printf("dlopen cycles %d unloaded %d\n", n, unloaded);
+    return 0;
+}
+
+static int mode_exec_lister(void) {
+    fk_sink = fk_spin(0.1);
+    fflush(stdout);
+    char exe[4096];
+    self_exe(exe, sizeof exe);
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork");
+    if (pid == 0) {
+        char *argv[] = {"forker", "list-fds", NULL};
+        execv(exe, argv);
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) != pid)
+        die("waitpid");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int mode_list_fds(void) {
+    DIR *d = opendir("/proc/self/fd");
+    if (d == NULL)
+        die("opendir /proc/self/fd");
+    int own = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || atoi(e->d_name) == own)
+            continue;
+        char path[300], target[4096];
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        ssize_t n = readlink(path, target, sizeof target - 1);
+        target[n > 0 ? n : 0] = '\0';
+        printf("fd %s %s\n", e->d_name, target);
+    }
+    closedir(d);
+    for (char **v = environ; *v != NULL; ++v)
+        if (strncmp(*v, "LD_PRELOAD=", 11) == 0 || strncmp(*v, "CPCPROF_", 8) == 0)
+            printf("env %s\n", *v);
+    printf("lister %d\n", (int)getpid());
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 1 ? argv[1] : "";
+    if (strcmp(mode, "fork") == 0)
+        return mode_fork();
+    if (strcmp(mode, "chain") == 0 && argc > 2)
+        return mode_chain(atoi(argv[2]));
+    if (strcmp(mode, "dlopen") == 0 && argc > 3)
+        return mode_dlopen(atoi(argv[2]), argv[3]);
+    if (strcmp(mode, "exec-lister") == 0)
+        return mode_exec_lister();
+    if (strcmp(mode, "list-fds") == 0)
+        return mode_list_fds();
+    fprintf(stderr, "usage: forker fork | chain N | dlopen N LIBRARY | exec-lister | list-fds\n");
+    return 2;
+}

@@ -1,0 +1,290 @@
+// `cpcprof record` as a user meets it: exit status, summary, the output
+// file, options, a target that crashes, a recorder that is killed, ^C, and
+// what an excluded child inherits.
+#include "profile_symbols.h"
+#include "record_harness.h"
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <thread>
+
+using namespace cpcprof::test;
+namespace storage = cpcprof::storage;
+using namespace std::chrono_literals;
+
+namespace {
+
+const storage::ProcessRecord *process(const Profile &p, int pid) {
+    for (const storage::ProcessRecord &r : p.reader->processes())
+        if (r.info.pid == pid)
+            return &r;
+    return nullptr;
+}
+
+bool exists(const std::string &path) { return access(path.c_str(), F_OK) == 0; }
+
+} // namespace
+
+TEST(RecordCli, ExitStatusIsTheTargets) {
+    for (int code : {0, 3, 42}) {
+        TempDir dir;
+        RunResult r = run_cpcprof(
+            dir, {"record", "-q", "-o", "out.cpcprof", "--", "sh", "-c", "exit " + std::to_string(code)});
+        EXPECT_EQ(r.status, code) << r.err;
+        Profile p = load_profile(dir.file("out.cpcprof"));
+        ASSERT_TRUE(p) << p.error;
+        ASSERT_EQ(p.reader->processes().size(), 1u);
+        EXPECT_EQ(p.reader->processes()[0].exit_status, code);
+        EXPECT_FALSE(p.reader->processes()[0].killed_by_signal.has_value());
+        EXPECT_TRUE(p.reader->complete());
+    }
+}
+
+// Every sample the sampler took is either in the file or counted as
+// dropped; a 16 KB ring at 10 kHz with 40-deep stacks must drop some.
+TEST(RecordCli, SummaryAccountsForEverySample) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-F", "10000", "--ring-kb", "16", "-o", "out.cpcprof",
+                                    "--", WORKLOAD_FP, "--seconds", "0.6", "--thread-seconds",
+                                    "0.3"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto s = parse_summary(r.err);
+    ASSERT_TRUE(s) << "no summary line in:\n" << r.err;
+    std::printf("summary: taken %llu stored %llu dropped %llu\n", (unsigned long long)s->taken,
+                (unsigned long long)s->stored, (unsigned long long)s->dropped);
+    EXPECT_EQ(s->taken, s->stored + s->dropped);
+    EXPECT_GT(s->dropped, 0u) << "a 16 KB ring at 10 kHz should overflow";
+    EXPECT_GT(s->stored, 500u);
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    storage::Accounting total = p.reader->accounting_total();
+    EXPECT_TRUE(p.reader->accounting_balanced());
+    EXPECT_EQ(total.taken, s->taken);
+    EXPECT_EQ(total.stored, s->stored);
+    EXPECT_EQ(total.dropped, s->dropped);
+    EXPECT_EQ(p.reader->sample_count(), s->stored);
+    EXPECT_EQ(p.samples.size(), s->stored);
+}
+
+TEST(RecordCli, KeepsAnExistingOutputFileAsOld) {
+    TempDir dir;
+    {
+        std::ofstream old(dir.file("out.cpcprof"));
+        old << "an earlier recording\n";
+    }
+    RunResult r = run_cpcprof(dir, {"record", "-q", "-o", "out.cpcprof", "--", "true"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(read_file(dir.file("out.cpcprof.old")), "an earlier recording\n");
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    EXPECT_TRUE(p) << p.error;
+
+    // Again: the profile just written becomes the .old one.
+    r = run_cpcprof(dir, {"record", "-q", "-o", "out.cpcprof", "--", "true"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    Profile older = load_profile(dir.file("out.cpcprof.old"));
+    EXPECT_TRUE(older) << older.error;
+}
+
+TEST(RecordCli, BadOptionsPrintUsageAndExit2) {
+    const std::vector<std::vector<std::string>> bad = {
+        {"record"},
+        {"record", "--"},
+        {"record", "--call-graph", "lbr", "--", "true"},
+        {"record", "-c", "0", "--", "true"},
+        {"record", "-c", "1000", "-F", "100", "--", "true"},
+        {"record", "-F", "lots", "--", "true"},
+        {"record", "--max-depth", "5000", "--", "true"},
+        {"record", "-e", ",100", "--", "true"},
+        {"record", "-e", "cpu-clock,-5", "--", "true"},
+        {"record", "--bogus", "--", "true"},
+        {"record", "-o"},
+        {"recrod", "--", "true"},
+    };
+    for (const auto &args : bad) {
+        TempDir dir;
+        RunResult r = run_cpcprof(dir, args);
+        std::string shown;
+        for (const std::string &a : args)
+            shown += a + " ";
+        EXPECT_EQ(r.status, 2) << shown << "\n" << r.err;
+        EXPECT_NE(r.err.find("usage: cpcprof"), std::string::npos) << shown << "\n" << r.err;
+        EXPECT_FALSE(exists(dir.file("out.cpcprof"))) << shown;
+    }
+}
+
+TEST(RecordCli, UnknownEventGivesLibcpcMessageAndExit1) {
+    {
+        TempDir dir;
+        RunResult r = run_cpcprof(dir, {"record", "-e", "no_such_event_xyz", "--", "true"});
+        EXPECT_EQ(r.status, 1) << r.err;
+        EXPECT_NE(r.err.find("no_such_event_xyz"), std::string::npos) << r.err;
+        EXPECT_EQ(r.err.find("usage:"), std::string::npos) << r.err;
+        EXPECT_FALSE(exists(dir.file("out.cpcprof")));
+    }
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-e", "cycles", "--", "true"});
+    if (r.status == 0)
+        GTEST_SKIP() << "this machine counts cycles (it has a hardware PMU)";
+    std::printf("-e cycles: %s", r.err.c_str());
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("cycles"), std::string::npos) << r.err;
+    // libcpc says why, not just that it failed.
+    EXPECT_NE(r.err.find("hardware"), std::string::npos) << r.err;
+    EXPECT_FALSE(exists(dir.file("out.cpcprof")));
+}
+
+TEST(RecordCrash, SamplesUpToTheCrashAreKept) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", CRASH_EXE, "2"});
+    EXPECT_EQ(r.status, 139) << r.err;
+    auto busy = lines_with(r.out, "busy ");
+    auto crash = lines_with(r.out, "crash ");
+    ASSERT_EQ(busy.size(), 1u) << r.out;
+    ASSERT_EQ(crash.size(), 1u) << r.out;
+    double busy_s = std::stod(busy[0]);
+    int64_t crash_ns = std::stoll(crash[0]);
+
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    EXPECT_TRUE(p.reader->complete());
+    ASSERT_EQ(p.reader->processes().size(), 1u);
+    const storage::ProcessRecord &proc = p.reader->processes()[0];
+    EXPECT_EQ(proc.killed_by_signal, SIGSEGV);
+    EXPECT_FALSE(proc.exit_status.has_value());
+
+    ProfileSymbols syms(*p.reader);
+    size_t in_busy = 0;
+    int64_t last = 0;
+    for (const SampleCopy &s : p.samples) {
+        last = std::max(last, s.time_ns);
+        in_busy += syms.function(s.pid, s.frames.at(0), s.time_ns) == "crash_busy";
+    }
+    // One sample per ms of CPU time; the last drain before the crash is at
+    // most 10 ms old.
+    double expected = busy_s * 1000;
+    std::printf("crash_busy: %zu samples for %.3f s; last sample %.1f ms before the crash\n",
+                in_busy, busy_s, double(crash_ns - last) / 1e6);
+    EXPECT_GE(double(in_busy), 0.9 * expected);
+    EXPECT_LE(double(in_busy), 1.05 * expected);
+    EXPECT_GT(last, crash_ns - 50'000'000) << "samples of the last moments are missing";
+    EXPECT_LE(last, crash_ns);
+    ASSERT_TRUE(proc.end_ns.has_value());
+    EXPECT_GE(*proc.end_ns, crash_ns);
+    EXPECT_LT(*proc.end_ns, crash_ns + 1'000'000'000) << "end time on another clock?";
+}
+
+// The target runs on to its normal end when the recorder dies, and the
+// recorder's file is usable up to its last commit.
+TEST(RecordKill, TargetSurvivesARecorderKilledMidRun) {
+    TempDir dir;
+    ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0); // the orphaned target comes to us
+    pid_t rec = start_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", WORKLOAD_FP, "--seconds",
+                                    "1.5", "--thread-seconds", "0.5"});
+    std::this_thread::sleep_for(700ms);
+    ASSERT_EQ(kill(rec, SIGKILL), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(rec, &status, 0), rec);
+    ASSERT_TRUE(WIFSIGNALED(status));
+
+    pid_t target = -1;
+    for (int i = 0; i < 3000 && target <= 0; ++i) { // up to 30 s
+        target = waitpid(-1, &status, WNOHANG);
+        if (target == 0)
+            std::this_thread::sleep_for(10ms);
+    }
+    prctl(PR_SET_CHILD_SUBREAPER, 0);
+    ASSERT_GT(target, 0) << "the target did not end";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    std::string out = read_file(dir.file("stdout"));
+    EXPECT_EQ(lines_with(out, "share ").size(), 4u) << out;
+    EXPECT_EQ(lines_with(out, "depth wl_recurse ").size(), 1u) << out;
+
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    EXPECT_FALSE(p.reader->complete());
+    EXPECT_GT(p.samples.size(), 100u) << "the commits of the first 0.7 s are missing";
+    EXPECT_EQ(integrity_check(dir.file("out.cpcprof")), "ok");
+}
+
+// ^C at the terminal goes to the whole foreground process group: the
+// target must get it (and die of it), the recorder must finish the file.
+TEST(RecordCli, InterruptReachesTheTargetAndTheFileIsFinished) {
+    TempDir dir;
+    pid_t rec = start_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", CRASH_EXE, "20"});
+    std::this_thread::sleep_for(500ms);
+    kill(-rec, SIGINT); // start_cpcprof made it a process group leader
+    RunResult r = wait_cpcprof(dir, rec, 10);
+    EXPECT_FALSE(r.timed_out) << "the target ignored SIGINT";
+    EXPECT_EQ(r.status, 128 + SIGINT) << r.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    EXPECT_TRUE(p.reader->complete());
+    ASSERT_EQ(p.reader->processes().size(), 1u);
+    EXPECT_EQ(p.reader->processes()[0].killed_by_signal, SIGINT);
+    EXPECT_GT(p.samples.size(), 100u);
+}
+
+namespace {
+
+struct Listing {
+    std::vector<std::string> fds, env;
+    int lister_pid = -1;
+};
+
+Listing listing(const std::string &out) {
+    Listing l;
+    l.fds = lines_with(out, "fd ");
+    l.env = lines_with(out, "env ");
+    auto pid = lines_with(out, "lister ");
+    if (pid.size() == 1)
+        l.lister_pid = std::stoi(pid[0]);
+    return l;
+}
+
+bool any_contains(const std::vector<std::string> &lines, const std::string &needle) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const std::string &l) { return l.find(needle) != std::string::npos; });
+}
+
+} // namespace
+
+// --no-children: a program the target execs gets neither the channel nor
+// the agent.  The same run without the option shows both, so the check
+// would see them.
+TEST(RecordChildren, ExcludedExecChildHasNoProfilerFdOrPreload) {
+    {
+        TempDir dir;
+        RunResult r = run_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", FORKER_EXE, "exec-lister"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        Listing l = listing(r.out);
+        ASSERT_GT(l.lister_pid, 0) << r.out;
+        EXPECT_TRUE(any_contains(l.fds, "socket:")) << "followed child: the channel is inherited\n" << r.out;
+        EXPECT_TRUE(any_contains(l.env, "libcpcprof-agent")) << r.out;
+        Profile p = load_profile(dir.file("out.cpcprof"));
+        ASSERT_TRUE(p) << p.error;
+        EXPECT_NE(process(p, l.lister_pid), nullptr) << "followed child not recorded";
+    }
+    TempDir dir;
+    RunResult r = run_cpcprof(
+        dir, {"record", "--no-children", "-o", "out.cpcprof", "--", FORKER_EXE, "exec-lister"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    Listing l = listing(r.out);
+    ASSERT_GT(l.lister_pid, 0) << r.out;
+    for (const std::string &fd : l.fds)
+        EXPECT_EQ(fd.find("socket:"), std::string::npos) << "recorder's socket leaked: fd " << fd;
+    for (const std::string &e : l.env) {
+        EXPECT_EQ(e.find("libcpcprof-agent"), std::string::npos) << e;
+        EXPECT_NE(e.rfind("CPCPROF_", 0), 0u) << e;
+    }
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    EXPECT_EQ(process(p, l.lister_pid), nullptr) << "excluded child recorded";
+    EXPECT_EQ(p.reader->processes().size(), 1u);
+}

@@ -1,0 +1,236 @@
+// Targets that do what real programs do to a sampler: block in system
+// calls, make many threads, fork, exec, dlopen, and take the sampling
+// signal for themselves.
+#include "profile_symbols.h"
+#include "record_harness.h"
+
+#include <gtest/gtest.h>
+
+#include <climits>
+#include <cstdlib>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace cpcprof::test;
+namespace storage = cpcprof::storage;
+
+namespace {
+
+// Samples of pid (any pid when pid == 0) with fn on the stack.
+size_t samples_in(const Profile &p, const ProfileSymbols &syms, const std::string &fn, int pid = 0) {
+    size_t n = 0;
+    for (const SampleCopy &s : p.samples) {
+        if (pid != 0 && s.pid != pid)
+            continue;
+        auto names = syms.stack(s.view());
+        n += std::find(names.begin(), names.end(), fn) != names.end();
+    }
+    return n;
+}
+
+std::string real_path(const char *path) {
+    char buf[PATH_MAX];
+    return realpath(path, buf) != nullptr ? std::string(buf) : std::string(path);
+}
+
+const storage::ProcessRecord *process(const Profile &p, int pid) {
+    for (const storage::ProcessRecord &r : p.reader->processes())
+        if (r.info.pid == pid)
+            return &r;
+    return nullptr;
+}
+
+} // namespace
+
+TEST(RecordBlocking, BlockingCallsNeverFailWithEintr) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-F", "10000", "-o", "out.cpcprof", "--",
+                                    BLOCKING_EXE, "10"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("EINTR"), std::string::npos) << r.err;
+    EXPECT_EQ(lines_with(r.out, "blocking ok ").size(), 1u) << r.out;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    ProfileSymbols syms(*p.reader);
+    // The sampler really was running in both threads.
+    EXPECT_GT(samples_in(p, syms, "blk_busy"), 1000u);
+    EXPECT_GT(samples_in(p, syms, "blk_work"), 100u);
+}
+
+TEST(RecordThreads, TwoHundredThreadsAt10kHz) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-F", "10000", "-o", "out.cpcprof", "--",
+                                    THREADS_EXE, "200", "10", "5"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(lines_with(r.out, "joined ").size(), 1u) << r.out;
+    std::set<int> printed;
+    for (const std::string &t : lines_with(r.out, "thread "))
+        printed.insert(std::stoi(t));
+    ASSERT_EQ(printed.size(), 200u) << r.out;
+
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    EXPECT_TRUE(p.reader->accounting_balanced());
+    ProfileSymbols syms(*p.reader);
+    std::map<int, size_t> per_thread;
+    size_t in_worker = 0, complete = 0;
+    for (const SampleCopy &s : p.samples) {
+        if (!printed.count(s.tid))
+            continue;
+        ++per_thread[s.tid];
+        auto names = syms.stack(s.view());
+        if (std::find(names.begin(), names.end(), "th_worker") != names.end()) {
+            ++in_worker;
+            complete += s.complete;
+        }
+    }
+    std::set<int> named;
+    for (const storage::ThreadInfo &t : p.reader->threads())
+        named.insert(t.tid);
+    size_t missing = 0;
+    for (int tid : printed) {
+        missing += per_thread[tid] == 0;
+        EXPECT_TRUE(named.count(tid)) << "thread " << tid << " not in the thread table";
+    }
+    auto total = p.reader->accounting_total();
+    std::printf("200 threads: %zu samples under th_worker (%zu complete), %zu threads without "
+                "samples; taken %llu stored %llu dropped %llu\n",
+                in_worker, complete, missing, (unsigned long long)total.taken,
+                (unsigned long long)total.stored, (unsigned long long)total.dropped);
+    // 5 ms of CPU at 10 kHz: about 50 samples each.
+    EXPECT_EQ(missing, 0u);
+    EXPECT_GT(in_worker, 200u * 25);
+    EXPECT_GE(double(complete), 0.95 * double(in_worker));
+}
+
+TEST(RecordProcesses, ForkWithoutExecRecordsBothProcesses) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", FORKER_EXE, "fork"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto child_line = lines_with(r.out, "child ");
+    auto parent_line = lines_with(r.out, "parent ");
+    ASSERT_EQ(child_line.size(), 1u) << r.out;
+    ASSERT_EQ(parent_line.size(), 1u) << r.out;
+    int child = std::stoi(child_line[0]), parent = std::stoi(parent_line[0]);
+    EXPECT_NE(child_line[0].find("exited 3"), std::string::npos) << r.out;
+
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    const storage::ProcessRecord *c = process(p, child), *pa = process(p, parent);
+    ASSERT_NE(c, nullptr) << "the fork child is not in the profile";
+    ASSERT_NE(pa, nullptr);
+    EXPECT_EQ(c->info.ppid, parent);
+    EXPECT_EQ(c->exit_status, 3);
+    EXPECT_EQ(pa->exit_status, 0);
+    ProfileSymbols syms(*p.reader);
+    size_t child_busy = samples_in(p, syms, "fk_child_busy", child);
+    size_t parent_busy = samples_in(p, syms, "fk_parent_busy", parent);
+    std::printf("fork: child %zu samples in fk_child_busy, parent %zu in fk_parent_busy\n",
+                child_busy, parent_busy);
+    EXPECT_GT(child_busy, 250u); // 0.3 s at 1 kHz
+    EXPECT_GT(parent_busy, 250u);
+    EXPECT_EQ(samples_in(p, syms, "fk_parent_busy", child), 0u);
+    EXPECT_EQ(samples_in(p, syms, "fk_child_busy", parent), 0u);
+    EXPECT_TRUE(p.reader->accounting_balanced());
+}
+
+TEST(RecordProcesses, ExecChainOfThreePrograms) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", FORKER_EXE, "chain", "2"});
+    EXPECT_EQ(r.status, 7) << r.err;
+    auto stages = lines_with(r.out, "stage ");
+    ASSERT_EQ(stages.size(), 3u) << r.out;
+    int pid = std::stoi(stages[0].substr(stages[0].find("pid ") + 4));
+
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    ASSERT_EQ(p.reader->processes().size(), 1u);
+    const storage::ProcessRecord &proc = p.reader->processes()[0];
+    EXPECT_EQ(proc.info.pid, pid);
+    EXPECT_EQ(proc.exit_status, 7);
+    EXPECT_EQ(proc.info.argv, (std::vector<std::string>{"forker", "chain", "0"}));
+
+    // Each program's image is a mapping of its own; each has its samples.
+    const std::string exe = real_path(FORKER_EXE);
+    ProfileSymbols syms(*p.reader);
+    std::map<int64_t, size_t> per_image; // load time of the image -> samples in fk_chain_stage
+    for (const SampleCopy &s : p.samples) {
+        const storage::ModuleRecord *m = syms.module(s.pid, s.frames[0], s.time_ns);
+        auto names = syms.stack(s.view());
+        if (m != nullptr && m->info.path == exe &&
+            std::find(names.begin(), names.end(), "fk_chain_stage") != names.end())
+            ++per_image[m->info.load_ns];
+    }
+    size_t images = 0;
+    for (const storage::ModuleRecord &m : p.reader->modules())
+        images += m.info.path == exe;
+    std::printf("exec chain: %zu mappings of forker;", images);
+    for (const auto &[t, n] : per_image)
+        std::printf(" %zu", n);
+    std::printf(" samples per image in fk_chain_stage\n");
+    EXPECT_EQ(images, 3u);
+    ASSERT_EQ(per_image.size(), 3u);
+    for (const auto &[t, n] : per_image)
+        EXPECT_GT(n, 150u) << "image loaded at " << t; // 0.2 s at 1 kHz
+    EXPECT_TRUE(p.reader->accounting_balanced());
+}
+
+// 1,000 dlopen/dlclose cycles take about 0.4 s; a sampler that deadlocks
+// in the loader's lock does not finish at all, hence the short timeout.
+TEST(RecordProcesses, DlopenDlcloseThousandCycles) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-F", "10000", "-o", "out.cpcprof", "--",
+                                    FORKER_EXE, "dlopen", "1000", DLIB_SO},
+                              15);
+    ASSERT_FALSE(r.timed_out) << "hung (killed after 15 s)\n" << r.out << r.err;
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(lines_with(r.out, "dlopen cycles 1000 unloaded 1000").size(), 1u) << r.out;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    size_t mappings = 0, unloaded = 0;
+    for (const storage::ModuleRecord &m : p.reader->modules())
+        if (m.info.path == DLIB_SO) {
+            ++mappings;
+            unloaded += m.unload_ns.has_value();
+        }
+    ProfileSymbols syms(*p.reader);
+    size_t in_lib = 0, lib_unknown = 0;
+    for (const SampleCopy &s : p.samples) {
+        std::string f = syms.function(s.pid, s.frames[0], s.time_ns);
+        in_lib += f == "dlib_work";
+        // A caller in the loop but a leaf no mapping explains: the
+        // library's code ran while the profile had no mapping for it.
+        auto names = syms.stack(s.view());
+        lib_unknown += f.empty() && names.size() > 1 && names[1] == "main";
+    }
+    std::printf("dlopen loop: %zu mappings of the library (%zu unloaded), %zu samples in "
+                "dlib_work, %zu leaves unexplained under main\n",
+                mappings, unloaded, in_lib, lib_unknown);
+    EXPECT_GE(mappings, 1u);
+    EXPECT_GT(in_lib, 100u);
+    EXPECT_TRUE(p.reader->accounting_balanced());
+}
+
+namespace {
+
+void own_handler_case(const char *mode) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", OWNHANDLER_EXE, mode});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(lines_with(r.out, std::string("ownhandler ") + mode + " ok").size(), 1u) << r.out;
+    std::printf("%s", r.err.c_str());
+    // Warned, once.
+    EXPECT_EQ(count_lines_containing(r.err, "sampling signal"), 1u) << r.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    ProfileSymbols syms(*p.reader);
+    EXPECT_GT(samples_in(p, syms, "oh_spin"), 250u); // at least the first 0.3 s
+}
+
+} // namespace
+
+TEST(RecordOwnHandler, TargetInstallsItsOwnSigemtHandler) { own_handler_case("handler"); }
+
+TEST(RecordOwnHandler, TargetBlocksSigemt) { own_handler_case("block"); }
