@@ -1,16 +1,19 @@
 /*
  * forker: processes that fork, exec and load libraries, one mode per run.
  *
- *   forker fork
+ *   forker fork [exit|_exit|return]
  *       fork without exec: the child spins 0.3 s in fk_child_busy() and
- *       exits 3 (exit(3), so atexit work runs); the parent spins 0.3 s in
- *       fk_parent_busy(), reaps the child, prints "child PID exited 3" and
- *       "parent PID", and exits 0.  Test: two processes in the profile,
- *       each with samples in its own function; the child's exit status 3.
+ *       ends with status 3 - by exit(3) (the default), by _exit(3) as fork
+ *       children often do, or by returning 3 from main; the parent spins
+ *       0.3 s in fk_parent_busy(), reaps the child, prints "child PID
+ *       exited 3" and "parent PID", and exits 0.  Test: two processes in
+ *       the profile, each with samples in its own function; the child
+ *       ended, with exit status 3, however it ended.
  *
  *   forker chain N
- *       prints "stage N pid PID", spins 0.2 s in fk_chain_stage(), then
- *       execs itself as "forker chain N-1"; stage 0 exits 7.  "chain 2" is
+ *       prints "stage N pid PID", spins 0.2 s in fk_chain_stage() and prints
+ *       "spun N SECONDS" (its CPU time), then execs itself as "forker chain
+ *       N-1"; stage 0 exits 7.  "chain 2" is
  *       an exec chain of 3 programs in one pid.  Test: cpcprof exits 7 and
  *       every stage's image has samples in fk_chain_stage.
  *
@@ -61,13 +64,19 @@ static void self_exe(char *buf, size_t size) {
     buf[n] = '\0';
 }
 
-static int mode_fork(void) {
+/* Returns 0 in the parent; in the child, 3 to be returned from main, or
+ * does not return. */
+static int mode_fork(const char *how) {
     fflush(stdout);
     pid_t pid = fork();
     if (pid < 0)
         die("fork");
     if (pid == 0) {
         fk_child_busy();
+        if (strcmp(how, "_exit") == 0)
+            _exit(3);
+        if (strcmp(how, "return") == 0)
+            return 3;
         exit(3);
     }
     fk_parent_busy();
@@ -81,8 +90,10 @@ static int mode_fork(void) {
 
 static int mode_chain(int n) {
     printf("stage %d pid %d\n", n, (int)getpid());
-    fflush(stdout);
+    double t0 = thread_cpu_seconds();
     fk_chain_stage();
+    printf("spun %d %.6f\n", n, thread_cpu_seconds() - t0);
+    fflush(stdout);
     if (n <= 0)
         return 7;
     char exe[4096], next[16];
@@ -166,7 +177,7 @@ static int mode_list_fds(void) {
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "fork") == 0)
-        return mode_fork();
+        return mode_fork(argc > 2 ? argv[2] : "exit");
     if (strcmp(mode, "chain") == 0 && argc > 2)
         return mode_chain(atoi(argv[2]));
     if (strcmp(mode, "dlopen") == 0 && argc > 3)
@@ -175,6 +186,6 @@ int main(int argc, char **argv) {
         return mode_exec_lister();
     if (strcmp(mode, "list-fds") == 0)
         return mode_list_fds();
-    fprintf(stderr, "usage: forker fork | chain N | dlopen N LIBRARY | exec-lister | list-fds\n");
+    fprintf(stderr, "usage: forker fork [exit|_exit|return] | chain N | dlopen N LIBRARY | exec-lister | list-fds\n");
     return 2;
 }
