@@ -32,6 +32,19 @@ constexpr int64_t kCommitEveryNs = 100 * 1000 * 1000;
 // After the target has exited, processes it left behind may still send;
 // once nothing has arrived for this long and none is our child, stop.
 constexpr int64_t kLingerNs = 300 * 1000 * 1000;
+
+// Samples of a process image that arrived after its last account message.
+// The agent sends a drain pass's samples first and their account last, so
+// an image that vanished mid-pass (crash, kill, exec, _exit) leaves
+// samples no account counts.  They were taken all the same: count them
+// (taken = stored, dropped unknown), so that taken == stored + dropped.
+void settle(storage::Writer &w, Summary &sum, int pid, uint64_t *stored_since_account) {
+    if (*stored_since_account == 0)
+        return;
+    w.add_accounting(pid, {*stored_since_account, *stored_since_account, 0});
+    sum.taken += *stored_since_account;
+    *stored_since_account = 0;
+}
 } // namespace
 
 Summary Session::run() {
@@ -64,6 +77,8 @@ Summary Session::run() {
             break;
     }
     reap(true);
+    for (auto &[pid, proc] : procs_)
+        settle(w_, sum_, pid, &proc.stored_since_account);
     sum_.seconds = double(monotonic_ns() - start) / 1e9;
     sum_.processes = procs_.size();
     sum_.threads = tids_.size();
@@ -105,6 +120,7 @@ void Session::on_hello(proto::Reader &r) {
     // and the old image's modules are unloaded.
     auto it = procs_.find(p.pid);
     if (it != procs_.end()) {
+        settle(w_, sum_, p.pid, &it->second.stored_since_account);
         for (const auto &[start, path] : it->second.modules)
             w_.unload_module(p.pid, start, monotonic_ns());
         it->second.modules.clear();
