@@ -180,6 +180,27 @@ TEST(RecordCrash, SamplesUpToTheCrashAreKept) {
     EXPECT_LT(*proc.end_ns, crash_ns + 1'000'000'000) << "end time on another clock?";
 }
 
+// A crash kills the agent's drain thread wherever it is, possibly between
+// a batch of samples and the account that counts them; with 128 threads
+// sampled at 10 kHz on 2 cores the drain thread is starved and its
+// batches are large.  Every sample in the file is one the sampler took.
+TEST(RecordCrash, AccountingBalancesWhenAThreadedTargetCrashes) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-F", "10000", "-o", "out.cpcprof", "--", CRASH_EXE,
+                                    "0.02", "128"});
+    EXPECT_EQ(r.status, 139) << r.err;
+    auto s = parse_summary(r.err);
+    ASSERT_TRUE(s) << r.err;
+    std::printf("summary: taken %llu stored %llu dropped %llu\n", (unsigned long long)s->taken,
+                (unsigned long long)s->stored, (unsigned long long)s->dropped);
+    EXPECT_EQ(s->taken, s->stored + s->dropped);
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    EXPECT_TRUE(p.reader->accounting_balanced());
+    EXPECT_EQ(p.reader->accounting_total().stored, p.reader->sample_count());
+    EXPECT_EQ(p.reader->accounting_total().taken, s->taken);
+}
+
 // The target runs on to its normal end when the recorder dies, and the
 // recorder's file is usable up to its last commit.
 TEST(RecordKill, TargetSurvivesARecorderKilledMidRun) {

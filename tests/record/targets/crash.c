@@ -9,10 +9,15 @@
  * them in crash_busy, the last one shortly before MONO_NS), the process
  * recorded as killed by signal 11, and cpcprof to exit 139.
  *
- * usage: crash [SECONDS]
+ * With THREADS, that many more threads spin in crash_helper() meanwhile,
+ * so that the agent's drain thread has many rings to empty when the crash
+ * comes (the test expects the sample accounting to balance all the same).
+ *
+ * usage: crash [SECONDS [THREADS]]
  */
 #include "target_util.h"
 
+#include <pthread.h>
 #include <sys/resource.h>
 
 volatile uint64_t crash_sink;
@@ -26,13 +31,27 @@ NOINLINE void crash_busy(double seconds) {
     crash_sink = x;
 }
 
+NOINLINE void *crash_helper(void *arg) {
+    (void)arg;
+    uint64_t x = 2;
+    for (;;)
+        crash_sink = x = spin_chunk(x);
+    return NULL;
+}
+
 NOINLINE void crash_now(void) { *crash_target_address = 42; }
 
 int main(int argc, char **argv) {
     double seconds = argc > 1 ? atof(argv[1]) : 2.0;
+    int threads = argc > 2 ? atoi(argv[2]) : 0;
     /* No core file: the test is about the signal, not the dump. */
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
+    for (int i = 0; i < threads; ++i) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, crash_helper, NULL) != 0)
+            die("pthread_create");
+    }
     double t0 = thread_cpu_seconds();
     crash_busy(seconds);
     printf("busy %.6f\n", thread_cpu_seconds() - t0);
