@@ -34,8 +34,15 @@ bool keep_old(const std::string &path, std::string *error) {
         *error = "cannot rename " + path + " to " + old + ": " + std::strerror(errno);
         return false;
     }
-    for (const char *suffix : {"-wal", "-shm"})
-        unlink((path + suffix).c_str());
+    // A recording that was killed keeps its last batches in the WAL: it
+    // goes along with its file.
+    for (const char *suffix : {"-wal", "-shm"}) {
+        std::string from = path + suffix, to = old + suffix;
+        if (rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT) {
+            *error = "cannot rename " + from + " to " + to + ": " + std::strerror(errno);
+            return false;
+        }
+    }
     return true;
 }
 
