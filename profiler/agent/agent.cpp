@@ -298,6 +298,7 @@ __attribute__((constructor)) void agent_init() {
 void after_fork_child() {
     State &s = g_state;
     drain_forget_thread();
+    channel_after_fork();
     s.armed.store(false);
     for (Slot &slot : s.slots) {
         slot.ring.reset();

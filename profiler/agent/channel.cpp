@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cerrno>
 #include <mutex>
+#include <new>
 
 namespace cpcprof::agent {
 
@@ -43,6 +44,10 @@ void send_error(const std::string &text) {
     w.put_string(text);
     send_message(w.finish());
 }
+
+// A fresh mutex in the old one's storage: std::mutex's destructor is
+// trivial in libstdc++, and no other thread exists to hold it.
+void channel_after_fork() { new (&g_send_lock) std::mutex; }
 
 void close_channel() {
     std::lock_guard<std::mutex> g(g_send_lock);

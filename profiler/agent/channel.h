@@ -19,4 +19,9 @@ void send_error(const std::string &text);
 bool channel_open();
 void close_channel();
 
+// Fork child, before anything is sent: the parent's drain thread may have
+// held the send lock at the moment of the fork, and nothing in the child
+// would ever release it.  The child, single-threaded, starts with it free.
+void channel_after_fork();
+
 } // namespace cpcprof::agent
