@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -183,3 +185,25 @@ std::string integrity_check(const std::string &path) {
 }
 
 } // namespace cpcprof::test
+
+namespace {
+
+// In a sanitized build (the asan preset) the agent and libcpc.so carry the
+// AddressSanitizer runtime, which refuses to load into the unsanitized
+// targets ("ASan runtime does not come first in initial library list"):
+// nothing can be recorded, so every test skips and says why.
+class SanitizedBuild : public testing::Environment {
+  public:
+    void SetUp() override {
+#ifdef RECORD_AGENT_SANITIZED
+        GTEST_SKIP() << "the agent is built with AddressSanitizer, whose runtime cannot be "
+                        "preloaded into the unsanitized targets; the record tests run in the "
+                        "dev preset";
+#endif
+    }
+};
+
+[[maybe_unused]] testing::Environment *const g_sanitized =
+    testing::AddGlobalTestEnvironment(new SanitizedBuild);
+
+} // namespace

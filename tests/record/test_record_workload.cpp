@@ -198,7 +198,8 @@ TEST(WorkloadFramePointers, LimitsOfFpMode) {
         // Reliably true in fp mode: the leaf is the interrupted PC.
         EXPECT_GE(double(leaf_known), 0.97 * all) << b.name;
         compare_shares(r, true, (std::string("fp mode leaf, ") + b.name).c_str());
-        if (b.exe == kFp.exe)
+        if (b.exe == kFp.exe) {
             EXPECT_GE(double(main_complete), 0.95 * double(main_thread));
+        }
     }
 }
