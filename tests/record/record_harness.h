@@ -43,9 +43,9 @@ struct RunResult {
 pid_t start_cpcprof(const TempDir &dir, const std::vector<std::string> &args);
 // Waits for a started cpcprof; after timeout_s its process group is killed
 // and timed_out set.
-RunResult wait_cpcprof(const TempDir &dir, pid_t pid, int timeout_s = 60);
+RunResult wait_cpcprof(const TempDir &dir, pid_t pid, int timeout_s = 30);
 RunResult run_cpcprof(const TempDir &dir, const std::vector<std::string> &args,
-                      int timeout_s = 60);
+                      int timeout_s = 30);
 
 // The figures of cpcprof's summary line.
 struct Summary {

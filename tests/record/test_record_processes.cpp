@@ -54,9 +54,11 @@ TEST(RecordBlocking, BlockingCallsNeverFailWithEintr) {
     Profile p = load_profile(dir.file("out.cpcprof"));
     ASSERT_TRUE(p) << p.error;
     ProfileSymbols syms(*p.reader);
-    // The sampler really was running in both threads.
-    EXPECT_GT(samples_in(p, syms, "blk_busy"), 1000u);
-    EXPECT_GT(samples_in(p, syms, "blk_work"), 100u);
+    // The sampler really was running in both threads: blk_work is 80 ms
+    // of CPU (800 samples at 10 kHz); blk_busy spins for the ~1 s of wall
+    // time, of which it gets less on a loaded machine.
+    EXPECT_GT(samples_in(p, syms, "blk_busy"), 200u);
+    EXPECT_GT(samples_in(p, syms, "blk_work"), 400u);
 }
 
 TEST(RecordThreads, TwoHundredThreadsAt10kHz) {
