@@ -38,6 +38,7 @@ namespace {
 State g_state;
 __attribute__((tls_model("initial-exec"))) thread_local Slot *tls_slot = nullptr;
 std::atomic<int> g_exit_code{-1};
+std::atomic<pid_t> g_pid{0}; // this process, as the agent set it up
 bool g_active = false;
 
 // CLOCK_MONOTONIC is the same clock in every process: the profile's times.
@@ -261,6 +262,7 @@ bool bind_this_thread(State &s) {
 }
 
 void after_fork_child();
+void on_process_exit(int status, void *);
 
 __attribute__((constructor)) void agent_init() {
     State &s = g_state;
@@ -271,6 +273,7 @@ __attribute__((constructor)) void agent_init() {
         s.tsc_per_ns = measure_tsc_rate();
     if (!s.cfg.children)
         keep_to_this_process(s.cfg);
+    g_pid.store(getpid());
     send_hello();
     dl_iterate_phdr(find_code, &s);
     s.entry_lo = getauxval(AT_ENTRY);
@@ -291,6 +294,7 @@ __attribute__((constructor)) void agent_init() {
         return;
     }
     pthread_atfork(nullptr, nullptr, after_fork_child);
+    on_exit(on_process_exit, nullptr);
 }
 
 // A forked child does not inherit bound sets (libcpc, as illumos): it
@@ -312,6 +316,7 @@ void after_fork_child() {
     tls_slot = nullptr;
     if (!g_active)
         return;
+    g_pid.store(getpid());
     if (!s.cfg.children) {
         g_active = false;
         close_channel();
@@ -325,8 +330,11 @@ void after_fork_child() {
     bind_this_thread(s);
 }
 
-__attribute__((destructor)) void agent_fini() {
-    if (!g_active)
+// The process ends: stop sampling and send what the rings hold.  Runs
+// once, from whichever of the ends below comes first.
+void finish_samples() {
+    static std::atomic<bool> done{false};
+    if (!g_active || done.exchange(true))
         return;
     State &s = g_state;
     s.armed.store(false, std::memory_order_release);
@@ -334,9 +342,21 @@ __attribute__((destructor)) void agent_fini() {
         cpc_unbind(s.cpc, s.set);
     stop_drain();
     drain_once(true);
-    send_bye();
-    g_active = false;
 }
+
+// exit() and a return from main: exit handlers run before the loader runs
+// the destructors, but this one was registered before main (from the
+// constructor), so it runs after them.  It has the exit status.
+void on_process_exit(int status, void *) {
+    finish_samples();
+    g_exit_code.store(status);
+    if (g_active) {
+        send_bye();
+        g_active = false;
+    }
+}
+
+__attribute__((destructor)) void agent_fini() { finish_samples(); }
 
 using create_fn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
@@ -406,22 +426,28 @@ pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), vo
     return rc;
 }
 
-// The exit code of processes the recorder does not reap itself.
-extern "C" __attribute__((visibility("default"), noreturn)) void exit(int code) noexcept {
-    g_exit_code.store(code);
+// _exit and _Exit skip the exit handlers: send the samples and the code
+// here.  Not in a vfork child, which shares the parent's memory (its pid
+// is not the one the agent knows).
+namespace {
+[[noreturn]] void end_now(const char *name, int code) {
     using exit_fn = void (*)(int);
-    static exit_fn real = reinterpret_cast<exit_fn>(dlsym(RTLD_NEXT, "exit"));
+    exit_fn real = reinterpret_cast<exit_fn>(dlsym(RTLD_NEXT, name));
+    if (g_active && getpid() == g_pid.load()) {
+        finish_samples();
+        g_exit_code.store(code);
+        send_bye();
+        g_active = false;
+    }
     real(code);
     __builtin_unreachable();
 }
+} // namespace
 
-// A library loaded now gets its unwind tables before its code is sampled
-// (the drain thread would otherwise notice it only at its next pass).
-extern "C" __attribute__((visibility("default"))) void *dlopen(const char *file, int mode) {
-    using dlopen_fn = void *(*)(const char *, int);
-    static dlopen_fn real = reinterpret_cast<dlopen_fn>(dlsym(RTLD_NEXT, "dlopen"));
-    void *h = real(file, mode);
-    if (h != nullptr && g_active)
-        refresh_cfi_if_changed();
-    return h;
+extern "C" __attribute__((visibility("default"), noreturn)) void _exit(int code) {
+    end_now("_exit", code);
+}
+
+extern "C" __attribute__((visibility("default"), noreturn)) void _Exit(int code) noexcept {
+    end_now("_Exit", code);
 }
