@@ -187,6 +187,9 @@ void prepare_thread() {
     if (s == nullptr)
         return;
     stack_bounds(s);
+    // Fault the ring's pages in now: a first touch inside the handler
+    // costs a page fault (several microseconds on a VM) every few samples.
+    s->ring.prefault();
     s->ready.store(true, std::memory_order_release);
 }
 

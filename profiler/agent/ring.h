@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <sys/mman.h>
 
 namespace cpcprof::agent {
 
@@ -78,6 +79,16 @@ class Ring {
         }
         tail_.store(t, std::memory_order_release); // pairs with reserve
         return n;
+    }
+
+    // Makes every page of the buffer present and writable without changing
+    // its contents (the producer may already be using it).  Ordinary
+    // context; a kernel without MADV_POPULATE_WRITE (5.14) skips it.
+    void prefault() {
+        constexpr int kPopulateWrite = 23; // MADV_POPULATE_WRITE
+        auto page = reinterpret_cast<uintptr_t>(data_) & ~uintptr_t(4095);
+        madvise(reinterpret_cast<void *>(page),
+                size_ + (reinterpret_cast<uintptr_t>(data_) - page), kPopulateWrite);
     }
 
     bool empty() const {

@@ -48,7 +48,7 @@ struct Config {
     bool children = true;
     CallGraph call_graph = CallGraph::dwarf;
     int max_depth = 128;
-    size_t ring_bytes = 512 * 1024;
+    size_t ring_bytes = 256 * 1024;
     int nevents = 0;
     char event_names[kMaxEvents][128] = {};
     uint64_t periods[kMaxEvents] = {};

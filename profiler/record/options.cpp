@@ -20,7 +20,7 @@ const char *usage() {
            "  --call-graph MODE  dwarf (default), fp (frame pointers) or none\n"
            "  --max-depth N      frames per stack (default 128)\n"
            "  --no-children      do not record processes the command starts\n"
-           "  --ring-kb N        per-thread sample buffer (default 512)\n"
+           "  --ring-kb N        per-thread sample buffer (default 256)\n"
            "  --stats            measure the sampler's cost per sample and print it\n"
            "  -q                 no summary\n";
 }

@@ -23,7 +23,7 @@ struct Options {
     bool children = true;
     bool quiet = false;
     bool stats = false; // measure and print the agent's handler cost
-    size_t ring_kb = 512;
+    size_t ring_kb = 256;
     std::vector<std::string> command;
 };
 
