@@ -260,9 +260,9 @@ int Counting::restart() {
     } else {
         for (Slot &s : slots_) {
             // Same period: restarts a full period (resets period_left).
-            // Right after an overflow the kernel has started one already.
-            if (s.notify && !s.overflowed &&
-                ioctl(s.fd.get(), PERF_EVENT_IOC_PERIOD, &s.attr.sample_period) != 0)
+            // Also right after an overflow: events counted between the
+            // overflow and the freeze already went towards the new period.
+            if (s.notify && ioctl(s.fd.get(), PERF_EVENT_IOC_PERIOD, &s.attr.sample_period) != 0)
                 return errno;
             s.overflowed = false;
             if (ioctl(s.fd.get(), PERF_EVENT_IOC_RESET, 0) != 0)
