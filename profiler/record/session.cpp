@@ -4,6 +4,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,6 +56,8 @@ Summary Session::run() {
     for (;;) {
         pollfd pfd{target_.channel, POLLIN, 0};
         int rc = poll(&pfd, 1, 50);
+        if (rc == 0)
+            check_gone(); // nothing queued: every bye sent has been read
         if (rc > 0) {
             ssize_t n = recv(target_.channel, buf.data(), buf.size(), 0);
             if (n == 0)
@@ -77,8 +80,12 @@ Summary Session::run() {
             break;
     }
     reap(true);
-    for (auto &[pid, proc] : procs_)
+    check_gone();
+    for (auto &[pid, proc] : procs_) {
         settle(w_, sum_, pid, &proc.stored_since_account);
+        if (proc.pidfd >= 0)
+            close(proc.pidfd);
+    }
     sum_.seconds = double(monotonic_ns() - start) / 1e9;
     sum_.processes = procs_.size();
     sum_.threads = tids_.size();
@@ -127,6 +134,7 @@ void Session::on_hello(proto::Reader &r) {
     }
     procs_[p.pid];
     w_.add_process(p);
+    watch(p.pid);
 }
 
 void Session::on_thread(proto::Reader &r) {
@@ -216,10 +224,35 @@ void Session::on_bye(proto::Reader &r) {
     if (r.failed())
         return;
     Proc &proc = procs_[pid];
+    proc.said_bye = true;
     if (!proc.ended && pid != target_.pid) {
         // Not our child: its exit code is what it passed to exit().
         w_.set_process_exit(pid, end, code >= 0 ? std::optional<int>(code) : std::nullopt,
                             std::nullopt);
+    }
+}
+
+// A descendant that is not our child (its parent reaps it) and dies
+// without a word (a signal) still gets an end: when, though not how.
+void Session::watch(int pid) {
+    Proc &proc = procs_[pid];
+    if (pid == target_.pid || proc.pidfd >= 0)
+        return;
+    proc.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+}
+
+void Session::check_gone() {
+    for (auto &[pid, proc] : procs_) {
+        if (proc.pidfd < 0 || proc.ended)
+            continue;
+        pollfd p{proc.pidfd, POLLIN, 0};
+        if (poll(&p, 1, 0) != 1)
+            continue;
+        if (!proc.said_bye)
+            w_.set_process_exit(pid, monotonic_ns(), std::nullopt, std::nullopt);
+        proc.ended = true;
+        close(proc.pidfd);
+        proc.pidfd = -1;
     }
 }
 

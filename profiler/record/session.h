@@ -43,6 +43,8 @@ class Session {
         uint64_t stored_since_account = 0;
         std::set<std::tuple<uint64_t, std::string>> modules; // (start, path)
         bool ended = false;
+        bool said_bye = false;
+        int pidfd = -1; // a process we cannot reap: readable once it has gone
     };
 
     void handle(const char *msg, size_t n);
@@ -55,6 +57,8 @@ class Session {
     void on_error(proto::Reader &r);
     void on_stats(proto::Reader &r);
     void reap(bool block);
+    void watch(int pid);
+    void check_gone();
     void ended(pid_t pid, int status);
 
     storage::Writer &w_;
