@@ -20,6 +20,20 @@ bool is_root(uintptr_t ip) {
 
 namespace {
 
+struct Regs {
+    uintptr_t pc, sp, fp;
+};
+
+Regs interrupted(const ucontext_t *uc) {
+#if defined(__x86_64__)
+    return {static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]),
+            static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RSP]),
+            static_cast<uintptr_t>(uc->uc_mcontext.gregs[REG_RBP])};
+#elif defined(__aarch64__)
+    return {uc->uc_mcontext.pc, uc->uc_mcontext.sp, uc->uc_mcontext.regs[29]};
+#endif
+}
+
 bool read_word(uintptr_t addr, uintptr_t lo, uintptr_t hi, uintptr_t *out) {
     if (addr < lo || addr > hi - sizeof(uintptr_t) || (addr & 7) != 0)
         return false;
@@ -33,9 +47,7 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
                  bool *complete) {
     *complete = false;
 #if defined(__x86_64__)
-    uintptr_t pc = uc->uc_mcontext.gregs[REG_RIP];
-    uintptr_t sp = uc->uc_mcontext.gregs[REG_RSP];
-    uintptr_t fp = uc->uc_mcontext.gregs[REG_RBP];
+    auto [pc, sp, fp] = interrupted(uc);
     if (hi == 0)
         lo = hi = sp; // bounds unknown: read nothing
     if (lo == 0 || sp > lo)
@@ -76,15 +88,7 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
 
 int unwind_fp(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *frames, int max,
               bool *complete) {
-#if defined(__x86_64__)
-    uintptr_t pc = uc->uc_mcontext.gregs[REG_RIP];
-    uintptr_t fp = uc->uc_mcontext.gregs[REG_RBP];
-    uintptr_t sp = uc->uc_mcontext.gregs[REG_RSP];
-#elif defined(__aarch64__)
-    uintptr_t pc = uc->uc_mcontext.pc;
-    uintptr_t fp = uc->uc_mcontext.regs[29];
-    uintptr_t sp = uc->uc_mcontext.sp;
-#endif
+    auto [pc, sp, fp] = interrupted(uc);
     int n = 0;
     frames[n++] = pc;
     *complete = false;
