@@ -1,0 +1,104 @@
+#include "cpustat_options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace cpctools {
+
+const char kCpustatUsage[] =
+    "Usage:\n"
+    "\tcpustat -c spec [-c spec]... [-p period] [-T u|d] [-sntD] [interval [count]]\n"
+    "\tcpustat -h\n"
+    "\n"
+    "\t-c spec\t specify processor events to be monitored\n"
+    "\t-n\t suppress titles\n"
+    "\t-p period cycle through event list periodically\n"
+    "\t-s\t run user soaker thread for system-only events\n"
+    "\t-t\t include tsc register\n"
+    "\t-T u|d\t print a timestamp (u: seconds since the epoch, d: date(1) format)\n"
+    "\t-D\t enable debug mode\n"
+    "\t-h\t print extended usage information\n";
+
+namespace {
+
+// A positive, finite number of seconds.
+bool parse_seconds(const char *text, double *out) {
+    errno = 0;
+    char *end = nullptr;
+    double v = std::strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !std::isfinite(v) || v <= 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool parse_count(const char *text, long *out) {
+    errno = 0;
+    char *end = nullptr;
+    long v = std::strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v <= 0)
+        return false;
+    *out = v;
+    return true;
+}
+
+CpustatArgs failure(std::string why) {
+    CpustatArgs a;
+    a.error = std::move(why);
+    return a;
+}
+
+} // namespace
+
+CpustatArgs parse_cpustat_args(int argc, char **argv) {
+    CpustatArgs a;
+    CpustatOptions &o = a.opts;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt(argc, argv, ":Dc:hntT:sp:")) != -1) {
+        switch (c) {
+        case 'D': o.debug = true; break;
+        case 'c': o.specs.emplace_back(optarg); break;
+        case 'h': o.help = true; break;
+        case 'n': o.no_header = true; break;
+        case 't': o.tsc = true; break;
+        case 's': o.soak = true; break;
+        case 'T':
+            if (std::string(optarg) != "u" && std::string(optarg) != "d")
+                return failure("-T takes u or d, not '" + std::string(optarg) + "'");
+            o.timestamp = optarg[0];
+            break;
+        case 'p':
+            if (!parse_seconds(optarg, &o.period))
+                return failure("-p takes a period in seconds greater than 0, not '" +
+                               std::string(optarg) + "'");
+            break;
+        case ':': return failure(std::string("option -") + char(optopt) + " needs a value");
+        default: return failure(std::string("unknown option -") + char(optopt));
+        }
+    }
+    if (o.help) {
+        a.ok = true;
+        return a;
+    }
+    if (o.specs.empty())
+        return failure("no event specification (-c) given");
+    int rest = argc - optind;
+    if (rest > 2)
+        return failure(std::string("unexpected argument '") + argv[optind + 2] + "'");
+    if (rest >= 1 && !parse_seconds(argv[optind], &o.interval))
+        return failure(std::string("interval must be a number of seconds greater than 0, not '") +
+                       argv[optind] + "'");
+    if (rest == 2 && !parse_count(argv[optind + 1], &o.count))
+        return failure(std::string("count must be a whole number greater than 0, not '") +
+                       argv[optind + 1] + "'");
+    if (o.period > 0 && o.period < o.interval * static_cast<double>(o.specs.size()))
+        return failure("period must be at least the interval times the number of event sets");
+    a.ok = true;
+    return a;
+}
+
+} // namespace cpctools
