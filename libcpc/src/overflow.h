@@ -1,11 +1,10 @@
 // Overflow delivery: the kernel's perf sigtrap (SIGTRAP, si_code
 // TRAP_PERF, synchronous in the counting thread) is caught here and turned
-// into the SIGEMT of the illumos pages: a real-time signal queued to the
-// same thread with si_code EMT_CPCOVF and si_addr = the interrupted PC.
-// SIGEMT is blocked while the SIGTRAP handler runs, so the queued signal is
-// delivered after it returns, with the interrupted context as ucontext;
-// the program's own sigaction(SIGEMT) disposition (handler, mask,
-// SA_RESTART, default action) applies exactly as for any signal.
+// into the SIGEMT of the illumos pages: the program's SIGEMT handler is run
+// from the SIGTRAP handler with si_code EMT_CPCOVF, si_addr = the
+// interrupted PC and the interrupted context, its sa_mask added.  When the
+// kernel must act (default action, ignored or blocked SIGEMT,
+// SA_RESETHAND), a real SIGEMT is queued to the thread instead.
 #pragma once
 
 #include <sys/types.h>
@@ -18,7 +17,8 @@ int sigemt_signal();
 // Installs the SIGTRAP handler once.  Not async-signal-safe.
 void install_overflow_handler();
 
-// [async-signal-safe] Queues SIGEMT (EMT_CPCOVF, si_addr = pc) to thread tid.
+// [async-signal-safe] Queues SIGEMT (EMT_CPCOVF, si_addr = pc) to thread
+// tid (a new thread's first overflow, and the cases the kernel handles).
 void raise_sigemt(pid_t tid, void *pc);
 
 } // namespace cpc
