@@ -10,7 +10,10 @@ round by round, the workload alone, under `cpcprof record` (dwarf and fp
 call graphs) and under `perf record -g` and `perf record --call-graph dwarf`,
 all sampling cpu-clock, and prints medians of:
 
-  slowdown         wall time / wall time of the workload alone
+  slowdown         wall time of a fixed amount of work (bench_fixed_work, timed
+                   by itself) / the same work run alone; the workload that
+                   measures shares spends a CPU-time budget, so its run time
+                   cannot show a slowdown
   ratio vs perf    slowdown / slowdown of `perf record -g` at the same rate
   bytes/sample     file size / samples stored (perf: perf.data / samples)
   attribution      per hot function, |share of samples whose leaf is the
@@ -47,6 +50,11 @@ def run(cmd, env=None):
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     return time.monotonic() - t0, p
+
+
+def fixed_wall(p):
+    m = re.search(r"^wall ([\d.]+)$", p.stdout, re.M)
+    return float(m.group(1)) if m else float("nan")
 
 
 def workload_split(out):
@@ -143,7 +151,8 @@ def main():
     a = ap.parse_args()
     cpcprof = os.path.join(a.build, "profiler/cpcprof/cpcprof")
     workload = os.path.join(a.build, "tests/record/targets/record_workload_nofp")
-    for tool in (cpcprof, workload):
+    fixed = os.path.join(a.build, "tests/bench/bench_fixed_work")
+    for tool in (cpcprof, workload, fixed):
         if not os.access(tool, os.X_OK):
             sys.exit(f"bench_record: {tool} not built (cmake --build --preset dev)")
     if shutil.which("perf") is None:
@@ -151,6 +160,7 @@ def main():
     exe_real = os.path.realpath(workload)
     syms = Symbols(exe_real)
     wl = [workload, "--seconds", str(a.seconds)]
+    fw = [fixed, "2"]
     tmp = tempfile.mkdtemp(prefix="bench_record.")
     rates = [1000, 10000]
     modes = ["alone"]
@@ -168,22 +178,21 @@ def main():
         for m in order:
             out = os.path.join(tmp, f"{m}.{r}")
             if m == "alone":
-                t, p = run(wl)
-                times[m].append(t)
+                times[m].append(fixed_wall(run(fw)[1]))
                 continue
             tool, hz = m.split("@")
             if tool.startswith("cpcprof"):
                 cg = tool.split("-")[1]
-                cmd = [cpcprof, "record", "--stats", "-F", hz, "--call-graph", cg, "-o",
-                       out, "--"] + wl
+                prefix = [cpcprof, "record", "--stats", "-F", hz, "--call-graph", cg, "-o",
+                          out, "--"]
             elif tool == "perf-g":
-                cmd = ["perf", "record", "-e", "cpu-clock", "-F", hz, "-g", "-o", out,
-                       "--"] + wl
+                prefix = ["perf", "record", "-e", "cpu-clock", "-F", hz, "-g", "-o", out, "--"]
             else:
-                cmd = ["perf", "record", "-e", "cpu-clock", "-F", hz, "--call-graph",
-                       "dwarf", "-o", out, "--"] + wl
-            t, p = run(cmd)
-            times[m].append(t)
+                prefix = ["perf", "record", "-e", "cpu-clock", "-F", hz, "--call-graph",
+                          "dwarf", "-o", out, "--"]
+            times[m].append(fixed_wall(run(prefix + fw)[1]))
+            os.unlink(out)
+            t, p = run(prefix + wl)
             truth = workload_split(p.stdout)
             if tool.startswith("cpcprof"):
                 shares, n, c = cpcprof_profile(out, syms, exe_real)

@@ -1,0 +1,79 @@
+/*
+ * fixed_work: a fixed amount of work (a 40-deep recursion, a pointer
+ * chase, a compute loop, and a second thread), timed by itself, so that a
+ * profiler's slowdown of the program can be measured: it prints
+ *     wall SECONDS
+ * the wall-clock time of the work alone (start-up and the profiler's own
+ * start and finish excluded).  usage: fixed_work [SCALE]
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static volatile uint64_t sink;
+static uint32_t *next_of;
+enum { kLines = 1 << 20 };
+
+__attribute__((noinline)) uint64_t fw_leaf(int n) {
+	uint64_t x = 7;
+	for (int i = 0; i < n; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	return x;
+}
+
+__attribute__((noinline)) uint64_t fw_recurse(int depth) {
+	return depth == 0 ? fw_leaf(20000) : fw_recurse(depth - 1) + 1;
+}
+
+__attribute__((noinline)) uint64_t fw_chase(long steps) {
+	uint32_t p = 0;
+	while (steps-- > 0)
+		p = next_of[p * 16];
+	return p;
+}
+
+__attribute__((noinline)) double fw_compute(long n) {
+	double a = 1.0, b = 0.5;
+	for (long i = 0; i < n; i++) {
+		a = a * 0.999999 + b;
+		b = b * 1.000001 - a * 1e-9;
+	}
+	return a + b;
+}
+
+static long g_scale = 1;
+
+static void *second(void *arg) {
+	(void)arg;
+	for (long i = 0; i < 400 * g_scale; i++)
+		sink += fw_leaf(100000);
+	return NULL;
+}
+
+static double now(void) {
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv) {
+	if (argc > 1)
+		g_scale = atol(argv[1]);
+	next_of = malloc(sizeof *next_of * 16 * kLines);
+	for (uint32_t i = 0; i < kLines; i++)
+		next_of[i * 16] = (uint32_t)((i * 2654435761u + 12345u) % kLines);
+	double t0 = now();
+	pthread_t t;
+	pthread_create(&t, NULL, second, NULL);
+	for (long r = 0; r < 20 * g_scale; r++) {
+		for (int i = 0; i < 10; i++)
+			sink += fw_recurse(40);
+		sink += fw_chase(300000);
+		sink += (uint64_t)fw_compute(3000000);
+	}
+	pthread_join(t, NULL);
+	printf("wall %.6f\n", now() - t0);
+	return 0;
+}
