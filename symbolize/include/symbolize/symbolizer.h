@@ -1,0 +1,95 @@
+// Addresses of one process image -> functions, inline chains, file:line.
+//
+// A Session is built from the executable mappings recorded for a process
+// (path, build-id, [start,end), file offset).  Each distinct file is
+// reported to one libdwfl session with the load bias that its mapping
+// implies, and is read lazily: its symbol table once, sorted, and each
+// compile unit's line table and inline scopes once, on first use.  Every
+// (module, address) is resolved once; later calls are cache hits.
+//
+// Debug information is found the standard libdwfl way: the file itself,
+// then a separate file by build-id (DIR/.build-id/xx/rest.debug under each
+// debug directory and /usr/lib/debug), then by .gnu_debuglink (the file's
+// directory, its .debug/ subdirectory, DIR/<file's directory>/), then
+// debuginfod when DEBUGINFOD_URLS is set.
+//
+// A Session is not thread-safe: one thread per session.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cpcprof::symbolize {
+
+// One executable mapping of a process: [start, end) in the process, and the
+// offset in the file of its first byte.  Mappings of the same path (and
+// build-id) are one module.  An empty build_id is not checked; a non-empty
+// one must match the file's, or the file is not used (it was replaced since
+// the recording) and the module's addresses keep their fallback names.
+struct Mapping {
+    std::string path;
+    std::string build_id; // lowercase hex, as in .build-id/ paths
+    uint64_t start = 0, end = 0, file_offset = 0;
+};
+
+struct Frame {
+    std::string function; // demangled; empty if unknown
+    std::string file;     // as the line table names it (usually absolute); empty if unknown
+    int line = 0;         // 0 if unknown
+    bool inlined = false; // this frame was inlined into the next one
+};
+
+struct Location {
+    // Innermost first: inlined frames, then the real function.  Each frame's
+    // file:line is where control is in that function: the address's own
+    // line for frames[0], the call site of the frame before it otherwise.
+    // Empty when nothing names the address.
+    std::vector<Frame> frames;
+    std::string module;         // the mapping's path; empty if no mapping covers the address
+    uint64_t module_offset = 0; // file offset of the address in module (the address itself if none)
+    bool has_symbols = false;   // frames is not empty
+};
+
+class Session { // one process image
+  public:
+    // debug_dirs are searched before /usr/lib/debug, for build-id and
+    // debuglink files alike.
+    explicit Session(const std::vector<Mapping>& mappings,
+                     std::vector<std::string> debug_dirs = {});
+    ~Session();
+    Session(Session&&) noexcept;
+    Session& operator=(Session&&) noexcept;
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    // A return address (a caller frame of a stack) is looked up at
+    // address - 1, inside the call instruction; the reported module_offset
+    // is that of address as given.  Cached per (module, looked-up address).
+    Location resolve(uint64_t address, bool is_return_address);
+
+    // Paths of the modules that resolve() was asked about and that have
+    // neither a symbol table nor DWARF (missing, replaced, stripped without
+    // findable debug info), in mapping order.
+    std::vector<std::string> modules_without_symbols() const;
+
+    struct Stats {
+        uint64_t lookups = 0, cache_hits = 0, compile_units_indexed = 0, symbol_tables_read = 0;
+    };
+    Stats stats() const;
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// "module+0xoffset" with the module's file name (no directory), or
+// "[unknown]+0xaddress" when no mapping covered the address.
+std::string fallback_name(const Location&);
+
+// The GNU build-id of an ELF file in lowercase hex, "" if it has none or
+// cannot be read.  Recorders store it in Mapping::build_id.
+std::string read_build_id(const std::string& path);
+
+} // namespace cpcprof::symbolize

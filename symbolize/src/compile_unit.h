@@ -1,0 +1,55 @@
+// One compile unit's function scopes, indexed once (ScopeIndex), with the
+// names of scopes resolved on first use.  Line tables are libdw's own: read
+// once per unit by dwarf_getsrclines and searched by dwarf_getsrc_die with a
+// binary search.
+#pragma once
+
+#include "scope_index.h"
+#include "symbolize/symbolizer.h"
+
+#include <elfutils/libdw.h>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cpcprof::symbolize {
+
+class CompileUnit {
+  public:
+    explicit CompileUnit(Dwarf_Die cu); // walks the unit's DIE tree once
+
+    struct Chain {
+        // Innermost first, up to and including the real function (a frame
+        // with inlined == false) if the unit has its scope.
+        std::vector<Frame> frames;
+        // Where control is in the function that frames does not name (the
+        // address's line if frames is empty, else the call site of the
+        // outermost inlined frame); the caller names it from the symbol table.
+        std::string outer_file;
+        int outer_line = 0;
+        bool complete = false; // frames ends with the real function
+    };
+    Chain lookup(uint64_t dwarf_address);
+
+    size_t scopes() const { return nodes_.size(); }
+
+  private:
+    struct Node {
+        Dwarf_Die die;
+        int32_t parent; // index of the enclosing scope, -1 for none
+        bool inlined;
+        uint32_t call_file = 0;
+        int call_line = 0;
+        std::optional<std::string> name;
+    };
+    void walk(Dwarf_Die* parent, int32_t parent_node, uint32_t depth,
+              std::vector<ScopeIndex::Range>& ranges);
+    const std::string& name(Node& node);
+    std::string file_name(uint32_t index);
+
+    Dwarf_Die cu_;
+    std::vector<Node> nodes_;
+    ScopeIndex index_;
+};
+
+} // namespace cpcprof::symbolize

@@ -1,0 +1,224 @@
+// Session: one Dwfl over the modules of a process image, with a symbol
+// table and compile-unit indexes per module, and the address cache.
+// (KDAB/perfparser app/perfsymboltable.cpp has the same shape.)
+#include "symbolize/symbolizer.h"
+
+#include "address_cache.h"
+#include "build_id.h"
+#include "compile_unit.h"
+#include "module_map.h"
+#include "symbol_table.h"
+
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+#include <optional>
+
+namespace cpcprof::symbolize {
+
+namespace {
+
+struct ModuleState {
+    Dwfl_Module* dwfl = nullptr; // null: file missing, replaced or not ELF
+    bool queried = false;
+    std::optional<SymbolTable> symbols;           // read on first use
+    std::map<Dwarf_Off, CompileUnit> units;       // by CU DIE offset, indexed on first use
+    std::optional<bool> has_symbols;              // symbol table or DWARF, decided on first query
+};
+
+// The load segments of elf, or nothing if it is not the file the recording
+// saw (build-id differs).
+std::optional<std::vector<LoadSegment>> check_elf(int fd, const std::string& build_id) {
+    Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+    if (elf == nullptr)
+        return std::nullopt;
+    std::optional<std::vector<LoadSegment>> segments;
+    size_t phnum = 0;
+    if (elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &phnum) == 0 &&
+        (build_id.empty() || elf_build_id(elf) == build_id)) {
+        segments.emplace();
+        for (size_t i = 0; i < phnum; ++i) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(elf, int(i), &ph) != nullptr && ph.p_type == PT_LOAD)
+                segments->push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_X) != 0});
+        }
+    }
+    elf_end(elf);
+    return segments;
+}
+
+// Reports the module's file to dwfl at the bias its first mapping implies.
+Dwfl_Module* report(Dwfl* dwfl, const ModuleMap::Module& module) {
+    int fd = open(module.path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return nullptr;
+    auto segments = check_elf(fd, module.build_id);
+    std::optional<uint64_t> bias;
+    if (segments) {
+        const Mapping& first = module.mappings.front();
+        bias = load_bias(*segments, first.start, first.file_offset);
+    }
+    Dwfl_Module* mod = nullptr;
+    if (bias) // on success dwfl_report_elf owns fd
+        mod = dwfl_report_elf(dwfl, module.path.c_str(), module.path.c_str(), fd, *bias, true);
+    if (mod == nullptr)
+        close(fd);
+    return mod;
+}
+
+SymbolTable read_symbols(Dwfl_Module* mod) {
+    SymbolTable table;
+    int count = dwfl_module_getsymtab(mod); // .symtab, else .dynsym, from the file or its debug file
+    for (int i = 1; i < count; ++i) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        GElf_Word shndx;
+        const char* name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, nullptr, nullptr);
+        int type = GELF_ST_TYPE(sym.st_info);
+        if (name == nullptr || *name == '\0' || shndx == SHN_UNDEF ||
+            (type != STT_FUNC && type != STT_GNU_IFUNC))
+            continue;
+        table.add(addr, sym.st_size, name, GELF_ST_BIND(sym.st_info) != STB_LOCAL);
+    }
+    table.finalize();
+    return table;
+}
+
+} // namespace
+
+struct Session::Impl {
+    ModuleMap map;
+    std::vector<ModuleState> modules;
+    AddressCache cache;
+    std::string debuginfo_path;
+    char* debuginfo_path_ptr = nullptr;
+    Dwfl_Callbacks callbacks{};
+    Dwfl* dwfl = nullptr;
+    Stats stats;
+
+    Impl(const std::vector<Mapping>& mappings, const std::vector<std::string>& debug_dirs)
+        : map(mappings), modules(map.modules().size()) {
+        // The default ":.debug:/usr/lib/debug", with the caller's directories
+        // before /usr/lib/debug.
+        debuginfo_path = ":.debug";
+        for (const std::string& dir : debug_dirs)
+            debuginfo_path += ":" + dir;
+        debuginfo_path += ":/usr/lib/debug";
+        debuginfo_path_ptr = debuginfo_path.data();
+        callbacks.find_elf = dwfl_build_id_find_elf;
+        callbacks.find_debuginfo = dwfl_standard_find_debuginfo; // build-id, debuglink, debuginfod
+        callbacks.section_address = dwfl_offline_section_address;
+        callbacks.debuginfo_path = &debuginfo_path_ptr;
+        dwfl = dwfl_begin(&callbacks);
+        if (dwfl == nullptr)
+            return;
+        dwfl_report_begin(dwfl);
+        for (size_t i = 0; i < modules.size(); ++i)
+            modules[i].dwfl = report(dwfl, map.modules()[i]);
+        dwfl_report_end(dwfl, nullptr, nullptr);
+    }
+    ~Impl() {
+        modules.clear(); // CompileUnits hold DIEs of dwfl's Dwarf
+        if (dwfl)
+            dwfl_end(dwfl);
+    }
+
+    SymbolTable& symbols(ModuleState& m) {
+        if (!m.symbols) {
+            m.symbols = read_symbols(m.dwfl);
+            ++stats.symbol_tables_read;
+        }
+        return *m.symbols;
+    }
+
+    std::vector<Frame> frames(ModuleState& m, uint64_t pc) {
+        if (m.dwfl == nullptr)
+            return {};
+        CompileUnit::Chain chain;
+        Dwarf_Addr bias = 0;
+        if (Dwarf_Die* cu = dwfl_module_addrdie(m.dwfl, pc, &bias)) {
+            auto [it, inserted] = m.units.try_emplace(dwarf_dieoffset(cu), *cu);
+            stats.compile_units_indexed += inserted;
+            chain = it->second.lookup(pc - bias);
+        }
+        // The real function is named from the symbol table when it can be:
+        // DWARF gives internal-linkage functions no linkage name, so their
+        // DW_AT_name lacks namespaces and parameters.
+        if (const std::string* name = symbols(m).find(pc)) {
+            if (chain.complete)
+                chain.frames.back().function = *name;
+            else
+                chain.frames.push_back({*name, chain.outer_file, chain.outer_line, false});
+        }
+        std::erase_if(chain.frames, [](const Frame& f) { return f.function.empty(); });
+        return std::move(chain.frames);
+    }
+
+    bool module_has_symbols(ModuleState& m) {
+        if (!m.has_symbols) {
+            Dwarf_Addr bias;
+            m.has_symbols = m.dwfl != nullptr && (symbols(m).size() > 0 ||
+                                                  dwfl_module_getdwarf(m.dwfl, &bias) != nullptr);
+        }
+        return *m.has_symbols;
+    }
+};
+
+Session::Session(const std::vector<Mapping>& mappings, std::vector<std::string> debug_dirs)
+    : impl_(std::make_unique<Impl>(mappings, debug_dirs)) {}
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&&) noexcept = default;
+
+Location Session::resolve(uint64_t address, bool is_return_address) {
+    Impl& s = *impl_;
+    ++s.stats.lookups;
+    uint64_t pc = is_return_address && address > 0 ? address - 1 : address;
+    std::optional<ModuleMap::Hit> hit = s.map.find(pc);
+    size_t module = hit ? hit->module : AddressCache::no_module;
+    uint64_t offset = hit ? hit->file_offset + (address - pc) : address;
+
+    if (const Location* cached = s.cache.find(module, pc)) {
+        ++s.stats.cache_hits;
+        Location copy = *cached;
+        copy.module_offset = offset;
+        return copy;
+    }
+    Location loc;
+    loc.module_offset = offset;
+    if (hit) {
+        ModuleState& m = s.modules[module];
+        m.queried = true;
+        loc.module = s.map.modules()[module].path;
+        if (s.module_has_symbols(m))
+            loc.frames = s.frames(m, pc);
+    }
+    loc.has_symbols = !loc.frames.empty();
+    return s.cache.insert(module, pc, std::move(loc));
+}
+
+std::vector<std::string> Session::modules_without_symbols() const {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < impl_->modules.size(); ++i) {
+        const ModuleState& m = impl_->modules[i];
+        if (m.queried && !m.has_symbols.value_or(false))
+            out.push_back(impl_->map.modules()[i].path);
+    }
+    return out;
+}
+
+Session::Stats Session::stats() const { return impl_->stats; }
+
+std::string fallback_name(const Location& loc) {
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "+0x%llx", static_cast<unsigned long long>(loc.module_offset));
+    if (loc.module.empty())
+        return std::string("[unknown]") + hex;
+    size_t slash = loc.module.rfind('/');
+    return (slash == std::string::npos ? loc.module : loc.module.substr(slash + 1)) + hex;
+}
+
+} // namespace cpcprof::symbolize
