@@ -232,12 +232,13 @@ int Counting::restart() {
     }
     if (soft_ && fresh && !reopen) {
         // Frozen at an overflow, the kernel still counting: every
-        // overflow request has just begun a new period, so resetting the
-        // counts is all a restart needs.
-        for (Slot &s : slots_) {
-            if (ioctl(s.fd.get(), PERF_EVENT_IOC_RESET, 0) != 0)
-                return errno;
-            s.overflowed = false;
+        // overflow request has just begun a new period.  Counting on from
+        // the preset at the overflow instant needs no system call: what the
+        // kernel counted since then (the handler's time) goes to the new
+        // period, as it does for the kernel's own period.
+        for (size_t i = 0; i < slots_.size(); ++i) {
+            slots_[i].base = slots_[i].preset - snap_[3 + i];
+            slots_[i].overflowed = false;
         }
         have_snap_ = false;
         soft_ = false;

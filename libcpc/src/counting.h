@@ -12,8 +12,9 @@
 // it.  When every overflow request is a clock (cpu-clock, task-clock),
 // whose disable and enable reprogram an hrtimer at great cost, the set is
 // frozen in software instead: the values of that instant are kept (one
-// read) and the kernel counts on until cpc_set_restart resets the counts,
-// or until a second overflow, which disables the group.  The next period of
+// read) and the kernel counts on until cpc_set_restart moves the bases so
+// that the values count from the presets at the overflow instant, or until
+// a second overflow, which disables the group.  The next period of
 // a clock is then counted from the overflow, not from the restart.
 //
 // The kernel's sample period is only ever changed by reopening the group:
