@@ -14,8 +14,8 @@ bool udata(Dwarf_Die* die, unsigned int name, Dwarf_Word* out) {
 }
 
 // The linkage name, demangled, through DW_AT_abstract_origin and
-// DW_AT_specification; else the plain name (C, main, extern "C").
-std::string function_name(Dwarf_Die* die) {
+// DW_AT_specification.
+std::string linkage_name(Dwarf_Die* die) {
     Dwarf_Attribute attr;
     for (unsigned int at : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name}) {
         if (dwarf_attr_integrate(die, at, &attr) != nullptr) {
@@ -23,29 +23,50 @@ std::string function_name(Dwarf_Die* die) {
                 return demangle(s);
         }
     }
-    if (dwarf_attr_integrate(die, DW_AT_name, &attr) != nullptr) {
-        if (const char* s = dwarf_formstring(&attr))
-            return s;
-    }
     return {};
+}
+
+// The DIE that carries die's DW_AT_name, following abstract origins and
+// specifications (bounded: DWARF from the wild may loop).
+bool named_die(Dwarf_Die* die, Dwarf_Die* out) {
+    *out = *die;
+    for (int hops = 0; hops < 8; ++hops) {
+        if (dwarf_hasattr(out, DW_AT_name))
+            return true;
+        Dwarf_Attribute attr;
+        if (dwarf_attr(out, DW_AT_abstract_origin, &attr) == nullptr &&
+            dwarf_attr(out, DW_AT_specification, &attr) == nullptr)
+            return false;
+        if (dwarf_formref_die(&attr, out) == nullptr)
+            return false;
+    }
+    return false;
+}
+
+bool is_scope(int tag) {
+    return tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+           tag == DW_TAG_union_type;
 }
 
 } // namespace
 
 CompileUnit::CompileUnit(Dwarf_Die cu) : cu_(cu) {
     std::vector<ScopeIndex::Range> ranges;
-    walk(&cu_, -1, 0, ranges);
+    walk(&cu_, -1, 0, {}, ranges);
     index_ = ScopeIndex(std::move(ranges));
 }
 
 void CompileUnit::walk(Dwarf_Die* parent, int32_t parent_node, uint32_t depth,
-                       std::vector<ScopeIndex::Range>& ranges) {
+                       const std::string& prefix, std::vector<ScopeIndex::Range>& ranges) {
     Dwarf_Die child;
     if (dwarf_child(parent, &child) != 0)
         return;
     do {
         int tag = dwarf_tag(&child);
         int32_t node = parent_node;
+        if (tag == DW_TAG_subprogram && !prefix.empty() && dwarf_hasattr(&child, DW_AT_name) &&
+            !dwarf_hasattr(&child, DW_AT_linkage_name))
+            prefixes_.emplace(dwarf_dieoffset(&child), prefix);
         if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
             Dwarf_Addr base, low, high;
             ptrdiff_t off = 0;
@@ -71,14 +92,24 @@ void CompileUnit::walk(Dwarf_Die* parent, int32_t parent_node, uint32_t depth,
         }
         // Types, namespaces and lexical blocks may all hold code scopes
         // (local classes, lambdas, inlined calls in blocks): descend always.
-        if (dwarf_haschildren(&child) > 0)
-            walk(&child, node, depth + 1, ranges);
+        if (dwarf_haschildren(&child) > 0) {
+            const char* scope_name = is_scope(tag) ? dwarf_diename(&child) : nullptr;
+            walk(&child, node, depth + 1,
+                 scope_name ? prefix + scope_name + "::" : prefix, ranges);
+        }
     } while (dwarf_siblingof(&child, &child) == 0);
 }
 
 const std::string& CompileUnit::name(Node& node) {
-    if (!node.name)
-        node.name = function_name(&node.die);
+    if (!node.name) {
+        node.name = linkage_name(&node.die);
+        Dwarf_Die named;
+        if (node.name->empty() && named_die(&node.die, &named)) {
+            auto prefix = prefixes_.find(dwarf_dieoffset(&named));
+            const char* plain = dwarf_diename(&named);
+            node.name = (prefix == prefixes_.end() ? "" : prefix->second) + (plain ? plain : "");
+        }
+    }
     return *node.name;
 }
 

@@ -9,6 +9,7 @@
 
 #include <elfutils/libdw.h>
 #include <optional>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,7 @@ class CompileUnit {
         int call_line = 0;
         std::optional<std::string> name;
     };
-    void walk(Dwarf_Die* parent, int32_t parent_node, uint32_t depth,
+    void walk(Dwarf_Die* parent, int32_t parent_node, uint32_t depth, const std::string& prefix,
               std::vector<ScopeIndex::Range>& ranges);
     const std::string& name(Node& node);
     std::string file_name(uint32_t index);
@@ -50,6 +51,9 @@ class CompileUnit {
     Dwarf_Die cu_;
     std::vector<Node> nodes_;
     ScopeIndex index_;
+    // "ns::Class::" of the subprograms that have no linkage name (internal
+    // linkage: GCC emits none), by DIE offset, to qualify their DW_AT_name.
+    std::unordered_map<Dwarf_Off, std::string> prefixes_;
 };
 
 } // namespace cpcprof::symbolize

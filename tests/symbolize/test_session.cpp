@@ -97,6 +97,18 @@ TEST_P(Executables, FunctionEntryIsNotAReturnAddress) {
         << describe(before);
 }
 
+TEST_P(Executables, InlinedStaticFunctionQualifiedFromItsScopes) {
+    // GCC gives internal-linkage functions no DW_AT_linkage_name: the name
+    // is DW_AT_name qualified by the enclosing namespaces, without parameters.
+    symtest::Run run = symtest::run_program(GetParam());
+    Session session(run.mappings);
+    Location loc = session.resolve(run.probes.at("static_inline"), true);
+    ASSERT_EQ(loc.frames.size(), 2u) << describe(loc);
+    expect_frame(loc.frames[0], "demo::quiet", targets_src, "static_inline_probe", true);
+    expect_frame(loc.frames[1], "demo::calls_static_inline(int)", targets_src,
+                 "calls_static_inline", false);
+}
+
 INSTANTIATE_TEST_SUITE_P(Symbolize, Executables, ::testing::Values(SYMTEST_PIE, SYMTEST_NOPIE),
                          [](const auto& info) {
                              return std::string(info.index == 0 ? "Pie" : "NoPie");

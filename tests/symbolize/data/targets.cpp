@@ -37,11 +37,21 @@ __attribute__((noipa)) int run_lambda(int x) {
     return f(x) + 1;
 }
 
+static __attribute__((always_inline)) inline int quiet(int x) {
+    PROBE("static_inline"); // @static_inline_probe
+    return x + 2;
+}
+
+__attribute__((noipa)) int calls_static_inline(int x) {
+    return quiet(x) * 3; // @calls_static_inline
+}
+
 } // namespace demo
 
 int main(int argc, char**) {
     int sum = demo::outer(argc) + demo::twice(argc) + int(demo::twice(double(argc))) +
-              demo::hidden_helper(argc) + demo::run_lambda(argc);
+              demo::hidden_helper(argc) + demo::run_lambda(argc) +
+              demo::calls_static_inline(argc);
     PRINT_FUNCTION("hidden_helper", &demo::hidden_helper);
     PRINT_FUNCTION("outer", &demo::outer);
     print_maps();
