@@ -26,6 +26,12 @@ typedef struct __cpc cpc_t;
 typedef struct __cpc_set cpc_set_t;
 typedef struct __cpc_buf cpc_buf_t;
 
+/* libpctx's handle (<libpctx.h>); either header may come first. */
+#ifndef _PCTX_T_DECLARED
+#define _PCTX_T_DECLARED
+typedef struct __pctx pctx_t;
+#endif
+
 typedef unsigned int uint_t;
 /* Nanoseconds of CLOCK_MONOTONIC (illumos gethrtime(3C) base). */
 typedef long long hrtime_t;
@@ -125,6 +131,16 @@ extern void cpc_walk_requests(cpc_t *cpc, cpc_set_t *set, void *arg,
 extern int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags);
 extern int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set,
     uint_t flags);
+/*
+ * Binds set to thread id (a tid) of the process pctx controls (libpctx);
+ * flags must be 0.  One set may be bound to several threads of the
+ * process; cpc_set_sample then reads the thread whose libpctx callback is
+ * running, else the thread bound last.  A set bound this way is used by
+ * the thread that runs pctx_run; cpc_set_sample on it is not for signal
+ * handlers.  See cpc_bind_pctx(3CPC).
+ */
+extern int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
+    uint_t flags);
 extern int cpc_unbind(cpc_t *cpc, cpc_set_t *set);
 /* [async-signal-safe] */
 extern int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset);
@@ -134,7 +150,7 @@ extern int cpc_set_restart(cpc_t *cpc, cpc_set_t *set);
 /* Buffers. */
 extern cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set);
 extern int cpc_buf_destroy(cpc_t *cpc, cpc_buf_t *buf);
-/* [async-signal-safe] */
+/* [async-signal-safe] for a set bound by cpc_bind_curlwp or cpc_bind_cpu. */
 extern int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf);
 /* [async-signal-safe] the accessors below only touch the buffer. */
 extern int cpc_buf_get(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t *val);

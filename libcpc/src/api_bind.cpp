@@ -24,6 +24,15 @@ constexpr size_t kMaxRequests = 255;
 
 pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
 
+int fail(int e) {
+    errno = e;
+    return -1;
+}
+
+} // namespace
+
+namespace cpc {
+
 bool any_notify(const cpc_set_t *set) {
     return std::any_of(set->requests.begin(), set->requests.end(),
                        [](const Request &r) { return r.flags & CPC_OVF_NOTIFY_EMT; });
@@ -103,15 +112,6 @@ int open_failure(cpc_t *cpc, const char *fn, const cpc_set_t *set, const OpenErr
     }
 }
 
-int fail(int e) {
-    errno = e;
-    return -1;
-}
-
-} // namespace
-
-namespace cpc {
-
 void unbind_set(cpc_t *, cpc_set_t *set) {
     if (set->binding == Binding::curlwp) {
         Counting *c = current_counting();
@@ -120,6 +120,8 @@ void unbind_set(cpc_t *, cpc_set_t *set) {
     } else if (set->binding == Binding::cpu) {
         set->cpu_counting.reset();
         sched_setaffinity(0, sizeof set->saved_affinity, &set->saved_affinity);
+    } else if (set->binding == Binding::pctx) {
+        unbind_pctx(set);
     }
     set->binding = Binding::none;
 }
@@ -249,6 +251,13 @@ int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf) {
             !CPU_ISSET(set->cpu, &now))
             return fail(EAGAIN);
         c = set->cpu_counting.get();
+    } else if (set->binding == Binding::pctx) {
+        int e = sample_pctx(set, buf);
+        if (e == EAGAIN)
+            report_signal_safe(cpc, "cpc_set_sample", kNoSubcode,
+                               "the kernel multiplexed the counters with another user; "
+                               "the values are incomplete");
+        return e ? fail(e) : 0;
     } else {
         return fail(EINVAL);
     }

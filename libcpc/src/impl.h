@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -17,6 +18,15 @@
 namespace cpc {
 
 class Counting;
+class PctxCounters;
+struct BindSpec;
+struct OpenError;
+
+// PctxCounters is complete only in its own file.
+struct PctxCountersDeleter {
+    void operator()(PctxCounters *c) const;
+};
+using PctxCountersPtr = std::unique_ptr<PctxCounters, PctxCountersDeleter>;
 
 inline constexpr uint32_t kSetMagic = 0x43504353;  // "CPCS"
 inline constexpr uint32_t kBufMagic = 0x43504342;  // "CPCB"
@@ -34,7 +44,7 @@ struct Request {
     perf_event_attr attr{}; // type/config words, from resolve_event
 };
 
-enum class Binding { none, curlwp, cpu };
+enum class Binding { none, curlwp, cpu, pctx };
 
 } // namespace cpc
 
@@ -49,6 +59,12 @@ struct __cpc_set {
     std::unique_ptr<cpc::Counting> cpu_counting;
     int cpu = -1;
     cpu_set_t saved_affinity{};
+    // pctx binding (cpc_bind_pctx): one counting per thread of the
+    // controlled process, and the thread bound last.  Used by the thread
+    // that runs pctx_run only.
+    pctx_t *pctx = nullptr;
+    std::map<pid_t, cpc::PctxCountersPtr> pctx_countings;
+    pid_t pctx_last = 0;
     ~__cpc_set();
 };
 
@@ -87,6 +103,24 @@ bool set_in_handle(cpc_t *cpc, const cpc_set_t *set);
 
 // Releases whatever binding set has; nothing if unbound.
 void unbind_set(cpc_t *cpc, cpc_set_t *set);
+
+// What every bind does (api_bind.cpp).
+bool any_notify(const cpc_set_t *set);
+// What illumos checks at bind: 0, or an errno after reporting.
+int check_bindable(cpc_t *cpc, const char *fn, const cpc_set_t *set);
+BindSpec make_spec(const cpc_set_t *set, bool inherit);
+// Reports a failed group open and returns the illumos errno.
+int open_failure(cpc_t *cpc, const char *fn, const cpc_set_t *set, const OpenError &e,
+                 bool notify);
+
+// The pctx binding of a set (api_pctx.cpp): released, or, in a fork child,
+// abandoned (the child's copies of the descriptors closed, no ioctl).
+void unbind_pctx(cpc_set_t *set);
+void abandon_pctx(cpc_set_t *set);
+// [signal-safe only against the controlling thread] cpc_set_sample of a
+// pctx-bound set: reads the thread whose libpctx callback runs, if the set
+// is bound to it, else the thread bound last; EINVAL when that one is gone.
+int sample_pctx(cpc_set_t *set, cpc_buf_t *buf);
 
 // Every open handle, for fork handling (see thread_state.cpp).
 void register_handle(cpc_t *cpc);

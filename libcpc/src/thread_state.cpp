@@ -52,6 +52,9 @@ void after_fork_parent() {
 // child holds refer to the parent's counters, so they are closed without
 // any ioctl (which would stop the parent's counting).  The abandoned
 // objects are left allocated: destroying them would retake the registry.
+// Sets bound through libpctx are abandoned too: a fork child of the
+// controlling process (libpctx makes one to follow a fork child of the
+// target) traces nothing of its parent's.
 void after_fork_child() {
     g_pid.store(getpid(), std::memory_order_relaxed);
     tls_counting = nullptr;
@@ -60,6 +63,8 @@ void after_fork_child() {
         c->abandon();
     for (cpc_t *h : g_handles) {
         for (auto &s : h->sets) {
+            if (s->binding == Binding::pctx)
+                abandon_pctx(s.get());
             s->binding = Binding::none;
             (void)s->cpu_counting.release();
         }
