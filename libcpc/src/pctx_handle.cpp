@@ -74,6 +74,8 @@ void report_to(pctx_errfn_t *errfn, const char *fn, const char *fmt, ...) {
 
 bool is_tracer(const pctx_t *p) { return p->tracer_pid == getpid(); }
 
+bool is_tracer_thread(const pctx_t *p) { return is_tracer(p) && p->tracer_tid == gettid_(); }
+
 void notify_gone(pctx_t *p, pid_t lwpid) {
     // An observer may unregister itself (or another) while being told.
     std::vector<Observer> copy = p->observers;
@@ -186,6 +188,13 @@ void pctx_release(pctx_t *p) {
         return;
     if (p->in_run) {
         report(p, "release", "cannot release pid %d from a callback of pctx_run\n", p->pid);
+        return;
+    }
+    if (is_tracer(p) && !is_tracer_thread(p) && p->phase < Phase::let_go) {
+        // Only the tracing thread can detach: the process stays stopped
+        // until that thread calls pctx_release or exits.
+        report(p, "release", "pid %d is traced by thread %d: release it from there\n", p->pid,
+               p->tracer_tid);
         return;
     }
     let_go(p);

@@ -98,6 +98,9 @@ void report_to(pctx_errfn_t *errfn, const char *fn, const char *fmt, ...)
 
 // Whether the calling process is the one that traces p (not a fork child).
 bool is_tracer(const pctx_t *p);
+// Whether the calling thread is the one that traces p: ptrace requests
+// work only there.
+bool is_tracer_thread(const pctx_t *p);
 
 // Tells the observers that lwpid (0: the handle) is finished.
 void notify_gone(pctx_t *p, pid_t lwpid);

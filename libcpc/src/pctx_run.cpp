@@ -213,6 +213,12 @@ extern "C" int pctx_run(pctx_t *p, unsigned int msec, unsigned int nsamples, Tic
         errno = p->in_run ? EBUSY : ESRCH;
         return -1;
     }
+    if (!is_tracer_thread(p)) {
+        report(p, fn, "pid %d is traced by thread %d: run it from there\n", p->pid,
+               p->tracer_tid);
+        errno = EINVAL;
+        return -1;
+    }
     SigchldBlock block;
     p->in_run = true;
     p->phase = Phase::running;

@@ -360,6 +360,67 @@ TEST(Pctx, NsamplesLimitsTheTicks) {
     waitpid(pid, nullptr, 0);
 }
 
+// Sends signals to the controlled process from its ticks.
+struct Signaller : Trace {
+    pid_t pid = 0;
+    std::vector<std::pair<int, int>> at; // (tick round, signal)
+    std::string state_while_stopped;
+    static int tick(pctx_t *, pid_t pid, id_t lwp, void *a) {
+        auto *s = static_cast<Signaller *>(a);
+        if (lwp != static_cast<id_t>(pid))
+            return 0; // one round per tick: the main thread's
+        int round = ++s->ticks;
+        for (auto [when, sig] : s->at) {
+            if (when == round) {
+                if (sig == SIGCONT) {
+                    std::string st = slurp("/proc/" + std::to_string(pid) + "/stat");
+                    size_t paren = st.rfind(')');
+                    s->state_while_stopped = paren != std::string::npos ? st.substr(paren + 2, 1) : "?";
+                }
+                kill(pid, sig);
+            }
+        }
+        return 0;
+    }
+};
+
+TEST(Pctx, AKilledProcessEndsTheRunWithItsSignal) {
+    SKIP_WITHOUT_PTRACE();
+    Signaller s;
+    s.at = {{3, SIGKILL}};
+    pctx_t *p = create({PCTX_SLEEPER, "5000"}, &s);
+    ASSERT_NE(p, nullptr) << PctxErrors::all();
+    pid_t pid = __pctx_pid(p);
+    s.watch(p);
+    int64_t t0 = now_ms();
+    EXPECT_EQ(pctx_run(p, 20, 0, Signaller::tick), 0);
+    EXPECT_LT(now_ms() - t0, 2000);
+    pctx_release(p);
+    // fini_lwp for both threads (their counters are still readable), then
+    // exit with the wait status of a SIGKILL.
+    EXPECT_EQ(s.count("fini"), 2) << ::testing::PrintToString(s.events);
+    EXPECT_EQ(s.count("exit " + std::to_string(SIGKILL)), 1) << ::testing::PrintToString(s.events);
+    EXPECT_EQ(waitpid(pid, nullptr, WNOHANG), -1);
+}
+
+TEST(Pctx, JobControlStopsAreKeptAndTrackingGoesOn) {
+    SKIP_WITHOUT_PTRACE();
+    // illumos pctx_run gives up at a job-control stop; here the process
+    // stays stopped until SIGCONT, and is followed to its end.
+    Signaller s;
+    s.at = {{2, SIGSTOP}, {8, SIGCONT}};
+    pctx_t *p = create({PCTX_SLEEPER, "400"}, &s);
+    ASSERT_NE(p, nullptr) << PctxErrors::all();
+    s.watch(p);
+    int64_t t0 = now_ms();
+    EXPECT_EQ(pctx_run(p, 20, 0, Signaller::tick), 0);
+    int64_t took = now_ms() - t0;
+    pctx_release(p);
+    EXPECT_EQ(s.state_while_stopped, "t") << "traced and stopped: 't' in /proc/PID/stat";
+    EXPECT_EQ(s.count("exit 0"), 1) << ::testing::PrintToString(s.events);
+    EXPECT_GE(took, 400);
+}
+
 // ---- exec and fork ----
 
 TEST(Pctx, ExecChainIsFollowedWithEachImagesOwnCounts) {
