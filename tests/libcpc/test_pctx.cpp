@@ -171,6 +171,75 @@ TEST(Pctx, JobControlStopsAreKeptAndTrackingGoesOn) {
     EXPECT_GE(took, 400);
 }
 
+TEST(Pctx, ThreadEventsComeInIllumosOrder) {
+    SKIP_WITHOUT_PTRACE();
+    struct Threads : Trace {
+        static int create(pctx_t *, pid_t, id_t lwp, void *a) {
+            of(a)->add("lwp_create " + std::to_string(lwp));
+            return 0;
+        }
+        static int lwp_exit(pctx_t *, pid_t, id_t lwp, void *a) {
+            of(a)->add("lwp_exit " + std::to_string(lwp));
+            return 0;
+        }
+    } t;
+    std::string out = temp_file();
+    pctx_t *p = create({PCTX_THREADS, out, "10", "5"}, &t);
+    ASSERT_NE(p, nullptr) << PctxErrors::all();
+    pid_t pid = __pctx_pid(p);
+    t.watch(p);
+    pctx_set_events(p, PCTX_SYSC_LWP_CREATE_EVENT, Threads::create, PCTX_SYSC_LWP_EXIT_EVENT,
+                    Threads::lwp_exit, PCTX_NULL_EVENT);
+    EXPECT_EQ(pctx_run(p, 0, 0, nullptr), 0);
+    pctx_release(p);
+    std::string events = ::testing::PrintToString(t.events);
+    ASSERT_GE(t.events.size(), 2u);
+    EXPECT_EQ(t.events.front(), "init " + std::to_string(pid));
+    EXPECT_EQ(t.events.back(), "exit 0");
+    EXPECT_EQ(t.events[t.events.size() - 2], "fini " + std::to_string(pid));
+    // Each worker: init_lwp, lwp_create, ..., fini_lwp, lwp_exit.
+    std::istringstream in(slurp(out));
+    unlink(out.c_str());
+    pid_t tid;
+    uint64_t ignored;
+    int workers = 0;
+    while (in >> tid >> ignored >> ignored >> ignored) {
+        ++workers;
+        auto at = [&](const std::string &e) {
+            auto it = std::find(t.events.begin(), t.events.end(), e + " " + std::to_string(tid));
+            return it == t.events.end() ? -1 : int(it - t.events.begin());
+        };
+        EXPECT_GE(at("init"), 0) << events;
+        EXPECT_EQ(at("lwp_create"), at("init") + 1) << events;
+        EXPECT_GT(at("fini"), at("lwp_create")) << events;
+        EXPECT_EQ(at("lwp_exit"), at("fini") + 1) << events;
+    }
+    EXPECT_EQ(workers, 3);
+    EXPECT_EQ(t.count("lwp_exit " + std::to_string(pid)), 0) << "the main thread ends the process";
+}
+
+TEST(Pctx, ExecFromASecondThreadReplacesEveryThread) {
+    SKIP_WITHOUT_PTRACE();
+    Trace t;
+    pctx_t *p = create({PCTX_EXEC, "thread-exec", "x"}, &t);
+    ASSERT_NE(p, nullptr) << PctxErrors::all();
+    std::string pid = std::to_string(__pctx_pid(p));
+    t.watch(p);
+    EXPECT_EQ(pctx_run(p, 0, 0, nullptr), 0);
+    pctx_release(p);
+    // Two threads of the old image end at the exec; the new image has one
+    // thread, whose id is the process id again.
+    std::string events = ::testing::PrintToString(t.events);
+    ASSERT_EQ(t.events.size(), 8u) << events;
+    EXPECT_EQ(t.events[0], "init " + pid) << events;
+    EXPECT_EQ(t.count("init"), 3) << events;
+    EXPECT_EQ(t.count("fini"), 3) << events;
+    EXPECT_EQ(t.events[4], "exec true") << events;
+    EXPECT_EQ(t.events[5], "init " + pid) << events;
+    EXPECT_EQ(t.events[6], "fini " + pid) << events;
+    EXPECT_EQ(t.events[7], "exit 0") << events;
+}
+
 // ---- exec and fork ----
 
 TEST(Pctx, ExecChainIsFollowedWithEachImagesOwnCounts) {

@@ -10,6 +10,8 @@
  *   prctl-off N     disables its own perf events (PR_TASK_PERF_EVENTS_DISABLE,
  *                   what cpc_disable would reach for), then faults in N
  *                   fresh pages and exits 0.
+ *   thread-exec X   a second thread execs /bin/true while the first
+ *                   sleeps: the process (same pid) becomes /bin/true.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +52,12 @@ static int fork_true(const char *file, int use_vfork) {
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
 }
 
+static void *exec_true(void *arg) {
+    (void)arg;
+    execl("/bin/true", "true", (char *)NULL);
+    exit(2);
+}
+
 int main(int argc, char **argv) {
     if (argc < 3)
         return 2;
@@ -63,6 +72,13 @@ int main(int argc, char **argv) {
         prctl(PR_TASK_PERF_EVENTS_DISABLE, 0, 0, 0, 0);
         touch(atol(argv[2]));
         return 0;
+    }
+    if (!strcmp(mode, "thread-exec")) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, exec_true, NULL) != 0)
+            return 2;
+        for (;;)
+            pause();
     }
     if (!strcmp(mode, "chain")) {
         int n = atoi(argv[2]);
