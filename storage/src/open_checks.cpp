@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstring>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace cpcprof::storage {
@@ -230,6 +231,75 @@ bool check_schema(sqlite3 *db, std::string *reason) {
         }
     *reason = "schema differs from format version " + std::to_string(schema::kVersion);
     return false;
+}
+
+// Connection settings: no writes to the schema, no triggers or views run,
+// no functions called from the schema, cells checked while read.
+bool harden(sqlite3 *db, std::string *reason) {
+    const std::pair<int, int> configs[] = {
+        {SQLITE_DBCONFIG_DEFENSIVE, 1},   {SQLITE_DBCONFIG_ENABLE_TRIGGER, 0},
+        {SQLITE_DBCONFIG_ENABLE_VIEW, 0}, {SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0},
+        {SQLITE_DBCONFIG_DQS_DDL, 0},     {SQLITE_DBCONFIG_DQS_DML, 0},
+        {SQLITE_DBCONFIG_ENABLE_FKEY, 0}, {SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0},
+    };
+    for (auto [op, value] : configs) {
+        int rc = sqlite3_db_config(db, op, value, nullptr);
+        if (rc != SQLITE_OK) {
+            *reason = sql::describe(db, rc, "cannot configure SQLite defensively");
+            return false;
+        }
+    }
+    sqlite3_busy_timeout(db, 2000); // a recorder may be checkpointing
+    for (const char *s :
+         {"PRAGMA trusted_schema = OFF", "PRAGMA cell_size_check = ON", "PRAGMA mmap_size = 0"}) {
+        int rc = sql::exec(db, s);
+        if (rc != SQLITE_OK) {
+            *reason = sql::describe(db, rc, "cannot be read");
+            return false;
+        }
+    }
+    return true;
+}
+
+bool quick_check(sqlite3 *db, std::string *reason) {
+    sql::Statement s;
+    int rc = s.prepare(db, "PRAGMA quick_check(5)");
+    std::vector<std::string> problems;
+    if (rc == SQLITE_OK)
+        while ((rc = s.step()) == SQLITE_ROW)
+            problems.push_back(s.text(0));
+    if (rc != SQLITE_DONE && rc != SQLITE_OK) {
+        // Damage bad enough to stop the check itself comes back as an error.
+        int primary = rc & 0xff;
+        bool damaged = primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
+        *reason = sql::describe(db, rc, damaged ? "damaged (SQLite quick_check" : "cannot be read");
+        if (damaged)
+            *reason += ")";
+        return false;
+    }
+    if (problems.size() == 1 && problems[0] == "ok")
+        return true;
+    *reason = "damaged (SQLite quick_check:";
+    for (const std::string &p : problems)
+        *reason += " " + p + ";";
+    reason->back() = ')';
+    return false;
+}
+
+bool open_profile(const std::string &path, Access access, sql::Db *db, std::string *reason) {
+    if (!check_file_header(path, reason))
+        return false;
+    sqlite3 *raw = nullptr;
+    int flags = access == Access::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+    int rc = sqlite3_open_v2(path.c_str(), &raw,
+                             flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nullptr);
+    db->reset(raw);
+    if (rc != SQLITE_OK) {
+        *reason = sql::describe(raw, rc, "cannot open");
+        return false;
+    }
+    return harden(raw, reason) && quick_check(raw, reason) && check_identity(raw, reason) &&
+           check_schema(raw, reason);
 }
 
 } // namespace cpcprof::storage

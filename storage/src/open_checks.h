@@ -1,13 +1,24 @@
 // The defensive half of opening a file that may come from someone else:
-// checks on the raw header before SQLite sees the file, and the comparison
-// of sqlite_schema with the schema of this format version.
+// checks on the raw header before SQLite sees the file, a hardened
+// connection, quick_check, and the comparison of sqlite_schema with the
+// schema of this format version.  Reader and SymbolWriter open files
+// through open_profile() only.
 #pragma once
+
+#include "sqlite_handle.h"
 
 #include <sqlite3.h>
 
 #include <string>
 
 namespace cpcprof::storage {
+
+enum class Access { read_only, read_write };
+
+// Every check below, in order, on an existing file (never created):
+// nothing reads a table before quick_check has passed and the schema is
+// known to be ours.  false with *reason (without the path) on refusal.
+bool open_profile(const std::string &path, Access access, sql::Db *db, std::string *reason);
 
 // Reads the first 100 bytes of path and the file's size.  false with
 // *reason for: a missing or unreadable path, not a regular file, an empty
@@ -18,6 +29,12 @@ bool check_file_header(const std::string &path, std::string *reason);
 // The file's format version check after SQLite has opened it (the header
 // may be stale while a WAL is in use).
 bool check_identity(sqlite3 *db, std::string *reason);
+
+// Connection settings for a file we do not trust (sqlite.org/security.html).
+bool harden(sqlite3 *db, std::string *reason);
+
+// PRAGMA quick_check; false with the problems it names.
+bool quick_check(sqlite3 *db, std::string *reason);
 
 // sqlite_schema must equal the expected statements, with or without the
 // indexes that finish() adds.  false with *reason naming the first

@@ -1,13 +1,16 @@
-// THE .cpcprof FILE FORMAT, version 1
+// THE .cpcprof FILE FORMAT, version 2
 // ===================================
 //
 // A .cpcprof file is one SQLite 3 database holding one recording: the run,
 // the processes and threads of the target, the modules they mapped, the
-// call stacks (once each, as a trie) and the samples.  Any SQLite client
-// can read it; this block is what such a reader may rely on.
+// call stacks (once each, as a trie), the samples and, once symbolized,
+// what the code addresses are (per module and file offset).  Any SQLite
+// client can read it; this block is what such a reader may rely on.
+// Version 2 added the symbol tables, run.symbolized_ns and
+// module.has_symbols; version 1 files are refused, not converted.
 //
 // Identification
-//   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 1.
+//   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 2.
 //   Text encoding UTF-8 (paths and arguments are stored byte for byte, so
 //   a TEXT value is not guaranteed to be valid UTF-8).  A reader refuses
 //   other versions: a version changes whenever a table, a column or the
@@ -17,10 +20,10 @@
 //   included.
 //
 // Times
-//   run.start_ns is wall-clock time (CLOCK_REALTIME, ns since the epoch).
-//   Every other time column is CLOCK_MONOTONIC ns relative to
-//   run.start_mono_ns (the same instant as run.start_ns on the monotonic
-//   clock), so sample times are small, usually 6-byte, integers.  Times are
+//   run.start_ns and run.symbolized_ns are wall-clock time (CLOCK_REALTIME,
+//   ns since the epoch).  Every other time column is CLOCK_MONOTONIC ns
+//   relative to run.start_mono_ns (the same instant as run.start_ns on the
+//   monotonic clock), so sample times are small, usually 6-byte, integers.  Times are
 //   signed: an event just before the run's start is negative.
 //
 // 64-bit unsigned quantities (addresses, periods, counts, values) are
@@ -29,7 +32,7 @@
 //
 // Tables
 //   run(id = 1, start_ns, start_mono_ns, end_ns, host, kernel, cpu_model,
-//       hw_pmu, call_graph, max_depth, complete)
+//       hw_pmu, call_graph, max_depth, complete, symbolized_ns)
 //     Exactly one row, written (and committed) by Writer::begin_run.
 //     end_ns is NULL until the recording is finished.  complete = 1 only
 //     when the recorder finished the file (final commit, indexes made);
@@ -37,7 +40,8 @@
 //     is present and consistent, the last batch may be missing.
 //     hw_pmu: whether the machine had a hardware PMU.  call_graph: how
 //     stacks were taken (free text, e.g. "libunwind"); max_depth: the
-//     recorder's bound on frames per stack.
+//     recorder's bound on frames per stack.  symbolized_ns: when the
+//     symbol tables below were last written; NULL = never symbolized.
 //   command_arg(pos, arg)        the recorded command line, pos from 0.
 //   event(idx, name, period, sampling)
 //     The requests of the counter set, idx from 0.  idx is the position of
@@ -56,14 +60,23 @@
 //     refer to.  (pid, tid) is unique; a thread renamed during the run
 //     keeps its row and its last name; a tid reused within one pid during
 //     the run shares the row.
-//   module(id, path, build_id)
+//   module(id, path, build_id, has_symbols)
 //     One row per distinct file (path, build_id); build_id is lowercase
-//     hex or empty.  Symbol tables (a later version) will be keyed by
-//     (module, address).
+//     hex or empty.  has_symbols: 1 if the symbolizer found symbols (a
+//     symbol table or debug information) in the file, 0 if not, NULL
+//     until it has looked.
 //   mapping(id, pid, module, start_address, end_address, file_offset,
 //           load_ns, unload_ns)
 //     Where a module was mapped in a process, [start_address, end_address),
 //     and when.  unload_ns is NULL while mapped at the end of the run.
+//     A code address of a sample belongs to a mapping of the sample's
+//     process that covers it: the one live at the sample's time (the one
+//     loaded last if several are); else the one loaded last among those
+//     already unloaded then; else the first one loaded after it.  (Load
+//     and unload times are when the recorder learnt of them, at the
+//     agent's module scans: the first samples in a new dlopen may precede
+//     its load_ns.)  Its file offset, the key of the symbol tables, is
+//     address - start_address + file_offset.
 //   stack_node(id, parent, address)
 //     The stack trie.  Node 0 is the virtual root and has no row; ids run
 //     1, 2, 3, ... without gaps, and parent < id.  A node's path from the
@@ -97,6 +110,21 @@
 //     kept by the recorder, checked and exposed by the reader:
 //     taken = stored + dropped per process and in total.  Written in the
 //     same transactions as the samples it counts.
+//   function_name(id, name)     source_file(id, path)
+//     The interned strings of the symbol tables: demangled function names
+//     and source file paths, ids 1, 2, 3, ... without gaps.  Each text
+//     appears once per table (no index enforces it: it would store every
+//     string twice; a reader treats duplicates as one).
+//   symbol(module, file_offset, depth, function, source, line, inlined)
+//     What the symbolizer found at a code address: one row per frame of
+//     its chain, keyed by (module, file_offset, depth), the table itself
+//     ordered by that key (WITHOUT ROWID: no rowid, no second copy of the
+//     key).  depth 0 is the innermost frame; depths run 0, 1, 2, ... per
+//     address.  All frames but the last are inlined calls (inlined = 1),
+//     each inside the next; the last is the function the code belongs to.
+//     function -> function_name.id, source -> source_file.id, NULL when
+//     unknown; line 0 when unknown.  An address without a row was not
+//     resolved (no symbol, or no mapping held it).
 //
 // Writing (Writer)
 //   WAL journal, synchronous = NORMAL; every add goes into the current
@@ -107,6 +135,20 @@
 //   insert ~8x slower); finish() then creates final_indexes(), sets
 //   run.complete = 1, checkpoints and switches the file back to a rollback
 //   journal so that the finished profile is one self-contained file.
+//
+// Symbolizing (SymbolWriter)
+//   After the recording (or later, again: `cpcprof symbolize FILE`), every
+//   distinct (module, file offset) that some stack reaches is resolved
+//   once and written in one transaction that replaces all previous symbols
+//   (function_name, source_file, symbol, module.has_symbols) and sets
+//   run.symbolized_ns; a reader sees the old symbols or the new, never a
+//   mix.  A return address is resolved at offset - 1 (inside its call
+//   instruction); an address that is some sample's PC and another's return
+//   address is resolved as a return address.
+//   Size (tests/storage/bench_symbols: 1 M samples, 91 k addresses, 1.37
+//   frames each, 20 k function names of ~70 bytes): symbol 32 bytes per
+//   address (23 per frame row), function_name 17, source_file 1; 4.5 MB in
+//   all, 4.5 bytes per sample on top of the 32 the samples and stacks take.
 //
 // Indexes (finished files only)
 //   stack_node_child UNIQUE ON stack_node(parent, address): walking the
@@ -124,7 +166,7 @@ constexpr const char *kTables[] = {
     "start_ns INTEGER NOT NULL, start_mono_ns INTEGER NOT NULL, end_ns INTEGER, "
     "host TEXT NOT NULL, kernel TEXT NOT NULL, cpu_model TEXT NOT NULL, "
     "hw_pmu INTEGER NOT NULL, call_graph TEXT NOT NULL, max_depth INTEGER NOT NULL, "
-    "complete INTEGER NOT NULL)",
+    "complete INTEGER NOT NULL, symbolized_ns INTEGER)",
 
     "CREATE TABLE command_arg(pos INTEGER PRIMARY KEY, arg TEXT NOT NULL)",
 
@@ -144,7 +186,8 @@ constexpr const char *kTables[] = {
     "id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, tid INTEGER NOT NULL, "
     "name TEXT NOT NULL)",
 
-    "CREATE TABLE module(id INTEGER PRIMARY KEY, path TEXT NOT NULL, build_id TEXT NOT NULL)",
+    "CREATE TABLE module("
+    "id INTEGER PRIMARY KEY, path TEXT NOT NULL, build_id TEXT NOT NULL, has_symbols INTEGER)",
 
     "CREATE TABLE mapping("
     "id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, module INTEGER NOT NULL, "
@@ -161,6 +204,15 @@ constexpr const char *kTables[] = {
     "CREATE TABLE accounting("
     "pid INTEGER PRIMARY KEY, taken INTEGER NOT NULL, stored INTEGER NOT NULL, "
     "dropped INTEGER NOT NULL)",
+
+    "CREATE TABLE function_name(id INTEGER PRIMARY KEY, name TEXT NOT NULL)",
+
+    "CREATE TABLE source_file(id INTEGER PRIMARY KEY, path TEXT NOT NULL)",
+
+    "CREATE TABLE symbol("
+    "module INTEGER NOT NULL, file_offset INTEGER NOT NULL, depth INTEGER NOT NULL, "
+    "function INTEGER, source INTEGER, line INTEGER NOT NULL, inlined INTEGER NOT NULL, "
+    "PRIMARY KEY (module, file_offset, depth)) WITHOUT ROWID",
 };
 
 constexpr const char *kFinalIndexes[] = {

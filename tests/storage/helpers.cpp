@@ -81,6 +81,22 @@ void write_profile(const std::string &path, int samples, bool finish) {
     }
 }
 
+void symbolize_profile(const std::string &path) {
+    std::string error;
+    auto w = SymbolWriter::open(path, &error);
+    ASSERT_TRUE(w) << error;
+    for (const AddressToResolve &a : w->addresses()) {
+        std::string hex = std::to_string(a.offset);
+        std::vector<SymbolFrame> frames = {
+            {"inl_" + hex, "a.h", static_cast<int>(a.offset % 100), true},
+            {"fn_" + hex, "a.cpp", 7, false},
+        };
+        w->add(a.module_id, a.offset, frames);
+    }
+    w->set_module_symbols(1, true);
+    ASSERT_TRUE(w->finish(&error)) << error;
+}
+
 std::string run_sql(const std::string &path, const char *sql) {
     sqlite3 *db = nullptr;
     std::string result;

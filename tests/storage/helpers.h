@@ -43,6 +43,11 @@ OwnedSample numbered_sample(int i);
 // modules and accounting; finished when `finish`.  Fails the test on error.
 void write_profile(const std::string &path, int samples, bool finish = true);
 
+// Symbolizes a profile with made-up answers: every address an inlined
+// frame "inl_OFFSET" (a.h:OFFSET%100) inside "fn_OFFSET" (a.cpp:7), and
+// module 1 marked as having symbols.  Fails the test on error.
+void symbolize_profile(const std::string &path);
+
 // Runs literal SQL on the file through an ordinary read-write connection
 // (to damage it); returns SQLite's error message or "" on success.
 std::string run_sql(const std::string &path, const char *sql);

@@ -102,13 +102,15 @@ TEST_F(Refusal, AnotherApplicationId) {
 }
 
 TEST_F(Refusal, AnotherSchemaVersion) {
-    const std::string newer = copy("v2.cpcprof");
-    ASSERT_EQ(run_sql(newer, "PRAGMA user_version = 2"), "");
-    EXPECT_TRUE(refused(newer, "profile format version 2; this cpcprof reads version 1 only "
+    const std::string newer = copy("v3.cpcprof");
+    ASSERT_EQ(run_sql(newer, "PRAGMA user_version = 3"), "");
+    EXPECT_TRUE(refused(newer, "profile format version 3; this cpcprof reads version 2 only "
                                "(the file was written by a newer cpcprof)"));
-    const std::string older = copy("v0.cpcprof");
-    ASSERT_EQ(run_sql(older, "PRAGMA user_version = 0"), "");
-    EXPECT_TRUE(refused(older, "profile format version 0"));
+    // Version 1 (no symbol tables) is refused, not migrated: nothing was
+    // released with it.
+    const std::string older = copy("v1.cpcprof");
+    ASSERT_EQ(run_sql(older, "PRAGMA user_version = 1"), "");
+    EXPECT_TRUE(refused(older, "profile format version 1; this cpcprof reads version 2 only"));
 }
 
 TEST_F(Refusal, TruncatedMidPage) {
@@ -145,7 +147,7 @@ TEST_F(Refusal, FlippedBitsInTheSchemaText) {
     ASSERT_NE(at, bytes.begin() + 4096);
     at[3] ^= 0x04; // time_ns -> tima_ns
     write_bytes(file, bytes);
-    EXPECT_TRUE(refused(file, "schema differs from format version 1: table 'sample' is "
+    EXPECT_TRUE(refused(file, "schema differs from format version 2: table 'sample' is "
                               "defined differently"));
 }
 
@@ -183,7 +185,7 @@ TEST_F(Refusal, TriggerAdded) {
     ASSERT_EQ(run_sql(file, "CREATE TRIGGER evil AFTER INSERT ON sample "
                             "BEGIN DELETE FROM accounting; END"),
               "");
-    EXPECT_TRUE(refused(file, "schema differs from format version 1: trigger 'evil' is "
+    EXPECT_TRUE(refused(file, "schema differs from format version 2: trigger 'evil' is "
                               "unexpected"));
 }
 
@@ -263,4 +265,126 @@ TEST_F(BadSample, BadlyEncodedValues) {
     uint64_t visited;
     EXPECT_EQ(read_error("UPDATE sample SET more_values = x'80' WHERE id = 2", &visited),
               "inconsistent: sample 2 has badly encoded more_values");
+}
+
+// ---- symbol tables ----------------------------------------------------
+
+struct SymbolRefusal : Refusal {
+    void SetUp() override {
+        Refusal::SetUp();
+        symbolize_profile(good);
+    }
+};
+
+TEST_F(SymbolRefusal, SymbolizedFileIsAccepted) {
+    std::string error;
+    auto r = Reader::open(good, &error);
+    ASSERT_TRUE(r) << error;
+    EXPECT_TRUE(r->symbolized());
+    EXPECT_EQ(r->symbol_table().size(), 5u);
+    EXPECT_EQ(integrity_check(good), "ok");
+}
+
+TEST_F(SymbolRefusal, TriggerOnTheSymbolTable) {
+    const std::string file = copy("trigger.cpcprof");
+    ASSERT_EQ(run_sql(file, "CREATE TRIGGER t BEFORE INSERT ON symbol BEGIN SELECT 1; END"), "");
+    EXPECT_TRUE(refused(file, "schema differs from format version 2: trigger 't' is unexpected"));
+}
+
+TEST_F(SymbolRefusal, IndexOnTheStrings) {
+    const std::string file = copy("index.cpcprof");
+    ASSERT_EQ(run_sql(file, "CREATE UNIQUE INDEX by_name ON function_name(name)"), "");
+    EXPECT_TRUE(refused(file, "index 'by_name' is unexpected"));
+}
+
+TEST_F(SymbolRefusal, SymbolTableChanged) {
+    const std::string file = copy("changed.cpcprof");
+    ASSERT_EQ(run_sql(file, "ALTER TABLE symbol ADD COLUMN column INTEGER"), "");
+    EXPECT_TRUE(refused(file, "table 'symbol' is defined differently"));
+}
+
+TEST_F(SymbolRefusal, SymbolTableMissing) {
+    const std::string file = copy("missing.cpcprof");
+    ASSERT_EQ(run_sql(file, "DROP TABLE source_file"), "");
+    EXPECT_TRUE(refused(file, "table 'source_file' is missing"));
+}
+
+TEST_F(SymbolRefusal, FrameOfAMissingFunctionName) {
+    const std::string file = copy("nofunction.cpcprof");
+    ASSERT_EQ(run_sql(file, "UPDATE symbol SET function = 1000 WHERE module = 1 AND "
+                            "file_offset = 4096 AND depth = 1"),
+              "");
+    EXPECT_TRUE(refused(file, "inconsistent symbol table at module 1 offset 4096 depth 1"));
+}
+
+TEST_F(SymbolRefusal, FrameOfAMissingSourceFile) {
+    const std::string file = copy("nosource.cpcprof");
+    ASSERT_EQ(run_sql(file, "UPDATE symbol SET source = 0 WHERE depth = 0"), "");
+    EXPECT_TRUE(refused(file, "inconsistent symbol table at module 1 offset 4096 depth 0"));
+}
+
+TEST_F(SymbolRefusal, FrameOfAMissingModule) {
+    const std::string file = copy("nomodule.cpcprof");
+    ASSERT_EQ(run_sql(file, "UPDATE symbol SET module = 7 WHERE file_offset = 4352"), "");
+    EXPECT_TRUE(refused(file, "inconsistent symbol table at module 7 offset 4352 depth 0"));
+}
+
+TEST_F(SymbolRefusal, DepthsWithAGap) {
+    const std::string file = copy("gap.cpcprof");
+    ASSERT_EQ(run_sql(file, "DELETE FROM symbol WHERE file_offset = 4608 AND depth = 0"), "");
+    EXPECT_TRUE(refused(file, "inconsistent symbol table at module 1 offset 4608 depth 1"));
+}
+
+TEST_F(SymbolRefusal, NegativeLine) {
+    const std::string file = copy("line.cpcprof");
+    ASSERT_EQ(run_sql(file, "UPDATE symbol SET line = -5 WHERE file_offset = 4096 AND depth = 1"),
+              "");
+    EXPECT_TRUE(refused(file, "inconsistent symbol table at module 1 offset 4096 depth 1"));
+}
+
+TEST_F(SymbolRefusal, StringIdsWithAGap) {
+    const std::string file = copy("strgap.cpcprof");
+    ASSERT_EQ(run_sql(file, "UPDATE function_name SET id = 100 WHERE id = 3"), "");
+    EXPECT_TRUE(refused(file, "inconsistent function name table at id 4"));
+}
+
+TEST_F(SymbolRefusal, ModuleNumberedZero) {
+    const std::string file = copy("module0.cpcprof");
+    ASSERT_EQ(run_sql(file, "UPDATE module SET id = 0; UPDATE mapping SET module = 0; "
+                            "UPDATE symbol SET module = 0"),
+              "");
+    EXPECT_TRUE(refused(file, "inconsistent: module id 0"));
+}
+
+// Two ids with the same text (written by someone else) are one function.
+TEST_F(SymbolRefusal, DuplicateStringsAreMerged) {
+    const std::string file = copy("dup.cpcprof");
+    ASSERT_EQ(run_sql(file, "UPDATE function_name SET name = 'same' WHERE id IN (2, 4)"), "");
+    std::string error;
+    auto r = Reader::open(file, &error);
+    ASSERT_TRUE(r) << error;
+    const SymbolTable &t = r->symbol_table();
+    uint32_t a = t.find({1, 0x1000}), b = t.find({1, 0x1100});
+    ASSERT_NE(a, 0u);
+    ASSERT_NE(b, 0u);
+    EXPECT_EQ(t.frames(a)[1].function, t.frames(b)[1].function);
+    EXPECT_EQ(t.functions()[t.frames(b)[1].function], "same");
+}
+
+TEST_F(SymbolRefusal, FlippedBitsAnywhereNeverCrash) {
+    const auto original = read_bytes(good);
+    const std::string file = path("sweep.cpcprof");
+    // ~120 places, none a multiple of the page size apart.
+    for (size_t at = 100; at < original.size(); at += original.size() / 120 | 1) {
+        SCOPED_TRACE(at);
+        auto bytes = original;
+        bytes[at] ^= static_cast<char>(0x5a);
+        write_bytes(file, bytes);
+        open_and_read_without_crashing(file);
+        std::string error;
+        if (auto w = SymbolWriter::open(file, &error)) {
+            w->addresses(); // may fail, must not crash
+            w->finish(&error);
+        }
+    }
 }

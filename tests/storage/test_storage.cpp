@@ -184,15 +184,20 @@ TEST_F(StorageTest, RoundTripKeepsEverything) {
     EXPECT_EQ(r->threads(), threads);
 
     std::vector<ModuleRecord> mods = {
-        {{100, "/usr/bin/prog", "0123abcd", 0x400000, 0x401000, 0, kStartMono + 5}, {}, 1},
-        {{100, "/usr/bin/prog", "0123abcd", 0x401000, 0x403000, 0x1000, kStartMono + 5}, {}, 1},
+        {{100, "/usr/bin/prog", "0123abcd", 0x400000, 0x401000, 0, kStartMono + 5}, {}, 1, {}},
+        {{100, "/usr/bin/prog", "0123abcd", 0x401000, 0x403000, 0x1000, kStartMono + 5}, {}, 1, {}},
         {{100, "/lib/libc.so.6", "", 0x7f0000000000, 0x7f0000100000, 0, kStartMono + 6},
          kStartMono + 700,
-         2},
+         2,
+         {}},
         {{200, "/lib/libc.so.6", "", 0x7f0000000000, 0x7f0000100000, 0, kStartMono + 7},
          kStartMono + 8,
-         2}, // mapped over by libm
-        {{200, "/lib/libm.so.6", "ff", 0x7f0000000000, 0x7f0000010000, 0, kStartMono + 8}, {}, 3},
+         2,
+         {}}, // mapped over by libm
+        {{200, "/lib/libm.so.6", "ff", 0x7f0000000000, 0x7f0000010000, 0, kStartMono + 8},
+         {},
+         3,
+         {}},
     };
     EXPECT_EQ(r->modules(), mods);
 

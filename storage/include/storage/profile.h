@@ -1,9 +1,13 @@
-// The .cpcprof profile file: value types, Writer and Reader.  The format
+// The .cpcprof profile file: value types, Writer and Reader, SymbolWriter,
+// SymbolTable and StackLocator.  The format
 // (tables, keys, invariants) is specified at the top of storage/src/schema.cpp.
 #pragma once
 
 #include "storage/reader.h"
 #include "storage/records.h"
+#include "storage/stack_locator.h"
+#include "storage/symbol_table.h"
+#include "storage/symbol_writer.h"
 #include "storage/writer.h"
 
 namespace cpcprof::storage {

@@ -3,15 +3,16 @@
 // open() reads the file read-only and defensively (SQLite defensive mode,
 // trusted_schema off, triggers and views disabled), runs PRAGMA quick_check,
 // checks the application id, the format version and that sqlite_schema is
-// exactly the expected one, then loads and validates the metadata and the
-// stack trie.  A file that fails any of this is refused with a reason; no
-// input file makes it crash.  An incomplete file (recorder killed) is
-// accepted: complete() says so.
+// exactly the expected one, then loads and validates the metadata, the
+// stack trie and the symbol tables.  A file that fails any of this is
+// refused with a reason; no input file makes it crash.  An incomplete file
+// (recorder killed) is accepted: complete() says so.
 //
 // Not thread-safe: one thread at a time per Reader (open one per thread).
 #pragma once
 
 #include "storage/records.h"
+#include "storage/symbol_table.h"
 
 #include <functional>
 #include <map>
@@ -58,8 +59,35 @@ class Reader {
     // set if a sample is inconsistent (refers to a missing thread or stack
     // node, bad value encoding) or the file cannot be read; the samples
     // before it have been visited.
-    bool for_each_sample(const std::function<void(const StoredSample &)> &visit,
-                         std::string *error) const;
+    //
+    // Frames::skip leaves StoredSample::frames empty (stack, the trie node,
+    // is still set): callers that resolve stacks per node (StackLocator)
+    // save a walk up the trie per sample.
+    enum class Frames { walk, skip };
+    bool for_each_sample(const std::function<void(const StoredSample &)> &visit, std::string *error,
+                         Frames frames = Frames::walk) const;
+    // The same for checking a file: an inconsistent sample is passed to
+    // bad ("sample N refers to ...") and skipped, and the scan goes on.
+    // false with *error only if the file cannot be read.
+    bool for_each_sample_checked(const std::function<void(const StoredSample &)> &visit,
+                                 const std::function<void(const std::string &)> &bad,
+                                 std::string *error) const;
+
+    // ---- Symbols --------------------------------------------------------
+    // CLOCK_REALTIME of the last symbolization; empty: never symbolized.
+    std::optional<int64_t> symbolized_ns() const;
+    bool symbolized() const { return symbolized_ns().has_value(); }
+    // Empty until symbolized.  Per module: ModuleRecord::has_symbols.
+    const SymbolTable &symbol_table() const;
+    // The module and file offset where address lay in pid at time_ns
+    // (CLOCK_MONOTONIC), by the format's rule (schema.cpp, mapping);
+    // {0, address} when no mapping of pid held it.  For single questions;
+    // to resolve samples in bulk use StackLocator (storage/stack_locator.h).
+    CodeAddress locate(int pid, uint64_t address, int64_t time_ns) const;
+
+    // PRAGMA integrity_check: every page, row and index (open() runs only
+    // the quicker quick_check).  The problems SQLite names; empty = none.
+    std::vector<std::string> integrity_check() const;
 
   private:
     struct Impl;

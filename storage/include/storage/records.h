@@ -108,6 +108,8 @@ struct ModuleRecord {
     ModuleInfo info;
     std::optional<int64_t> unload_ns; // CLOCK_MONOTONIC; empty while mapped at the end
     int64_t module_id = 0; // the file's number for (path, build_id); equal ids = same file
+    // Whether the symbolizer found symbols in the file; empty: not symbolized.
+    std::optional<bool> has_symbols;
 
     bool operator==(const ModuleRecord &) const = default;
 };
@@ -131,6 +133,56 @@ struct StoredSample {
     uint64_t stack = 0;               // trie node of frames[0]; 0 = no frames; equal = same stack
     std::span<const uint64_t> frames; // leaf first, exactly as written
     std::span<const uint64_t> values;
+};
+
+// ---- Symbols ---------------------------------------------------------------
+//
+// The symbolizer resolves code addresses after the recording; storage keeps
+// its answers per (module, file offset) and knows nothing of the symbolizer
+// itself (the recorder converts its frames into SymbolFrame).
+
+// One frame of a resolved address.  An address yields a chain of them,
+// innermost first: the inlined calls (inlined = true), innermost inline
+// first, then the function the code really belongs to.
+struct SymbolFrame {
+    std::string function; // demangled; empty = unknown
+    std::string file;     // source file; empty = unknown
+    int line = 0;         // 0 = unknown
+    bool inlined = false; // inlined into the next frame of the chain
+
+    bool operator==(const SymbolFrame &) const = default;
+};
+
+// Where a code address lies: a module's file and the offset in that file
+// (address - mapping start + mapping file offset), the key of the symbol
+// tables.  module_id 0: no mapping held the address; offset is then the
+// address itself (kernel, JIT code, a stack the unwinder got wrong).
+struct CodeAddress {
+    int64_t module_id = 0;
+    uint64_t offset = 0;
+
+    bool operator==(const CodeAddress &) const = default;
+    auto operator<=>(const CodeAddress &) const = default;
+};
+
+// One address that stacks reach, for the symbolizer (SymbolWriter::addresses).
+// The mapping is one place where the module held the address (the first
+// mapping, by id, among all processes and times that reached it), enough to
+// load the module at its bias.
+struct AddressToResolve {
+    int64_t module_id = 0;
+    std::string path;     // the module's file
+    std::string build_id; // lowercase hex; may be empty
+    uint64_t offset = 0;  // file offset: the key to store the answer under
+    int pid = 0;          // a process that had it mapped
+    uint64_t mapping_start = 0, mapping_end = 0, mapping_file_offset = 0;
+    // How samples used it: a return address (look it up at offset - 1, in
+    // the call) and/or an interrupted PC.  When both are set, resolve it as
+    // a return address: one answer is stored per (module, offset).
+    bool return_address = false;
+    bool pc = false;
+
+    bool operator==(const AddressToResolve &) const = default;
 };
 
 } // namespace cpcprof::storage
