@@ -1,0 +1,166 @@
+#include "check.h"
+
+#include "storage/profile.h"
+
+#include <cstdio>
+#include <map>
+
+namespace cpcprof::check {
+namespace {
+
+using storage::Accounting;
+using storage::Reader;
+using storage::StoredSample;
+
+const char kUsage[] = "usage: cpcprof check FILE...\n"
+                      "\n"
+                      "Verifies profiles: SQLite integrity, format version and schema, the\n"
+                      "stack and symbol tables, sample accounting (taken = stored + dropped per\n"
+                      "process and in total) and every sample's references.  Prints one line\n"
+                      "per problem, or \"FILE: ok: ...\" with what the file holds.\n"
+                      "\n"
+                      "Exit status: 0 all files are sound, 1 problems were found, 2 usage error.\n";
+
+std::string count(uint64_t n, const char *one, const char *many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+std::string unbalanced(const Accounting &a) {
+    return "taken " + std::to_string(a.taken) + " != stored " + std::to_string(a.stored) +
+           " + dropped " + std::to_string(a.dropped);
+}
+
+class FileCheck {
+  public:
+    FileCheck(const std::string &path, const Reader &r) : path_(path), r_(r) {}
+
+    void run(std::vector<std::string> *problems) {
+        problems_ = problems;
+        for (const std::string &p : r_.integrity_check())
+            problem("damaged (SQLite integrity_check): " + p);
+        accounting();
+        samples();
+        stored_counts();
+    }
+
+  private:
+    void problem(const std::string &what) { problems_->push_back(path_ + ": " + what); }
+
+    void accounting() {
+        for (const auto &[pid, a] : r_.accounting())
+            if (!a.balanced())
+                problem("accounting of process " + std::to_string(pid) +
+                        " does not balance: " + unbalanced(a));
+        Accounting total = r_.accounting_total();
+        if (!total.balanced())
+            problem("accounting does not balance in total: " + unbalanced(total));
+    }
+
+    void samples() {
+        size_t events = r_.run().events.size();
+        uint64_t bad = 0;
+        std::string error;
+        bool read = r_.for_each_sample_checked(
+            [&](const StoredSample &s) {
+                ++per_pid_[s.pid];
+                if (s.values.size() != events)
+                    ++value_counts_[s.values.size()];
+            },
+            [&](const std::string &what) {
+                if (++bad <= kMaxSampleProblems)
+                    problem("inconsistent: " + what);
+            },
+            &error);
+        if (bad > kMaxSampleProblems)
+            problem("... and " + count(bad - kMaxSampleProblems, "more inconsistent sample",
+                                       "more inconsistent samples"));
+        if (!read)
+            problem(error);
+        scanned_ = read && bad == 0;
+        for (const auto &[n, samples] : value_counts_)
+            problem(count(samples, "sample has ", "samples have ") + count(n, "value", "values") +
+                    ", the run has " + count(events, "event", "events"));
+    }
+
+    // Every sample that reached the recorder was stored: a finished file
+    // holds exactly the accounting's stored count per process.  (A killed
+    // recorder may have committed samples whose accounting it had not yet
+    // written.)
+    void stored_counts() {
+        if (!r_.complete() || !scanned_)
+            return;
+        std::map<int, std::pair<uint64_t, uint64_t>> by_pid; // pid -> (rows, accounted)
+        for (const auto &[pid, n] : per_pid_)
+            by_pid[pid].first = n;
+        for (const auto &[pid, a] : r_.accounting())
+            by_pid[pid].second = a.stored;
+        for (const auto &[pid, n] : by_pid)
+            if (n.first != n.second)
+                problem("process " + std::to_string(pid) + " has " +
+                        count(n.first, "sample", "samples") + " in the file, its accounting says " +
+                        std::to_string(n.second) + " stored");
+    }
+
+    const std::string &path_;
+    const Reader &r_;
+    std::vector<std::string> *problems_ = nullptr;
+    std::map<int, uint64_t> per_pid_;
+    std::map<size_t, uint64_t> value_counts_; // wrong number of values -> samples
+    bool scanned_ = false;
+};
+
+} // namespace
+
+FileReport check_file(const std::string &path) {
+    FileReport report;
+    std::string error;
+    auto r = Reader::open(path, &error);
+    if (!r) {
+        report.problems.push_back(error); // "PATH: reason"
+        return report;
+    }
+    FileCheck(path, *r).run(&report.problems);
+    if (report.problems.empty())
+        report.summary = path + ": ok: " + count(r->sample_count(), "sample", "samples") + ", " +
+                         count(r->processes().size(), "process", "processes") + ", " +
+                         count(r->threads().size(), "thread", "threads") + ", " +
+                         (r->complete() ? "complete" : "incomplete") + ", " +
+                         (r->symbolized() ? "symbolized" : "not symbolized");
+    return report;
+}
+
+int check_main(const std::vector<std::string> &args) {
+    std::vector<std::string> files;
+    bool options = true;
+    for (const std::string &a : args) {
+        if (options && (a == "-h" || a == "--help")) {
+            std::fputs(kUsage, stdout);
+            return 0;
+        }
+        if (options && a == "--") {
+            options = false;
+        } else if (options && a.size() > 1 && a[0] == '-') {
+            std::fprintf(stderr, "cpcprof check: unknown option '%s'\n%s", a.c_str(), kUsage);
+            return 2;
+        } else {
+            files.push_back(a);
+        }
+    }
+    if (files.empty()) {
+        std::fputs(kUsage, stderr);
+        return 2;
+    }
+    bool sound = true;
+    for (const std::string &f : files) {
+        FileReport report = check_file(f);
+        for (const std::string &p : report.problems)
+            std::printf("%s\n", p.c_str());
+        if (report.problems.empty())
+            std::printf("%s\n", report.summary.c_str());
+        sound = sound && report.problems.empty();
+    }
+    std::fflush(stdout);
+    return sound ? 0 : 1;
+}
+
+} // namespace cpcprof::check

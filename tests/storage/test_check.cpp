@@ -1,0 +1,163 @@
+// `cpcprof check`: sound files, incomplete ones, broken accounting, bad
+// samples, damaged files, and the exit codes.
+#include "check.h"
+#include "helpers.h"
+
+using namespace storagetest;
+using cpcprof::check::check_file;
+using cpcprof::check::check_main;
+using cpcprof::check::FileReport;
+
+namespace {
+
+struct Check : StorageTest {
+    std::string good;
+    void SetUp() override {
+        StorageTest::SetUp();
+        good = path("good.cpcprof");
+        write_profile(good, 200);
+    }
+    std::string copy(const char *name) {
+        std::string p = path(name);
+        std::filesystem::copy_file(good, p);
+        return p;
+    }
+    // check_main's exit status, its stdout in *out.
+    int run(const std::vector<std::string> &args, std::string *out) {
+        ::testing::internal::CaptureStdout();
+        int status = check_main(args);
+        *out = ::testing::internal::GetCapturedStdout();
+        return status;
+    }
+};
+
+std::string lines(const FileReport &r) {
+    std::string s;
+    for (const std::string &p : r.problems)
+        s += p + "\n";
+    return s;
+}
+
+} // namespace
+
+TEST_F(Check, GoodFile) {
+    FileReport r = check_file(good);
+    EXPECT_TRUE(r.problems.empty()) << lines(r);
+    EXPECT_EQ(r.summary,
+              good + ": ok: 200 samples, 2 processes, 3 threads, complete, not symbolized");
+    std::string out;
+    EXPECT_EQ(run({good}, &out), 0);
+    EXPECT_EQ(out, r.summary + "\n");
+}
+
+TEST_F(Check, SymbolizedFile) {
+    symbolize_profile(good);
+    FileReport r = check_file(good);
+    EXPECT_TRUE(r.problems.empty()) << lines(r);
+    EXPECT_EQ(r.summary, good + ": ok: 200 samples, 2 processes, 3 threads, complete, symbolized");
+}
+
+TEST_F(Check, IncompleteFileIsSoundAndSaysSo) {
+    const std::string file = path("killed.cpcprof");
+    write_profile(file, 1, false);
+    FileReport r = check_file(file);
+    EXPECT_TRUE(r.problems.empty()) << lines(r);
+    EXPECT_EQ(r.summary,
+              file + ": ok: 1 sample, 2 processes, 1 thread, incomplete, not symbolized");
+    std::string out;
+    EXPECT_EQ(run({file}, &out), 0);
+}
+
+TEST_F(Check, UnbalancedAccounting) {
+    const std::string file = copy("unbalanced.cpcprof");
+    ASSERT_EQ(run_sql(file, "UPDATE accounting SET dropped = dropped + 2 WHERE pid = 100"), "");
+    FileReport r = check_file(file);
+    // pid 100: 134 samples and 3 dropped; pid 200: 66 samples.
+    EXPECT_EQ(lines(r), file +
+                            ": accounting of process 100 does not balance: taken 137 != "
+                            "stored 134 + dropped 5\n" +
+                            file +
+                            ": accounting does not balance in total: taken 203 != "
+                            "stored 200 + dropped 5\n");
+    EXPECT_TRUE(r.summary.empty());
+    std::string out;
+    EXPECT_EQ(run({file}, &out), 1);
+    EXPECT_EQ(out, lines(r));
+}
+
+TEST_F(Check, SamplesMissingFromTheFile) {
+    const std::string file = copy("lost.cpcprof");
+    ASSERT_EQ(run_sql(file, "DELETE FROM sample WHERE id IN (3, 6)"), ""); // two of pid 200's
+    FileReport r = check_file(file);
+    EXPECT_EQ(lines(r),
+              file + ": process 200 has 64 samples in the file, its accounting says 66 stored\n");
+}
+
+TEST_F(Check, EverySampleReferenceIsChecked) {
+    const std::string file = copy("refs.cpcprof");
+    ASSERT_EQ(run_sql(file, "UPDATE sample SET stack = 99999 WHERE id <= 25; "
+                            "UPDATE sample SET thread = 77 WHERE id = 30; "
+                            "UPDATE sample SET more_values = NULL WHERE id IN (40, 41, 42)"),
+              "");
+    FileReport r = check_file(file);
+    ASSERT_EQ(r.problems.size(), 22u) << lines(r);
+    EXPECT_EQ(r.problems[0], file + ": inconsistent: sample 1 refers to missing stack node 99999");
+    EXPECT_EQ(r.problems[19],
+              file + ": inconsistent: sample 20 refers to missing stack node 99999");
+    EXPECT_EQ(r.problems[20], file + ": ... and 6 more inconsistent samples");
+    EXPECT_EQ(r.problems[21], file + ": 3 samples have 1 value, the run has 2 events");
+}
+
+TEST_F(Check, DamagedFile) {
+    const std::string file = copy("flip.cpcprof");
+    size_t page =
+        std::stoul(query_text(good, "SELECT rootpage FROM sqlite_schema WHERE name = 'sample'"));
+    auto bytes = read_bytes(file);
+    bytes[(page - 1) * 4096] ^= 0x5a;
+    write_bytes(file, bytes);
+    FileReport r = check_file(file);
+    ASSERT_EQ(r.problems.size(), 1u);
+    EXPECT_EQ(r.problems[0].rfind(file + ": damaged (SQLite quick_check:", 0), 0u) << r.problems[0];
+    std::string out;
+    EXPECT_EQ(run({file}, &out), 1);
+}
+
+TEST_F(Check, DamagedSymbolTable) {
+    symbolize_profile(good);
+    const std::string file = copy("symbols.cpcprof");
+    ASSERT_EQ(run_sql(file, "UPDATE symbol SET function = 999 WHERE depth = 1"), "");
+    FileReport r = check_file(file);
+    EXPECT_EQ(lines(r), file + ": inconsistent symbol table at module 1 offset 4096 depth 1\n");
+}
+
+TEST_F(Check, NotAProfile) {
+    const std::string text = path("notes.txt");
+    write_bytes(text, {'h', 'i', '\n'});
+    std::string out;
+    EXPECT_EQ(run({text}, &out), 1);
+    EXPECT_EQ(out, text + ": not an SQLite database, so not a cpcprof profile\n");
+    EXPECT_EQ(run({path("missing.cpcprof")}, &out), 1);
+    EXPECT_EQ(out, path("missing.cpcprof") + ": No such file or directory\n");
+}
+
+TEST_F(Check, SeveralFilesOneBad) {
+    const std::string bad = copy("bad.cpcprof");
+    ASSERT_EQ(run_sql(bad, "UPDATE accounting SET taken = 0"), "");
+    std::string out;
+    EXPECT_EQ(run({good, bad}, &out), 1);
+    EXPECT_EQ(out.rfind(good + ": ok: ", 0), 0u) << out;
+    EXPECT_NE(out.find(bad + ": accounting of process 100 does not balance"), std::string::npos);
+}
+
+TEST_F(Check, UsageErrors) {
+    std::string out;
+    EXPECT_EQ(run({}, &out), 2);
+    EXPECT_EQ(out, "");
+    EXPECT_EQ(run({"--frobnicate", good}, &out), 2);
+    EXPECT_EQ(out, "");
+    EXPECT_EQ(run({"--help"}, &out), 0);
+    EXPECT_EQ(out.rfind("usage: cpcprof check FILE...", 0), 0u);
+    // After --, a name that starts with '-' is a file.
+    EXPECT_EQ(run({"--", "-odd.cpcprof"}, &out), 1);
+    EXPECT_EQ(out, "-odd.cpcprof: No such file or directory\n");
+}
