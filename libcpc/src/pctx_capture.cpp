@@ -29,8 +29,8 @@ int seize_all(pctx_t *p) {
     for (;;) {
         bool fresh = false;
         for (pid_t tid : proc::tasks(p->pid)) {
-            if (p->tasks.count(tid))
-                continue;
+            if (p->tasks.count(tid) || proc::status(tid).state == 'Z')
+                continue; // known, or a leader that ended before the others
             int e = seize(tid, false);
             if (e == ESRCH)
                 continue; // ended meanwhile
@@ -120,7 +120,8 @@ extern "C" pctx_t *pctx_capture(pid_t pid, void *arg, int verbose, pctx_errfn_t 
         return refuse(errfn, ESRCH, "pid %d doesn't exist\n", pid);
     if (st.tgid != pid)
         return refuse(errfn, ESRCH, "pid %d is a thread, not a process\n", pid);
-    if (st.state == 'Z' || st.state == 'X')
+    // A main thread that ended before the others shows Z too.
+    if ((st.state == 'Z' || st.state == 'X') && st.threads <= 1)
         return refuse(errfn, ESRCH, "pid %d is a zombie\n", pid);
     if (st.kthread)
         return refuse(errfn, EPERM, "pid %d is a system process\n", pid);

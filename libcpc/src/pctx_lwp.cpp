@@ -96,7 +96,10 @@ void on_death(pctx_t *p, pid_t tid, int status) {
         if (finish(p, tid, false) != 0)
             p->fini_failed = true;
         p->tasks.erase(tid);
-        return;
+        // A leader that had ended before the capture (a zombie cannot be
+        // traced) is not there to report the end: the last thread does.
+        if (!p->tasks.empty())
+            return;
     }
     // The leader is reported last: the process is gone.
     for (auto &kv : p->tasks) {

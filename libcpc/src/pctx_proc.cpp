@@ -60,6 +60,8 @@ Status status(pid_t tid) {
             s.ppid = std::atoi(v);
         else if (!std::strcmp(line, "TracerPid"))
             s.tracer = std::atoi(v);
+        else if (!std::strcmp(line, "Threads"))
+            s.threads = std::atoi(v);
         else if (!std::strcmp(line, "Uid"))
             parse_ids(v, s.uid);
         else if (!std::strcmp(line, "Gid"))

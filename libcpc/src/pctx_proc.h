@@ -15,6 +15,7 @@ struct Status {
     pid_t tgid = 0;
     pid_t ppid = 0;
     pid_t tracer = 0;
+    int threads = 0;
     uid_t uid[4] = {};  // real, effective, saved, filesystem
     gid_t gid[4] = {};
     bool kthread = false;

@@ -240,6 +240,19 @@ TEST(Pctx, ExecFromASecondThreadReplacesEveryThread) {
     EXPECT_EQ(t.events[7], "exit 0") << events;
 }
 
+TEST(Pctx, AMainThreadThatEndsFirstLeavesTheProcessToTheOthers) {
+    SKIP_WITHOUT_PTRACE();
+    Trace t;
+    pctx_t *p = create({PCTX_EXEC, "main-exits", "100"}, &t);
+    ASSERT_NE(p, nullptr) << PctxErrors::all();
+    t.watch(p);
+    EXPECT_EQ(pctx_run(p, 0, 0, nullptr), 0);
+    pctx_release(p);
+    EXPECT_EQ(t.count("init"), 2) << ::testing::PrintToString(t.events);
+    EXPECT_EQ(t.count("fini"), 2) << ::testing::PrintToString(t.events);
+    EXPECT_EQ(t.events.back(), "exit 0") << ::testing::PrintToString(t.events);
+}
+
 // ---- exec and fork ----
 
 TEST(Pctx, ExecChainIsFollowedWithEachImagesOwnCounts) {
@@ -409,6 +422,26 @@ TEST(Pctx, CaptureOfARunningProcessAndReleaseLeaveItRunning) {
     EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << std::hex << st;
 }
 
+TEST(Pctx, CaptureOfAProcessWhoseMainThreadEndedFollowsTheRest) {
+    SKIP_WITHOUT_PTRACE();
+    // The main thread is a zombie that ptrace cannot seize; the process
+    // ends with its last thread.
+    Spawned sp({PCTX_EXEC, "main-exits", "300"});
+    ASSERT_EQ(sp.line(), "ready");
+    usleep(50000); // the main thread is gone
+    Trace t;
+    PctxErrors::clear();
+    pctx_t *p = pctx_capture(sp.pid, &t, 0, PctxErrors::fn);
+    ASSERT_NE(p, nullptr) << PctxErrors::all();
+    t.watch(p);
+    EXPECT_EQ(pctx_run(p, 0, 0, nullptr), 0);
+    pctx_release(p);
+    EXPECT_EQ(t.count("init"), 1) << ::testing::PrintToString(t.events);
+    EXPECT_EQ(t.events.back(), "exit 0") << ::testing::PrintToString(t.events);
+    int st = sp.wait();
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << std::hex << st;
+}
+
 TEST(Pctx, CaptureOfANonexistentProcessFailsWithEsrch) {
     PctxErrors::clear();
     pid_t nobody = 4194304 + 1; // above pid_max
@@ -416,6 +449,21 @@ TEST(Pctx, CaptureOfANonexistentProcessFailsWithEsrch) {
     EXPECT_EQ(errno, ESRCH);
     EXPECT_TRUE(PctxErrors::said("doesn't exist")) << PctxErrors::all();
     EXPECT_EQ(PctxErrors::fns.at(0), "capture");
+}
+
+TEST(Pctx, CaptureOfAZombieFailsWithEsrch) {
+    pid_t child = fork();
+    if (child == 0)
+        _exit(0);
+    for (int i = 0; i < 200 && slurp("/proc/" + std::to_string(child) + "/stat").find(") Z") ==
+                                   std::string::npos;
+         ++i)
+        usleep(5000);
+    PctxErrors::clear();
+    EXPECT_EQ(pctx_capture(child, nullptr, 0, PctxErrors::fn), nullptr);
+    EXPECT_EQ(errno, ESRCH);
+    EXPECT_TRUE(PctxErrors::said("is a zombie")) << PctxErrors::all();
+    waitpid(child, nullptr, 0);
 }
 
 TEST(Pctx, CaptureOfItselfOrOfATracedProcessIsRefused) {

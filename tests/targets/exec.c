@@ -12,6 +12,9 @@
  *                   fresh pages and exits 0.
  *   thread-exec X   a second thread execs /bin/true while the first
  *                   sleeps: the process (same pid) becomes /bin/true.
+ *   main-exits MS   starts a thread, writes "ready\n" to stdout and ends
+ *                   the main thread (pthread_exit); the other thread
+ *                   sleeps MS milliseconds and returns: exit status 0.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -21,6 +24,7 @@
 #include <sys/prctl.h>
 #include <pthread.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static void touch(long pages) {
@@ -52,6 +56,15 @@ static int fork_true(const char *file, int use_vfork) {
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
 }
 
+static void *nap(void *arg) {
+    struct timespec ts = {0, 0};
+    long ms = atol(arg);
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (ms % 1000) * 1000000L;
+    nanosleep(&ts, NULL);
+    return NULL;
+}
+
 static void *exec_true(void *arg) {
     (void)arg;
     execl("/bin/true", "true", (char *)NULL);
@@ -72,6 +85,14 @@ int main(int argc, char **argv) {
         prctl(PR_TASK_PERF_EVENTS_DISABLE, 0, 0, 0, 0);
         touch(atol(argv[2]));
         return 0;
+    }
+    if (!strcmp(mode, "main-exits")) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, nap, argv[2]) != 0)
+            return 2;
+        printf("ready\n");
+        fflush(stdout);
+        pthread_exit(NULL);
     }
     if (!strcmp(mode, "thread-exec")) {
         pthread_t t;
