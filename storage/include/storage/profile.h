@@ -1,8 +1,9 @@
 // The .cpcprof profile file: value types, Writer and Reader, SymbolWriter,
-// SymbolTable and StackLocator.  The format
+// SymbolTable and StackLocator, and Query / CallTree for reports.  The format
 // (tables, keys, invariants) is specified at the top of storage/src/schema.cpp.
 #pragma once
 
+#include "storage/query.h"
 #include "storage/reader.h"
 #include "storage/records.h"
 #include "storage/stack_locator.h"

@@ -1,0 +1,184 @@
+// Query: a profile aggregated for reports.  Opens a .cpcprof file (through
+// Reader, so files from someone else are safe), keeps the samples that
+// pass a filter, and sums their values per distinct call stack, with every
+// frame named: function (C++ demangled, or "module+0xoffset" when the
+// address has no symbols), module, source file and line, inline or not.
+// Every command that shows costs (report, annotate, flamegraph, export,
+// diff) and the GUI's models start from here.
+//
+// Costs: a sample carries one value per event of the run (RunInfo::events):
+// the sampling event's period, and for each other request the count of its
+// event during that period.  A cost is the number of samples and the sum
+// of each event's values.  A function's "self" cost is that of the samples
+// whose innermost frame is in it; its "total" cost that of the samples
+// with the function anywhere on the stack, counted once per sample even
+// when it recurses.
+//
+//   std::string error;
+//   auto q = Query::open("out.cpcprof", {}, &error);
+//   CallTree tree = CallTree::top_down(*q);
+//
+// Memory and time: one pass over the samples (~1 s per 2 M samples), each
+// distinct stack located and named once.  Not thread-safe; a Query is
+// immutable after open(), so readers on several threads are fine.
+#pragma once
+
+#include "storage/reader.h"
+#include "storage/records.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace cpcprof::storage {
+
+struct QueryFilter {
+    std::optional<int> pid;
+    std::optional<int> tid;
+    // Sample times in ns since the run's start: [from_ns, to_ns).
+    std::optional<int64_t> from_ns;
+    std::optional<int64_t> to_ns;
+    // false: an inlined call is not a frame of its own; its cost goes to
+    // the function it was inlined into, at the line of the inlined call.
+    bool inline_frames = true;
+};
+
+// A function as reports name it: one per distinct (name, module).
+struct FunctionInfo {
+    std::string name;   // demangled; "libm.so.6+0x1a2b" without symbols
+    std::string module; // the module's path; "" when no mapping held the address
+    std::string file;   // a source file it has code in ("" unknown)
+    bool has_symbols = false;
+};
+
+// One frame of a stack: a function, and where control is in it.
+struct PathFrame {
+    uint32_t function = 0; // Query::functions() index
+    uint32_t file = 0;     // Query::files() index; 0 = unknown
+    uint32_t line = 0;     // 0 = unknown
+    bool inlined = false;  // inlined into the frame above it (its caller)
+
+    bool operator==(const PathFrame &) const = default;
+};
+
+// Samples and the sum of each event's values.
+struct Cost {
+    uint64_t samples = 0;
+    std::vector<uint64_t> values; // one per event
+
+    void add(const Cost &other);
+};
+
+class Query {
+  public:
+    // nullptr with *error = "PATH: reason" when the file is refused or a
+    // sample cannot be read.
+    static std::unique_ptr<Query> open(const std::string &path, const QueryFilter &filter,
+                                       std::string *error);
+    ~Query();
+    Query(const Query &) = delete;
+    Query &operator=(const Query &) = delete;
+
+    const Reader &reader() const;
+    const QueryFilter &filter() const;
+    const std::vector<EventInfo> &events() const;
+    // The event named name (exact, then case-insensitive); -1 if none.
+    int event_index(const std::string &name) const;
+
+    const std::vector<FunctionInfo> &functions() const;
+    // Source file paths; [0] = "" (unknown).
+    const std::vector<std::string> &files() const;
+    // Functions named exactly name, or, if none, whose name contains it.
+    std::vector<uint32_t> find_functions(const std::string &name) const;
+
+    // Distinct stacks of the kept samples.  A stack's frames run from the
+    // outermost (main, a thread's start routine) to the innermost.  A
+    // truncated stack was cut short (depth bound, unwinder gave up): its
+    // first frame is not a true root.  A sample without frames has the
+    // single frame of the function "[no stack]".
+    size_t stack_count() const;
+    std::span<const PathFrame> stack(size_t i) const;
+    bool stack_truncated(size_t i) const;
+    const Cost &stack_cost(size_t i) const;
+
+    // Sum over every kept sample.
+    const Cost &total() const;
+    // Samples the filter kept / read.
+    uint64_t samples_kept() const;
+    uint64_t samples_read() const;
+
+    // Per function (index = function), self and total.
+    const std::vector<Cost> &function_self() const;
+    const std::vector<Cost> &function_total() const;
+
+    // Per thread that kept samples, in order of first appearance.
+    struct ThreadCost {
+        int pid = 0, tid = 0;
+        std::string name;
+        Cost cost;
+    };
+    const std::vector<ThreadCost> &threads() const;
+
+    // Paths of modules that samples reached and that have no symbols
+    // (symbolized and found none).  Empty if the file was never symbolized.
+    std::vector<std::string> modules_without_symbols() const;
+
+    // Per source line of a function: self = samples whose innermost frame
+    // is in it at that line; total = samples with a frame of it at that
+    // line (once per sample).
+    struct LineCost {
+        uint32_t function = 0;
+        uint32_t file = 0;
+        uint32_t line = 0;
+        Cost self, total;
+    };
+    // Every (function, file, line) that samples reached, unordered.
+    std::vector<LineCost> line_costs() const;
+
+  private:
+    struct Impl;
+    explicit Query(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+// A call tree of functions with self and total costs per node.  Nodes are
+// merged by function: a node is a path of functions from a root.
+class CallTree {
+  public:
+    // Roots are the outermost frames; children are callees.
+    static CallTree top_down(const Query &q);
+    // Roots are the innermost frames; children are callers.
+    static CallTree bottom_up(const Query &q);
+    // The callers of fn: root fn (every sample with fn on its stack, from
+    // its innermost occurrence), children its callers, and theirs.
+    static CallTree callers(const Query &q, uint32_t fn);
+    // The callees of fn: root fn (from its outermost occurrence), children
+    // what it calls.
+    static CallTree callees(const Query &q, uint32_t fn);
+
+    struct Node {
+        uint32_t parent = 0;   // 0 for a root (node 0 is the invisible root of roots)
+        uint32_t function = 0; // Query::functions() index
+        uint32_t depth = 0;    // 1 for a root
+        bool inlined = false;  // every frame merged here was an inlined call
+        Cost self, total;
+        std::vector<uint32_t> children; // in order of creation
+    };
+    // Node 0 holds the total over everything in total and nothing else.
+    const std::vector<Node> &nodes() const { return nodes_; }
+
+  private:
+    CallTree(const Query &q);
+    uint32_t child(uint32_t parent, const PathFrame &frame);
+    // seq in tree order (root first); the frame at self_at (if any) gets the self cost.
+    void add_path(std::span<const PathFrame> seq, const Cost &cost, size_t self_at);
+    size_t nevents_ = 0;
+    std::vector<Node> nodes_;
+    std::unordered_map<uint64_t, uint32_t> index_; // (parent << 32 | function) -> node
+};
+
+} // namespace cpcprof::storage

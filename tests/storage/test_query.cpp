@@ -1,0 +1,246 @@
+// Query and CallTree: costs per function, line and thread, filters, inline
+// chains, recursion and unsymbolized code, on a small profile whose every
+// sample is known.
+#include "helpers.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace storagetest;
+
+namespace {
+
+constexpr uint64_t kProg = 0x400000;       // /opt/prog mapped here, file offset 0
+constexpr uint64_t kLib = 0x7f0000000000; // /lib/libx.so (no symbols)
+
+// Stacks, leaf first.  main calls compute (where square is inlined),
+// recurse three deep, and a function of libx.
+const std::vector<uint64_t> kCompute = {kProg + 0x2004, kProg + 0x1010};
+const std::vector<uint64_t> kRecurse = {kProg + 0x3004, kProg + 0x3010, kProg + 0x3010,
+                                        kProg + 0x1010};
+const std::vector<uint64_t> kLibx = {kLib + 0x500, kProg + 0x1014};
+
+struct QueryTest : StorageTest {
+    std::string file;
+
+    void SetUp() override {
+        StorageTest::SetUp();
+        file = path("q.cpcprof");
+        std::string error;
+        auto w = Writer::create(file, &error);
+        ASSERT_TRUE(w) << error;
+        w->begin_run(test_run()); // cpu-clock (period 1e6) and page-faults
+        w->add_process({100, 1, {"./prog"}, "/opt/prog", kStartMono});
+        w->add_thread({100, 100, "prog"});
+        w->add_thread({100, 101, "worker"});
+        w->add_module({100, "/opt/prog", "", kProg, kProg + 0x10000, 0, kStartMono});
+        w->add_module({100, "/lib/libx.so", "", kLib, kLib + 0x10000, 0, kStartMono});
+        auto add = [&](int tid, int64_t ms, const std::vector<uint64_t> &frames, uint64_t faults,
+                       bool complete = true) {
+            std::vector<uint64_t> values = {1'000'000, faults};
+            w->add_sample({100, tid, kStartMono + ms * 1'000'000, complete, frames, values});
+        };
+        for (int i = 0; i < 6; ++i)
+            add(100, 10 + i, kCompute, 2);
+        for (int i = 0; i < 3; ++i)
+            add(100, 20 + i, kRecurse, 0);
+        add(101, 30, kLibx, 5);
+        add(101, 40, {kProg + 0x3004, kProg + 0x3010}, 0, false); // cut short
+        w->add_accounting(100, {11, 11, 0});
+        ASSERT_TRUE(w->finish(kStartMono + 50'000'000, &error)) << error;
+
+        auto s = SymbolWriter::open(file, &error);
+        ASSERT_TRUE(s) << error;
+        std::map<uint64_t, std::vector<SymbolFrame>> answers = {
+            {0x1010, {{"main", "/src/a.c", 10, false}}},
+            {0x1014, {{"main", "/src/a.c", 11, false}}},
+            {0x2004, {{"square", "/src/m.h", 3, true}, {"compute", "/src/a.c", 20, false}}},
+            {0x3004, {{"recurse", "/src/a.c", 30, false}}},
+            {0x3010, {{"recurse", "/src/a.c", 31, false}}},
+        };
+        for (const AddressToResolve &a : s->addresses()) {
+            if (a.path == "/opt/prog")
+                s->add(a.module_id, a.offset, answers.at(a.offset));
+            s->set_module_symbols(a.module_id, a.path == "/opt/prog");
+        }
+        ASSERT_TRUE(s->finish(&error)) << error;
+    }
+
+    std::unique_ptr<Query> open(const QueryFilter &f = {}) {
+        std::string error;
+        auto q = Query::open(file, f, &error);
+        EXPECT_TRUE(q) << error;
+        return q;
+    }
+};
+
+uint32_t fn(const Query &q, const std::string &name) {
+    auto ids = q.find_functions(name);
+    EXPECT_EQ(ids.size(), 1u) << name;
+    return ids.empty() ? UINT32_MAX : ids[0];
+}
+
+std::vector<std::string> names(const Query &q, std::span<const PathFrame> s) {
+    std::vector<std::string> out;
+    for (const PathFrame &f : s)
+        out.push_back(q.functions()[f.function].name);
+    return out;
+}
+
+TEST_F(QueryTest, SelfAndTotalPerFunctionCountRecursionOnce) {
+    auto q = open();
+    ASSERT_TRUE(q);
+    EXPECT_EQ(q->samples_kept(), 11u);
+    EXPECT_EQ(q->total().samples, 11u);
+    EXPECT_EQ(q->total().values[0], 11'000'000u);
+    EXPECT_EQ(q->total().values[1], 17u);
+    const Cost &square = q->function_self()[fn(*q, "square")];
+    EXPECT_EQ(square.samples, 6u);
+    EXPECT_EQ(square.values[1], 12u);
+    EXPECT_EQ(q->function_self()[fn(*q, "compute")].samples, 0u);
+    EXPECT_EQ(q->function_total()[fn(*q, "compute")].samples, 6u);
+    // Three frames of recurse per sample: each sample counts once.
+    EXPECT_EQ(q->function_total()[fn(*q, "recurse")].samples, 4u);
+    EXPECT_EQ(q->function_self()[fn(*q, "recurse")].samples, 4u);
+    EXPECT_EQ(q->function_total()[fn(*q, "main")].samples, 10u);
+}
+
+TEST_F(QueryTest, InlinedCallsAreFramesOrFoldIntoTheirCaller) {
+    auto q = open();
+    ASSERT_TRUE(q);
+    size_t found = 0;
+    for (size_t i = 0; i < q->stack_count(); ++i) {
+        if (names(*q, q->stack(i)) == std::vector<std::string>{"main", "compute", "square"}) {
+            ++found;
+            EXPECT_TRUE(q->stack(i)[2].inlined);
+            EXPECT_FALSE(q->stack(i)[1].inlined);
+            EXPECT_EQ(q->files()[q->stack(i)[2].file], "/src/m.h");
+            EXPECT_EQ(q->stack(i)[1].line, 20u);
+        }
+    }
+    EXPECT_EQ(found, 1u);
+
+    QueryFilter f;
+    f.inline_frames = false;
+    auto flat = open(f);
+    ASSERT_TRUE(flat);
+    EXPECT_TRUE(flat->find_functions("square").empty());
+    EXPECT_EQ(flat->function_self()[fn(*flat, "compute")].samples, 6u);
+}
+
+TEST_F(QueryTest, CodeWithoutSymbolsIsNamedByModuleAndOffset) {
+    auto q = open();
+    ASSERT_TRUE(q);
+    uint32_t id = fn(*q, "libx.so+0x500");
+    ASSERT_NE(id, UINT32_MAX);
+    EXPECT_FALSE(q->functions()[id].has_symbols);
+    EXPECT_EQ(q->functions()[id].module, "/lib/libx.so");
+    EXPECT_EQ(q->function_self()[id].values[1], 5u);
+    EXPECT_EQ(q->modules_without_symbols(), std::vector<std::string>{"/lib/libx.so"});
+}
+
+TEST_F(QueryTest, TruncatedStacksAreKeptApart) {
+    auto q = open();
+    ASSERT_TRUE(q);
+    size_t truncated = 0;
+    for (size_t i = 0; i < q->stack_count(); ++i)
+        if (q->stack_truncated(i)) {
+            ++truncated;
+            EXPECT_EQ(names(*q, q->stack(i)), (std::vector<std::string>{"recurse", "recurse"}));
+        }
+    EXPECT_EQ(truncated, 1u);
+}
+
+TEST_F(QueryTest, FiltersByThreadProcessAndTime) {
+    QueryFilter f;
+    f.tid = 101;
+    auto q = open(f);
+    ASSERT_TRUE(q);
+    EXPECT_EQ(q->samples_kept(), 2u);
+    EXPECT_EQ(q->samples_read(), 11u);
+    ASSERT_EQ(q->threads().size(), 1u);
+    EXPECT_EQ(q->threads()[0].name, "worker");
+
+    QueryFilter t;
+    t.from_ns = 20'000'000;
+    t.to_ns = 30'000'000; // [20 ms, 30 ms): the three recurse samples
+    auto w = open(t);
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->samples_kept(), 3u);
+    EXPECT_EQ(w->function_total()[fn(*w, "recurse")].samples, 3u);
+
+    QueryFilter p;
+    p.pid = 999;
+    auto none = open(p);
+    ASSERT_TRUE(none);
+    EXPECT_EQ(none->samples_kept(), 0u);
+    EXPECT_EQ(none->stack_count(), 0u);
+}
+
+TEST_F(QueryTest, LineCostsSplitAFunctionByLine) {
+    auto q = open();
+    ASSERT_TRUE(q);
+    std::map<uint32_t, uint64_t> main_total;
+    for (const Query::LineCost &l : q->line_costs())
+        if (q->functions()[l.function].name == "main")
+            main_total[l.line] = l.total.samples;
+    EXPECT_EQ(main_total, (std::map<uint32_t, uint64_t>{{10, 9}, {11, 1}}));
+}
+
+TEST_F(QueryTest, CallTreesTopDownBottomUpCallersAndCallees) {
+    auto q = open();
+    ASSERT_TRUE(q);
+    uint32_t main_id = fn(*q, "main"), rec = fn(*q, "recurse"), sq = fn(*q, "square");
+
+    CallTree td = CallTree::top_down(*q);
+    EXPECT_EQ(td.nodes()[0].total.samples, 11u);
+    const auto &roots = td.nodes()[0].children;
+    auto main_root = std::find_if(roots.begin(), roots.end(),
+                                  [&](uint32_t n) { return td.nodes()[n].function == main_id; });
+    ASSERT_NE(main_root, roots.end());
+    EXPECT_EQ(td.nodes()[*main_root].total.samples, 10u);
+    EXPECT_EQ(td.nodes()[*main_root].self.samples, 0u);
+
+    CallTree bu = CallTree::bottom_up(*q);
+    for (uint32_t n : bu.nodes()[0].children)
+        if (bu.nodes()[n].function == sq) {
+            EXPECT_EQ(bu.nodes()[n].self.samples, 6u);
+            EXPECT_TRUE(bu.nodes()[n].inlined);
+        }
+
+    // callers of recurse: recurse <- recurse <- recurse <- main, from the
+    // innermost occurrence; the truncated stack adds recurse <- recurse.
+    CallTree callers = CallTree::callers(*q, rec);
+    ASSERT_EQ(callers.nodes()[0].children.size(), 1u);
+    uint32_t r = callers.nodes()[0].children[0];
+    EXPECT_EQ(callers.nodes()[r].total.samples, 4u);
+    EXPECT_EQ(callers.nodes()[r].self.samples, 4u);
+    uint32_t deepest = 0;
+    for (const auto &n : callers.nodes())
+        deepest = std::max(deepest, n.depth);
+    EXPECT_EQ(deepest, 4u);
+
+    // callees of main: compute (6), recurse (3), libx (1).
+    CallTree callees = CallTree::callees(*q, main_id);
+    ASSERT_EQ(callees.nodes()[0].children.size(), 1u);
+    uint32_t m = callees.nodes()[0].children[0];
+    EXPECT_EQ(callees.nodes()[m].total.samples, 10u);
+    EXPECT_EQ(callees.nodes()[m].children.size(), 3u);
+}
+
+TEST_F(QueryTest, EventsAreFoundByName) {
+    auto q = open();
+    ASSERT_TRUE(q);
+    EXPECT_EQ(q->event_index("page-faults"), 1);
+    EXPECT_EQ(q->event_index("CPU-CLOCK"), 0);
+    EXPECT_EQ(q->event_index("cycles"), -1);
+}
+
+TEST_F(QueryTest, ARefusedFileGivesTheReason) {
+    write_bytes(file, {'n', 'o', 't', ' ', 's', 'q', 'l'});
+    std::string error;
+    EXPECT_EQ(Query::open(file, {}, &error), nullptr);
+    EXPECT_NE(error.find(file), std::string::npos) << error;
+}
+
+} // namespace
