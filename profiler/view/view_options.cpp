@@ -1,0 +1,187 @@
+// Shared options and file handling of the viewing commands (view_options.h).
+#include "view_options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace cpcprof::view {
+
+const char kViewOptionsHelp[] =
+    "  --pid PID           only the samples of process PID\n"
+    "  --tid TID           only the samples of thread TID\n"
+    "  --time START,END    only samples in [START, END) seconds since the run's\n"
+    "                      start (either side may be empty: 2.5, or ,1)\n"
+    "  --event NAME        the event that weighs samples (default: the first)\n"
+    "  --no-inline         fold inlined calls into the function they are in\n";
+
+namespace {
+
+bool parse_int(const std::string &s, int *out) {
+    if (s.empty())
+        return false;
+    char *end = nullptr;
+    errno = 0;
+    long v = std::strtol(s.c_str(), &end, 10);
+    if (errno != 0 || *end != '\0' || v <= 0 || v > INT32_MAX)
+        return false;
+    *out = int(v);
+    return true;
+}
+
+bool parse_seconds(const std::string &s, int64_t *ns) {
+    char *end = nullptr;
+    errno = 0;
+    double v = std::strtod(s.c_str(), &end);
+    if (errno != 0 || *end != '\0' || !std::isfinite(v) || v < 0 || v > 1e9)
+        return false;
+    *ns = int64_t(std::llround(v * 1e9));
+    return true;
+}
+
+} // namespace
+
+int parse_view_option(const char *cmd, const std::vector<std::string> &args, size_t *i,
+                      ViewOptions *out) {
+    const std::string &a = args[*i];
+    if (a == "--no-inline") {
+        out->filter.inline_frames = false;
+        return 1;
+    }
+    if (a != "--pid" && a != "--tid" && a != "--time" && a != "--event")
+        return 0;
+    if (*i + 1 >= args.size()) {
+        std::fprintf(stderr, "cpcprof %s: %s needs a value\n", cmd, a.c_str());
+        return -1;
+    }
+    const std::string &v = args[++*i];
+    if (a == "--event") {
+        if (v.empty()) {
+            std::fprintf(stderr, "cpcprof %s: --event needs an event name\n", cmd);
+            return -1;
+        }
+        out->event = v;
+        return 1;
+    }
+    if (a == "--pid" || a == "--tid") {
+        int id = 0;
+        if (!parse_int(v, &id)) {
+            std::fprintf(stderr, "cpcprof %s: %s '%s': not a process or thread id\n", cmd,
+                         a.c_str(), v.c_str());
+            return -1;
+        }
+        (a == "--pid" ? out->filter.pid : out->filter.tid) = id;
+        return 1;
+    }
+    size_t comma = v.find(',');
+    std::string from = v.substr(0, comma);
+    std::string to = comma == std::string::npos ? std::string() : v.substr(comma + 1);
+    int64_t ns = 0;
+    bool ok = comma != std::string::npos && !(from.empty() && to.empty());
+    if (ok && !from.empty()) {
+        ok = parse_seconds(from, &ns);
+        out->filter.from_ns = ns;
+    }
+    if (ok && !to.empty()) {
+        ok = parse_seconds(to, &ns);
+        out->filter.to_ns = ns;
+    }
+    if (ok && out->filter.from_ns && out->filter.to_ns && *out->filter.to_ns <= *out->filter.from_ns)
+        ok = false;
+    if (!ok) {
+        std::fprintf(stderr,
+                     "cpcprof %s: --time '%s': expected START,END in seconds since the run's "
+                     "start, START < END (e.g. 0.5,2 or ,1)\n",
+                     cmd, v.c_str());
+        return -1;
+    }
+    return 1;
+}
+
+std::unique_ptr<storage::Query> open_profile(const char *cmd, const std::string &path,
+                                             const ViewOptions &options) {
+    std::string error;
+    auto q = storage::Query::open(path, options.filter, &error);
+    if (!q) {
+        std::fprintf(stderr, "cpcprof %s: %s\n", cmd, error.c_str());
+        return nullptr;
+    }
+    if (!q->reader().complete())
+        std::fprintf(stderr,
+                     "cpcprof %s: %s: the recording did not finish (recorder stopped early); "
+                     "showing what it stored\n",
+                     cmd, path.c_str());
+    if (!q->reader().symbolized())
+        std::fprintf(stderr,
+                     "cpcprof %s: %s was never symbolized: addresses are shown as "
+                     "module+0xoffset (run cpcprof symbolize %s)\n",
+                     cmd, path.c_str(), path.c_str());
+    for (const std::string &m : q->modules_without_symbols())
+        std::fprintf(stderr, "cpcprof %s: no symbols for %s\n", cmd, m.c_str());
+    return q;
+}
+
+int pick_event(const char *cmd, const storage::Query &q, const ViewOptions &options) {
+    if (options.event.empty())
+        return q.events().empty() ? -1 : 0;
+    int e = q.event_index(options.event);
+    if (e >= 0)
+        return e;
+    std::string known;
+    for (const auto &ev : q.events())
+        known += (known.empty() ? "" : ", ") + ev.name;
+    std::fprintf(stderr, "cpcprof %s: event '%s' is not in this profile (it has: %s)\n", cmd,
+                 options.event.c_str(), known.c_str());
+    return -1;
+}
+
+bool write_output(const char *cmd, const std::string &path, const std::string &text) {
+    if (path == "-") {
+        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() ||
+            std::fflush(stdout) != 0) {
+            std::fprintf(stderr, "cpcprof %s: writing to stdout: %s\n", cmd, std::strerror(errno));
+            return false;
+        }
+        return true;
+    }
+    size_t slash = path.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+    std::string tmp = (slash == std::string::npos ? std::string() : dir) + "." +
+                      path.substr(slash == std::string::npos ? 0 : slash + 1) + ".XXXXXX";
+    int fd = mkstemp(tmp.data());
+    auto fail = [&](const char *what) {
+        std::fprintf(stderr, "cpcprof %s: %s: %s: %s\n", cmd, path.c_str(), what,
+                     std::strerror(errno));
+        return false;
+    };
+    if (fd < 0)
+        return fail("cannot create");
+    size_t done = 0;
+    while (done < text.size()) {
+        ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            int saved = errno;
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            errno = saved;
+            return fail("cannot write");
+        }
+        done += size_t(n);
+    }
+    fchmod(fd, 0644);
+    if (::close(fd) != 0 || std::rename(tmp.c_str(), path.c_str()) != 0) {
+        int saved = errno;
+        ::unlink(tmp.c_str());
+        errno = saved;
+        return fail("cannot write");
+    }
+    return true;
+}
+
+} // namespace cpcprof::view

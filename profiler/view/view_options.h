@@ -1,0 +1,61 @@
+// What every command that reads a profile shares (report, annotate,
+// flamegraph, export, diff): the profile argument, the filter options and
+// opening the file.
+//
+//   --pid PID  --tid TID     keep one process's / thread's samples
+//   --time START,END         keep samples in [START, END) seconds since the
+//                            run's start; either side may be empty
+//   --event NAME             the event that weighs samples (default: the
+//                            sampling event, the run's first)
+//   --no-inline              inlined calls fold into their caller
+//
+// Errors are "cpcprof CMD: ..." lines on stderr; usage errors exit 2,
+// files that cannot be read exit 1.
+#pragma once
+
+#include "storage/query.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cpcprof::view {
+
+inline constexpr const char kDefaultProfile[] = "out.cpcprof";
+
+// Exit statuses shared by the viewing commands.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1; // a file refused or unreadable, an output not written
+inline constexpr int kExitUsage = 2;
+
+struct ViewOptions {
+    storage::QueryFilter filter;
+    std::string event; // empty: the run's first event
+};
+
+// Tries args[*i] (and its value, args[*i + 1]) as one of the options
+// above.  Returns 1 if it was one (and advances *i past its value), 0 if
+// it is not one of them, -1 on a bad value (message printed as "cpcprof
+// cmd: ...").
+int parse_view_option(const char *cmd, const std::vector<std::string> &args, size_t *i,
+                      ViewOptions *out);
+
+// The help text of those options, for a command's --help.
+extern const char kViewOptionsHelp[];
+
+// Opens path with the filter; prints "cpcprof cmd: reason" and returns
+// nullptr when refused.  Says on stderr when the profile was never
+// symbolized or when modules reached by the kept samples lack symbols.
+std::unique_ptr<storage::Query> open_profile(const char *cmd, const std::string &path,
+                                             const ViewOptions &options);
+
+// The event index options.event names in q; prints the known events and
+// returns -1 when there is no such event.
+int pick_event(const char *cmd, const storage::Query &q, const ViewOptions &options);
+
+// Writes text to path atomically: a temporary file in the same directory,
+// renamed over path once complete.  "-" writes to stdout.  false with a
+// message "cpcprof cmd: path: reason" on failure (nothing is left).
+bool write_output(const char *cmd, const std::string &path, const std::string &text);
+
+} // namespace cpcprof::view
