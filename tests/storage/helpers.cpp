@@ -1,5 +1,7 @@
 #include "helpers.h"
 
+#include <map>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -95,6 +97,53 @@ void symbolize_profile(const std::string &path) {
     }
     w->set_module_symbols(1, true);
     ASSERT_TRUE(w->finish(&error)) << error;
+}
+
+void write_known_profile(const std::string &file) {
+    constexpr uint64_t kProg = 0x400000;      // /opt/prog mapped here, file offset 0
+    constexpr uint64_t kLib = 0x7f0000000000; // /lib/libx.so
+    const std::vector<uint64_t> compute = {kProg + 0x2004, kProg + 0x1010}; // leaf first
+    const std::vector<uint64_t> recurse = {kProg + 0x3004, kProg + 0x3010, kProg + 0x3010,
+                                           kProg + 0x1010};
+    const std::vector<uint64_t> libx = {kLib + 0x500, kProg + 0x1014};
+    std::string error;
+    auto w = Writer::create(file, &error);
+    ASSERT_TRUE(w) << error;
+    w->begin_run(test_run()); // cpu-clock (period 1e6) and page-faults
+    w->add_process({100, 1, {"./prog"}, "/opt/prog", kStartMono});
+    w->add_thread({100, 100, "prog"});
+    w->add_thread({100, 101, "worker"});
+    w->add_module({100, "/opt/prog", "", kProg, kProg + 0x10000, 0, kStartMono});
+    w->add_module({100, "/lib/libx.so", "", kLib, kLib + 0x10000, 0, kStartMono});
+    auto add = [&](int tid, int64_t ms, const std::vector<uint64_t> &frames, uint64_t faults,
+                   bool complete = true) {
+        std::vector<uint64_t> values = {1'000'000, faults};
+        w->add_sample({100, tid, kStartMono + ms * 1'000'000, complete, frames, values});
+    };
+    for (int i = 0; i < 6; ++i)
+        add(100, 10 + i, compute, 2);
+    for (int i = 0; i < 3; ++i)
+        add(100, 20 + i, recurse, 0);
+    add(101, 30, libx, 5);
+    add(101, 40, {kProg + 0x3004, kProg + 0x3010}, 0, false); // cut short
+    w->add_accounting(100, {11, 11, 0});
+    ASSERT_TRUE(w->finish(kStartMono + 50'000'000, &error)) << error;
+
+    auto s = SymbolWriter::open(file, &error);
+    ASSERT_TRUE(s) << error;
+    const std::map<uint64_t, std::vector<SymbolFrame>> answers = {
+        {0x1010, {{"main", "/src/a.c", 10, false}}},
+        {0x1014, {{"main", "/src/a.c", 11, false}}},
+        {0x2004, {{"square", "/src/m.h", 3, true}, {"compute", "/src/a.c", 20, false}}},
+        {0x3004, {{"recurse", "/src/a.c", 30, false}}},
+        {0x3010, {{"recurse", "/src/a.c", 31, false}}},
+    };
+    for (const AddressToResolve &a : s->addresses()) {
+        if (a.path == "/opt/prog")
+            s->add(a.module_id, a.offset, answers.at(a.offset));
+        s->set_module_symbols(a.module_id, a.path == "/opt/prog");
+    }
+    ASSERT_TRUE(s->finish(&error)) << error;
 }
 
 std::string run_sql(const std::string &path, const char *sql) {

@@ -48,6 +48,19 @@ void write_profile(const std::string &path, int samples, bool finish = true);
 // module 1 marked as having symbols.  Fails the test on error.
 void symbolize_profile(const std::string &path);
 
+// A small symbolized profile whose every sample is known (pid 100, threads
+// 100 "prog" and 101 "worker"; events cpu-clock, period 1e6, and
+// page-faults; sample times in ms since the start):
+//   6 x main (a.c:10) > compute (a.c:20) > square (m.h:3, inlined),
+//       at 10..15 ms, tid 100, 2 page faults each;
+//   3 x main (a.c:10) > recurse (a.c:31) > recurse (a.c:31) > recurse (a.c:30),
+//       at 20..22 ms, tid 100, no faults;
+//   1 x main (a.c:11) > libx.so+0x500 (/lib/libx.so, no symbols), 30 ms,
+//       tid 101, 5 faults;
+//   1 x a truncated stack recurse (a.c:31) > recurse (a.c:30), 40 ms, tid 101.
+// Sources: /src/a.c, /src/m.h.  Fails the test on error.
+void write_known_profile(const std::string &path);
+
 // Runs literal SQL on the file through an ordinary read-write connection
 // (to damage it); returns SQLite's error message or "" on success.
 std::string run_sql(const std::string &path, const char *sql);

@@ -1,0 +1,37 @@
+#include "view_harness.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+namespace cpcprof::test {
+
+const std::string &demo_profile() {
+    static std::unique_ptr<TempDir> dir;
+    static std::string path;
+    if (!dir) {
+        dir = std::make_unique<TempDir>();
+        std::string out = dir->file("demo.cpcprof");
+        RunResult r = run_cpcprof(*dir, {"record", "-q", "-o", out, "--", DEMO_EXE, "1"}, 60);
+        EXPECT_EQ(r.status, 0) << r.err;
+        if (r.status == 0)
+            path = out;
+    }
+    EXPECT_FALSE(path.empty()) << "recording cpcprof-demo failed";
+    return path;
+}
+
+RunResult cpcprof(const TempDir &dir, const std::vector<std::string> &args) {
+    return run_cpcprof(dir, args, 60);
+}
+
+std::string read_text(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+} // namespace cpcprof::test

@@ -1,0 +1,26 @@
+// Running the viewing commands from a test: cpcprof with arguments, its
+// exit status, stdout and stderr (tests/record's harness), a synthetic
+// profile whose every sample is known (storagetest::write_known_profile),
+// and a real recording of cpcprof-demo.
+#pragma once
+
+#include "helpers.h"        // tests/storage: write_known_profile
+#include "record_harness.h" // tests/record: TempDir, run_cpcprof
+
+#include <string>
+#include <vector>
+
+namespace cpcprof::test {
+
+// A recording of `cpcprof-demo 1` (matrix_multiply and walk_list on the
+// main thread, checksum on a second), made once per test program with the
+// default event and symbolized; its path, or "" with a failed assertion.
+const std::string &demo_profile();
+
+// Runs cpcprof ARGS in dir (see run_cpcprof) with a 60 s limit.
+RunResult cpcprof(const TempDir &dir, const std::vector<std::string> &args);
+
+// Text of a file; "" if it cannot be read.
+std::string read_text(const std::string &path);
+
+} // namespace cpcprof::test
