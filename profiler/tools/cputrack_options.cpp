@@ -1,0 +1,126 @@
+#include "cputrack_options.h"
+
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace cpctools {
+
+const char kCputrackUsage[] =
+    "Usage:\n"
+    "\tcputrack [-T secs] [-N count] [-Defhntv] [-o file]\n"
+    "\t\t-c events [command [args] | -p pid]\n"
+    "\n"
+    "\t-T secs\t  seconds between samples, default 1\n"
+    "\t-N count  number of samples, default unlimited\n"
+    "\t-D\t  enable debug mode\n"
+    "\t-e\t  follow exec(2), and execve(2)\n"
+    "\t-f\t  follow fork(2), and vfork(2)\n"
+    "\t-h\t  print extended usage information\n"
+    "\t-n\t  suppress titles\n"
+    "\t-t\t  include virtualized tsc register\n"
+    "\t-v\t  verbose mode\n"
+    "\t-o file\t  write cpu statistics to this file\n"
+    "\t-c events specify processor events to be monitored\n"
+    "\t-p pid\t  pid of existing process to capture\n"
+    "\n"
+    "\tUse cpustat(8) to monitor system-wide statistics.\n";
+
+namespace {
+
+// Seconds, 0 or more, as whole milliseconds that fit pctx_run's argument.
+bool parse_interval(const char *text, unsigned *ms) {
+    errno = 0;
+    char *end = nullptr;
+    double v = std::strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !std::isfinite(v) || v < 0 ||
+        v * 1000.0 > double(UINT_MAX))
+        return false;
+    double rounded = std::round(v * 1000.0);
+    if (v > 0 && rounded < 1) // a positive interval under a millisecond
+        return false;
+    *ms = static_cast<unsigned>(rounded);
+    return true;
+}
+
+bool parse_whole(const char *text, long min, long max, long *out) {
+    errno = 0;
+    char *end = nullptr;
+    long v = std::strtol(text, &end, 10);
+    if (errno != 0 || end == text || *end != '\0' || v < min || v > max)
+        return false;
+    *out = v;
+    return true;
+}
+
+CputrackArgs failure(std::string why) {
+    CputrackArgs a;
+    a.error = std::move(why);
+    return a;
+}
+
+} // namespace
+
+CputrackArgs parse_cputrack_args(int argc, char **argv) {
+    CputrackArgs a;
+    CputrackOptions &o = a.opts;
+    optind = 1;
+    opterr = 0;
+    long n = 0;
+    int c;
+    // '+': the first operand is the command; what follows it is its own.
+    while ((c = getopt(argc, argv, "+:T:N:Defhntvo:c:p:")) != -1) {
+        switch (c) {
+        case 'T':
+            if (!parse_interval(optarg, &o.interval_ms))
+                return failure("-T takes a number of seconds, 0 or more (at least 0.001 when "
+                               "not 0), not '" + std::string(optarg) + "'");
+            break;
+        case 'N':
+            if (!parse_whole(optarg, 0, UINT_MAX, &n))
+                return failure("-N takes a whole number of samples, 0 or more, not '" +
+                               std::string(optarg) + "'");
+            o.count = static_cast<unsigned>(n);
+            break;
+        case 'p':
+            if (!parse_whole(optarg, 1, INT_MAX, &n))
+                return failure("-p takes a process ID greater than 0, not '" +
+                               std::string(optarg) + "'");
+            o.pid = static_cast<pid_t>(n);
+            break;
+        case 'o':
+            if (*optarg == '\0')
+                return failure("-o takes a file name, not ''");
+            o.output = optarg;
+            break;
+        case 'c': o.specs.emplace_back(optarg); break;
+        case 'D': o.debug = true; break;
+        case 'e': o.follow_exec = true; break;
+        case 'f': o.follow_fork = true; break;
+        case 'h': o.help = true; break;
+        case 'n': o.no_header = true; break;
+        case 't': o.tsc = true; break;
+        case 'v': o.verbose = true; break;
+        case ':': return failure(std::string("option -") + char(optopt) + " needs a value");
+        default: return failure(std::string("unknown option -") + char(optopt));
+        }
+    }
+    if (o.help) {
+        a.ok = true;
+        return a;
+    }
+    for (int i = optind; i < argc; ++i)
+        o.command.emplace_back(argv[i]);
+    if (o.specs.empty())
+        return failure("no event specification (-c) given");
+    if (o.pid != 0 && !o.command.empty())
+        return failure("give either a command or -p pid, not both");
+    if (o.pid == 0 && o.command.empty())
+        return failure("no command to run and no -p pid given");
+    a.ok = true;
+    return a;
+}
+
+} // namespace cpctools
