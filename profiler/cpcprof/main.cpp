@@ -1,5 +1,8 @@
 // cpcprof: the profiler's command.
 #include "../record/record.h"
+#include "check.h"
+#include "list.h"
+#include "symbolize_profile.h"
 
 #include <cstdio>
 #include <cstring>
@@ -12,6 +15,9 @@ const char kUsage[] = "usage: cpcprof COMMAND [ARGS]\n"
                       "\n"
                       "commands:\n"
                       "  record   run a program and record where it spends events\n"
+                      "  symbolize  resolve a profile's addresses again (new debug symbols)\n"
+                      "  check    verify profiles (integrity, format, accounting)\n"
+                      "  list     the events this machine can count\n"
                       "\n"
                       "cpcprof COMMAND --help describes a command.\n";
 
@@ -26,6 +32,12 @@ int main(int argc, char **argv) {
     std::vector<std::string> args(argv + 2, argv + argc);
     if (cmd == "record")
         return cpcprof::record::record_main(args);
+    if (cmd == "symbolize")
+        return cpcprof::symbolize_profile::symbolize_main(args);
+    if (cmd == "check")
+        return cpcprof::check::check_main(args);
+    if (cmd == "list")
+        return cpcprof::list::list_main(args);
     std::fprintf(stderr, "cpcprof: unknown command '%s'\n%s", cmd.c_str(), kUsage);
     return 2;
 }

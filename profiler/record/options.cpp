@@ -8,7 +8,8 @@ namespace cpcprof::record {
 const char *usage() {
     return "usage: cpcprof record [-e EVENT[,PERIOD]]... [-c PERIOD] [-F HZ] [-o FILE]\n"
            "                      [--call-graph dwarf|fp|none] [--max-depth N]\n"
-           "                      [--no-children] [--ring-kb N] [--stats] [-q]\n"
+           "                      [--no-children] [--ring-kb N] [--stats] [--no-symbolize]\n"
+           "                      [-q]\n"
            "                      -- CMD [ARGS]\n"
            "\n"
            "  -e EVENT[,PERIOD]  event to count; the first one samples (every PERIOD\n"
@@ -22,6 +23,8 @@ const char *usage() {
            "  --no-children      do not record processes the command starts\n"
            "  --ring-kb N        per-thread sample buffer (default 256)\n"
            "  --stats            measure the sampler's cost per sample and print it\n"
+           "  --no-symbolize     leave the addresses unresolved (cpcprof symbolize FILE\n"
+           "                     does it later)\n"
            "  -q                 no summary\n";
 }
 
@@ -125,6 +128,8 @@ std::optional<Options> parse_options(const std::vector<std::string> &args, std::
             o.quiet = true;
         } else if (a == "--stats") {
             o.stats = true;
+        } else if (a == "--no-symbolize") {
+            o.symbolize = false;
         } else {
             *error = "unknown option " + a;
             return std::nullopt;

@@ -23,6 +23,7 @@ struct Options {
     bool children = true;
     bool quiet = false;
     bool stats = false; // measure and print the agent's handler cost
+    bool symbolize = true; // resolve the profile's addresses when the recording ends
     size_t ring_kb = 256;
     std::vector<std::string> command;
 };

@@ -1,5 +1,7 @@
 #include "plan.h"
 
+#include "caps.h"
+
 #include <libcpc.h>
 
 #include <cstdarg>
@@ -50,13 +52,6 @@ uint64_t default_period(const std::string &e, double hz, std::optional<uint64_t>
     return 10000;
 }
 
-bool can_add(cpc_t *cpc, const char *event) {
-    cpc_set_t *s = cpc_set_create(cpc);
-    bool ok = cpc_set_add_request(cpc, s, event, 0, CPC_COUNT_USER, 0, nullptr) >= 0;
-    cpc_set_destroy(cpc, s);
-    return ok;
-}
-
 // Builds the set as the agent will and binds it here once.
 bool check_set(cpc_t *cpc, const Plan &p, std::string *error) {
     cpc_set_t *s = cpc_set_create(cpc);
@@ -89,7 +84,7 @@ std::optional<Plan> plan_events(const Options &o, std::string *error) {
     cpc_seterrhndlr(cpc, collect);
     Plan p;
     p.cpu_model = cpu_model();
-    p.hw_pmu = can_add(cpc, "cycles");
+    p.hw_pmu = cpctools::has_hardware_pmu(cpc);
     double hz = cpu_hz();
     std::vector<EventArg> events = o.events;
     if (events.empty()) {

@@ -5,6 +5,8 @@
 #include "session.h"
 #include "spawn.h"
 
+#include "symbolize_profile.h"
+
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -79,6 +81,19 @@ void print_summary(const Options &o, const Summary &s) {
                  double(st.st_size) / 1024.0);
 }
 
+// Resolves the new profile's addresses.  A failure leaves the recording
+// as it is (unsymbolized, which `cpcprof symbolize` can redo) and does not
+// change the exit status, which is the target's.
+void symbolize(const Options &o) {
+    std::string error;
+    auto summary = symbolize_profile::symbolize_profile(o.output, {}, &error);
+    if (!summary)
+        std::fprintf(stderr, "cpcprof record: symbolizing failed, the profile is kept "
+                             "unsymbolized: %s\n", error.c_str());
+    else if (!o.quiet)
+        std::fprintf(stderr, "cpcprof: %s\n", symbolize_profile::describe(*summary).c_str());
+}
+
 // The q-quantile of a histogram, in ns (bucket upper bound).
 double quantile(const std::vector<uint64_t> &h, uint32_t width, double q) {
     uint64_t total = 0;
@@ -147,14 +162,21 @@ int record_main(const std::vector<std::string> &args) {
     // Ignored only now, after the fork: the target must get the
     // dispositions cpcprof was started with (an ignored signal stays
     // ignored across exec).  GNU time does the same.
-    signal(SIGINT, SIG_IGN);
-    signal(SIGQUIT, SIG_IGN);
+    sighandler_t old_int = signal(SIGINT, SIG_IGN);
+    sighandler_t old_quit = signal(SIGQUIT, SIG_IGN);
     Session session(*writer, *target);
     Summary s = session.run();
     if (!writer->finish(monotonic_ns(), &error))
         return fail("writing " + o->output + ": " + error);
     if (!o->quiet)
         print_summary(*o, s);
+    if (o->symbolize) {
+        // The targets are gone: ^C may stop the symbolizer, which leaves
+        // the file complete and unsymbolized.
+        signal(SIGINT, old_int);
+        signal(SIGQUIT, old_quit);
+        symbolize(*o);
+    }
     if (o->stats)
         print_stats(s);
     return s.exit_status;

@@ -1,6 +1,7 @@
 #include "caps.h"
 
 #include <cstddef>
+#include <string_view>
 
 namespace cpctools {
 namespace {
@@ -97,6 +98,19 @@ Capabilities read_capabilities(cpc_t *cpc) {
         static_cast<std::vector<std::string> *>(arg)->emplace_back(attr);
     });
     return caps;
+}
+
+bool has_hardware_pmu(cpc_t *cpc) {
+    // libcpc lists the events it could open on this machine; with a PMU
+    // at least one of these two is among them.  A walk reports nothing
+    // through the handle's error handler, unlike a failed request.
+    bool found = false;
+    cpc_walk_events_all(cpc, &found, [](void *arg, const char *event) {
+        std::string_view e = event;
+        if (e == "cycles" || e == "instructions")
+            *static_cast<bool *>(arg) = true;
+    });
+    return found;
 }
 
 std::string format_capabilities(const Capabilities &caps) {

@@ -23,6 +23,11 @@ struct Capabilities {
 
 Capabilities read_capabilities(cpc_t *cpc);
 
+// Whether the machine has hardware counters: libcpc lists `cycles` or
+// `instructions` only where it can open them.  Without them only software events (cpu-clock,
+// page-faults, ...) count; `cpcprof record` then samples cpu-clock.
+bool has_hardware_pmu(cpc_t *cpc);
+
 // Lines wrap before column 76; continuation lines start with two tabs and a
 // space (column 17).
 std::string format_capabilities(const Capabilities &caps);

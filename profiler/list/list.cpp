@@ -1,0 +1,136 @@
+#include "list.h"
+
+#include "caps.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+namespace cpcprof::list {
+namespace {
+
+const char kUsage[] = "usage: cpcprof list [--json]\n"
+                      "\n"
+                      "Lists the events this machine can count, for cpcprof record -e:\n"
+                      "generic events (generic_events(3CPC)), platform events (perf's\n"
+                      "names and the processor's own) and software events.  The first line\n"
+                      "says whether the machine has a hardware PMU.\n"
+                      "\n"
+                      "  --json  one JSON object instead of text\n"
+                      "\n"
+                      "Exit status: 0 listed, 1 counters unavailable, 2 usage error.\n";
+
+void collect(void *arg, const char *event) {
+    static_cast<std::vector<std::string> *>(arg)->emplace_back(event);
+}
+
+void text_group(std::string &out, const char *heading, const std::vector<std::string> &events) {
+    out += "\n";
+    out += heading;
+    out += ":\n";
+    if (events.empty())
+        out += "  (none on this machine)\n";
+    for (const std::string &e : events)
+        out += "  " + e + "\n";
+}
+
+std::string json_string(std::string_view s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(c));
+            out += esc;
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
+void json_group(std::string &out, const char *key, const std::vector<std::string> &events) {
+    out += ",\n  " + json_string(key) + ": [";
+    for (size_t i = 0; i < events.size(); ++i)
+        out += (i ? ", " : "") + json_string(events[i]);
+    out += "]";
+}
+
+} // namespace
+
+bool is_software_event(const std::string &name) {
+    // The PERF_COUNT_SW_* events and their perf aliases.
+    static const char *const kSoftware[] = {
+        "cpu-clock",        "task-clock",       "page-faults",   "faults",
+        "minor-faults",     "major-faults",     "context-switches", "cs",
+        "cpu-migrations",   "migrations",       "alignment-faults", "emulation-faults",
+    };
+    for (const char *s : kSoftware)
+        if (name == s)
+            return true;
+    return false;
+}
+
+EventList read_event_list(cpc_t *cpc) {
+    EventList list;
+    list.hardware_pmu = cpctools::has_hardware_pmu(cpc);
+    list.interface = cpc_cciname(cpc);
+    cpc_walk_generic_events_all(cpc, &list.generic, collect);
+    std::vector<std::string> all;
+    cpc_walk_events_all(cpc, &all, collect);
+    for (std::string &e : all)
+        (is_software_event(e) ? list.software : list.platform).push_back(std::move(e));
+    return list;
+}
+
+std::string format_text(const EventList &list) {
+    std::string out = list.hardware_pmu
+                          ? "hardware PMU: yes (" + list.interface + ")\n"
+                          : "hardware PMU: none on this machine: only software events can be "
+                            "counted\n";
+    text_group(out, "generic events (generic_events(3CPC))", list.generic);
+    text_group(out, "platform events", list.platform);
+    text_group(out, "software events", list.software);
+    return out;
+}
+
+std::string format_json(const EventList &list) {
+    std::string out = "{\n  \"hardware_pmu\": ";
+    out += list.hardware_pmu ? "true" : "false";
+    out += ",\n  \"interface\": " + json_string(list.interface);
+    json_group(out, "generic", list.generic);
+    json_group(out, "platform", list.platform);
+    json_group(out, "software", list.software);
+    return out + "\n}\n";
+}
+
+int list_main(const std::vector<std::string> &args) {
+    bool json = false;
+    for (const std::string &a : args) {
+        if (a == "-h" || a == "--help") {
+            std::fputs(kUsage, stdout);
+            return 0;
+        }
+        if (a != "--json") {
+            std::fprintf(stderr, "cpcprof list: unknown argument '%s'\n%s", a.c_str(), kUsage);
+            return 2;
+        }
+        json = true;
+    }
+    cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+    if (cpc == nullptr) {
+        std::fprintf(stderr, "cpcprof list: performance counters are not available: %s\n",
+                     std::strerror(errno));
+        return 1;
+    }
+    EventList list = read_event_list(cpc);
+    cpc_close(cpc);
+    std::string out = json ? format_json(list) : format_text(list);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+    return 0;
+}
+
+} // namespace cpcprof::list

@@ -1,0 +1,120 @@
+#include "symbolize_profile.h"
+
+#include "storage/symbol_writer.h"
+#include "symbolize/symbolizer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <span>
+#include <utility>
+
+namespace cpcprof::symbolize_profile {
+namespace {
+
+using storage::AddressToResolve;
+
+// One module's file as a single process image: every mapping its addresses
+// came from (they may come from several processes, each with its own load
+// address) moved to the bias of the first one, so that one Session reads
+// the file once and each file offset has one address.
+struct Image {
+    uint64_t shift = 0; // process address - file offset, mod 2^64
+    std::vector<symbolize::Mapping> mappings;
+
+    uint64_t address(uint64_t offset) const { return offset + shift; }
+};
+
+Image module_image(std::span<const AddressToResolve> addrs) {
+    const AddressToResolve &first = addrs.front();
+    Image image;
+    image.shift = first.mapping_start - first.mapping_file_offset;
+    // File-offset ranges [begin, end) of the mappings, merged where they
+    // overlap: a Session wants each address in one mapping.
+    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    for (const AddressToResolve &a : addrs)
+        ranges.emplace_back(a.mapping_file_offset,
+                            a.mapping_file_offset + (a.mapping_end - a.mapping_start));
+    std::sort(ranges.begin(), ranges.end());
+    ranges.erase(std::unique(ranges.begin(), ranges.end()), ranges.end());
+    std::vector<std::pair<uint64_t, uint64_t>> merged;
+    for (const auto &r : ranges) {
+        if (!merged.empty() && r.first <= merged.back().second)
+            merged.back().second = std::max(merged.back().second, r.second);
+        else
+            merged.push_back(r);
+    }
+    for (const auto &[begin, end] : merged)
+        image.mappings.push_back(
+            {first.path, first.build_id, image.address(begin), image.address(end), begin});
+    return image;
+}
+
+// Resolves the addresses of one module (all with the same module_id) and
+// hands the answers to the writer.
+void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToResolve> addrs,
+                      const Options &options, Summary *summary) {
+    Image image = module_image(addrs);
+    symbolize::Session session(image.mappings, options.debug_dirs);
+    std::vector<storage::SymbolFrame> frames;
+    for (const AddressToResolve &a : addrs) {
+        symbolize::Location loc = session.resolve(image.address(a.offset), a.return_address);
+        if (loc.frames.empty())
+            continue;
+        frames.clear();
+        for (const symbolize::Frame &f : loc.frames)
+            frames.push_back({f.function, f.file, f.line, f.inlined});
+        writer.add(a.module_id, a.offset, frames);
+        ++summary->resolved;
+    }
+    bool has_symbols = session.modules_without_symbols().empty();
+    writer.set_module_symbols(addrs.front().module_id, has_symbols);
+    ++summary->modules;
+    if (!has_symbols)
+        summary->modules_without_symbols.push_back(addrs.front().path);
+}
+
+} // namespace
+
+std::optional<Summary> symbolize_profile(const std::string &path, const Options &options,
+                                         std::string *error) {
+    auto start = std::chrono::steady_clock::now();
+    auto writer = storage::SymbolWriter::open(path, error);
+    if (!writer)
+        return std::nullopt;
+    std::vector<AddressToResolve> all = writer->addresses(); // sorted by (module_id, offset)
+    Summary summary;
+    summary.addresses = all.size();
+    for (size_t i = 0; i < all.size() && writer->ok();) {
+        size_t end = i;
+        while (end < all.size() && all[end].module_id == all[i].module_id)
+            ++end;
+        symbolize_module(*writer, std::span(all).subspan(i, end - i), options, &summary);
+        i = end;
+    }
+    std::string reason;
+    if (!writer->finish(&reason)) {
+        *error = path + ": " + reason;
+        return std::nullopt;
+    }
+    summary.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return summary;
+}
+
+std::string describe(const Summary &s) {
+    std::string text = "symbolized " + std::to_string(s.resolved) + " of " +
+                       std::to_string(s.addresses) + " addresses in " + std::to_string(s.modules) +
+                       (s.modules == 1 ? " module" : " modules");
+    if (!s.modules_without_symbols.empty()) {
+        text += " (" + std::to_string(s.modules_without_symbols.size()) + " without symbols: ";
+        for (size_t i = 0; i < s.modules_without_symbols.size(); ++i)
+            text += (i ? ", " : "") + s.modules_without_symbols[i];
+        text += ")";
+    }
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, " in %.2f s", s.seconds);
+    return text + seconds;
+}
+
+} // namespace cpcprof::symbolize_profile

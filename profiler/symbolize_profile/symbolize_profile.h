@@ -1,0 +1,46 @@
+// Symbolizing a recorded profile: the addresses its stacks reach (storage's
+// SymbolWriter) resolved by symbolize::Session and stored back in the file.
+// `cpcprof record` does it when the recording ends; `cpcprof symbolize FILE`
+// does it again (after debug symbols were installed, for example), which
+// replaces every earlier answer.
+//
+// One Session per module: all addresses of a module are offsets in one file,
+// so its mappings are placed at one common load bias and the file is read
+// once.  An address nothing names is not stored (reports then show
+// module+0xoffset).  A module is marked as having symbols iff the Session
+// found a symbol table or DWARF for it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cpcprof::symbolize_profile {
+
+struct Options {
+    std::vector<std::string> debug_dirs; // searched before /usr/lib/debug
+};
+
+struct Summary {
+    uint64_t addresses = 0; // distinct (module, offset) that stacks reach
+    uint64_t resolved = 0;  // of those, the ones stored with at least one frame
+    size_t modules = 0;     // modules looked at
+    std::vector<std::string> modules_without_symbols; // their paths, by module id
+    double seconds = 0;
+};
+
+// Symbolizes the profile at path in place.  nullopt with *error =
+// "PATH: reason" when the file is refused or cannot be written; the file
+// is then as it was.
+std::optional<Summary> symbolize_profile(const std::string &path, const Options &options,
+                                         std::string *error);
+
+// "symbolized R of N addresses in M modules (K without symbols: a, b) in S s"
+std::string describe(const Summary &s);
+
+// `cpcprof symbolize FILE [--debug-dir DIR]...`.  Exit status: 0 done,
+// 1 the file was refused or could not be written, 2 usage error.
+int symbolize_main(const std::vector<std::string> &args);
+
+} // namespace cpcprof::symbolize_profile
