@@ -76,7 +76,7 @@ bool read_config(Config &c) {
     if (ch == nullptr || ev == nullptr)
         return false;
     c.channel = std::atoi(ch);
-    if (fcntl(c.channel, F_GETFD) < 0)
+    if (!channel_init(c.channel))
         return false; // not our descriptor any more
     if (!parse_events(ev, c))
         return false;
@@ -113,8 +113,8 @@ double measure_tsc_rate() {
 
 // --no-children: programs this one starts must not load the agent, nor
 // inherit the channel.
-void keep_to_this_process(Config &c) {
-    fcntl(c.channel, F_SETFD, FD_CLOEXEC);
+void keep_to_this_process(Config &) {
+    fcntl(channel_fd(), F_SETFD, FD_CLOEXEC);
     const char *pre = std::getenv("LD_PRELOAD");
     if (pre != nullptr) {
         std::string kept, item;

@@ -81,6 +81,21 @@ void print_summary(const Options &o, const Summary &s) {
                  double(st.st_size) / 1024.0);
 }
 
+// Said even with -q: the profile lacks samples and nothing else shows it.
+void print_silent(const std::vector<int> &pids) {
+    std::string list;
+    for (size_t i = 0; i < pids.size() && i < 10; ++i)
+        list += (i ? ", " : "") + std::to_string(pids[i]);
+    if (pids.size() > 10)
+        list += ", ...";
+    std::fprintf(stderr,
+                 "cpcprof: %zu process%s stopped reporting before %s ended (pid %s): the program "
+                 "closed the profiler's channel, or exec'd a program the profiler cannot be "
+                 "loaded into (static); samples after that are missing\n",
+                 pids.size(), pids.size() == 1 ? "" : "es", pids.size() == 1 ? "it" : "they",
+                 list.c_str());
+}
+
 // Resolves the new profile's addresses.  A failure leaves the recording
 // as it is (unsymbolized, which `cpcprof symbolize` can redo) and does not
 // change the exit status, which is the target's.
@@ -170,6 +185,8 @@ int record_main(const std::vector<std::string> &args) {
         return fail("writing " + o->output + ": " + error);
     if (!o->quiet)
         print_summary(*o, s);
+    if (!s.silent.empty())
+        print_silent(s.silent);
     if (o->symbolize) {
         // The targets are gone: ^C may stop the symbolizer, which leaves
         // the file complete and unsymbolized.

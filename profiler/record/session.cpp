@@ -83,6 +83,8 @@ Summary Session::run() {
     check_gone();
     for (auto &[pid, proc] : procs_) {
         settle(w_, sum_, pid, &proc.stored_since_account);
+        if (proc.exited && !proc.said_bye)
+            sum_.silent.push_back(pid);
         if (proc.pidfd >= 0)
             close(proc.pidfd);
     }
@@ -284,6 +286,7 @@ void Session::ended(pid_t pid, int status) {
         sig = WTERMSIG(status);
     Proc &proc = procs_[pid];
     proc.ended = true;
+    proc.exited = code.has_value();
     w_.set_process_exit(pid, monotonic_ns(), code, sig);
     if (pid == target_.pid) {
         target_done_ = true;

@@ -30,6 +30,11 @@ struct Summary {
     // ns; [0] PC + unwind + ring push, [1] the whole handler.
     uint32_t cost_bucket_ns = 0;
     std::vector<uint64_t> cost[2];
+    // Processes that exited normally without the agent's last word: it
+    // lost its channel (the program closed it with a raw system call) or
+    // the process exec'd a program the agent was not loaded into.  Their
+    // samples stop where their reports stopped.
+    std::vector<int> silent;
 };
 
 class Session {
@@ -44,6 +49,7 @@ class Session {
         std::set<std::tuple<uint64_t, std::string>> modules; // (start, path)
         bool ended = false;
         bool said_bye = false;
+        bool exited = false; // ended by exit, not by a signal (our children)
         int pidfd = -1; // a process we cannot reap: readable once it has gone
     };
 

@@ -3,10 +3,12 @@
 #include "../common/protocol.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -85,8 +87,21 @@ std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::s
     if (pid == 0) {
         close(sv[0]);
         close(report[0]);
-        fcntl(sv[1], F_SETFD, 0); // the agent finds it after exec
-        set_env(o, p, agent, sv[1]);
+        // The agent finds it after exec, at a number far from the low ones
+        // that programs hand out to each other (fd 3 of a shell's "3>",
+        // systemd's LISTEN_FDS).
+        int channel = sv[1];
+        rlimit rl{};
+        long high = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? long(std::min<rlim_t>(rl.rlim_cur, 1024)) - 32
+                                                      : 0;
+        int moved = high > 10 ? fcntl(sv[1], F_DUPFD, static_cast<int>(high)) : -1;
+        if (moved >= 0) {
+            close(sv[1]);
+            channel = moved;
+        } else {
+            fcntl(sv[1], F_SETFD, 0);
+        }
+        set_env(o, p, agent, channel);
         std::vector<char *> argv;
         for (std::string &a : args)
             argv.push_back(a.data());

@@ -1,5 +1,7 @@
 #include "profile_symbols.h"
 
+#include <algorithm>
+
 namespace cpcprof::test {
 
 ProfileSymbols::ProfileSymbols(const storage::Reader &reader) {
@@ -59,6 +61,17 @@ std::vector<std::string> ProfileSymbols::stack(const storage::StoredSample &s) c
     for (size_t i = 0; i < s.frames.size(); ++i)
         out.push_back(function(s.pid, i == 0 ? s.frames[i] : s.frames[i] - 1, s.time_ns));
     return out;
+}
+
+size_t samples_in(const Profile &p, const ProfileSymbols &syms, const std::string &fn, int pid) {
+    size_t n = 0;
+    for (const SampleCopy &s : p.samples) {
+        if (pid != 0 && s.pid != pid)
+            continue;
+        auto names = syms.stack(s.view());
+        n += std::find(names.begin(), names.end(), fn) != names.end();
+    }
+    return n;
 }
 
 } // namespace cpcprof::test

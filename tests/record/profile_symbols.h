@@ -5,6 +5,7 @@
 #pragma once
 
 #include "elf_symbols.h"
+#include "record_harness.h"
 
 #include <storage/profile.h>
 
@@ -39,5 +40,9 @@ class ProfileSymbols {
     std::multimap<int, const storage::ModuleRecord *> by_pid_;
     mutable std::map<std::string, std::optional<ElfSymbols>> files_;
 };
+
+// Samples of pid (of any pid when pid is 0) with fn anywhere on the stack.
+size_t samples_in(const Profile &p, const ProfileSymbols &syms, const std::string &fn,
+                  int pid = 0);
 
 } // namespace cpcprof::test

@@ -18,18 +18,6 @@ namespace storage = cpcprof::storage;
 
 namespace {
 
-// Samples of pid (any pid when pid == 0) with fn on the stack.
-size_t samples_in(const Profile &p, const ProfileSymbols &syms, const std::string &fn, int pid = 0) {
-    size_t n = 0;
-    for (const SampleCopy &s : p.samples) {
-        if (pid != 0 && s.pid != pid)
-            continue;
-        auto names = syms.stack(s.view());
-        n += std::find(names.begin(), names.end(), fn) != names.end();
-    }
-    return n;
-}
-
 std::string real_path(const char *path) {
     char buf[PATH_MAX];
     return realpath(path, buf) != nullptr ? std::string(buf) : std::string(path);
