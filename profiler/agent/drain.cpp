@@ -21,6 +21,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <new>
 #include <string>
 
 namespace cpcprof::agent {
@@ -28,6 +31,10 @@ namespace cpcprof::agent {
 namespace {
 
 std::atomic<bool> g_stop{false};
+// One consumer per ring at a time: the drain thread, or a thread about to
+// exec (drain_once(true) from the exec wrappers).  Never taken in signal
+// context.
+std::mutex g_drain_lock;
 pthread_t g_thread;
 bool g_running = false;
 unsigned long long g_adds = 0, g_subs = 0; // dl_iterate_phdr counters last seen
@@ -210,6 +217,7 @@ void send_stats(State &s) {
 } // namespace
 
 void drain_once(bool final) {
+    std::lock_guard<std::mutex> g(g_drain_lock);
     State &s = state();
     uint64_t taken = 0, dropped = 0;
     report_signal_findings();
@@ -238,6 +246,9 @@ void drain_once(bool final) {
             if (slot.tid.load(std::memory_order_acquire) != 0)
                 fold_costs(s, slot);
         send_stats(s);
+        // Sent: an exec that fails and a later exit send only what
+        // follows.
+        std::memset(s.cost_total, 0, sizeof s.cost_total);
     }
     if (taken != 0 || dropped != 0) {
         proto::Writer w(proto::Type::account);
@@ -286,6 +297,10 @@ void stop_drain() {
     g_running = false;
 }
 
-void drain_forget_thread() { g_running = false; }
+// The parent's drain thread may have held the lock at the fork.
+void drain_forget_thread() {
+    g_running = false;
+    new (&g_drain_lock) std::mutex;
+}
 
 } // namespace cpcprof::agent

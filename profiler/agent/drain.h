@@ -9,7 +9,8 @@ void start_drain();
 void stop_drain();
 // Fork child: the parent's drain thread does not exist here.
 void drain_forget_thread();
-// One pass over every slot; final = at exit, slots are not freed.
+// One pass over every slot; final = at exit or exec: slots are not freed,
+// and the handler costs are sent (--stats).  Safe from any thread.
 void drain_once(bool final);
 void send_thread_now(pid_t tid);
 void send_modules_now();

@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <time.h>
 #include <ucontext.h>
 
 namespace cpcprof::agent {
@@ -47,7 +48,8 @@ int walk(const State &s, Slot *slot, siginfo_t *si, void *ucv, uint64_t *frames,
                         max, complete);
 }
 
-void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *values) {
+void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *values,
+            int64_t when) {
     uint64_t frames[kMaxDepthLimit];
     bool complete = false;
     int depth = walk(s, slot, si, uc, frames, &complete);
@@ -59,7 +61,7 @@ void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *value
         return;
     }
     proto::SampleRecord r;
-    r.time_ns = cpc_buf_hrtime(s.cpc, slot->buf);
+    r.time_ns = when;
     r.tid = slot->tid.load(std::memory_order_relaxed);
     r.depth = static_cast<uint16_t>(depth);
     r.complete = complete;
@@ -71,7 +73,23 @@ void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *value
     slot->ring.commit();
 }
 
+// Whether this thread has had its first SIGEMT.  A thread that inherits
+// the set receives one at once, counters frozen, before its start routine
+// runs (cpc_bind_curlwp(3CPC)); the man page's way to tell it from an
+// overflow is cpc_set_sample's UINT64_MAX, a system call that a sampling
+// set of one request does not otherwise need.  A new thread has this at
+// false; the agent sets it for the threads that bound the set themselves.
+__attribute__((tls_model("initial-exec"))) thread_local bool tls_started = false;
+
+int64_t monotonic_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts); // the vDSO: no system call
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 } // namespace
+
+void thread_counts_already() { tls_started = true; }
 
 void on_overflow(int sig, siginfo_t *si, void *uc) {
     int saved = errno;
@@ -83,33 +101,53 @@ void on_overflow(int sig, siginfo_t *si, void *uc) {
         errno = saved;
         return;
     }
+    bool first = !tls_started;
+    tls_started = true;
     Slot *slot = current_slot();
-    if (slot == nullptr || !s.armed.load(std::memory_order_acquire)) {
-        if (slot == nullptr)
-            s.no_slot.fetch_add(1, std::memory_order_relaxed);
+    if (slot == nullptr) {
+        s.no_slot.fetch_add(1, std::memory_order_relaxed);
         cpc_set_restart(s.cpc, s.set);
         errno = saved;
         return;
     }
-    uint64_t values[kMaxEvents] = {};
-    if (cpc_set_sample(s.cpc, s.set, slot->buf) == 0) {
-        for (int i = 0; i < s.cfg.nevents; ++i)
-            cpc_buf_get(s.cpc, slot->buf, i, &values[i]);
+    slot->in_handler.store(true, std::memory_order_seq_cst);
+    if (!s.armed.load(std::memory_order_seq_cst)) {
+        cpc_set_restart(s.cpc, s.set);
+        slot->in_handler.store(false, std::memory_order_release);
+        errno = saved;
+        return;
     }
-    // A thread that inherits the set gets SIGEMT at once with the sampling
-    // counter at UINT64_MAX (cpc_bind_curlwp(3CPC)): not a sample.
-    if (values[0] != UINT64_MAX) {
+    uint64_t values[kMaxEvents] = {};
+    int64_t when = 0;
+    bool sample;
+    if (s.cfg.nevents > 1) {
+        // The other requests' values: a read of the counters.
+        if (cpc_set_sample(s.cpc, s.set, slot->buf) == 0) {
+            for (int i = 0; i < s.cfg.nevents; ++i)
+                cpc_buf_get(s.cpc, slot->buf, i, &values[i]);
+        }
+        when = cpc_buf_hrtime(s.cpc, slot->buf);
+        // A thread that inherits the set gets SIGEMT at once with the
+        // sampling counter at UINT64_MAX (cpc_bind_curlwp(3CPC)): not a
+        // sample.
+        sample = values[0] != UINT64_MAX;
+    } else {
+        when = monotonic_ns();
+        sample = !first;
+    }
+    if (sample) {
         // The sampling request stands for its period; the others count
         // from 0 since the last restart, i.e. over this period.
         values[0] = s.cfg.periods[0];
         uint64_t t0 = tsc();
-        record(s, slot, si, uc, values);
+        record(s, slot, si, uc, values, when);
         account_cost(s, slot, 0, tsc() - t0);
         cpc_set_restart(s.cpc, s.set);
         account_cost(s, slot, 1, tsc() - t_entry);
     } else {
         cpc_set_restart(s.cpc, s.set);
     }
+    slot->in_handler.store(false, std::memory_order_release);
     errno = saved;
 }
 

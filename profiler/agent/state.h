@@ -37,6 +37,10 @@ struct Slot {
     uintptr_t stack_lo = 0;
     uintptr_t stack_hi = 0;
     std::atomic<bool> ready{false}; // stack bounds known
+    // The handler is between its check of `armed` and its exit; an exec
+    // waits for it to leave before emptying the rings (seq_cst on both
+    // sides: set, then read armed; clear armed, then read this).
+    std::atomic<bool> in_handler{false};
     bool announced = false;         // drain thread: thread message sent
     // TSC ticks spent in the handler, written by the handler only:
     // [0] PC + unwind + ring push, [1] entry to exit (libcpc calls included).
@@ -78,5 +82,10 @@ Slot *current_slot();
 
 // Forgets the calling thread's slot (fork child).
 void forget_current_slot();
+
+// The calling thread counts with its own bound set (the thread that bound
+// it, and a fork child's), so its first overflow signal is a sample, not
+// the one an inheriting thread receives at creation (handler.cpp).
+void thread_counts_already();
 
 } // namespace cpcprof::agent

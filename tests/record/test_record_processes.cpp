@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 using namespace cpcprof::test;
 namespace storage = cpcprof::storage;
@@ -140,6 +141,40 @@ INSTANTIATE_TEST_SUITE_P(ChildEnds, ForkWithoutExec, testing::Values("exit", "_e
                                                                      : info.param);
                          });
 
+namespace {
+
+// Samples in fk_chain_stage per image of the forker (by the load time of
+// its mapping), in the order the images ran.
+std::vector<size_t> chain_samples(const Profile &p) {
+    const std::string exe = real_path(FORKER_EXE);
+    ProfileSymbols syms(*p.reader);
+    std::map<int64_t, size_t> per_image;
+    for (const storage::ModuleRecord &m : p.reader->modules())
+        if (m.info.path == exe)
+            per_image[m.info.load_ns];
+    for (const SampleCopy &s : p.samples) {
+        const storage::ModuleRecord *m = syms.module(s.pid, s.frames[0], s.time_ns);
+        auto names = syms.stack(s.view());
+        if (m != nullptr && m->info.path == exe &&
+            std::find(names.begin(), names.end(), "fk_chain_stage") != names.end())
+            ++per_image[m->info.load_ns];
+    }
+    std::vector<size_t> out;
+    for (const auto &[t, n] : per_image)
+        out.push_back(n);
+    return out;
+}
+
+// The CPU seconds each stage printed ("spun N SECONDS"), in order.
+std::vector<double> chain_cpu(const std::string &out) {
+    std::vector<double> cpu;
+    for (const std::string &l : lines_with(out, "spun "))
+        cpu.push_back(std::stod(l.substr(l.find(' ') + 1)));
+    return cpu;
+}
+
+} // namespace
+
 TEST(RecordProcesses, ExecChainOfThreePrograms) {
     TempDir dir;
     RunResult r = run_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", FORKER_EXE, "chain", "2"});
@@ -154,40 +189,50 @@ TEST(RecordProcesses, ExecChainOfThreePrograms) {
     const storage::ProcessRecord &proc = p.reader->processes()[0];
     EXPECT_EQ(proc.info.pid, pid);
     EXPECT_EQ(proc.exit_status, 7);
-    EXPECT_EQ(proc.info.argv, (std::vector<std::string>{"forker", "chain", "0"}));
+    EXPECT_EQ(proc.info.argv, (std::vector<std::string>{"forker", "chain", "0", "0.2"}));
 
     // Each program's image is a mapping of its own; each has its samples.
-    const std::string exe = real_path(FORKER_EXE);
-    ProfileSymbols syms(*p.reader);
-    std::map<int64_t, size_t> per_image; // load time of the image -> samples in fk_chain_stage
-    for (const SampleCopy &s : p.samples) {
-        const storage::ModuleRecord *m = syms.module(s.pid, s.frames[0], s.time_ns);
-        auto names = syms.stack(s.view());
-        if (m != nullptr && m->info.path == exe &&
-            std::find(names.begin(), names.end(), "fk_chain_stage") != names.end())
-            ++per_image[m->info.load_ns];
-    }
-    size_t images = 0;
-    for (const storage::ModuleRecord &m : p.reader->modules())
-        images += m.info.path == exe;
-    // Printed, not asserted: the samples an image took in its last
-    // moments (since the agent's last drain, up to 10 ms) are lost at
-    // exec, which runs no destructor.
-    auto spun = lines_with(r.out, "spun ");
-    std::printf("exec chain: %zu mappings of forker; samples in fk_chain_stage per image "
-                "(expected from its CPU time):",
-                images);
-    size_t k = 0;
-    for (const auto &[t, n] : per_image) {
-        double cpu = k < spun.size() ? std::stod(spun[k].substr(spun[k].find(' ') + 1)) : 0;
-        std::printf(" %zu (%.0f)", n, cpu * 1000);
-        ++k;
-    }
-    std::printf("\n");
-    EXPECT_EQ(images, 3u);
+    std::vector<size_t> per_image = chain_samples(p);
+    std::vector<double> cpu = chain_cpu(r.out);
     ASSERT_EQ(per_image.size(), 3u);
-    for (const auto &[t, n] : per_image)
-        EXPECT_GT(n, 150u) << "image loaded at " << t; // 0.2 s at 1 kHz
+    ASSERT_EQ(cpu.size(), 3u) << r.out;
+    for (size_t k = 0; k < 3; ++k) {
+        std::printf("exec chain: image %zu: %zu samples in fk_chain_stage for %.1f ms of CPU\n",
+                    k, per_image[k], cpu[k] * 1000);
+        EXPECT_GE(double(per_image[k]), 0.85 * cpu[k] * 1000) << "image " << k; // 1 kHz
+    }
+    EXPECT_TRUE(p.reader->accounting_balanced());
+}
+
+// Ten images of 20 ms of CPU each at 10 kHz, every spin ending right
+// before the exec: the samples an image takes after the agent's last
+// periodic drain (up to 10 ms of them, half of each image's) are sent by
+// the exec wrapper before the image goes.
+TEST(RecordProcesses, ExecKeepsTheSamplesOfTheLastMomentsBeforeIt) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-F", "10000", "-o", "out.cpcprof", "--", FORKER_EXE,
+                                    "chain", "9", "0.02"});
+    EXPECT_EQ(r.status, 7) << r.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    std::vector<size_t> per_image = chain_samples(p);
+    std::vector<double> cpu = chain_cpu(r.out);
+    ASSERT_EQ(cpu.size(), 10u) << r.out;
+    ASSERT_EQ(per_image.size(), 10u);
+    // The last image exits normally (its samples were always sent): the
+    // nine before it are the ones that exec.
+    size_t samples = 0;
+    double expected = 0;
+    for (size_t k = 0; k + 1 < per_image.size(); ++k) {
+        samples += per_image[k];
+        expected += cpu[k] * 10000;
+        EXPECT_GE(double(per_image[k]), 0.75 * cpu[k] * 10000) << "image " << k;
+    }
+    std::printf("exec flush: %zu samples in fk_chain_stage before 9 execs, %.0f expected from "
+                "the CPU time\n",
+                samples, expected);
+    EXPECT_GE(double(samples), 0.9 * expected);
+    EXPECT_LE(double(samples), 1.05 * expected);
     EXPECT_TRUE(p.reader->accounting_balanced());
 }
 

@@ -10,12 +10,15 @@
  *       the profile, each with samples in its own function; the child
  *       ended, with exit status 3, however it ended.
  *
- *   forker chain N
- *       prints "stage N pid PID", spins 0.2 s in fk_chain_stage() and prints
- *       "spun N SECONDS" (its CPU time), then execs itself as "forker chain
- *       N-1"; stage 0 exits 7.  "chain 2" is
- *       an exec chain of 3 programs in one pid.  Test: cpcprof exits 7 and
- *       every stage's image has samples in fk_chain_stage.
+ *   forker chain N [SECONDS]
+ *       prints "stage N pid PID", spins SECONDS (default 0.2) of CPU time
+ *       in fk_chain_stage() and prints "spun N SECONDS" (its CPU time),
+ *       then execs itself as "forker chain N-1 SECONDS"; stage 0 exits 7.
+ *       "chain 2" is an exec chain of 3 programs in one pid.  Test:
+ *       cpcprof exits 7 and every stage's image has samples in
+ *       fk_chain_stage, as many as its CPU time gives: the spin ends right
+ *       before the exec, so the samples of an image's last milliseconds
+ *       count.
  *
  *   forker dlopen N LIBRARY
  *       N times: dlopen LIBRARY, call its dlib_work(), dlclose it (and check
@@ -55,7 +58,7 @@ NOINLINE uint64_t fk_spin(double seconds) {
 /* The store after the call keeps each one on the stack (no tail call). */
 NOINLINE void fk_child_busy(void) { fk_sink = fk_spin(0.3) + 1; }
 NOINLINE void fk_parent_busy(void) { fk_sink = fk_spin(0.3) + 2; }
-NOINLINE void fk_chain_stage(void) { fk_sink = fk_spin(0.2) + 3; }
+NOINLINE void fk_chain_stage(double seconds) { fk_sink = fk_spin(seconds) + 3; }
 
 static void self_exe(char *buf, size_t size) {
     ssize_t n = readlink("/proc/self/exe", buf, size - 1);
@@ -88,10 +91,10 @@ static int mode_fork(const char *how) {
     return 0;
 }
 
-static int mode_chain(int n) {
+static int mode_chain(int n, const char *seconds) {
     printf("stage %d pid %d\n", n, (int)getpid());
     double t0 = thread_cpu_seconds();
-    fk_chain_stage();
+    fk_chain_stage(atof(seconds));
     printf("spun %d %.6f\n", n, thread_cpu_seconds() - t0);
     fflush(stdout);
     if (n <= 0)
@@ -99,7 +102,7 @@ static int mode_chain(int n) {
     char exe[4096], next[16];
     self_exe(exe, sizeof exe);
     snprintf(next, sizeof next, "%d", n - 1);
-    char *argv[] = {"forker", "chain", next, NULL};
+    char *argv[] = {"forker", "chain", next, (char *)seconds, NULL};
     execv(exe, argv);
     die("execv");
     return 1;
@@ -179,13 +182,13 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "fork") == 0)
         return mode_fork(argc > 2 ? argv[2] : "exit");
     if (strcmp(mode, "chain") == 0 && argc > 2)
-        return mode_chain(atoi(argv[2]));
+        return mode_chain(atoi(argv[2]), argc > 3 ? argv[3] : "0.2");
     if (strcmp(mode, "dlopen") == 0 && argc > 3)
         return mode_dlopen(atoi(argv[2]), argv[3]);
     if (strcmp(mode, "exec-lister") == 0)
         return mode_exec_lister();
     if (strcmp(mode, "list-fds") == 0)
         return mode_list_fds();
-    fprintf(stderr, "usage: forker fork [exit|_exit|return] | chain N | dlopen N LIBRARY | exec-lister | list-fds\n");
+    fprintf(stderr, "usage: forker fork [exit|_exit|return] | chain N [SECONDS] | dlopen N LIBRARY | exec-lister | list-fds\n");
     return 2;
 }
