@@ -199,7 +199,8 @@ TEST(RecordProcesses, ExecChainOfThreePrograms) {
     for (size_t k = 0; k < 3; ++k) {
         std::printf("exec chain: image %zu: %zu samples in fk_chain_stage for %.1f ms of CPU\n",
                     k, per_image[k], cpu[k] * 1000);
-        EXPECT_GE(double(per_image[k]), 0.85 * cpu[k] * 1000) << "image " << k; // 1 kHz
+        // 1 kHz; the strict check of the exec flush is the next test.
+        EXPECT_GE(double(per_image[k]), 0.75 * cpu[k] * 1000) << "image " << k;
     }
     EXPECT_TRUE(p.reader->accounting_balanced());
 }
