@@ -2,6 +2,7 @@
 #include "../record/record.h"
 #include "check.h"
 #include "list.h"
+#include "report.h"
 #include "symbolize_profile.h"
 
 #include <cstdio>
@@ -18,6 +19,8 @@ const char kUsage[] = "usage: cpcprof COMMAND [ARGS]\n"
                       "  symbolize  resolve a profile's addresses again (new debug symbols)\n"
                       "  check    verify profiles (integrity, format, accounting)\n"
                       "  list     the events this machine can count\n"
+                      "  report   hotspots of a profile: a table, or callers / callees trees\n"
+                      "  annotate  a function's source with per-line costs\n"
                       "\n"
                       "cpcprof COMMAND --help describes a command.\n";
 
@@ -38,6 +41,10 @@ int main(int argc, char **argv) {
         return cpcprof::check::check_main(args);
     if (cmd == "list")
         return cpcprof::list::list_main(args);
+    if (cmd == "report")
+        return cpcprof::report::report_main(args);
+    if (cmd == "annotate")
+        return cpcprof::report::annotate_main(args);
     std::fprintf(stderr, "cpcprof: unknown command '%s'\n%s", cmd.c_str(), kUsage);
     return 2;
 }

@@ -1,0 +1,242 @@
+// cpcprof annotate: a function's source with the costs of each line.
+#include "hotspots.h"
+#include "report.h"
+#include "source_lookup.h"
+#include "table_format.h"
+#include "view_options.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+namespace cpcprof::report {
+
+namespace {
+
+const char kUsage[] =
+    "usage: cpcprof annotate [FILE] FUNC [--source-dir DIR]... [OPTIONS]\n"
+    "\n"
+    "FUNC's source lines from FILE (default out.cpcprof) with, beside each\n"
+    "line that samples reached (marked >), its samples and the count of every\n"
+    "event: self (the line was executing) and total (the line, or a call made\n"
+    "from it, was).  FUNC is a function's name, or part of one; up to 5\n"
+    "matching functions are each annotated.\n"
+    "\n"
+    "  --source-dir DIR    look for sources under DIR too: DIR/PATH, then DIR/PATH\n"
+    "                      less leading directories, down to DIR/BASENAME\n"
+    "                      (repeatable; tried in order, before PATH itself)\n"
+    "%s"
+    "                      (annotate: the event of the share column; counts of\n"
+    "                      only that event)\n"
+    "\n"
+    "Exit status: 0 shown (also without the source file), 1 file refused or\n"
+    "FUNC unknown or ambiguous, 2 usage error.\n";
+
+// Lines shown around the lines with samples.
+constexpr uint32_t kContext = 3;
+
+struct AnnotateOptions {
+    view::ViewOptions view;
+    std::string file = view::kDefaultProfile;
+    std::string function;
+    std::vector<std::string> source_dirs;
+};
+
+int parse(const std::vector<std::string> &args, AnnotateOptions *o) {
+    std::vector<std::string> positional;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        if (a == "-h" || a == "--help") {
+            std::printf(kUsage, view::kViewOptionsHelp);
+            return 0;
+        }
+        int v = view::parse_view_option("annotate", args, &i, &o->view);
+        if (v < 0)
+            return -1;
+        if (v > 0)
+            continue;
+        if (a == "--source-dir") {
+            if (i + 1 >= args.size() || args[i + 1].empty()) {
+                std::fprintf(stderr, "cpcprof annotate: --source-dir needs a directory\n");
+                return -1;
+            }
+            o->source_dirs.push_back(args[++i]);
+        } else if (a.size() > 1 && a[0] == '-') {
+            std::fprintf(stderr,
+                         "cpcprof annotate: unknown option '%s' (cpcprof annotate --help lists "
+                         "them)\n",
+                         a.c_str());
+            return -1;
+        } else {
+            positional.push_back(a);
+        }
+    }
+    if (positional.empty() || positional.size() > 2) {
+        std::fprintf(stderr, "cpcprof annotate: expected [FILE] FUNC\n");
+        return -1;
+    }
+    if (positional.size() == 2)
+        o->file = positional[0];
+    o->function = positional.back();
+    return 1;
+}
+
+struct Columns {
+    const storage::Query &q;
+    int weigh;
+    std::vector<size_t> events; // the events whose counts are shown
+
+    std::vector<std::string> headers() const {
+        std::vector<std::string> h = {"self%:" + q.events()[size_t(weigh)].name, "samples",
+                                      "total-samples"};
+        for (size_t e : events) {
+            h.push_back("self:" + q.events()[e].name);
+            h.push_back("total:" + q.events()[e].name);
+        }
+        h.insert(h.end(), {"", "line", "source"});
+        return h;
+    }
+
+    std::vector<std::string> cells(const storage::Query::LineCost *lc, const std::string &line,
+                                   const std::string &text) const {
+        std::vector<std::string> c;
+        if (lc == nullptr) {
+            c.assign(3 + 2 * events.size(), "");
+            c.insert(c.end(), {"", line, text});
+            return c;
+        }
+        size_t w = size_t(weigh);
+        c = {percent(share(lc->self.values[w], q.total().values[w])),
+             std::to_string(lc->self.samples), std::to_string(lc->total.samples)};
+        for (size_t e : events) {
+            c.push_back(std::to_string(lc->self.values[e]));
+            c.push_back(std::to_string(lc->total.values[e]));
+        }
+        c.insert(c.end(), {">", line, text});
+        return c;
+    }
+};
+
+// One source file's part of a function: every line with samples, and
+// the source text around them when the file is found.
+std::string annotate_file(const Columns &cols, const std::string &path,
+                          const std::vector<const storage::Query::LineCost *> &lines,
+                          const std::vector<std::string> &dirs) {
+    Table t;
+    t.headers = cols.headers();
+    t.left.assign(t.headers.size(), false);
+    t.left[t.headers.size() - 3] = true;
+    t.left.back() = true;
+    std::vector<std::string> tried, text;
+    std::optional<std::string> found;
+    if (!path.empty())
+        found = find_source(path, dirs, &tried);
+    std::string out = "-- " + (path.empty() ? std::string("(no source file known)") : path);
+    if (found && !read_lines(*found, &text))
+        found.reset();
+    if (found) {
+        out += *found == path ? "\n" : "  (read from " + *found + ")\n";
+    } else if (!path.empty()) {
+        std::string list;
+        for (const std::string &c : tried)
+            list += (list.empty() ? "" : ", ") + c;
+        out += "  (source not found)\n";
+        std::fprintf(stderr,
+                     "cpcprof annotate: %s: source file not found (tried %s); --source-dir DIR "
+                     "says where the sources are\n",
+                     path.c_str(), list.c_str());
+    } else {
+        out += "\n";
+    }
+    bool past_end = false;
+    uint32_t shown = 0; // the last line shown
+    for (size_t i = 0; i < lines.size(); ++i) {
+        uint32_t ln = lines[i]->line;
+        if (!found || ln == 0) {
+            t.rows.push_back(cols.cells(lines[i], ln ? std::to_string(ln) : "?", ""));
+            continue;
+        }
+        uint32_t from = ln > kContext ? ln - kContext : 1;
+        if (shown != 0 && from > shown + 2)
+            t.rows.push_back(cols.cells(nullptr, "...", ""));
+        else if (shown != 0)
+            from = shown + 1;
+        for (uint32_t l = std::max(from, shown + 1); l < ln; ++l)
+            if (l <= text.size())
+                t.rows.push_back(cols.cells(nullptr, std::to_string(l), text[l - 1]));
+        past_end = past_end || ln > text.size();
+        t.rows.push_back(cols.cells(lines[i], std::to_string(ln),
+                                    ln <= text.size() ? text[ln - 1] : "(past the file's end)"));
+        shown = ln;
+        uint32_t next = i + 1 < lines.size() ? lines[i + 1]->line : UINT32_MAX;
+        for (uint32_t l = ln + 1; l <= ln + kContext && l < next && l <= text.size(); ++l) {
+            t.rows.push_back(cols.cells(nullptr, std::to_string(l), text[l - 1]));
+            shown = l;
+        }
+    }
+    if (past_end)
+        std::fprintf(stderr,
+                     "cpcprof annotate: %s has fewer lines than the profile names: it changed "
+                     "since the recording?\n",
+                     found->c_str());
+    return out + t.render();
+}
+
+std::string annotate_function(const Columns &cols, uint32_t fn,
+                              const std::vector<storage::Query::LineCost> &all,
+                              const std::vector<std::string> &dirs) {
+    const storage::Query &q = cols.q;
+    const auto &info = q.functions()[fn];
+    std::map<std::string, std::vector<const storage::Query::LineCost *>> by_file;
+    for (const auto &lc : all)
+        if (lc.function == fn)
+            by_file[q.files()[lc.file]].push_back(&lc);
+    size_t w = size_t(cols.weigh);
+    std::string out = "== " + info.name + "  (" +
+                      (info.module.empty() ? std::string("no module") : info.module) + "): " +
+                      std::to_string(q.function_self()[fn].samples) + " samples self, " +
+                      std::to_string(q.function_total()[fn].samples) + " total; " +
+                      q.events()[w].name + " " +
+                      percent(share(q.function_self()[fn].values[w], q.total().values[w])) +
+                      " self, " +
+                      percent(share(q.function_total()[fn].values[w], q.total().values[w])) +
+                      " total\n";
+    for (auto &[file, lines] : by_file) {
+        std::sort(lines.begin(), lines.end(),
+                  [](auto *a, auto *b) { return a->line < b->line; });
+        out += annotate_file(cols, file, lines, dirs);
+    }
+    if (!info.has_symbols)
+        std::fprintf(stderr, "cpcprof annotate: %s has no line information (%s has no symbols)\n",
+                     info.name.c_str(), info.module.empty() ? "its module" : info.module.c_str());
+    return out;
+}
+
+} // namespace
+
+int annotate_main(const std::vector<std::string> &args) {
+    AnnotateOptions o;
+    int parsed = parse(args, &o);
+    if (parsed <= 0)
+        return parsed == 0 ? view::kExitOk : view::kExitUsage;
+    auto q = view::open_profile("annotate", o.file, o.view);
+    if (!q)
+        return view::kExitFailed;
+    int weigh = view::pick_event("annotate", *q, o.view);
+    if (weigh < 0)
+        return q->events().empty() ? view::kExitFailed : view::kExitUsage;
+    std::vector<uint32_t> fns;
+    if (!match_functions("annotate", *q, o.function, &fns))
+        return view::kExitFailed;
+    Columns cols{*q, weigh, {}};
+    for (size_t e = 0; e < q->events().size(); ++e)
+        if (o.view.event.empty() || int(e) == weigh)
+            cols.events.push_back(e);
+    std::vector<storage::Query::LineCost> lines = q->line_costs();
+    std::string out;
+    for (size_t i = 0; i < fns.size(); ++i)
+        out += (i ? "\n" : "") + annotate_function(cols, fns[i], lines, o.source_dirs);
+    return view::write_output("annotate", "-", out) ? view::kExitOk : view::kExitFailed;
+}
+
+} // namespace cpcprof::report

@@ -1,0 +1,20 @@
+// --callers FUNC / --callees FUNC: storage's CallTree of each function
+// FUNC names, printed as an indented tree (text), nested objects (JSON) or
+// one row per node with its depth (CSV).  Children are ordered by the
+// weighing event's total, largest first.
+#pragma once
+
+#include "report_output.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cpcprof::report {
+
+enum class TreeKind { callers, callees };
+
+std::string render_trees(const ReportContext &c, TreeKind kind, const std::string &query,
+                         const std::vector<uint32_t> &functions);
+
+} // namespace cpcprof::report

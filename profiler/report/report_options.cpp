@@ -1,0 +1,122 @@
+#include "report_options.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+
+namespace cpcprof::report {
+
+const char kReportUsage[] =
+    "usage: cpcprof report [FILE] [OPTIONS]\n"
+    "\n"
+    "Where FILE's events went (default out.cpcprof): a table of the hottest\n"
+    "functions (or lines, modules, threads) with each event's self and total\n"
+    "share, or the callers / callees of a function as a tree.\n"
+    "\n"
+    "  --by function|line|module|thread   what a row is (default function)\n"
+    "  --sort self|total|samples|name|EVENT\n"
+    "                      order of the rows (default self: the weighing\n"
+    "                      event's self cost; EVENT: that event's self cost)\n"
+    "  --top N             show the first N rows (default 20; 0 = all)\n"
+    "  --callers FUNC      the tree of FUNC's callers instead of the table\n"
+    "  --callees FUNC      the tree of what FUNC calls instead of the table\n"
+    "  --format text|json|csv   output format (default text)\n"
+    "  -o FILE             write to FILE (atomically) instead of stdout\n"
+    "%s"
+    "\n"
+    "Exit status: 0 shown (also when the filter keeps no sample), 1 file\n"
+    "refused or output not written or FUNC unknown or ambiguous, 2 usage error.\n";
+
+namespace {
+
+bool fail(const char *fmt, const std::string &a, const std::string &b = "") {
+    std::fprintf(stderr, "cpcprof report: ");
+    std::fprintf(stderr, fmt, a.c_str(), b.c_str());
+    std::fputc('\n', stderr);
+    return false;
+}
+
+bool parse_value(const std::string &opt, const std::string &v, ReportOptions *o) {
+    if (opt == "--by") {
+        if (v == "function")
+            o->by = GroupBy::function;
+        else if (v == "line")
+            o->by = GroupBy::line;
+        else if (v == "module")
+            o->by = GroupBy::module;
+        else if (v == "thread")
+            o->by = GroupBy::thread;
+        else
+            return fail("--by '%s': expected function, line, module or thread", v);
+    } else if (opt == "--format") {
+        if (v == "text")
+            o->format = Format::text;
+        else if (v == "json")
+            o->format = Format::json;
+        else if (v == "csv")
+            o->format = Format::csv;
+        else
+            return fail("--format '%s': expected text, json or csv", v);
+    } else if (opt == "--top") {
+        char *end = nullptr;
+        errno = 0;
+        long long n = std::strtoll(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || errno != 0 || n < 0)
+            return fail("--top '%s': expected a number of rows (0 = all)", v);
+        o->top = size_t(n);
+    } else if (opt == "--sort") {
+        if (v.empty())
+            return fail("--sort needs a key: self, total, samples, name or an event%s", "");
+        o->sort = v;
+    } else if (opt == "--callers" || opt == "--callees") {
+        if (v.empty())
+            return fail("%s needs a function name%s", opt);
+        (opt == "--callers" ? o->callers : o->callees) = v;
+    } else { // -o
+        if (v.empty())
+            return fail("-o needs a file name (- for stdout)%s", "");
+        o->output = v;
+    }
+    return true;
+}
+
+} // namespace
+
+int parse_report_options(const std::vector<std::string> &args, ReportOptions *out) {
+    bool have_file = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        if (a == "-h" || a == "--help") {
+            std::printf(kReportUsage, view::kViewOptionsHelp);
+            return 0;
+        }
+        int v = view::parse_view_option("report", args, &i, &out->view);
+        if (v < 0)
+            return -1;
+        if (v > 0)
+            continue;
+        if (a == "--by" || a == "--format" || a == "--top" || a == "--sort" ||
+            a == "--callers" || a == "--callees" || a == "-o") {
+            if (i + 1 >= args.size())
+                return fail("%s needs a value", a), -1;
+            if (!parse_value(a, args[++i], out))
+                return -1;
+        } else if (a.size() > 1 && a[0] == '-') {
+            fail("unknown option '%s' (cpcprof report --help lists them)", a);
+            return -1;
+        } else if (have_file) {
+            fail("one profile at a time: '%s' after '%s'", a, out->file);
+            return -1;
+        } else {
+            out->file = a;
+            have_file = true;
+        }
+    }
+    if (!out->callers.empty() && !out->callees.empty()) {
+        fail("--callers and --callees: one tree at a time%s", "");
+        return -1;
+    }
+    return 1;
+}
+
+} // namespace cpcprof::report

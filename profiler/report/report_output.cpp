@@ -1,0 +1,361 @@
+#include "report_output.h"
+
+#include "table_format.h"
+
+#include <cstdio>
+
+namespace cpcprof::report {
+
+using storage::Cost;
+using storage::Query;
+
+namespace {
+
+const char *by_name(GroupBy by) {
+    switch (by) {
+    case GroupBy::line:
+        return "line";
+    case GroupBy::module:
+        return "module";
+    case GroupBy::thread:
+        return "thread";
+    case GroupBy::function:
+        break;
+    }
+    return "function";
+}
+
+std::optional<double> duration_s(const Query &q) {
+    const auto &r = q.reader();
+    if (!r.end_ns())
+        return std::nullopt;
+    return double(*r.end_ns() - r.run().start_mono_ns) / 1e9;
+}
+
+std::string derived_text(const DerivedColumn &d, const DerivedValue &v) {
+    std::string s = d.kind == "miss_ratio" ? percent(v.value)
+                                           : fixed(v.value, d.kind == "cpi" ? 3 : 2);
+    return s + " (n=" + std::to_string(v.samples) + ")";
+}
+
+// The columns that name a row, per --by: headers, text cells, JSON
+// members, CSV fields.
+std::vector<std::string> key_headers(GroupBy by) {
+    switch (by) {
+    case GroupBy::line:
+        return {"file:line", "function", "module"};
+    case GroupBy::module:
+        return {"module"};
+    case GroupBy::thread:
+        return {"tid", "pid", "thread"};
+    case GroupBy::function:
+        break;
+    }
+    return {"function", "module", "file:line"};
+}
+
+std::vector<std::string> key_cells(const HotspotRow &r, GroupBy by) {
+    auto module = [](const std::string &m) { return m.empty() ? "?" : basename_of(m); };
+    switch (by) {
+    case GroupBy::line:
+        return {location(r), r.function, module(r.module)};
+    case GroupBy::module:
+        return {r.module.empty() ? "[unknown]" : r.module};
+    case GroupBy::thread:
+        return {std::to_string(r.tid), std::to_string(r.pid), r.thread};
+    case GroupBy::function:
+        break;
+    }
+    return {r.function, module(r.module), location(r)};
+}
+
+std::string json_keys(const HotspotRow &r, GroupBy by) {
+    auto line = [&] { return r.line ? std::to_string(r.line) : std::string("null"); };
+    switch (by) {
+    case GroupBy::module:
+        return "\"module\": " + json_string(r.module);
+    case GroupBy::thread:
+        return "\"pid\": " + std::to_string(r.pid) + ", \"tid\": " + std::to_string(r.tid) +
+               ", \"thread\": " + json_string(r.thread);
+    case GroupBy::line:
+    case GroupBy::function:
+        break;
+    }
+    return "\"function\": " + json_string(r.function) + ", \"module\": " + json_string(r.module) +
+           ", \"file\": " + json_string(r.file) + ", \"line\": " + line();
+}
+
+std::vector<std::string> csv_keys(const HotspotRow &r, GroupBy by) {
+    switch (by) {
+    case GroupBy::module:
+        return {r.module};
+    case GroupBy::thread:
+        return {std::to_string(r.pid), std::to_string(r.tid), r.thread};
+    case GroupBy::line:
+    case GroupBy::function:
+        break;
+    }
+    return {r.function, r.module, r.file, r.line ? std::to_string(r.line) : ""};
+}
+
+std::vector<std::string> csv_key_headers(GroupBy by) {
+    switch (by) {
+    case GroupBy::module:
+        return {"module"};
+    case GroupBy::thread:
+        return {"pid", "tid", "thread"};
+    case GroupBy::line:
+    case GroupBy::function:
+        break;
+    }
+    return {"function", "module", "file", "line"};
+}
+
+std::string text_table(const ReportContext &c, const std::vector<HotspotRow> &rows,
+                       size_t all_rows) {
+    const auto &events = c.q.events();
+    const auto &total = c.q.total();
+    bool thread = c.options.by == GroupBy::thread; // self == total
+    Table t;
+    for (const auto &e : events) {
+        if (!thread)
+            t.headers.push_back("self:" + e.name);
+        t.headers.push_back((thread ? "" : "total:") + e.name);
+    }
+    t.headers.push_back("samples");
+    if (!thread)
+        t.headers.push_back("total-samples");
+    for (const auto &d : c.derived)
+        t.headers.push_back(d.name);
+    t.left.assign(t.headers.size(), false);
+    for (const std::string &h : key_headers(c.options.by)) {
+        t.headers.push_back(h);
+        t.left.push_back(h != "tid" && h != "pid");
+    }
+    for (const HotspotRow &r : rows) {
+        std::vector<std::string> cells;
+        for (size_t e = 0; e < events.size(); ++e) {
+            if (!thread)
+                cells.push_back(percent(share(r.self.values[e], total.values[e])));
+            cells.push_back(percent(share(r.total.values[e], total.values[e])));
+        }
+        cells.push_back(std::to_string(r.self.samples));
+        if (!thread)
+            cells.push_back(std::to_string(r.total.samples));
+        for (const auto &d : c.derived)
+            cells.push_back(derived_text(d, derive(d, r.self)));
+        for (std::string &k : key_cells(r, c.options.by))
+            cells.push_back(std::move(k));
+        t.rows.push_back(std::move(cells));
+    }
+    std::string out = text_header(c) + "\n" + t.render();
+    if (rows.size() < all_rows)
+        out += "# " + std::to_string(rows.size()) + " of " + std::to_string(all_rows) +
+               " rows (--top 0 shows all)\n";
+    return out;
+}
+
+std::string json_table(const ReportContext &c, const std::vector<HotspotRow> &rows,
+                       size_t all_rows) {
+    std::string out = "{\n" + json_preamble(c);
+    out += "  \"by\": " + json_string(by_name(c.options.by)) + ",\n";
+    out += "  \"sort\": " + json_string(c.options.sort) + ",\n";
+    out += "  \"rows_total\": " + std::to_string(all_rows) + ",\n";
+    out += "  \"rows\": [";
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const HotspotRow &r = rows[i];
+        out += i ? ",\n    {" : "\n    {";
+        out += json_keys(r, c.options.by);
+        out += ", \"self\": " + json_cost(c.q, r.self);
+        out += ", \"total\": " + json_cost(c.q, r.total);
+        out += ", \"derived\": [";
+        for (size_t d = 0; d < c.derived.size(); ++d) {
+            DerivedValue v = derive(c.derived[d], r.self);
+            out += (d ? ", " : "") + std::string("{\"name\": ") + json_string(c.derived[d].name) +
+                   ", \"value\": " + json_number(v.value) +
+                   ", \"samples\": " + std::to_string(v.samples) + "}";
+        }
+        out += "]}";
+    }
+    out += rows.empty() ? "]\n}\n" : "\n  ]\n}\n";
+    return out;
+}
+
+std::string csv_table(const ReportContext &c, const std::vector<HotspotRow> &rows) {
+    const auto &events = c.q.events();
+    const auto &total = c.q.total();
+    std::vector<std::string> head = csv_key_headers(c.options.by);
+    head.push_back("self_samples");
+    head.push_back("total_samples");
+    for (const auto &e : events)
+        for (const char *what : {"self_", "total_", "self_pct_", "total_pct_"})
+            head.push_back(what + e.name);
+    for (const auto &d : c.derived) {
+        head.push_back(d.name);
+        head.push_back(d.name + "_samples");
+    }
+    std::string out = csv_line(head);
+    for (const HotspotRow &r : rows) {
+        std::vector<std::string> f = csv_keys(r, c.options.by);
+        f.push_back(std::to_string(r.self.samples));
+        f.push_back(std::to_string(r.total.samples));
+        for (size_t e = 0; e < events.size(); ++e) {
+            f.push_back(std::to_string(r.self.values[e]));
+            f.push_back(std::to_string(r.total.values[e]));
+            auto pct = [](std::optional<double> s) {
+                return s ? fixed(*s * 100, 4) : std::string();
+            };
+            f.push_back(pct(share(r.self.values[e], total.values[e])));
+            f.push_back(pct(share(r.total.values[e], total.values[e])));
+        }
+        for (const auto &d : c.derived) {
+            DerivedValue v = derive(d, r.self);
+            f.push_back(v.value ? json_number(v.value) : "");
+            f.push_back(std::to_string(v.samples));
+        }
+        out += csv_line(f);
+    }
+    return out;
+}
+
+} // namespace
+
+std::string shell_words(const std::vector<std::string> &words) {
+    std::string out;
+    for (const std::string &w : words) {
+        bool plain = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                                       "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                       "0123456789-_./=:,+@%") == std::string::npos;
+        std::string q = w;
+        if (!plain) {
+            q = "'";
+            for (char ch : w)
+                q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+            q += "'";
+        }
+        out += (out.empty() ? "" : " ") + q;
+    }
+    return out;
+}
+
+std::string text_header(const ReportContext &c) {
+    const Query &q = c.q;
+    const storage::RunInfo &run = q.reader().run();
+    std::string out = "# file: " + c.options.file + "\n";
+    out += "# command: " + shell_words(run.command) + "\n";
+    std::string events;
+    for (const auto &e : q.events()) {
+        events += events.empty() ? "" : ", ";
+        events += e.name + (e.sampling ? " (sampling, period " + std::to_string(e.period) + ")"
+                                       : std::string(" (counted)"));
+    }
+    out += "# events: " + (events.empty() ? std::string("none") : events) + "\n";
+    storage::Accounting acc = q.reader().accounting_total();
+    out += "# samples: " + std::to_string(q.samples_kept()) + " kept / " +
+           std::to_string(q.samples_read()) + " stored, " + std::to_string(acc.dropped) +
+           " dropped\n";
+    auto d = duration_s(q);
+    out += "# duration: " + (d ? fixed(d, 3) + " s" : std::string("unknown (recording did not finish)")) +
+           "\n";
+    out += std::string("# hardware PMU: ") + (run.hw_pmu ? "yes" : "no") + "\n";
+    if (!q.reader().symbolized()) {
+        out += "# modules without symbols: not symbolized (cpcprof symbolize " + c.options.file +
+               ")\n";
+    } else {
+        std::string mods;
+        for (const std::string &m : q.modules_without_symbols())
+            mods += (mods.empty() ? "" : ", ") + m;
+        out += "# modules without symbols: " + (mods.empty() ? std::string("none") : mods) + "\n";
+    }
+    const storage::QueryFilter &f = q.filter();
+    std::string filter;
+    auto add = [&](const std::string &s) { filter += (filter.empty() ? "" : ", ") + s; };
+    if (f.pid)
+        add("pid " + std::to_string(*f.pid));
+    if (f.tid)
+        add("tid " + std::to_string(*f.tid));
+    if (f.from_ns || f.to_ns)
+        add("time [" + (f.from_ns ? fixed(double(*f.from_ns) / 1e9, 3) : std::string()) + ", " +
+            (f.to_ns ? fixed(double(*f.to_ns) / 1e9, 3) : std::string()) + ") s");
+    if (!f.inline_frames)
+        add("inlined calls folded");
+    if (!filter.empty())
+        out += "# filter: " + filter + "\n";
+    return out;
+}
+
+std::string json_cost(const Query &q, const Cost &cost) {
+    std::string values, shares;
+    for (size_t e = 0; e < cost.values.size(); ++e) {
+        values += (e ? ", " : "") + std::to_string(cost.values[e]);
+        shares += (e ? ", " : "") + json_number(share(cost.values[e], q.total().values[e]));
+    }
+    return "{\"samples\": " + std::to_string(cost.samples) + ", \"values\": [" + values +
+           "], \"shares\": [" + shares + "]}";
+}
+
+std::string json_preamble(const ReportContext &c) {
+    const Query &q = c.q;
+    const storage::RunInfo &run = q.reader().run();
+    std::string out = "  \"format\": \"cpcprof-report\",\n  \"version\": 1,\n";
+    out += "  \"file\": " + json_string(c.options.file) + ",\n";
+    out += "  \"run\": {\"command\": [";
+    for (size_t i = 0; i < run.command.size(); ++i)
+        out += (i ? ", " : "") + json_string(run.command[i]);
+    storage::Accounting acc = q.reader().accounting_total();
+    out += "], \"duration_s\": " + json_number(duration_s(q));
+    out += std::string(", \"hw_pmu\": ") + (run.hw_pmu ? "true" : "false");
+    out += std::string(", \"complete\": ") + (q.reader().complete() ? "true" : "false");
+    out += std::string(", \"symbolized\": ") + (q.reader().symbolized() ? "true" : "false");
+    out += ", \"samples\": {\"kept\": " + std::to_string(q.samples_kept()) +
+           ", \"stored\": " + std::to_string(q.samples_read()) +
+           ", \"dropped\": " + std::to_string(acc.dropped) + "}";
+    out += ", \"modules_without_symbols\": [";
+    std::vector<std::string> mods = q.modules_without_symbols();
+    for (size_t i = 0; i < mods.size(); ++i)
+        out += (i ? ", " : "") + json_string(mods[i]);
+    const storage::QueryFilter &f = q.filter();
+    auto opt = [](const auto &v) { return v ? std::to_string(*v) : std::string("null"); };
+    auto secs = [](const std::optional<int64_t> &ns) {
+        return json_number(ns ? std::optional<double>(double(*ns) / 1e9) : std::nullopt);
+    };
+    out += "], \"filter\": {\"pid\": " + opt(f.pid) + ", \"tid\": " + opt(f.tid) +
+           ", \"from_s\": " + secs(f.from_ns) + ", \"to_s\": " + secs(f.to_ns) +
+           ", \"inline\": " + (f.inline_frames ? "true" : "false") + "}},\n";
+    out += "  \"events\": [";
+    for (size_t i = 0; i < q.events().size(); ++i) {
+        const auto &e = q.events()[i];
+        out += (i ? ", " : "") + std::string("{\"name\": ") + json_string(e.name) +
+               ", \"period\": " + std::to_string(e.period) +
+               ", \"sampling\": " + (e.sampling ? "true" : "false") +
+               ", \"total\": " + std::to_string(q.total().values[i]) + "}";
+    }
+    out += "],\n  \"weigh_event\": " +
+           (q.events().empty() ? std::string("null") : json_string(q.events()[size_t(c.weigh)].name)) +
+           ",\n";
+    out += "  \"derived\": [";
+    for (size_t i = 0; i < c.derived.size(); ++i) {
+        const DerivedColumn &d = c.derived[i];
+        out += (i ? ", " : "") + std::string("{\"name\": ") + json_string(d.name) +
+               ", \"kind\": " + json_string(d.kind) +
+               ", \"numerator\": " + json_string(q.events()[size_t(d.numerator)].name) +
+               ", \"denominator\": " + json_string(q.events()[size_t(d.denominator)].name) + "}";
+    }
+    out += "],\n";
+    return out;
+}
+
+std::string render_table(const ReportContext &c, const std::vector<HotspotRow> &rows,
+                         size_t all_rows) {
+    switch (c.options.format) {
+    case Format::json:
+        return json_table(c, rows, all_rows);
+    case Format::csv:
+        return csv_table(c, rows);
+    case Format::text:
+        break;
+    }
+    return text_table(c, rows, all_rows);
+}
+
+} // namespace cpcprof::report

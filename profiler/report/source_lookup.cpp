@@ -1,0 +1,62 @@
+#include "source_lookup.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sys/stat.h>
+
+namespace cpcprof::report {
+
+std::vector<std::string> source_candidates(const std::string &path,
+                                           const std::vector<std::string> &dirs) {
+    std::vector<std::string> out;
+    auto add = [&](const std::string &p) {
+        if (std::find(out.begin(), out.end(), p) == out.end())
+            out.push_back(p);
+    };
+    std::string rel = path.substr(std::min(path.find_first_not_of('/'), path.size()));
+    for (std::string dir : dirs) {
+        while (dir.size() > 1 && dir.back() == '/')
+            dir.pop_back();
+        std::string base = dir == "/" ? dir : dir + "/";
+        for (std::string rest = rel; !rest.empty();) {
+            add(base + rest);
+            size_t slash = rest.find('/');
+            if (slash == std::string::npos)
+                break;
+            size_t next = rest.find_first_not_of('/', slash);
+            if (next == std::string::npos)
+                break;
+            rest = rest.substr(next);
+        }
+    }
+    if (!path.empty())
+        add(path);
+    return out;
+}
+
+std::optional<std::string> find_source(const std::string &path,
+                                       const std::vector<std::string> &dirs,
+                                       std::vector<std::string> *tried) {
+    for (const std::string &c : source_candidates(path, dirs)) {
+        tried->push_back(c);
+        struct stat st{};
+        if (::stat(c.c_str(), &st) == 0 && S_ISREG(st.st_mode))
+            return c;
+    }
+    return std::nullopt;
+}
+
+bool read_lines(const std::string &path, std::vector<std::string> *lines) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return false;
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        lines->push_back(std::move(line));
+    }
+    return !in.bad();
+}
+
+} // namespace cpcprof::report
