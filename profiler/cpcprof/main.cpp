@@ -1,6 +1,7 @@
 // cpcprof: the profiler's command.
 #include "../record/record.h"
 #include "check.h"
+#include "flamegraph.h"
 #include "list.h"
 #include "report.h"
 #include "symbolize_profile.h"
@@ -21,6 +22,7 @@ const char kUsage[] = "usage: cpcprof COMMAND [ARGS]\n"
                       "  list     the events this machine can count\n"
                       "  report   hotspots of a profile: a table, or callers / callees trees\n"
                       "  annotate  a function's source with per-line costs\n"
+                      "  flamegraph  draw a profile as a flame graph (SVG or HTML)\n"
                       "\n"
                       "cpcprof COMMAND --help describes a command.\n";
 
@@ -45,6 +47,8 @@ int main(int argc, char **argv) {
         return cpcprof::report::report_main(args);
     if (cmd == "annotate")
         return cpcprof::report::annotate_main(args);
+    if (cmd == "flamegraph")
+        return cpcprof::flamegraph::flamegraph_main(args);
     std::fprintf(stderr, "cpcprof: unknown command '%s'\n%s", cmd.c_str(), kUsage);
     return 2;
 }

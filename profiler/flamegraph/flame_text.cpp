@@ -1,0 +1,209 @@
+// Escaping, numbers and colours for the flame graph renderers (flame_text.h).
+#include "flame_text.h"
+
+#include <charconv>
+
+namespace cpcprof::flamegraph {
+
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD"; // U+FFFD
+
+// Length of the valid UTF-8 sequence at s[i] (1..4), or 0 if invalid.
+size_t utf8_length(std::string_view s, size_t i) {
+    auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+    unsigned char c = b(i);
+    if (c < 0x80)
+        return 1;
+    size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
+    if (n == 0 || c > 0xF4 || i + n > s.size())
+        return 0;
+    for (size_t k = 1; k < n; ++k)
+        if ((b(i + k) & 0xC0) != 0x80)
+            return 0;
+    // Overlong 3/4-byte forms, surrogates, beyond U+10FFFF.
+    if ((c == 0xE0 && b(i + 1) < 0xA0) || (c == 0xED && b(i + 1) >= 0xA0) ||
+        (c == 0xF0 && b(i + 1) < 0x90) || (c == 0xF4 && b(i + 1) >= 0x90))
+        return 0;
+    return n;
+}
+
+// Calls ascii(c) for each ASCII character and multi(seq) for each valid
+// multi-byte character, multi(U+FFFD) for each byte of invalid UTF-8.
+template <typename Ascii, typename Multi>
+void walk_utf8(std::string_view s, Ascii ascii, Multi multi) {
+    for (size_t i = 0; i < s.size();) {
+        size_t n = utf8_length(s, i);
+        if (n == 1) {
+            ascii(s[i]);
+            i += 1;
+        } else if (n == 0) {
+            multi(kReplacement);
+            i += 1;
+        } else {
+            multi(s.substr(i, n));
+            i += n;
+        }
+    }
+}
+
+void append_hex4(std::string &out, unsigned v) {
+    static const char kHex[] = "0123456789abcdef";
+    out += "\\u";
+    for (int shift = 12; shift >= 0; shift -= 4)
+        out += kHex[(v >> shift) & 0xF];
+}
+
+} // namespace
+
+void append_xml(std::string &out, std::string_view s) {
+    walk_utf8(
+        s,
+        [&](char c) {
+            switch (c) {
+            case '&':
+                out += "&amp;";
+                break;
+            case '<':
+                out += "&lt;";
+                break;
+            case '>':
+                out += "&gt;";
+                break;
+            case '"':
+                out += "&quot;";
+                break;
+            case '\'':
+                out += "&#39;";
+                break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n')
+                    out += kReplacement;
+                else
+                    out += c;
+            }
+        },
+        [&](std::string_view seq) { out += seq; });
+}
+
+void append_json_string(std::string &out, std::string_view s) {
+    out += '"';
+    walk_utf8(
+        s,
+        [&](char c) {
+            switch (c) {
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
+            case '<':
+            case '>':
+            case '&':
+                append_hex4(out, unsigned(c));
+                break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20)
+                    append_hex4(out, unsigned(c));
+                else
+                    out += c;
+            }
+        },
+        [&](std::string_view seq) {
+            if (seq == "\xE2\x80\xA8")
+                append_hex4(out, 0x2028);
+            else if (seq == "\xE2\x80\xA9")
+                append_hex4(out, 0x2029);
+            else
+                out += seq;
+        });
+    out += '"';
+}
+
+void append_uint(std::string &out, uint64_t v) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, r.ptr);
+}
+
+void append_fixed(std::string &out, double v, int decimals) {
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
+    if (r.ec == std::errc())
+        out.append(buf, r.ptr);
+    else
+        out += '0';
+}
+
+void append_grouped(std::string &out, uint64_t v) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    size_t n = size_t(r.ptr - buf);
+    for (size_t i = 0; i < n; ++i) {
+        if (i > 0 && (n - i) % 3 == 0)
+            out += ',';
+        out += buf[i];
+    }
+}
+
+std::string fit_label(std::string_view s, size_t max_chars) {
+    if (max_chars < 3)
+        return {};
+    // Byte offsets of character starts.
+    size_t chars = 0, cut = 0;
+    for (size_t i = 0; i < s.size();) {
+        size_t n = utf8_length(s, i);
+        i += n == 0 ? 1 : n;
+        ++chars;
+        if (chars == max_chars - 2)
+            cut = i;
+        if (chars > max_chars)
+            return std::string(s.substr(0, cut)) + "..";
+    }
+    return std::string(s);
+}
+
+std::string frame_colour(std::string_view name, FrameKind kind) {
+    // FNV-1a over the name: the same function has the same colour in
+    // every graph.
+    uint32_t h = 2166136261u;
+    for (char c : name)
+        h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+    unsigned a = h % 1000, b = (h / 1000) % 1000; // 0..999
+    unsigned r = 0, g = 0, bl = 0;
+    switch (kind) {
+    case FrameKind::Code:
+        r = 205 + 50 * a / 1000;
+        g = 230 * b / 1000;
+        bl = 55 * a / 1000;
+        break;
+    case FrameKind::Inlined:
+        r = 80 + 60 * a / 1000;
+        g = 180 + 55 * b / 1000;
+        bl = 180 + 55 * b / 1000;
+        break;
+    case FrameKind::NoSymbol:
+        r = g = bl = 170 + 40 * a / 1000;
+        break;
+    case FrameKind::Root:
+        r = 230, g = 200, bl = 170;
+        break;
+    }
+    std::string out = "rgb(";
+    append_uint(out, r);
+    out += ',';
+    append_uint(out, g);
+    out += ',';
+    append_uint(out, bl);
+    out += ')';
+    return out;
+}
+
+} // namespace cpcprof::flamegraph

@@ -1,0 +1,41 @@
+// Text building for the flame graph renderers: escaping of everything
+// that comes from a profile (function names, paths, event names, the
+// title) for XML/HTML text and attributes and for JSON inside a <script>
+// element, numbers without streams, frame colours.
+#pragma once
+
+#include "flame_model.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace cpcprof::flamegraph {
+
+// Appends s as XML/HTML text or attribute value: & < > " ' escaped,
+// invalid UTF-8 and control characters (but tab and newline) replaced by
+// U+FFFD, so that the document stays well-formed whatever the name.
+void append_xml(std::string &out, std::string_view s);
+
+// Appends s as a JSON string literal, quotes included, safe inside an
+// HTML <script> element: < > & written as \u003c \u003e \u0026 (no
+// "</script>" or "<!--" can appear), U+2028/U+2029 and control
+// characters escaped, invalid UTF-8 replaced by U+FFFD.
+void append_json_string(std::string &out, std::string_view s);
+
+void append_uint(std::string &out, uint64_t v);
+// v with `decimals` digits after the point ("12.35").
+void append_fixed(std::string &out, double v, int decimals);
+// 1234567 -> "1,234,567".
+void append_grouped(std::string &out, uint64_t v);
+
+// At most max_chars characters of s (UTF-8 aware), ".." ending a
+// shortened one; "" when not even 3 characters fit.
+std::string fit_label(std::string_view s, size_t max_chars);
+
+// The fill colour of a frame ("rgb(r,g,b)"): warm hues chosen by a hash
+// of the name for code, blue-green for inlined frames, grey without
+// symbols.
+std::string frame_colour(std::string_view name, FrameKind kind);
+
+} // namespace cpcprof::flamegraph

@@ -1,0 +1,193 @@
+// `cpcprof flamegraph` (flamegraph.h): options, then query, model, render, write.
+#include "flame_model.h"
+#include "flame_render.h"
+#include "flame_text.h"
+#include "flamegraph.h"
+#include "view_options.h"
+
+#include <cstdio>
+
+namespace cpcprof::flamegraph {
+
+namespace {
+
+constexpr const char kCmd[] = "flamegraph";
+
+const char kUsage[] =
+    "usage: cpcprof flamegraph [FILE] -o OUT.svg|OUT.html|- [options]\n"
+    "\n"
+    "Draws the profile FILE (default out.cpcprof) as a flame graph: one box per\n"
+    "function on a call path, as wide as its share of the samples, callers\n"
+    "below callees.  Click a box to zoom into it; search names; hover for counts.\n"
+    "\n"
+    "  -o PATH             where to write; the extension picks the format:\n"
+    "                        .svg   static picture (tooltips; zoom and search\n"
+    "                               when opened in a browser); frames under\n"
+    "                               0.1% of the total are left out\n"
+    "                        .html  interactive page, self-contained (no\n"
+    "                               network); frames under 0.01% left out\n"
+    "                        -      the HTML page on stdout\n"
+    "  --inverted          icicle graph of the bottom-up tree: the functions that\n"
+    "                      took the samples at the top, their callers below\n"
+    "  --title TEXT        the title (default: \"Flame graph: FILE\")\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "filter options:\n";
+
+const char kUsageTail[] =
+    "\n"
+    "With several events, --event picks the width of the boxes; the HTML page\n"
+    "can switch between them.\n"
+    "\n"
+    "exit status: 0 written, 1 profile refused or output not written, 2 usage error\n";
+
+enum class Format { Svg, Html };
+
+bool ends_with(const std::string &s, const char *suffix) {
+    std::string t(suffix);
+    return s.size() > t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
+}
+
+struct Options {
+    view::ViewOptions view;
+    std::string file = view::kDefaultProfile;
+    std::string out;
+    std::string title;
+    bool inverted = false;
+    Format format = Format::Html;
+};
+
+int usage_error(const char *fmt, const std::string &arg) {
+    std::fprintf(stderr, "cpcprof flamegraph: ");
+    std::fprintf(stderr, fmt, arg.c_str());
+    std::fprintf(stderr, "\n(cpcprof flamegraph --help for usage)\n");
+    return view::kExitUsage;
+}
+
+// kExitOk with *o filled, -1 for --help (printed), or kExitUsage.
+int parse(const std::vector<std::string> &args, Options *o) {
+    bool have_file = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        int r = view::parse_view_option(kCmd, args, &i, &o->view);
+        if (r < 0)
+            return view::kExitUsage;
+        if (r > 0)
+            continue;
+        if (a == "-h" || a == "--help") {
+            std::fputs(kUsage, stdout);
+            std::fputs(view::kViewOptionsHelp, stdout);
+            std::fputs(kUsageTail, stdout);
+            return -1;
+        }
+        if (a == "--inverted") {
+            o->inverted = true;
+        } else if (a == "-o" || a == "--title") {
+            if (i + 1 >= args.size())
+                return usage_error("%s needs a value", a);
+            (a == "-o" ? o->out : o->title) = args[++i];
+            if (a == "-o" && o->out.empty())
+                return usage_error("-o needs a file name%s", "");
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usage_error("unknown option '%s'", a);
+        } else if (have_file) {
+            return usage_error("one profile at a time (extra argument '%s')", a);
+        } else {
+            o->file = a;
+            have_file = true;
+        }
+    }
+    if (o->out.empty())
+        return usage_error("-o OUT.svg, -o OUT.html or -o - is required%s", "");
+    if (o->out == "-" || ends_with(o->out, ".html") || ends_with(o->out, ".htm"))
+        o->format = Format::Html;
+    else if (ends_with(o->out, ".svg"))
+        o->format = Format::Svg;
+    else
+        return usage_error("-o '%s': the name must end in .svg or .html (or be - for HTML "
+                           "on stdout)",
+                           o->out);
+    return view::kExitOk;
+}
+
+// What was read, for the line under the title.
+std::string describe(const storage::Query &q, const Options &o, int event) {
+    std::string s = o.file + ": ";
+    append_grouped(s, q.samples_kept());
+    s += q.samples_kept() == 1 ? " sample" : " samples";
+    if (q.samples_kept() != q.samples_read()) {
+        s += " of ";
+        append_grouped(s, q.samples_read());
+    }
+    const storage::QueryFilter &f = o.view.filter;
+    if (f.pid)
+        s += ", pid " + std::to_string(*f.pid);
+    if (f.tid)
+        s += ", tid " + std::to_string(*f.tid);
+    if (f.from_ns || f.to_ns) {
+        s += ", time ";
+        if (f.from_ns)
+            append_fixed(s, double(*f.from_ns) / 1e9, 3);
+        s += "..";
+        if (f.to_ns)
+            append_fixed(s, double(*f.to_ns) / 1e9, 3);
+        s += " s";
+    }
+    if (!f.inline_frames)
+        s += ", inlined calls folded";
+    s += "; width: " + q.events()[size_t(event)].name;
+    if (o.inverted)
+        s += "; inverted (callers below)";
+    return s;
+}
+
+} // namespace
+
+int flamegraph_main(const std::vector<std::string> &args) {
+    Options o;
+    int r = parse(args, &o);
+    if (r < 0)
+        return view::kExitOk;
+    if (r != view::kExitOk)
+        return r;
+    auto q = view::open_profile(kCmd, o.file, o.view);
+    if (!q)
+        return view::kExitFailed;
+    int event = view::pick_event(kCmd, *q, o.view);
+    if (event < 0)
+        return q->events().empty() ? view::kExitFailed : view::kExitUsage;
+    if (q->samples_kept() == 0)
+        std::fprintf(stderr, "cpcprof flamegraph: no samples %s; the graph is empty\n",
+                     q->samples_read() == 0 ? "in the profile" : "pass the filter");
+    else if (q->total().values[size_t(event)] == 0)
+        std::fprintf(stderr,
+                     "cpcprof flamegraph: the kept samples counted no %s; the graph "
+                     "is empty\n",
+                     q->events()[size_t(event)].name.c_str());
+
+    RenderOptions ro;
+    ro.title =
+        o.title.empty() ? (o.inverted ? "Icicle graph: " : "Flame graph: ") + o.file : o.title;
+    ro.subtitle = describe(*q, o, event);
+    ro.event = event;
+    ro.inverted = o.inverted;
+    std::string text;
+    if (o.format == Format::Svg) {
+        FlameModel m = build_model(*q, o.inverted, {event}, kSvgMinShare);
+        if (m.pruned > 0)
+            std::fprintf(stderr,
+                         "cpcprof flamegraph: %zu call tree nodes narrower than 0.1%% of %s "
+                         "not drawn\n",
+                         m.pruned, q->events()[size_t(event)].name.c_str());
+        text = render_svg(*q, m, ro);
+    } else {
+        std::vector<int> weights{-1};
+        for (size_t e = 0; e < q->events().size(); ++e)
+            weights.push_back(int(e));
+        FlameModel m = build_model(*q, o.inverted, weights, kHtmlMinShare);
+        text = render_html(*q, m, ro);
+    }
+    return view::write_output(kCmd, o.out, text) ? view::kExitOk : view::kExitFailed;
+}
+
+} // namespace cpcprof::flamegraph
