@@ -12,6 +12,7 @@ packages="
     libpfm4-dev
     libunwind-dev libdw-dev libelf-dev
     libsqlite3-dev sqlite3
+    nlohmann-json3-dev
     chromium
 "
 missing=""

@@ -1,6 +1,7 @@
 // cpcprof: the profiler's command.
 #include "../record/record.h"
 #include "check.h"
+#include "diff.h"
 #include "flamegraph.h"
 #include "list.h"
 #include "report.h"
@@ -23,6 +24,7 @@ const char kUsage[] = "usage: cpcprof COMMAND [ARGS]\n"
                       "  report   hotspots of a profile: a table, or callers / callees trees\n"
                       "  annotate  a function's source with per-line costs\n"
                       "  flamegraph  draw a profile as a flame graph (SVG or HTML)\n"
+                      "  diff     compare two profiles: changes of each function's share\n"
                       "\n"
                       "cpcprof COMMAND --help describes a command.\n";
 
@@ -49,6 +51,8 @@ int main(int argc, char **argv) {
         return cpcprof::report::annotate_main(args);
     if (cmd == "flamegraph")
         return cpcprof::flamegraph::flamegraph_main(args);
+    if (cmd == "diff")
+        return cpcprof::diff::diff_main(args);
     std::fprintf(stderr, "cpcprof: unknown command '%s'\n%s", cmd.c_str(), kUsage);
     return 2;
 }

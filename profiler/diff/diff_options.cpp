@@ -1,0 +1,116 @@
+#include "diff_options.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace cpcprof::diff {
+
+const char kDiffUsage[] =
+    "usage: cpcprof diff BASE NEW [OPTIONS]\n"
+    "\n"
+    "How each function's share of the events changed from profile BASE to\n"
+    "profile NEW: self and total share in both (each of its own run's total,\n"
+    "so runs of different lengths compare) and the change in percentage\n"
+    "points.  Functions are matched by name and module file name; those in\n"
+    "one profile only are marked new or gone.\n"
+    "\n"
+    "  --fail-above PCT    exit 3 when a function's self share grew by more than\n"
+    "                      PCT percentage points (a summary goes to stderr)\n"
+    "  -o FILE             also write a differential flame graph of NEW, as a\n"
+    "                      self-contained HTML page (- = stdout, no table then)\n"
+    "  --top N             show the N largest changes (default 20; 0 = all)\n"
+    "  --format text|json  the table's format on stdout (default text)\n"
+    "%s"
+    "The filter options apply to both profiles.  --event also chooses what\n"
+    "orders the table, what --fail-above watches and what colours the flame\n"
+    "graph (default: BASE's first event that NEW also has).\n"
+    "\n"
+    "Exit status: 0 compared, 1 a file refused or no event in common or an\n"
+    "output not written, 2 usage error or unknown event, 3 --fail-above was\n"
+    "exceeded.\n";
+
+namespace {
+
+bool fail(const char *fmt, const std::string &a) {
+    std::fprintf(stderr, "cpcprof diff: ");
+    std::fprintf(stderr, fmt, a.c_str());
+    std::fputc('\n', stderr);
+    return false;
+}
+
+bool parse_value(const std::string &opt, const std::string &v, DiffOptions *o) {
+    if (opt == "--format") {
+        if (v == "text")
+            o->format = Format::text;
+        else if (v == "json")
+            o->format = Format::json;
+        else
+            return fail("--format '%s': expected text or json", v);
+    } else if (opt == "--top") {
+        char *end = nullptr;
+        errno = 0;
+        long long n = std::strtoll(v.c_str(), &end, 10);
+        if (v.empty() || *end != '\0' || errno != 0 || n < 0)
+            return fail("--top '%s': expected a number of rows (0 = all)", v);
+        o->top = size_t(n);
+    } else if (opt == "--fail-above") {
+        char *end = nullptr;
+        errno = 0;
+        double p = std::strtod(v.c_str(), &end);
+        if (v.empty() || *end != '\0' || errno != 0 || !std::isfinite(p) || p < 0 || p > 100)
+            return fail("--fail-above '%s': expected percentage points between 0 and 100 "
+                        "(e.g. 2 or 0.5)",
+                        v);
+        o->fail_above = p;
+    } else { // -o
+        if (v.empty())
+            return fail("-o needs a file name for the flame graph (- for stdout)%s", "");
+        o->flame = v;
+    }
+    return true;
+}
+
+} // namespace
+
+int parse_diff_options(const std::vector<std::string> &args, DiffOptions *o) {
+    std::vector<std::string> files;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        if (a == "--help" || a == "-h") {
+            std::printf(kDiffUsage, view::kViewOptionsHelp);
+            return 0;
+        }
+        int v = view::parse_view_option("diff", args, &i, &o->view);
+        if (v < 0)
+            return -1;
+        if (v > 0)
+            continue;
+        if (a == "--format" || a == "--top" || a == "--fail-above" || a == "-o") {
+            if (i + 1 >= args.size()) {
+                fail("%s needs a value", a);
+                return -1;
+            }
+            if (!parse_value(a, args[++i], o))
+                return -1;
+        } else if (a.size() > 1 && a[0] == '-') {
+            fail("unknown option '%s' (cpcprof diff --help lists them)", a);
+            return -1;
+        } else {
+            files.push_back(a);
+        }
+    }
+    if (files.size() != 2) {
+        std::fprintf(stderr,
+                     "cpcprof diff: expected two profiles, BASE and NEW (got %zu); usage: "
+                     "cpcprof diff BASE NEW [OPTIONS]\n",
+                     files.size());
+        return -1;
+    }
+    o->base = files[0];
+    o->now = files[1];
+    return 1;
+}
+
+} // namespace cpcprof::diff

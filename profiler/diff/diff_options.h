@@ -1,0 +1,30 @@
+// The options of `cpcprof diff` (docs/profiler.md, "cpcprof diff").
+#pragma once
+
+#include "view_options.h"
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cpcprof::diff {
+
+enum class Format { text, json };
+
+struct DiffOptions {
+    view::ViewOptions view;           // applied to both profiles
+    std::string base, now;            // the two files
+    std::optional<double> fail_above; // percentage points
+    std::string flame;                // -o FILE: the differential flame graph
+    size_t top = 20;                  // rows shown; 0 = all
+    Format format = Format::text;
+};
+
+extern const char kDiffUsage[];
+
+// 1: parsed; 0: --help was printed (exit 0); -1: a usage error was
+// printed as "cpcprof diff: ...".
+int parse_diff_options(const std::vector<std::string> &args, DiffOptions *out);
+
+} // namespace cpcprof::diff
