@@ -26,8 +26,9 @@ const char kUsage[] =
     "                      less leading directories, down to DIR/BASENAME\n"
     "                      (repeatable; tried in order, before PATH itself)\n"
     "%s"
-    "                      (annotate: the event of the share column; counts of\n"
-    "                      only that event)\n"
+    "\n"
+    "The share column (self%%) is of the --event event; with --event, only that\n"
+    "event's counts are shown.\n"
     "\n"
     "Exit status: 0 shown (also without the source file), 1 file refused or\n"
     "FUNC unknown or ambiguous, 2 usage error.\n";
