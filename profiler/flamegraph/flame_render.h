@@ -18,13 +18,13 @@
 //
 // Both pages answer to a URL fragment of actions, applied in order after
 // loading, so that a headless browser can drive them:
-//   #click=NAME&search=TEXT&reset&event=NAME&dump
+//   #click=NAME&search=TEXT&reset&event=NAME&tip=NAME&dump
+// (event and tip, hovering over a frame, in the HTML page only).
 // "dump" appends the visible frames to the hidden element #test-state,
 // one line per frame: "frame\tNAME\tX\tW\tFLAGS\tROW" (X and W fractions
 // of the graph's width, FLAGS among anc/m/inl/nosym, ROW 0 the top row of
-// frames), then
-// "matched\tTEXT" and "zoom\tNAME".  Script errors are appended there too
-// as "error\tMESSAGE".
+// frames), then "matched\tTEXT", "tip\tLINE | LINE..." (HTML) and
+// "zoom\tNAME".  Script errors are appended there too as "error\tMESSAGE".
 #pragma once
 
 #include "flame_model.h"

@@ -76,6 +76,7 @@ function num(v) { return v.toLocaleString("en-US"); }
 
 function render() {
   chart.textContent = "";
+  tip.hidden = true; // its frame may be gone; the next mouse move shows it again
   var cw = chart.clientWidth, zw = total(zoomed, weight);
   chart.style.height = ((maxDepth + 1) * H) + "px";
   if (N === 0 || zw === 0) {
@@ -197,14 +198,17 @@ function dump() {
         Math.round(parseFloat(d.style.top) / H));
   }
   log("matched\t" + matched.textContent);
+  log("tip\t" + (tip.hidden ? "" : tip.textContent.split("\n").join(" | ")));
   log("zoom\t" + (zoomed === 0 ? "" : name(zoomed)));
 }
 function actions() {
   runActions(function (key, val) {
-    if (key === "click") {
+    if (key === "click" || key === "tip") {
       var ds = chart.querySelectorAll(".f"), hit = null;
       for (var k = 0; k < ds.length && !hit; k++) if (name(+ds[k].dataset.i) === val) hit = ds[k];
-      if (hit) hit.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+      var r = hit ? hit.getBoundingClientRect() : null;
+      if (hit) hit.dispatchEvent(new MouseEvent(key === "tip" ? "mousemove" : "click",
+          {bubbles: true, clientX: r.left + 1, clientY: r.top + 1}));
       else log("error\tno visible frame " + val);
     } else if (key === "search") setSearch(val);
     else if (key === "reset") resetBtn.click();

@@ -474,8 +474,8 @@ struct Shown {
     std::string flags;
     int row = 0;
 };
-// The dumps of a test state, each frame name -> how it is shown (the
-// first frame of a name), plus "matched" and "zoom" as flags of those keys.
+// The dumps of a test state: frame name -> how each frame of that name is
+// shown, plus "matched", "tip" and "zoom" with their text as flags.
 std::vector<std::multimap<std::string, Shown>> dumps(const std::vector<std::string> &lines) {
     std::vector<std::multimap<std::string, Shown>> out(1);
     for (const std::string &l : lines) {
@@ -489,8 +489,8 @@ std::vector<std::multimap<std::string, Shown>> dumps(const std::vector<std::stri
         }
         if (f[0] == "frame" && f.size() == 6)
             out.back().insert({f[1], {std::stod(f[2]), std::stod(f[3]), f[4], std::stoi(f[5])}});
-        else if (f[0] == "matched" && f.size() == 2)
-            out.back().insert({"matched", {0, 0, f[1], 0}});
+        else if ((f[0] == "matched" || f[0] == "tip") && f.size() == 2)
+            out.back().insert({f[0], {0, 0, f[1], 0}});
         else if (f[0] == "zoom" && f.size() == 2) {
             out.back().insert({"zoom", {0, 0, f[1], 0}});
             out.emplace_back();
@@ -503,7 +503,7 @@ std::vector<std::multimap<std::string, Shown>> dumps(const std::vector<std::stri
 std::set<std::string> frame_names(const std::multimap<std::string, Shown> &d) {
     std::set<std::string> names;
     for (const auto &[k, v] : d)
-        if (k != "matched" && k != "zoom")
+        if (k != "matched" && k != "zoom" && k != "tip")
             names.insert(k);
     return names;
 }
@@ -531,8 +531,8 @@ struct BrowserTest : FlamegraphTest {
 TEST_F(BrowserTest, HtmlZoomSearchAndEvents) {
     ASSERT_EQ(run({"flamegraph", known, "-o", dir.file("k.html")}).status, 0);
     Loaded l = load_in_chromium(dir, "file://" + dir.file("k.html") +
-                                         "#dump&click=compute&dump&search=rec&dump&reset&"
-                                         "event=page-faults&dump");
+                                         "#tip=compute&dump&click=compute&dump&search=rec&"
+                                         "dump&reset&event=page-faults&dump");
     EXPECT_EQ(no_errors(l), "");
     auto d = dumps(test_state(l.dom));
     ASSERT_EQ(d.size(), 4u) << l.dom.substr(0, 4000) << l.log;
@@ -545,6 +545,15 @@ TEST_F(BrowserTest, HtmlZoomSearchAndEvents) {
     EXPECT_EQ(d[0].find("square")->second.flags, "inl");
     EXPECT_EQ(d[0].find("libx.so+0x500")->second.flags, "nosym");
     EXPECT_LT(d[0].find("compute")->second.row, d[0].find("main")->second.row);
+    // Hovering over compute: where it is, and each weight's value and share.
+    char pct[16];
+    std::string tip = d[0].find("tip")->second.flags;
+    EXPECT_NE(tip.find("compute | module: /opt/prog | file: /src/a.c"), std::string::npos) << tip;
+    std::snprintf(pct, sizeof pct, "%.1f%%", 100 * 6 / kSamples);
+    EXPECT_NE(tip.find("samples: 6 (" + std::string(pct) + " of all)"), std::string::npos) << tip;
+    EXPECT_NE(tip.find("cpu-clock: 6,000,000 (" + std::string(pct)), std::string::npos) << tip;
+    std::snprintf(pct, sizeof pct, "%.1f%%", 100 * 12 / kFaults);
+    EXPECT_NE(tip.find("page-faults: 12 (" + std::string(pct)), std::string::npos) << tip;
 
     // Clicked compute: only main > compute and what it calls, at full width,
     // its callers faded under it.
