@@ -72,6 +72,7 @@ struct Query::Impl {
     uint64_t kept = 0, read = 0;
     std::vector<Cost> fself, ftotal;
     std::vector<ThreadCost> threads;
+    std::vector<StackThreadCost> stack_threads;
 
     uint32_t function_id(const std::string &name, const std::string &module, bool has_symbols,
                          const std::string &file) {
@@ -186,6 +187,7 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
     std::unordered_map<uint64_t, uint32_t> stack_of; // located leaf * 2 + truncated
     std::unordered_map<uint64_t, size_t> thread_of;  // pid << 32 | tid
     std::unordered_map<uint64_t, std::string> thread_names;
+    std::unordered_map<uint64_t, size_t> stack_thread_of; // stack << 32 | thread index
     for (const ThreadInfo &t : r.threads())
         thread_names.emplace(uint64_t(uint32_t(t.pid)) << 32 | uint32_t(t.tid), t.name);
     Impl &q = *impl;
@@ -200,23 +202,26 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
             auto [it, fresh] = stack_of.try_emplace(key, uint32_t(q.stacks.size()));
             if (fresh)
                 q.name_stack(loc, n, !s.complete);
-            Cost &c = q.stack_costs[it->second];
             size_t nv = std::min(s.values.size(), q.nevents);
-            c.samples += 1;
-            q.total.samples += 1;
-            for (size_t e = 0; e < nv; ++e) {
-                c.values[e] += s.values[e];
-                q.total.values[e] += s.values[e];
-            }
+            auto count = [&](Cost &c) {
+                c.samples += 1;
+                for (size_t e = 0; e < nv; ++e)
+                    c.values[e] += s.values[e];
+            };
+            count(q.stack_costs[it->second]);
+            count(q.total);
             uint64_t tkey = uint64_t(uint32_t(s.pid)) << 32 | uint32_t(s.tid);
             auto [tt, tfresh] = thread_of.try_emplace(tkey, q.threads.size());
             if (tfresh)
                 q.threads.push_back(
                     {s.pid, s.tid, thread_names[tkey], Cost{0, std::vector<uint64_t>(q.nevents)}});
-            Cost &tc = q.threads[tt->second].cost;
-            tc.samples += 1;
-            for (size_t e = 0; e < nv; ++e)
-                tc.values[e] += s.values[e];
+            count(q.threads[tt->second].cost);
+            uint64_t stkey = uint64_t(it->second) << 32 | uint32_t(tt->second);
+            auto [st, stfresh] = stack_thread_of.try_emplace(stkey, q.stack_threads.size());
+            if (stfresh)
+                q.stack_threads.push_back({it->second, uint32_t(tt->second),
+                                           Cost{0, std::vector<uint64_t>(q.nevents)}});
+            count(q.stack_threads[st->second].cost);
         },
         error, Reader::Frames::skip);
     if (!ok) {
@@ -277,6 +282,9 @@ uint64_t Query::samples_read() const { return impl_->read; }
 const std::vector<Cost> &Query::function_self() const { return impl_->fself; }
 const std::vector<Cost> &Query::function_total() const { return impl_->ftotal; }
 const std::vector<Query::ThreadCost> &Query::threads() const { return impl_->threads; }
+const std::vector<Query::StackThreadCost> &Query::stack_thread_costs() const {
+    return impl_->stack_threads;
+}
 
 std::vector<std::string> Query::modules_without_symbols() const {
     std::vector<std::string> out;

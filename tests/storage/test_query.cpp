@@ -130,6 +130,39 @@ TEST_F(QueryTest, FiltersByThreadProcessAndTime) {
     EXPECT_EQ(none->stack_count(), 0u);
 }
 
+TEST_F(QueryTest, StackCostsSplitByThread) {
+    auto q = open();
+    ASSERT_TRUE(q);
+    // Known profile: thread 100 has the compute and recurse stacks, thread
+    // 101 the libx stack and the truncated one; no stack is on both.
+    const auto &split = q->stack_thread_costs();
+    ASSERT_EQ(split.size(), 4u);
+    std::map<int, uint64_t> samples_per_tid, faults_per_tid;
+    std::vector<uint64_t> samples_per_stack(q->stack_count());
+    for (const auto &st : split) {
+        ASSERT_LT(st.stack, q->stack_count());
+        ASSERT_LT(st.thread, q->threads().size());
+        samples_per_tid[q->threads()[st.thread].tid] += st.cost.samples;
+        faults_per_tid[q->threads()[st.thread].tid] += st.cost.values[1];
+        samples_per_stack[st.stack] += st.cost.samples;
+    }
+    EXPECT_EQ(samples_per_tid[100], 9u);
+    EXPECT_EQ(samples_per_tid[101], 2u);
+    EXPECT_EQ(faults_per_tid[100], 12u);
+    EXPECT_EQ(faults_per_tid[101], 5u);
+    for (size_t i = 0; i < q->stack_count(); ++i)
+        EXPECT_EQ(samples_per_stack[i], q->stack_cost(i).samples) << i;
+    // First appearance order: compute (10 ms) before recurse (20 ms).
+    EXPECT_EQ(names(*q, q->stack(split[0].stack)).back(), "square");
+    EXPECT_EQ(names(*q, q->stack(split[1].stack)).back(), "recurse");
+
+    QueryFilter f;
+    f.tid = 101;
+    auto w = open(f);
+    ASSERT_TRUE(w);
+    EXPECT_EQ(w->stack_thread_costs().size(), 2u);
+}
+
 TEST_F(QueryTest, LineCostsSplitAFunctionByLine) {
     auto q = open();
     ASSERT_TRUE(q);

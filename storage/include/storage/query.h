@@ -123,6 +123,16 @@ class Query {
     };
     const std::vector<ThreadCost> &threads() const;
 
+    // The split of each stack's cost among the threads that reached it: one
+    // entry per distinct (stack, thread), in order of first appearance (so
+    // a thread's entries follow its samples' order of first arrival).
+    struct StackThreadCost {
+        uint32_t stack = 0;  // index for stack()
+        uint32_t thread = 0; // index in threads()
+        Cost cost;
+    };
+    const std::vector<StackThreadCost> &stack_thread_costs() const;
+
     // Paths of modules that samples reached and that have no symbols
     // (symbolized and found none).  Empty if the file was never symbolized.
     std::vector<std::string> modules_without_symbols() const;
