@@ -104,7 +104,11 @@ std::string render_svg(const storage::Query &q, const FlameModel &m, const Rende
     out += "\"> </text>\n<text id=\"details\" x=\"10\" y=\"";
     append_fixed(out, height - 15, 1);
     out += "\">";
-    if (m.pruned > 0) {
+    if (root == 0) {
+        out += "No ";
+        append_xml(out, q.events()[size_t(w)].name);
+        out += " in the kept samples";
+    } else if (m.pruned > 0) {
         append_grouped(out, m.pruned);
         out += m.pruned == 1 ? " frame" : " frames";
         out += " narrower than 0.1% not drawn";
@@ -147,7 +151,8 @@ std::string render_svg(const storage::Query &q, const FlameModel &m, const Rende
         attr(out, "x", fx + 3);
         attr(out, "y", fy + 10.5);
         out += '>';
-        append_xml(out, fit_label(name, size_t((fw - 6) / (kFontSize * kFontWidth))));
+        double chars = (fw - 6) / (kFontSize * kFontWidth);
+        append_xml(out, fit_label(name, chars > 0 ? size_t(chars) : 0));
         out += "</text></g>\n";
     }
     out += "</g>\n</svg>\n";

@@ -373,6 +373,14 @@ TEST_F(FlamegraphTest, FilterNarrowsTheGraph) {
     ASSERT_EQ(named(frames, "libx.so+0x500").size(), 1u);
     EXPECT_NEAR(named(frames, "libx.so+0x500")[0].width, kSvgSpan / 2, 0.01);
     EXPECT_NE(named(frames, "all")[0].tooltip.find("samples: 2 "), std::string::npos);
+
+    // A filter that keeps nothing: said, and an empty graph.
+    r = run({"flamegraph", known, "--time", "1,2", "-o", dir.file("e.svg")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("no samples"), std::string::npos) << r.err;
+    std::string svg = read_text(dir.file("e.svg"));
+    EXPECT_TRUE(svg_frames(svg).empty());
+    EXPECT_NE(svg.find("No cpu-clock in the kept samples"), std::string::npos);
 }
 
 TEST_F(FlamegraphTest, DemoRecording) {
