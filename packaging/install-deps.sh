@@ -12,6 +12,7 @@ packages="
     libpfm4-dev
     libunwind-dev libdw-dev libelf-dev
     libsqlite3-dev sqlite3
+    zlib1g-dev protobuf-compiler golang-github-google-pprof-dev python3-jsonschema
     nlohmann-json3-dev
     chromium
 "

@@ -2,6 +2,7 @@
 #include "../record/record.h"
 #include "check.h"
 #include "diff.h"
+#include "export.h"
 #include "flamegraph.h"
 #include "list.h"
 #include "report.h"
@@ -23,6 +24,7 @@ const char kUsage[] = "usage: cpcprof COMMAND [ARGS]\n"
                       "  list     the events this machine can count\n"
                       "  report   hotspots of a profile: a table, or callers / callees trees\n"
                       "  annotate  a function's source with per-line costs\n"
+                      "  export   the profile for other tools: folded, pprof, speedscope\n"
                       "  flamegraph  draw a profile as a flame graph (SVG or HTML)\n"
                       "  diff     compare two profiles: changes of each function's share\n"
                       "\n"
@@ -49,6 +51,8 @@ int main(int argc, char **argv) {
         return cpcprof::report::report_main(args);
     if (cmd == "annotate")
         return cpcprof::report::annotate_main(args);
+    if (cmd == "export")
+        return cpcprof::exporter::export_main(args);
     if (cmd == "flamegraph")
         return cpcprof::flamegraph::flamegraph_main(args);
     if (cmd == "diff")

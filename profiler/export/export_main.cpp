@@ -1,0 +1,183 @@
+// `cpcprof export` (export.h): options, then query, format, write.
+#include "export.h"
+#include "export_formats.h"
+#include "view_options.h"
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace cpcprof::exporter {
+
+namespace {
+
+constexpr const char kCmd[] = "export";
+
+const char kUsage[] =
+    "usage: cpcprof export [FILE] --format folded|pprof|speedscope [-o OUT] [options]\n"
+    "\n"
+    "Writes the profile FILE (default out.cpcprof) for other tools:\n"
+    "  folded      folded stacks, one line per distinct stack, root first:\n"
+    "                main;compute;square 6000000\n"
+    "              for flamegraph.pl, inferno, speedscope and most flame graph\n"
+    "              viewers.  The value is the sum of --event's values (default:\n"
+    "              the sampling event), or the number of samples with\n"
+    "              --event samples; stacks worth 0 are left out.  ';' in a\n"
+    "              name becomes ':', control characters become spaces.\n"
+    "  pprof       pprof's profile.proto, gzipped, for `pprof`, Pyroscope and\n"
+    "              Parca: one value per event plus the samples, per stack and\n"
+    "              thread (labels pid, tid, thread), inlined calls as Lines of\n"
+    "              one Location; --event picks the default sample type.\n"
+    "  speedscope  speedscope's JSON: one sampled profile per thread, weighted\n"
+    "              by --event (nanoseconds for cpu-clock and task-clock).\n"
+    "A stack cut short by the recorder starts with the frame [truncated].\n"
+    "\n"
+    "  --format F          folded, pprof or speedscope; without it, OUT's name\n"
+    "                      picks: .folded or .collapsed, .pb.gz or .pb, .json\n"
+    "  -o OUT              where to write (default: - for stdout; pprof's\n"
+    "                      binary data is not written to a terminal)\n"
+    "  -h, --help          this text\n"
+    "\n"
+    "filter options:\n";
+
+const char kUsageTail[] =
+    "  --event samples     weigh stacks by their number of samples\n"
+    "\n"
+    "exit status: 0 written, 1 profile refused or output not written, 2 usage error\n";
+
+enum class Format { None, Folded, Pprof, Speedscope };
+
+struct Options {
+    view::ViewOptions view;
+    std::string file = view::kDefaultProfile;
+    std::string out = "-";
+    Format format = Format::None;
+};
+
+bool ends_with(const std::string &s, const char *suffix) {
+    std::string t(suffix);
+    return s.size() > t.size() && s.compare(s.size() - t.size(), t.size(), t) == 0;
+}
+
+Format format_named(const std::string &name) {
+    if (name == "folded" || name == "collapsed")
+        return Format::Folded;
+    if (name == "pprof")
+        return Format::Pprof;
+    if (name == "speedscope")
+        return Format::Speedscope;
+    return Format::None;
+}
+
+Format format_of_path(const std::string &path) {
+    if (ends_with(path, ".folded") || ends_with(path, ".collapsed"))
+        return Format::Folded;
+    if (ends_with(path, ".pb.gz") || ends_with(path, ".pb"))
+        return Format::Pprof;
+    if (ends_with(path, ".json"))
+        return Format::Speedscope;
+    return Format::None;
+}
+
+int usage_error(const std::string &message) {
+    std::fprintf(stderr, "cpcprof export: %s\n(cpcprof export --help for usage)\n",
+                 message.c_str());
+    return view::kExitUsage;
+}
+
+// kExitOk with *o filled, -1 for --help (printed), or kExitUsage.
+int parse(const std::vector<std::string> &args, Options *o) {
+    bool have_file = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+        const std::string &a = args[i];
+        int r = view::parse_view_option(kCmd, args, &i, &o->view);
+        if (r < 0)
+            return view::kExitUsage;
+        if (r > 0)
+            continue;
+        if (a == "-h" || a == "--help") {
+            std::fputs(kUsage, stdout);
+            std::fputs(view::kViewOptionsHelp, stdout);
+            std::fputs(kUsageTail, stdout);
+            return -1;
+        }
+        if (a == "-o" || a == "--format") {
+            if (i + 1 >= args.size() || args[i + 1].empty())
+                return usage_error(a + " needs a value");
+            const std::string &v = args[++i];
+            if (a == "-o") {
+                o->out = v;
+            } else if ((o->format = format_named(v)) == Format::None) {
+                return usage_error("unknown format '" + v + "' (folded, pprof or speedscope)");
+            }
+        } else if (a.size() > 1 && a[0] == '-') {
+            return usage_error("unknown option '" + a + "'");
+        } else if (have_file) {
+            return usage_error("one profile at a time (extra argument '" + a + "')");
+        } else {
+            o->file = a;
+            have_file = true;
+        }
+    }
+    if (o->format == Format::None && (o->format = format_of_path(o->out)) == Format::None)
+        return usage_error(
+            "--format folded, pprof or speedscope is required" +
+            std::string(o->out == "-" ? "" : " (the name '" + o->out + "' does not tell which)"));
+    if (o->format == Format::Pprof && o->out == "-" && isatty(STDOUT_FILENO))
+        return usage_error("pprof data is binary: not written to a terminal (use -o OUT.pb.gz)");
+    return view::kExitOk;
+}
+
+// The weight --event names: kSamples for "samples" (unless the profile has
+// an event of that name), else the event's index; -2 when unknown
+// (message printed).
+int pick_weight(const storage::Query &q, const view::ViewOptions &o) {
+    if (o.event == kSamplesName && q.event_index(kSamplesName) < 0)
+        return kSamples;
+    if (q.events().empty() && o.event.empty())
+        return kSamples; // nothing but stacks: count them
+    int e = view::pick_event(kCmd, q, o);
+    return e < 0 ? -2 : e;
+}
+
+} // namespace
+
+int export_main(const std::vector<std::string> &args) {
+    Options o;
+    int r = parse(args, &o);
+    if (r < 0)
+        return view::kExitOk;
+    if (r != view::kExitOk)
+        return r;
+    auto q = view::open_profile(kCmd, o.file, o.view);
+    if (!q)
+        return view::kExitFailed;
+    int event = pick_weight(*q, o.view);
+    if (event == -2)
+        return view::kExitUsage;
+    if (q->samples_kept() == 0)
+        std::fprintf(stderr, "cpcprof export: no samples %s; the export is empty\n",
+                     q->samples_read() == 0 ? "in the profile" : "pass the filter");
+
+    std::string text;
+    switch (o.format) {
+    case Format::Folded:
+        text = to_folded(*q, event);
+        break;
+    case Format::Speedscope:
+        text = to_speedscope(*q, event, o.file);
+        break;
+    case Format::Pprof: {
+        std::string error;
+        if (!gzip(to_pprof(*q, event, o.file), &text, &error)) {
+            std::fprintf(stderr, "cpcprof export: %s\n", error.c_str());
+            return view::kExitFailed;
+        }
+        break;
+    }
+    case Format::None:
+        return view::kExitUsage;
+    }
+    return view::write_output(kCmd, o.out, text) ? view::kExitOk : view::kExitFailed;
+}
+
+} // namespace cpcprof::exporter

@@ -1,0 +1,181 @@
+// speedscope's file format (export_formats.h), the "sampled" profile type
+// of https://www.speedscope.app/file-format-schema.json: frames {name,
+// file} shared by every profile; per thread, samples as arrays of frame
+// indices root first and their weights.  Frames are functions, not
+// lines: speedscope merges a stack's boxes by frame, and a frame per line
+// would split every function in as many boxes as lines it spent time on.
+//
+// Samples are Query's distinct stacks of the thread, in order of their
+// first sample: speedscope's "Time Order" view shows them in that order,
+// each stack once with its whole weight, not the samples' timeline.
+#include "export_formats.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <unordered_map>
+#include <vector>
+
+namespace cpcprof::exporter {
+
+namespace {
+
+// Length of the valid UTF-8 sequence at s[i], 0 if it is not one.
+size_t utf8_length(std::string_view s, size_t i) {
+    auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+    unsigned char c = byte(i);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size() || (n == 2 && c < 0xc2))
+        return 0;
+    for (size_t k = 1; k < n; ++k)
+        if ((byte(i + k) & 0xc0) != 0x80)
+            return 0;
+    if (n == 3) { // no overlong form, no surrogate
+        unsigned c1 = byte(i + 1);
+        if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0))
+            return 0;
+    }
+    if (n == 4) { // no overlong form, nothing above U+10FFFF
+        unsigned c1 = byte(i + 1);
+        if ((c == 0xf0 && c1 < 0x90) || c > 0xf4 || (c == 0xf4 && c1 >= 0x90))
+            return 0;
+    }
+    return n;
+}
+
+// s as a JSON string: quotes, backslashes and control characters escaped,
+// bytes that are not UTF-8 replaced by U+FFFD.
+void append_json(std::string &out, std::string_view s) {
+    out += '"';
+    for (size_t i = 0; i < s.size();) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        size_t n = utf8_length(s, i);
+        if (n == 0) {
+            out += "\xEF\xBF\xBD";
+            ++i;
+        } else if (c == '"' || c == '\\') {
+            out += '\\';
+            out += char(c);
+            ++i;
+        } else if (c < 0x20) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\u%04x", c);
+            out += buf;
+            ++i;
+        } else {
+            out.append(s.substr(i, n));
+            i += n;
+        }
+    }
+    out += '"';
+}
+
+std::string thread_title(const storage::Query::ThreadCost &t) {
+    std::string title = t.name.empty() ? "thread" : t.name;
+    return title + " (pid " + std::to_string(t.pid) + ", tid " + std::to_string(t.tid) + ")";
+}
+
+class SpeedscopeBuilder {
+  public:
+    explicit SpeedscopeBuilder(const storage::Query &q) : q_(q) {}
+    std::string build(int event, const std::string &source);
+
+  private:
+    // Index of function fn's frame (UINT32_MAX: the truncation frame).
+    size_t frame(uint32_t fn);
+    void append_stack(std::string &out, size_t stack);
+
+    const storage::Query &q_;
+    std::unordered_map<uint32_t, size_t> frame_of_;
+    std::string frames_; // the frames' JSON objects, comma separated
+};
+
+size_t SpeedscopeBuilder::frame(uint32_t fn) {
+    auto [it, fresh] = frame_of_.try_emplace(fn, frame_of_.size());
+    if (!fresh)
+        return it->second;
+    if (!frames_.empty())
+        frames_ += ",\n";
+    frames_ += "{\"name\":";
+    if (fn == UINT32_MAX) {
+        append_json(frames_, kTruncatedFrame);
+    } else {
+        const storage::FunctionInfo &info = q_.functions()[fn];
+        append_json(frames_, info.name);
+        if (!info.file.empty()) {
+            frames_ += ",\"file\":";
+            append_json(frames_, info.file);
+        }
+    }
+    frames_ += '}';
+    return it->second;
+}
+
+void SpeedscopeBuilder::append_stack(std::string &out, size_t stack) {
+    out += '[';
+    bool first = true;
+    auto add = [&](size_t index) {
+        if (!first)
+            out += ',';
+        first = false;
+        out += std::to_string(index);
+    };
+    if (q_.stack_truncated(stack))
+        add(frame(UINT32_MAX));
+    for (const storage::PathFrame &f : q_.stack(stack))
+        add(frame(f.function));
+    out += ']';
+}
+
+std::string SpeedscopeBuilder::build(int event, const std::string &source) {
+    const std::string name = weight_name(q_, event);
+    const char *unit = event != kSamples && is_time_event(name) ? "nanoseconds" : "none";
+    std::string profiles;
+    size_t active = 0;
+    uint64_t heaviest = 0;
+    const auto &split = q_.stack_thread_costs();
+    std::vector<std::vector<size_t>> by_thread(q_.threads().size());
+    for (size_t i = 0; i < split.size(); ++i)
+        by_thread[split[i].thread].push_back(i);
+    for (size_t t = 0; t < by_thread.size(); ++t) {
+        std::string samples, weights;
+        uint64_t total = 0;
+        for (size_t i : by_thread[t]) {
+            const auto &st = split[i];
+            uint64_t w = weight(st.cost, event);
+            if (w == 0)
+                continue;
+            if (!samples.empty()) {
+                samples += ',';
+                weights += ',';
+            }
+            append_stack(samples, st.stack);
+            weights += std::to_string(w);
+            total += w;
+        }
+        if (total > heaviest) {
+            heaviest = total;
+            active = t;
+        }
+        if (t > 0)
+            profiles += ",\n";
+        profiles += "{\"type\":\"sampled\",\"name\":";
+        append_json(profiles, thread_title(q_.threads()[t]) + " " + name);
+        profiles += ",\"unit\":\"" + std::string(unit) +
+                    "\",\"startValue\":0,\"endValue\":" + std::to_string(total) +
+                    ",\n\"samples\":[" + samples + "],\n\"weights\":[" + weights + "]}";
+    }
+    std::string out = "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n";
+    out += "\"name\":";
+    append_json(out, source);
+    out += ",\"exporter\":\"cpcprof export\",\"activeProfileIndex\":" + std::to_string(active) +
+           ",\n\"shared\":{\"frames\":[\n" + frames_ + "]},\n\"profiles\":[\n" + profiles + "]}\n";
+    return out;
+}
+
+} // namespace
+
+std::string to_speedscope(const storage::Query &q, int event, const std::string &source) {
+    return SpeedscopeBuilder(q).build(event, source);
+}
+
+} // namespace cpcprof::exporter
