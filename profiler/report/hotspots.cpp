@@ -103,18 +103,20 @@ std::vector<HotspotRow> thread_rows(const Query &q) {
     return rows;
 }
 
-auto name_key(const HotspotRow &r, GroupBy by) {
+// Views, not copies: the sort compares names O(n log n) times.
+std::tuple<std::string_view, uint32_t, std::string_view, std::string_view, int>
+name_key(const HotspotRow &r, GroupBy by) {
     switch (by) {
     case GroupBy::line:
-        return std::make_tuple(r.file, r.line, r.function, r.module, 0);
+        return {r.file, r.line, r.function, r.module, 0};
     case GroupBy::module:
-        return std::make_tuple(r.module, 0u, std::string(), std::string(), 0);
+        return {r.module, 0u, {}, {}, 0};
     case GroupBy::thread:
-        return std::make_tuple(std::string(), 0u, std::string(), std::string(), r.tid);
+        return {{}, 0u, {}, {}, r.tid};
     case GroupBy::function:
         break;
     }
-    return std::make_tuple(r.function, 0u, r.module, std::string(), 0);
+    return {r.function, 0u, r.module, {}, 0};
 }
 
 } // namespace
@@ -133,22 +135,42 @@ std::vector<HotspotRow> hotspot_rows(const Query &q, GroupBy by) {
     return function_rows(q);
 }
 
-void sort_rows(std::vector<HotspotRow> &rows, GroupBy by, SortKey key) {
+void sort_rows(std::vector<HotspotRow> &rows, GroupBy by, SortKey key, size_t top) {
     auto value = [&](const HotspotRow &r) -> uint64_t {
         const Cost &c = key.kind == SortKey::total ? r.total : r.self;
         if (key.kind == SortKey::samples)
             return c.samples;
         return size_t(key.event) < c.values.size() ? c.values[size_t(key.event)] : 0;
     };
-    std::stable_sort(rows.begin(), rows.end(), [&](const HotspotRow &a, const HotspotRow &b) {
+    // Indices are sorted, not rows; the index breaks ties, so the order is
+    // that of a stable sort, and only the first `top` need to be in order.
+    std::vector<uint32_t> order(rows.size());
+    for (uint32_t i = 0; i < order.size(); ++i)
+        order[i] = i;
+    auto before = [&](uint32_t ia, uint32_t ib) {
+        const HotspotRow &a = rows[ia], &b = rows[ib];
         if (key.kind != SortKey::name) {
             auto ka = std::make_tuple(value(a), a.self.samples, a.total.samples);
             auto kb = std::make_tuple(value(b), b.self.samples, b.total.samples);
             if (ka != kb)
                 return ka > kb;
         }
-        return name_key(a, by) < name_key(b, by);
-    });
+        auto na = name_key(a, by), nb = name_key(b, by);
+        if (na != nb)
+            return na < nb;
+        return ia < ib;
+    };
+    if (top != 0 && top < order.size()) {
+        std::partial_sort(order.begin(), order.begin() + long(top), order.end(), before);
+        order.resize(top);
+    } else {
+        std::sort(order.begin(), order.end(), before);
+    }
+    std::vector<HotspotRow> sorted;
+    sorted.reserve(order.size());
+    for (uint32_t i : order)
+        sorted.push_back(std::move(rows[i]));
+    rows = std::move(sorted);
 }
 
 std::string location(const HotspotRow &row) {

@@ -35,7 +35,8 @@ struct SortKey {
 
 // Descending by cost (name: ascending by function, file:line, module or
 // thread id); ties broken by samples, then name, so output is stable.
-void sort_rows(std::vector<HotspotRow> &rows, GroupBy by, SortKey key);
+// top != 0: keeps only the first `top` rows.
+void sort_rows(std::vector<HotspotRow> &rows, GroupBy by, SortKey key, size_t top = 0);
 
 // "file:line", "file" when the line is unknown, "" when both are.
 std::string location(const HotspotRow &row);

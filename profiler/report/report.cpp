@@ -73,10 +73,8 @@ int report_main(const std::vector<std::string> &args) {
         out = render_trees(c, o.callers.empty() ? TreeKind::callees : TreeKind::callers, fn, fns);
     } else {
         std::vector<HotspotRow> rows = hotspot_rows(*q, o.by);
-        sort_rows(rows, o.by, key);
         size_t all = rows.size();
-        if (o.top != 0 && rows.size() > o.top)
-            rows.resize(o.top);
+        sort_rows(rows, o.by, key, o.top);
         out = render_table(c, rows, all);
     }
     return view::write_output("report", o.output, out) ? view::kExitOk : view::kExitFailed;

@@ -2,14 +2,17 @@
 //
 // One pass over the samples: each kept sample's stack is located
 // (StackLocator: the same code in any process or at any time is one
-// located node) and its cost added to its distinct stack, keyed by
-// (located leaf, truncated).  A stack is named the first time it is seen:
-// every located frame expands into its symbol chain (inlined calls, then
-// the real function) or, without symbols, one "module+0xoffset" frame.
+// located node) and its cost added to its (distinct stack, thread) pair;
+// a distinct stack is keyed by (located leaf, truncated).  A stack is
+// named the first time it is seen: every located node expands, once, into
+// its symbol chain (inlined calls, then the real function) or, without
+// symbols, one "module+0xoffset" frame.  Stack, thread and total costs are
+// sums of the pairs.
 // Everything else (function and line costs, trees) is computed from the
 // distinct stacks, so its cost does not grow with the number of samples.
 #include "storage/query.h"
 
+#include "flat_map.h"
 #include "storage/stack_locator.h"
 
 #include <algorithm>
@@ -87,40 +90,54 @@ struct Query::Impl {
         return it->second;
     }
 
+    // Each located node's own frames (its symbol chain, innermost first,
+    // or one "module+0xoffset" frame), expanded once: stacks share nodes.
+    std::vector<PathFrame> node_frames;
+    std::vector<std::pair<uint32_t, uint32_t>> node_span; // first, count; count 0 = not yet
+
+    std::span<const PathFrame> expand(const LocatedNode &node, uint32_t id) {
+        if (id >= node_span.size())
+            node_span.resize(id + 1, {0, 0});
+        if (node_span[id].second != 0)
+            return {node_frames.data() + node_span[id].first, node_span[id].second};
+        const SymbolTable &syms = reader->symbol_table();
+        const ModuleFacts *mod = nullptr;
+        if (node.where.module_id != 0) {
+            modules_reached.insert(node.where.module_id);
+            auto it = modules.find(node.where.module_id);
+            if (it != modules.end())
+                mod = &it->second;
+        }
+        const std::string module = mod ? mod->path : std::string();
+        const uint32_t first = uint32_t(node_frames.size());
+        std::span<const FrameRef> chain = syms.frames(node.chain);
+        if (!inline_frames_wanted() && !chain.empty())
+            chain = chain.subspan(chain.size() - 1);
+        for (const FrameRef &f : chain) {
+            const std::string &fn = syms.functions()[f.function];
+            if (fn.empty())
+                continue;
+            uint32_t fid = function_id(fn, module, true, syms.files()[f.file]);
+            node_frames.push_back({fid, f.file, f.line, f.inlined && inline_frames_wanted()});
+        }
+        if (node_frames.size() == first) {
+            std::string name = (mod ? base_name(module) : std::string("[unknown]")) +
+                               hex_offset(node.where.offset);
+            node_frames.push_back({function_id(name, module, false, ""), 0, 0, false});
+        }
+        node_span[id] = {first, uint32_t(node_frames.size() - first)};
+        return {node_frames.data() + first, node_frames.size() - first};
+    }
+
     // Appends the frames of located node n, root first, as a new stack.
     void name_stack(const StackLocator &loc, uint32_t n, bool truncated) {
-        const SymbolTable &syms = reader->symbol_table();
         const auto &nodes = loc.nodes();
-        std::vector<PathFrame> leaf_first;
+        leaf_first.clear();
         if (n == 0)
             leaf_first.push_back({function_id(kNoStack, "", false, ""), 0, 0, false});
         for (uint32_t at = n; at != 0; at = nodes[at].parent) {
-            const LocatedNode &node = nodes[at];
-            const ModuleFacts *mod = nullptr;
-            if (node.where.module_id != 0) {
-                modules_reached.insert(node.where.module_id);
-                auto it = modules.find(node.where.module_id);
-                if (it != modules.end())
-                    mod = &it->second;
-            }
-            const std::string module = mod ? mod->path : std::string();
-            std::span<const FrameRef> chain = syms.frames(node.chain);
-            if (!inline_frames_wanted() && !chain.empty())
-                chain = chain.subspan(chain.size() - 1);
-            bool named = false;
-            for (const FrameRef &f : chain) {
-                const std::string &fn = syms.functions()[f.function];
-                if (fn.empty())
-                    continue;
-                uint32_t id = function_id(fn, module, true, syms.files()[f.file]);
-                leaf_first.push_back({id, f.file, f.line, f.inlined && inline_frames_wanted()});
-                named = true;
-            }
-            if (!named) {
-                std::string name = (mod ? base_name(module) : std::string("[unknown]")) +
-                                   hex_offset(node.where.offset);
-                leaf_first.push_back({function_id(name, module, false, ""), 0, 0, false});
-            }
+            std::span<const PathFrame> own = expand(nodes[at], at);
+            leaf_first.insert(leaf_first.end(), own.begin(), own.end());
         }
         Stack s;
         s.first = uint32_t(frames.size());
@@ -130,6 +147,7 @@ struct Query::Impl {
         stacks.push_back(s);
         stack_costs.push_back(Cost{0, std::vector<uint64_t>(nevents)});
     }
+    std::vector<PathFrame> leaf_first; // scratch
 
     bool inline_frames_wanted() const { return filter.inline_frames; }
 
@@ -183,14 +201,18 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
         f.has_symbols = m.has_symbols;
     }
 
+    // Per sample: the located stack, then one cost per (stack, thread);
+    // stack, thread and total costs are summed from those afterwards.
     StackLocator loc(r);
-    std::unordered_map<uint64_t, uint32_t> stack_of; // located leaf * 2 + truncated
-    std::unordered_map<uint64_t, size_t> thread_of;  // pid << 32 | tid
+    FlatMap stack_of;        // located leaf * 2 + truncated -> stack
+    FlatMap thread_of;       // pid << 32 | tid -> thread
+    FlatMap stack_thread_of; // stack << 32 | thread -> stack_threads
     std::unordered_map<uint64_t, std::string> thread_names;
-    std::unordered_map<uint64_t, size_t> stack_thread_of; // stack << 32 | thread index
     for (const ThreadInfo &t : r.threads())
         thread_names.emplace(uint64_t(uint32_t(t.pid)) << 32 | uint32_t(t.tid), t.name);
     Impl &q = *impl;
+    uint64_t last_tkey = 0;
+    uint32_t last_thread = UINT32_MAX;
     bool ok = r.for_each_sample(
         [&](const StoredSample &s) {
             ++q.read;
@@ -199,34 +221,51 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
             ++q.kept;
             uint32_t n = loc.locate(s);
             uint64_t key = uint64_t(n) * 2 + (s.complete ? 0 : 1);
-            auto [it, fresh] = stack_of.try_emplace(key, uint32_t(q.stacks.size()));
-            if (fresh)
+            uint32_t stack;
+            if (const uint32_t *hit = stack_of.find(key)) {
+                stack = *hit;
+            } else {
+                stack = uint32_t(q.stacks.size());
+                stack_of.insert(key, stack);
                 q.name_stack(loc, n, !s.complete);
-            size_t nv = std::min(s.values.size(), q.nevents);
-            auto count = [&](Cost &c) {
-                c.samples += 1;
-                for (size_t e = 0; e < nv; ++e)
-                    c.values[e] += s.values[e];
-            };
-            count(q.stack_costs[it->second]);
-            count(q.total);
+            }
             uint64_t tkey = uint64_t(uint32_t(s.pid)) << 32 | uint32_t(s.tid);
-            auto [tt, tfresh] = thread_of.try_emplace(tkey, q.threads.size());
-            if (tfresh)
-                q.threads.push_back(
-                    {s.pid, s.tid, thread_names[tkey], Cost{0, std::vector<uint64_t>(q.nevents)}});
-            count(q.threads[tt->second].cost);
-            uint64_t stkey = uint64_t(it->second) << 32 | uint32_t(tt->second);
-            auto [st, stfresh] = stack_thread_of.try_emplace(stkey, q.stack_threads.size());
-            if (stfresh)
-                q.stack_threads.push_back({it->second, uint32_t(tt->second),
-                                           Cost{0, std::vector<uint64_t>(q.nevents)}});
-            count(q.stack_threads[st->second].cost);
+            if (last_thread == UINT32_MAX || tkey != last_tkey) {
+                if (const uint32_t *hit = thread_of.find(tkey)) {
+                    last_thread = *hit;
+                } else {
+                    last_thread = uint32_t(q.threads.size());
+                    thread_of.insert(tkey, last_thread);
+                    q.threads.push_back({s.pid, s.tid, thread_names[tkey],
+                                         Cost{0, std::vector<uint64_t>(q.nevents)}});
+                }
+                last_tkey = tkey;
+            }
+            uint64_t stkey = uint64_t(stack) << 32 | last_thread;
+            uint32_t st;
+            if (const uint32_t *hit = stack_thread_of.find(stkey)) {
+                st = *hit;
+            } else {
+                st = uint32_t(q.stack_threads.size());
+                stack_thread_of.insert(stkey, st);
+                q.stack_threads.push_back(
+                    {stack, last_thread, Cost{0, std::vector<uint64_t>(q.nevents)}});
+            }
+            Cost &c = q.stack_threads[st].cost;
+            c.samples += 1;
+            size_t nv = std::min(s.values.size(), q.nevents);
+            for (size_t e = 0; e < nv; ++e)
+                c.values[e] += s.values[e];
         },
         error, Reader::Frames::skip);
     if (!ok) {
         *error = path + ": " + *error;
         return nullptr;
+    }
+    for (const StackThreadCost &st : q.stack_threads) {
+        q.stack_costs[st.stack].add(st.cost);
+        q.threads[st.thread].cost.add(st.cost);
+        q.total.add(st.cost);
     }
     q.sum_functions();
     return std::unique_ptr<Query>(new Query(std::move(impl)));
@@ -318,16 +357,19 @@ std::vector<Query::LineCost> Query::line_costs() const {
                            Cost{0, std::vector<uint64_t>(ne)}});
         return out[it->second];
     };
-    std::unordered_set<size_t> seen;
+    std::vector<size_t> seen; // line index -> the last stack that counted it
     for (size_t i = 0; i < stack_count(); ++i) {
         std::span<const PathFrame> s = stack(i);
         const Cost &c = stack_cost(i);
         at(s.back()).self.add(c);
-        seen.clear();
         for (const PathFrame &f : s) {
             size_t idx = size_t(&at(f) - out.data());
-            if (seen.insert(idx).second)
-                out[idx].total.add(c);
+            if (idx >= seen.size())
+                seen.resize(out.size(), SIZE_MAX);
+            if (seen[idx] == i)
+                continue;
+            seen[idx] = i;
+            out[idx].total.add(c);
         }
     }
     return out;
