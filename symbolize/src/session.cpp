@@ -11,11 +11,13 @@
 
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <string_view>
 
 namespace cpcprof::symbolize {
 
@@ -50,9 +52,50 @@ std::optional<std::vector<LoadSegment>> check_elf(int fd, const std::string& bui
     return segments;
 }
 
+// The kernel's vDSO has no file.  This process's own is the same image when
+// the build-id matches (the same kernel build), so a copy of it in a memfd
+// stands in for the file; -1 if there is none.
+int own_vdso_fd() {
+    FILE* maps = std::fopen("/proc/self/maps", "re");
+    if (maps == nullptr)
+        return -1;
+    unsigned long long start = 0, end = 0;
+    bool found = false;
+    char line[512];
+    while (!found && std::fgets(line, sizeof line, maps) != nullptr) {
+        std::string_view l(line);
+        while (!l.empty() && (l.back() == '\n' || l.back() == ' '))
+            l.remove_suffix(1);
+        found = l.ends_with("[vdso]") && std::sscanf(line, "%llx-%llx", &start, &end) == 2 &&
+                end > start;
+    }
+    std::fclose(maps);
+    if (!found)
+        return -1;
+    int fd = memfd_create("vdso", MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    const char* p = reinterpret_cast<const char*>(uintptr_t(start));
+    for (size_t left = end - start; left > 0;) {
+        ssize_t n = write(fd, p, left);
+        if (n <= 0) {
+            close(fd);
+            return -1;
+        }
+        p += n;
+        left -= size_t(n);
+    }
+    return fd;
+}
+
 // Reports the module's file to dwfl at the bias its first mapping implies.
 Dwfl_Module* report(Dwfl* dwfl, const ModuleMap::Module& module) {
-    int fd = open(module.path.c_str(), O_RDONLY | O_CLOEXEC);
+    // glibc's name for it, or the recorder's when it has none
+    const bool vdso = module.path == "linux-vdso.so.1" || module.path == "linux-gate.so.1" ||
+                      module.path == "[vdso]";
+    if (vdso && module.build_id.empty()) // cannot tell whether ours is the same
+        return nullptr;
+    int fd = vdso ? own_vdso_fd() : open(module.path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return nullptr;
     auto segments = check_elf(fd, module.build_id);

@@ -5,7 +5,14 @@
 
 #include "symbolize/symbolizer.h"
 
+#include "build_id.h"
+
 #include <gtest/gtest.h>
+
+#include <elf.h>
+#include <gelf.h>
+#include <link.h>
+#include <sys/auxv.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -214,6 +221,84 @@ TEST(Session, ReplacedBinaryIsNotUsed) {
             m.build_id = read_build_id(SYMTEST_PIE);
     Session matching(run.mappings);
     expect_inline_chain(matching, run.probes.at("leaf"));
+}
+
+// This process's vDSO as the recorder describes it (exec segments, the
+// build-id note), and the address of one of its exported functions.
+struct OwnVdso {
+    std::vector<Mapping> mappings;
+    uint64_t clock_gettime = 0;
+};
+
+OwnVdso own_vdso() {
+    OwnVdso v;
+    auto base = reinterpret_cast<char*>(getauxval(AT_SYSINFO_EHDR));
+    if (base == nullptr)
+        return v;
+    auto* eh = reinterpret_cast<const ElfW(Ehdr)*>(base);
+    size_t size = eh->e_shoff + size_t(eh->e_shnum) * eh->e_shentsize; // headers come last
+    elf_version(EV_CURRENT);
+    Elf* elf = elf_memory(base, size);
+    if (elf == nullptr)
+        return v;
+    std::string id = elf_build_id(elf);
+    auto* ph = reinterpret_cast<const ElfW(Phdr)*>(base + eh->e_phoff);
+    uint64_t bias = 0;
+    bool first = true;
+    for (int i = 0; i < eh->e_phnum; ++i) {
+        if (ph[i].p_type != PT_LOAD)
+            continue;
+        if (first)
+            bias = uint64_t(uintptr_t(base)) - ph[i].p_vaddr;
+        first = false;
+        if (ph[i].p_flags & PF_X)
+            v.mappings.push_back({"linux-vdso.so.1", id, bias + ph[i].p_vaddr,
+                                  bias + ph[i].p_vaddr + ph[i].p_memsz, ph[i].p_offset});
+    }
+    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn)) != nullptr;) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != SHT_DYNSYM)
+            continue;
+        Elf_Data* data = elf_getdata(scn, nullptr);
+        for (size_t i = 0; data != nullptr && i < sh.sh_size / sh.sh_entsize; ++i) {
+            GElf_Sym sym;
+            const char* name = gelf_getsym(data, int(i), &sym) ? elf_strptr(elf, sh.sh_link, sym.st_name)
+                                                               : nullptr;
+            if (name != nullptr && std::string(name) == "__vdso_clock_gettime")
+                v.clock_gettime = bias + sym.st_value;
+        }
+    }
+    elf_end(elf);
+    return v;
+}
+
+TEST(Session, VdsoOfTheSameKernelIsNamed) {
+    OwnVdso v = own_vdso();
+    if (v.mappings.empty() || v.clock_gettime == 0 || v.mappings[0].build_id.empty())
+        GTEST_SKIP() << "this process has no vDSO with a build-id and __vdso_clock_gettime";
+    Session session(v.mappings);
+    Location loc = session.resolve(v.clock_gettime + 4, false);
+    ASSERT_TRUE(loc.has_symbols) << describe(loc);
+    EXPECT_NE(loc.frames.back().function.find("clock_gettime"), std::string::npos)
+        << describe(loc);
+    EXPECT_EQ(loc.module, "linux-vdso.so.1");
+    EXPECT_TRUE(session.modules_without_symbols().empty());
+}
+
+TEST(Session, VdsoOfAnotherKernelKeepsItsFallbackName) {
+    OwnVdso v = own_vdso();
+    if (v.mappings.empty() || v.clock_gettime == 0)
+        GTEST_SKIP() << "this process has no vDSO with __vdso_clock_gettime";
+    for (const std::string id : {"00112233445566778899aabbccddeeff00112233", ""}) {
+        for (auto& m : v.mappings)
+            m.build_id = id;
+        Session session(v.mappings);
+        Location loc = session.resolve(v.clock_gettime + 4, false);
+        EXPECT_FALSE(loc.has_symbols) << "build-id '" << id << "': " << describe(loc);
+        EXPECT_EQ(fallback_name(loc).rfind("linux-vdso.so.1+0x", 0), 0u) << fallback_name(loc);
+        EXPECT_EQ(session.modules_without_symbols(),
+                  std::vector<std::string>{"linux-vdso.so.1"});
+    }
 }
 
 TEST(Session, AddressOutsideEveryMapping) {

@@ -13,6 +13,12 @@
 // directory, its .debug/ subdirectory, DIR/<file's directory>/), then
 // debuginfod when DEBUGINFOD_URLS is set.
 //
+// The vDSO has no file (glibc names it linux-vdso.so.1, linux-gate.so.1
+// on 32-bit x86; the recorder "[vdso]" when glibc gives no name).  It is
+// read from this process's own vDSO when the recorded build-id matches
+// it: the same kernel build.  Otherwise, or without a recorded build-id,
+// it has no symbols.
+//
 // A Session is not thread-safe: one thread per session.
 #pragma once
 
