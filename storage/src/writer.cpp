@@ -179,6 +179,29 @@ bool build_empty_profile(const std::string &file, std::string *err) {
     return true;
 }
 
+// Back to a rollback journal; false if the mode stays WAL (a live reader).
+bool leave_wal(sqlite3 *db) {
+    Statement mode;
+    return mode.query(db, "PRAGMA journal_mode = DELETE") == SQLITE_ROW &&
+           mode.text(0) == "delete";
+}
+
+// A short recording is mostly fixed cost: every table and index holds at
+// least a page.  A small profile is rewritten with 1 KiB pages (the demo's
+// 2,700 samples, symbols included: 120 KB -> 76 KB); a large one keeps 4 KiB pages, which
+// read faster (a 1M-sample report took 15-30 % longer with 1 KiB pages,
+// for a file 2 % larger).  VACUUM is a transaction: if it fails, the file
+// is as it was.
+void compact_if_small(sqlite3 *db) {
+    constexpr int64_t kSmallPages = (4 << 20) / 4096;
+    Statement count;
+    if (count.query(db, "PRAGMA page_count") != SQLITE_ROW || count.int64(0) > kSmallPages)
+        return;
+    count.reset();
+    if (sql::exec(db, "PRAGMA page_size = 1024") == SQLITE_OK)
+        sql::exec(db, "VACUUM");
+}
+
 } // namespace
 
 bool Writer::Impl::open(const std::string &path, std::string *err) {
@@ -428,8 +451,8 @@ bool Writer::finish(int64_t end_ns, std::string *error) {
         // which is harmless: the last connection to close checkpoints.
         m.st.reset();
         done = m.check(sql::exec(m.db.get(), "PRAGMA wal_checkpoint(TRUNCATE)"), "checkpoint");
-        if (done)
-            sql::exec(m.db.get(), "PRAGMA journal_mode = DELETE");
+        if (done && leave_wal(m.db.get()))
+            compact_if_small(m.db.get());
         m.close();
     }
     if (!done && error != nullptr)

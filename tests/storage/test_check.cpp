@@ -113,7 +113,7 @@ TEST_F(Check, DamagedFile) {
     size_t page =
         std::stoul(query_text(good, "SELECT rootpage FROM sqlite_schema WHERE name = 'sample'"));
     auto bytes = read_bytes(file);
-    bytes[(page - 1) * 4096] ^= 0x5a;
+    bytes[(page - 1) * std::stoul(query_text(good, "PRAGMA page_size"))] ^= 0x5a;
     write_bytes(file, bytes);
     FileReport r = check_file(file);
     ASSERT_EQ(r.problems.size(), 1u);

@@ -26,6 +26,8 @@ struct Refusal : StorageTest {
     }
     // Page number (1-based) of a table's root, from the good file.
     size_t root_page(const char *table_query) { return std::stoul(query_text(good, table_query)); }
+    // 1 KiB for a small profile, 4 KiB for a large one (Writer::finish).
+    size_t page_size() { return std::stoul(query_text(good, "PRAGMA page_size")); }
 };
 
 // Opens a damaged file: refused with a reason that names the file, or
@@ -124,8 +126,8 @@ TEST_F(Refusal, TruncatedMidPage) {
 TEST_F(Refusal, TruncatedAtAPageBoundary) {
     const std::string file = copy("cut4k.cpcprof");
     auto bytes = read_bytes(file);
-    ASSERT_GT(bytes.size(), 3u * 4096);
-    bytes.resize(3 * 4096);
+    ASSERT_GT(bytes.size(), 3u * page_size());
+    bytes.resize(3 * page_size());
     write_bytes(file, bytes);
     EXPECT_TRUE(refused(file, "truncated"));
 }
@@ -134,7 +136,7 @@ TEST_F(Refusal, FlippedBitsInATablePage) {
     const std::string file = copy("flip.cpcprof");
     size_t page = root_page("SELECT rootpage FROM sqlite_schema WHERE name = 'sample'");
     auto bytes = read_bytes(file);
-    bytes[(page - 1) * 4096] ^= 0x5a; // the b-tree page type
+    bytes[(page - 1) * page_size()] ^= 0x5a; // the b-tree page type
     write_bytes(file, bytes);
     EXPECT_TRUE(refused(file, "damaged (SQLite quick_check:"));
 }
@@ -143,8 +145,8 @@ TEST_F(Refusal, FlippedBitsInTheSchemaText) {
     const std::string file = copy("flipschema.cpcprof");
     auto bytes = read_bytes(file);
     const std::string needle = "time_ns INTEGER";
-    auto at = std::search(bytes.begin(), bytes.begin() + 4096, needle.begin(), needle.end());
-    ASSERT_NE(at, bytes.begin() + 4096);
+    auto at = std::search(bytes.begin(), bytes.end(), needle.begin(), needle.end());
+    ASSERT_NE(at, bytes.end());
     at[3] ^= 0x04; // time_ns -> tima_ns
     write_bytes(file, bytes);
     EXPECT_TRUE(refused(file, "schema differs from format version 2: table 'sample' is "
@@ -155,8 +157,8 @@ TEST_F(Refusal, FlippedBitsInTheSchemaSyntax) {
     const std::string file = copy("flipsyntax.cpcprof");
     auto bytes = read_bytes(file);
     const std::string needle = "CREATE TABLE sample(";
-    auto at = std::search(bytes.begin(), bytes.begin() + 4096, needle.begin(), needle.end());
-    ASSERT_NE(at, bytes.begin() + 4096);
+    auto at = std::search(bytes.begin(), bytes.end(), needle.begin(), needle.end());
+    ASSERT_NE(at, bytes.end());
     at[needle.size() - 1] ^= 0x01; // '(' -> ')'
     write_bytes(file, bytes);
     EXPECT_TRUE(refused(file, "malformed database schema"));

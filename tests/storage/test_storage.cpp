@@ -238,6 +238,28 @@ TEST_F(StorageTest, FinishedFileIsOneSelfContainedFile) {
               std::to_string(10 * 1'000'000 + (0 + 1 + 2 + 3 + 4) * 2));
 }
 
+// A short recording is mostly the first page of every table and index:
+// small profiles are rewritten with 1 KiB pages, large ones keep 4 KiB.
+TEST_F(StorageTest, SmallProfilesGetSmallPagesLargeOnesKeepTheirs) {
+    const std::string small = path("small.cpcprof"), large = path("large.cpcprof");
+    write_profile(small, 1000);
+    EXPECT_EQ(query_text(small, "PRAGMA page_size"), "1024");
+    EXPECT_EQ(integrity_check(small), "ok");
+    const auto tables = std::stoul(query_text(small, "SELECT count(*) FROM sqlite_schema"));
+    EXPECT_LT(std::filesystem::file_size(small), tables * 4096) << "not smaller than 4 KiB pages";
+    std::string error;
+    auto reader = Reader::open(small, &error);
+    ASSERT_NE(reader, nullptr) << error;
+    uint64_t n = 0;
+    EXPECT_TRUE(reader->for_each_sample([&](const StoredSample &) { ++n; }, &error)) << error;
+    EXPECT_EQ(n, 1000u);
+
+    write_profile(large, 300'000);
+    ASSERT_GT(std::filesystem::file_size(large), 4u << 20);
+    EXPECT_EQ(query_text(large, "PRAGMA page_size"), "4096");
+    EXPECT_EQ(query_text(large, "SELECT count(*) FROM sample"), "300000");
+}
+
 TEST_F(StorageTest, SameStackTwiceSharesNodes) {
     const std::string file = path("trie.cpcprof");
     std::string error;
