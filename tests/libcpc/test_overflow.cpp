@@ -273,7 +273,10 @@ TEST_F(Overflow, ClockStaysFrozenUntilRestart) {
     spin_ms(30);
     EXPECT_EQ(g_signals.load(), 1) << "one SIGEMT per overflow, none while frozen";
     uint64_t frozen = value();
-    EXPECT_LT(frozen, 500000u) << "read just after the wrap (ns past the overflow)";
+    // Read at the overflow, not 30 ms later.  An overflow that falls while
+    // the thread is in the kernel is dropped and the next one, a period
+    // later, is the one taken: so up to two periods past the wrap.
+    EXPECT_LT(frozen, 2500000u) << "read just after the wrap (ns past the overflow)";
     spin_ms(5);
     EXPECT_EQ(value(), frozen) << "the value moved while frozen";
     ASSERT_EQ(cpc_set_restart(g_cpc, g_set), 0);
@@ -286,7 +289,9 @@ TEST_F(Overflow, ClockSamplesEveryPeriodWhenRestarted) {
     bind(UINT64_MAX - 999999, "cpu-clock");
     spin_ms(200);
     cpc_unbind(g_cpc, g_set);
-    EXPECT_GE(g_signals.load(), 180);
+    // 200 periods; overflows that fall in the kernel (spin_ms's clock
+    // reads) are dropped, more of them on a loaded machine.
+    EXPECT_GE(g_signals.load(), 160);
     EXPECT_LE(g_signals.load(), 205);
     EXPECT_EQ(g_outside.load(), g_signals.load()) << "PCs are in spin_ms, not overflow_touch";
     EXPECT_EQ(g_addr_mismatch.load(), 0);
