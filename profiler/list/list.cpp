@@ -1,6 +1,7 @@
 #include "list.h"
 
 #include "caps.h"
+#include "table_format.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -9,6 +10,8 @@
 
 namespace cpcprof::list {
 namespace {
+
+using report::json_string;
 
 const char kUsage[] = "usage: cpcprof list [--json]\n"
                       "\n"
@@ -33,23 +36,6 @@ void text_group(std::string &out, const char *heading, const std::vector<std::st
         out += "  (none on this machine)\n";
     for (const std::string &e : events)
         out += "  " + e + "\n";
-}
-
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char esc[8];
-            std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(c));
-            out += esc;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
 }
 
 void json_group(std::string &out, const char *key, const std::vector<std::string> &events) {
