@@ -162,6 +162,7 @@ TEST_F(AnnotateTest, ErrorsAndFunctionsWithoutLines) {
 }
 
 TEST(AnnotateDemo, HotLinesLieInsideTheFunction) {
+    SKIP_WITHOUT_DEMO_RECORDING();
     const std::string &file = demo_profile();
     ASSERT_FALSE(file.empty());
     std::string error;

@@ -475,6 +475,7 @@ TEST_F(DiffTest, UnwritableFlameGraphFails) {
 }
 
 TEST(DiffDemo, ARecordingAgainstItselfHasNoChange) {
+    SKIP_WITHOUT_DEMO_RECORDING();
     const std::string &demo = demo_profile();
     ASSERT_FALSE(demo.empty());
     TempDir dir;

@@ -444,6 +444,7 @@ TEST_F(SpeedscopeTest, NamesAreValidJsonStrings) {
 // ---- all formats, a real recording, bad input -------------------------------
 
 TEST_F(ExportTest, TheDemoRecordingAgreesAcrossFormats) {
+    SKIP_WITHOUT_DEMO_RECORDING();
     const std::string &demo = demo_profile();
     ASSERT_FALSE(demo.empty());
     auto f = folded({demo});

@@ -384,6 +384,7 @@ TEST_F(FlamegraphTest, FilterNarrowsTheGraph) {
 }
 
 TEST_F(FlamegraphTest, DemoRecording) {
+    SKIP_WITHOUT_DEMO_RECORDING();
     const std::string &demo = demo_profile();
     ASSERT_FALSE(demo.empty());
     RunResult r = run({"flamegraph", demo, "-o", dir.file("d.svg")});

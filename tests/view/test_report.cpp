@@ -361,6 +361,7 @@ TEST(ReportDerived, RatiosOfCounterEvents) {
 }
 
 TEST(ReportDemo, HottestFunctionsAreTheDemosLoops) {
+    SKIP_WITHOUT_DEMO_RECORDING();
     const std::string &file = demo_profile();
     ASSERT_FALSE(file.empty());
     std::string error;

@@ -23,6 +23,15 @@ const std::string &demo_profile() {
     return path;
 }
 
+const char *demo_recording_unavailable() {
+#ifdef VIEW_AGENT_SANITIZED
+    return "the agent is built with AddressSanitizer, whose runtime cannot be preloaded into "
+           "the unsanitized demo; the demo recording tests run in the dev preset";
+#else
+    return nullptr;
+#endif
+}
+
 RunResult cpcprof(const TempDir &dir, const std::vector<std::string> &args) {
     return run_cpcprof(dir, args, 60);
 }

@@ -17,6 +17,17 @@ namespace cpcprof::test {
 // default event and symbolized; its path, or "" with a failed assertion.
 const std::string &demo_profile();
 
+// Why the demo cannot be recorded here, or nullptr: in a sanitized build
+// (the asan preset) the agent carries the AddressSanitizer runtime, which
+// refuses to load into the unsanitized demo.  Tests of the demo recording
+// begin with SKIP_WITHOUT_DEMO_RECORDING().
+const char *demo_recording_unavailable();
+#define SKIP_WITHOUT_DEMO_RECORDING()                                                       \
+    do {                                                                                    \
+        if (const char *why_ = ::cpcprof::test::demo_recording_unavailable())               \
+            GTEST_SKIP() << why_;                                                           \
+    } while (0)
+
 // Runs cpcprof ARGS in dir (see run_cpcprof) with a 60 s limit.
 RunResult cpcprof(const TempDir &dir, const std::vector<std::string> &args);
 
