@@ -462,6 +462,7 @@ int main(int argc, char **argv) {
     cpc_seterrhndlr(cpc, errhandler);
     if (args.opts.help) {
         std::printf("%s\n%s", kCpustatUsage, format_capabilities(read_capabilities(cpc)).c_str());
+        cpc_close(cpc);
         return 0;
     }
     Plan plan;

@@ -581,6 +581,7 @@ int main(int argc, char **argv) {
     cpc_seterrhndlr(g.cpc, cpc_errhandler);
     if (g.opts.help) {
         std::printf("%s\n%s", kCputrackUsage, format_capabilities(read_capabilities(g.cpc)).c_str());
+        cpc_close(g.cpc);
         return 0;
     }
     g.specs = check_specs(g.opts.specs);
