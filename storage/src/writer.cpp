@@ -188,10 +188,10 @@ bool leave_wal(sqlite3 *db) {
 
 // A short recording is mostly fixed cost: every table and index holds at
 // least a page.  A small profile is rewritten with 1 KiB pages (the demo's
-// 2,700 samples, symbols included: 120 KB -> 76 KB); a large one keeps 4 KiB pages, which
-// read faster (a 1M-sample report took 15-30 % longer with 1 KiB pages,
-// for a file 2 % larger).  VACUUM is a transaction: if it fails, the file
-// is as it was.
+// 2,700 samples, symbols included: 120 KB -> 76 KB); a large one keeps
+// 4 KiB pages, which read faster (a 1M-sample report took 15-30 % longer
+// with 1 KiB pages, for a file 2 % larger).  VACUUM is a transaction: if
+// it fails, the file is as it was.
 void compact_if_small(sqlite3 *db) {
     constexpr int64_t kSmallPages = (4 << 20) / 4096;
     Statement count;

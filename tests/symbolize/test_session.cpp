@@ -262,8 +262,9 @@ OwnVdso own_vdso() {
         Elf_Data* data = elf_getdata(scn, nullptr);
         for (size_t i = 0; data != nullptr && i < sh.sh_size / sh.sh_entsize; ++i) {
             GElf_Sym sym;
-            const char* name = gelf_getsym(data, int(i), &sym) ? elf_strptr(elf, sh.sh_link, sym.st_name)
-                                                               : nullptr;
+            const char* name = gelf_getsym(data, int(i), &sym)
+                                   ? elf_strptr(elf, sh.sh_link, sym.st_name)
+                                   : nullptr;
             if (name != nullptr && std::string(name) == "__vdso_clock_gettime")
                 v.clock_gettime = bias + sym.st_value;
         }
