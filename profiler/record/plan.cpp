@@ -52,12 +52,16 @@ uint64_t default_period(const std::string &e, double hz, std::optional<uint64_t>
     return 10000;
 }
 
-// Builds the set as the agent will and binds it here once.
+// Builds the set as the agent will and binds it here once.  The sampling
+// request is bound with overflow notification but a preset of 0, 2^64
+// events from its overflow: with the agent's preset, a short period
+// (cpu-clock fires after 10 us) overflowed in this probe, and SIGEMT,
+// whose default action is to terminate, killed the recorder.
 bool check_set(cpc_t *cpc, const Plan &p, std::string *error) {
     cpc_set_t *s = cpc_set_create(cpc);
     for (size_t i = 0; i < p.events.size(); ++i) {
         const PlannedEvent &e = p.events[i];
-        uint64_t preset = i == 0 ? UINT64_MAX - (e.period - 1) : 0;
+        uint64_t preset = 0;
         uint_t flags = CPC_COUNT_USER | (i == 0 ? CPC_OVF_NOTIFY_EMT : 0);
         if (cpc_set_add_request(cpc, s, e.name.c_str(), preset, flags, 0, nullptr) < 0) {
             *error = "event '" + e.name + "': " + g_last_error;

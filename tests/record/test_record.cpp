@@ -47,6 +47,23 @@ TEST(RecordCli, ExitStatusIsTheTargets) {
     }
 }
 
+// The recorder checks the event set by binding it in its own thread before
+// it starts the target.  A period shorter than that check (cpu-clock
+// fires after 10 us at the least) once overflowed there and SIGEMT killed
+// the recorder, silently; it must record, and its target must be sampled.
+TEST(RecordCli, PeriodShorterThanTheEventCheckRecords) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-e", "cpu-clock,1000", "-o", "out.cpcprof", "--",
+                                    WORKLOAD_FP, "--seconds", "0.05"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto s = parse_summary(r.err);
+    ASSERT_TRUE(s) << "no summary line in:\n" << r.err;
+    EXPECT_GT(s->stored, 0u);
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    EXPECT_TRUE(p.reader->complete());
+}
+
 // Every sample the sampler took is either in the file or counted as
 // dropped; a 16 KB ring at 10 kHz with 40-deep stacks must drop some.
 TEST(RecordCli, SummaryAccountsForEverySample) {
