@@ -1,5 +1,6 @@
 #include "counting.h"
 
+#include "overflow.h"
 #include "thread_state.h"
 #include "tick.h"
 
@@ -19,6 +20,7 @@ namespace {
 // perf refuses sample periods with bit 63 set.
 std::atomic<uint64_t> g_max_period{1ull << 62};
 std::atomic<uint32_t> g_next_id{1};
+std::atomic<bool> g_rings{true};
 
 constexpr uint64_t kReadFormat =
     PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
@@ -49,6 +51,8 @@ void Counting::set_max_kernel_period(uint64_t p) {
     g_max_period.store(std::clamp<uint64_t>(p, 1, 1ull << 62), std::memory_order_relaxed);
 }
 
+void Counting::set_rings_enabled(bool on) { g_rings.store(on, std::memory_order_relaxed); }
+
 std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cpu,
                                          OpenError *err) {
     std::unique_ptr<Counting> c(new Counting());
@@ -60,14 +64,6 @@ std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cp
     c->slots_.resize(n);
     c->readbuf_.resize(3 + n + 1);
     c->snap_.resize(3 + n + 1);
-    c->timers_only_ = true;
-    for (size_t i = 0; i < n; ++i) {
-        const perf_event_attr &a = spec.attrs[i];
-        bool clock = a.type == PERF_TYPE_SOFTWARE && (a.config == PERF_COUNT_SW_CPU_CLOCK ||
-                                                      a.config == PERF_COUNT_SW_TASK_CLOCK);
-        if (spec.notify[i] && !clock)
-            c->timers_only_ = false;
-    }
     for (size_t i = 0; i < n; ++i) {
         Slot &s = c->slots_[i];
         s.attr = spec.attrs[i];
@@ -81,6 +77,7 @@ std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cp
         if (s.notify) {
             s.attr.sample_period = first_link(s.preset, &s.chain_left);
             s.attr.sigtrap = 1;
+            SampleRing::prepare(&s.attr);
         }
     }
     // cpc_buf_tick: on-CPU time of the thread (or the CPU's time) while the
@@ -91,6 +88,8 @@ std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cp
     t.config = pid == -1 ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
     t.read_format = kReadFormat;
     t.remove_on_exec = pid != -1;
+    if (pid == 0 && std::find(spec.notify.begin(), spec.notify.end(), true) != spec.notify.end())
+        cache_sigemt_disposition(); // this thread's overflows
     int rc = c->open_group();
     if (rc != 0) {
         if (err != nullptr) {
@@ -125,6 +124,8 @@ int Counting::open_group() {
             return e;
         }
         s.fd.reset(fd);
+        if (s.notify && g_rings.load(std::memory_order_relaxed))
+            s.ring.map(fd); // without it, overflows read the group
         if (i == 0)
             leader = fd;
     }
@@ -149,8 +150,10 @@ int Counting::open_group() {
 
 void Counting::close_group() {
     tick_fd_.reset();
-    for (Slot &s : slots_)
+    for (Slot &s : slots_) {
+        s.ring.unmap();
         s.fd.reset();
+    }
 }
 
 BindSpec Counting::inherited_spec() const {
@@ -160,7 +163,18 @@ BindSpec Counting::inherited_spec() const {
     return s;
 }
 
-void Counting::abandon() { close_group(); }
+void Counting::abandon() {
+    for (Slot &s : slots_)
+        s.ring.forget(); // not mapped in a fork child
+    close_group();
+}
+
+bool Counting::has_rings() const {
+    for (const Slot &s : slots_)
+        if (s.notify && !s.ring.valid())
+            return false;
+    return true;
+}
 
 int Counting::leader() const { return slots_.empty() ? -1 : slots_[0].fd.get(); }
 
@@ -174,7 +188,15 @@ int Counting::read_group(uint64_t *enabled, uint64_t *running) {
     return 0;
 }
 
-int Counting::snapshot() {
+// The group's values at request index's overflow: from the sample the
+// kernel wrote into its ring, or read now.
+int Counting::snapshot(int index) {
+    if (slots_[index].ring.take_latest(snap_.data(), snap_.size()) &&
+        snap_[0] == slots_.size() + 1) {
+        have_snap_ = true;
+        return 0;
+    }
+    ++overflow_reads_;
     uint64_t enabled, running;
     if (int e = read_group(&enabled, &running))
         return e;
@@ -294,6 +316,7 @@ bool Counting::on_kernel_overflow(int index) {
     if (frozen_) {
         // Another overflow before cpc_set_restart: stop the kernel's
         // counting now; the frozen values stay those of the first.
+        s.ring.discard();
         if (soft_)
             freeze();
         s.overflowed = true;
@@ -308,15 +331,9 @@ bool Counting::on_kernel_overflow(int index) {
         return false;
     }
     s.overflowed = true;
-    if (!timers_only_) {
-        freeze();
-        return true;
-    }
-    // A clock: freeze in software, keeping the values of this instant
-    // while the kernel counts on.  Disabling and re-enabling a clock event
-    // reprograms its hrtimer twice (about 15 us on a VM); a restart then
-    // only resets the counts.
-    snapshot();
+    // Frozen in software (see counting.h): the values of this instant are
+    // kept while the kernel counts on.
+    snapshot(index);
     frozen_ = true;
     soft_ = true;
     return true;

@@ -8,14 +8,16 @@
 // 2^63 or more (which perf refuses) are counted as a chain of shorter
 // periods that re-arm silently.
 //
-// At overflow the group is disabled, and cpc_set_restart resets and enables
-// it.  When every overflow request is a clock (cpu-clock, task-clock),
-// whose disable and enable reprogram an hrtimer at great cost, the set is
-// frozen in software instead: the values of that instant are kept (one
-// read) and the kernel counts on until cpc_set_restart moves the bases so
-// that the values count from the presets at the overflow instant, or until
-// a second overflow, which disables the group.  The next period of
-// a clock is then counted from the overflow, not from the restart.
+// At overflow the set is frozen in software: the group's values of that
+// instant are kept - written by the kernel into the overflow request's
+// ring (sample_ring.h), or read when there is no ring - and the kernel
+// counts on until cpc_set_restart moves the bases so that the values count
+// from the presets at the overflow instant, or until a second overflow,
+// which disables the group (and cpc_set_restart then resets and enables
+// it).  The next period is thus counted from the overflow, not from the
+// restart, as perf counts its own periods, and an overflow and its
+// restart make no system call: disabling and enabling would cost four
+// (and for a clock, cpu-clock or task-clock, reprogram an hrtimer twice).
 //
 // The kernel's sample period is only ever changed by reopening the group:
 // IOC_PERIOD on a software event leaves perf's period bookkeeping one
@@ -24,6 +26,7 @@
 #pragma once
 
 #include "libcpc.h"
+#include "sample_ring.h"
 #include "scoped_fd.h"
 
 #include <linux/perf_event.h>
@@ -90,12 +93,22 @@ class Counting {
     // to the parent's counters).
     void abandon();
 
+    // Overflows whose values were read from the group (no ring) rather
+    // than taken from the overflow request's ring.
+    uint64_t overflow_reads() const { return overflow_reads_; }
+    // Whether every overflow request has its ring.
+    bool has_rings() const;
+
     // Largest kernel period used for one link of a chain; tests lower it.
     static void set_max_kernel_period(uint64_t p);
+    // Whether groups opened from now on map their rings; tests turn it off
+    // to take the path of a process that may not map any.
+    static void set_rings_enabled(bool on);
 
   private:
     struct Slot {
         ScopedFd fd;
+        SampleRing ring; // overflow requests: the group's values at overflow
         perf_event_attr attr{};
         uint64_t preset = 0;
         uint64_t base = 0;
@@ -109,7 +122,7 @@ class Counting {
     void close_group();
     int reopen_preserving();
     int read_group(uint64_t *enabled, uint64_t *running);
-    int snapshot();
+    int snapshot(int index);
     int leader() const;
 
     BindSpec spec_;
@@ -128,8 +141,8 @@ class Counting {
     // on_kernel_overflow); sample() answers from snap_ while have_snap_.
     bool soft_ = false;
     bool have_snap_ = false;
-    bool timers_only_ = false; // every overflow request is a clock
     int last_failed_ = -1; // request whose open failed; -1 the tick event
+    uint64_t overflow_reads_ = 0;
 };
 
 } // namespace cpc

@@ -17,6 +17,13 @@ int sigemt_signal();
 // Installs the SIGTRAP handler once.  Not async-signal-safe.
 void install_overflow_handler();
 
+// Where the program promised, with CPC_SIGEMT_STABLE=1, not to change the
+// disposition of SIGEMT while an overflow set is bound, reads it now for
+// the calling thread's overflows, which then use it instead of reading it
+// each time.  Called when a thread binds a set with an overflow request
+// (itself, or by inheritance).  Not async-signal-safe.
+void cache_sigemt_disposition();
+
 // [async-signal-safe] Queues SIGEMT (EMT_CPCOVF, si_addr = pc) to thread
 // tid (a new thread's first overflow, and the cases the kernel handles).
 void raise_sigemt(pid_t tid, void *pc);

@@ -10,6 +10,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +26,7 @@ namespace cpc {
 namespace {
 
 int g_sigemt = 0;
+bool g_stable = false; // CPC_SIGEMT_STABLE=1
 struct sigaction g_previous_trap;
 
 // glibc 2.36's siginfo_t does not name the perf fields; the kernel's
@@ -81,6 +83,21 @@ struct KernelSigaction {
     uint64_t mask;
 };
 
+// The SIGEMT disposition read at the calling thread's last bind, for a
+// program that promised not to change it (CPC_SIGEMT_STABLE).  The
+// handler uses it only while `valid`: a bind, which an overflow of the set
+// it replaces may interrupt, clears that before writing and sets it after.
+struct CachedDisposition {
+    KernelSigaction ka;
+    bool valid;
+};
+// initial-exec: read in the overflow handler (see thread_state.cpp).
+__attribute__((tls_model("initial-exec"))) thread_local CachedDisposition tls_sigemt = {};
+
+int read_disposition(int sig, KernelSigaction *ka) {
+    return static_cast<int>(syscall(SYS_rt_sigaction, sig, nullptr, ka, sizeof ka->mask));
+}
+
 // Runs the program's SIGEMT handler right here, as the kernel would have:
 // with the overflow's siginfo and the interrupted context, and with its
 // sa_mask added to the mask (SIGEMT itself is blocked by this handler's
@@ -93,7 +110,10 @@ void deliver_sigemt(pid_t tid, void *ucv) {
     void *pc = interrupted_pc(ucv);
     int sig = sigemt_signal();
     KernelSigaction ka;
-    if (syscall(SYS_rt_sigaction, sig, nullptr, &ka, sizeof ka.mask) != 0 ||
+    bool known = tls_sigemt.valid; // one system call less per overflow
+    if (known)
+        ka = tls_sigemt.ka;
+    if ((!known && read_disposition(sig, &ka) != 0) ||
         ka.handler == reinterpret_cast<void *>(SIG_DFL) ||
         ka.handler == reinterpret_cast<void *>(SIG_IGN) || (ka.flags & SA_RESETHAND) ||
         sigismember(&uc->uc_sigmask, sig)) {
@@ -164,7 +184,11 @@ int choose_sigemt() {
 
 // Chosen before main() so that SIGEMT is a plain load later, also from a
 // signal handler.
-__attribute__((constructor)) void init_sigemt() { g_sigemt = choose_sigemt(); }
+__attribute__((constructor)) void init_sigemt() {
+    g_sigemt = choose_sigemt();
+    const char *stable = std::getenv("CPC_SIGEMT_STABLE");
+    g_stable = stable != nullptr && std::strcmp(stable, "1") == 0;
+}
 
 } // namespace
 
@@ -185,6 +209,15 @@ void install_overflow_handler() {
         sigaddset(&sa.sa_mask, sigemt_signal());
         sigaction(SIGTRAP, &sa, &g_previous_trap);
     });
+}
+
+void cache_sigemt_disposition() {
+    tls_sigemt.valid = false;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    if (!g_stable || read_disposition(sigemt_signal(), &tls_sigemt.ka) != 0)
+        return;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    tls_sigemt.valid = true;
 }
 
 void raise_sigemt(pid_t tid, void *pc) {

@@ -138,7 +138,7 @@ void keep_to_this_process(Config &) {
     }
     for (const char *v : {proto::kEnvChannel, proto::kEnvEvents, proto::kEnvCallGraph,
                           proto::kEnvMaxDepth, proto::kEnvRingKb, proto::kEnvChildren,
-                          proto::kEnvStats})
+                          proto::kEnvStats, proto::kEnvSigemtStable})
         unsetenv(v);
 }
 

@@ -118,5 +118,8 @@ inline constexpr const char *kEnvMaxDepth = "CPCPROF_MAX_DEPTH";
 inline constexpr const char *kEnvRingKb = "CPCPROF_RING_KB";
 inline constexpr const char *kEnvChildren = "CPCPROF_CHILDREN"; // 1 follow, 0 not
 inline constexpr const char *kEnvStats = "CPCPROF_STATS";       // 1: measure handler cost
+// libcpc's: the SIGEMT disposition does not change while a set is bound
+// (the agent guards it), so libcpc reads it at bind, not at each overflow.
+inline constexpr const char *kEnvSigemtStable = "CPC_SIGEMT_STABLE";
 
 } // namespace cpcprof::proto

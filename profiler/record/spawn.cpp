@@ -42,6 +42,7 @@ void set_env(const Options &o, const Plan &p, const std::string &agent, int fd) 
     setenv(proto::kEnvMaxDepth, std::to_string(o.max_depth).c_str(), 1);
     setenv(proto::kEnvRingKb, std::to_string(o.ring_kb).c_str(), 1);
     setenv(proto::kEnvChildren, o.children ? "1" : "0", 1);
+    setenv(proto::kEnvSigemtStable, "1", 1);
     if (o.stats)
         setenv(proto::kEnvStats, "1", 1);
 }

@@ -2,6 +2,7 @@
 // chained long periods, signal dispositions.
 #include "counting.h"
 #include "helpers.h"
+#include "thread_state.h"
 
 #include <dlfcn.h>
 #include <signal.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 // Not instrumented: AddressSanitizer's shadow memory would fault pages too.
 extern "C" __attribute__((noinline, no_sanitize_address)) void overflow_touch(size_t n) {
@@ -31,6 +33,7 @@ std::atomic<int> g_signals, g_bad_code, g_outside, g_addr_mismatch;
 std::atomic<bool> g_restart{true};
 std::atomic<uint64_t> g_new_preset{0};
 std::atomic<uint64_t> g_value_at_signal{0};
+std::atomic<uint64_t> g_max_value_at_signal{0};
 
 void on_emt(int sig, siginfo_t *si, void *ucv) {
     if (sig != SIGEMT || si->si_code != EMT_CPCOVF) {
@@ -49,6 +52,8 @@ void on_emt(int sig, siginfo_t *si, void *ucv) {
         uint64_t v;
         cpc_buf_get(g_cpc, g_buf, 0, &v);
         g_value_at_signal = v;
+        if (v > g_max_value_at_signal)
+            g_max_value_at_signal = v;
     }
     if (uint64_t p = g_new_preset.exchange(0))
         cpc_request_preset(g_cpc, 0, p);
@@ -56,12 +61,17 @@ void on_emt(int sig, siginfo_t *si, void *ucv) {
         cpc_set_restart(g_cpc, g_set);
 }
 
-struct Overflow : ::testing::Test {
+// Every overflow test runs twice: with the overflow request's ring (the
+// kernel writes the group's values at the overflow), and without (a
+// process that may not map one reads the group in the handler).
+struct Overflow : ::testing::TestWithParam<bool> {
     void SetUp() override {
+        cpc::Counting::set_rings_enabled(GetParam());
         g_cpc = cpc_open(CPC_VER_CURRENT);
         ASSERT_NE(g_cpc, nullptr);
         g_set = cpc_set_create(g_cpc);
         g_signals = g_bad_code = g_outside = g_addr_mismatch = 0;
+        g_max_value_at_signal = 0;
         g_restart = true;
         g_new_preset = 0;
         struct sigaction sa {};
@@ -74,6 +84,7 @@ struct Overflow : ::testing::Test {
         cpc_close(g_cpc);
         signal(SIGEMT, SIG_DFL);
         cpc::Counting::set_max_kernel_period(1ull << 62);
+        cpc::Counting::set_rings_enabled(true);
     }
     void bind(uint64_t preset, const char *event = "page-faults") {
         ASSERT_EQ(cpc_set_add_request(g_cpc, g_set, event, preset,
@@ -93,6 +104,11 @@ struct Overflow : ::testing::Test {
 
 } // namespace
 
+INSTANTIATE_TEST_SUITE_P(Snapshot, Overflow, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool> &p) {
+                             return p.param ? "Ring" : "Read";
+                         });
+
 TEST(SigEmt, IsTheDocumentedSignal) {
     const char *off = std::getenv("CPC_TEST_EXPECT_SIGEMT_OFFSET");
     int expected = SIGRTMIN + (off ? std::atoi(off) : 5);
@@ -100,7 +116,7 @@ TEST(SigEmt, IsTheDocumentedSignal) {
     EXPECT_EQ(EMT_CPCOVF, 1);
 }
 
-TEST_F(Overflow, ExactCountOfSignals) {
+TEST_P(Overflow, ExactCountOfSignals) {
     bind(UINT64_MAX - 99);
     overflow_touch(20000);
     cpc_unbind(g_cpc, g_set);
@@ -111,9 +127,104 @@ TEST_F(Overflow, ExactCountOfSignals) {
     EXPECT_EQ(g_addr_mismatch.load(), 0) << "si_addr differs from the ucontext PC";
     // The value read in the handler is preset + events mod 2^64: just wrapped.
     EXPECT_LT(g_value_at_signal.load(), 5u);
+    // Taken from the ring, it is that of the overflow instant, every time.
+    if (GetParam()) {
+        EXPECT_EQ(g_max_value_at_signal.load(), 0u);
+    }
 }
 
-TEST_F(Overflow, StaysFrozenUntilRestart) {
+// An overflow and its restart make no system call where the overflow
+// request has its ring: the values of the overflow come from it.  Without
+// one, each overflow reads the group.
+TEST_P(Overflow, OverflowValuesComeFromTheRing) {
+    bind(UINT64_MAX - 99);
+    cpc::Counting *c = cpc::current_counting();
+    ASSERT_NE(c, nullptr);
+    if (GetParam() && !c->has_rings())
+        GTEST_SKIP() << "the kernel refused the ring's mapping (perf_event_mlock_kb and "
+                        "RLIMIT_MEMLOCK spent): overflows read the group";
+    overflow_touch(20000);
+    uint64_t reads = c->overflow_reads();
+    int signals = g_signals;
+    cpc_unbind(g_cpc, g_set);
+    EXPECT_GE(signals, 200);
+    EXPECT_EQ(reads, GetParam() ? 0u : uint64_t(signals));
+}
+
+namespace {
+std::atomic<int> g_signals_b;
+void on_emt_b(int, siginfo_t *si, void *) {
+    if (si->si_code == EMT_CPCOVF)
+        ++g_signals_b;
+    cpc_set_restart(g_cpc, g_set);
+}
+bool stable_promised() {
+    const char *v = std::getenv("CPC_SIGEMT_STABLE");
+    return v != nullptr && std::strcmp(v, "1") == 0;
+}
+void install_emt(void (*h)(int, siginfo_t *, void *)) {
+    struct sigaction sa {};
+    sa.sa_sigaction = h;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGEMT, &sa, nullptr);
+}
+} // namespace
+
+// As the kernel would: each overflow goes to the handler installed at that
+// moment, also one installed after the bind.
+TEST_P(Overflow, HandlerInstalledAfterBindIsTheOneCalled) {
+    if (stable_promised())
+        GTEST_SKIP() << "CPC_SIGEMT_STABLE=1: the program promised not to change its handler";
+    g_signals_b = 0;
+    bind(UINT64_MAX - 99);
+    overflow_touch(1000);
+    int first = g_signals;
+    install_emt(on_emt_b);
+    overflow_touch(1000);
+    cpc_unbind(g_cpc, g_set);
+    EXPECT_GE(first, 9);
+    EXPECT_EQ(g_signals.load(), first) << "the replaced handler was called";
+    EXPECT_GE(g_signals_b.load(), 9);
+}
+
+// CPC_SIGEMT_STABLE=1: the disposition is read at each bind, not at each
+// overflow; a handler installed after the bind (which the program promised
+// not to do) is the one called from the next bind on.  libcpc reads the
+// variable when it is loaded: run in a fresh process that has it.
+TEST_P(Overflow, StableDispositionIsReadAtBind) {
+    if (!stable_promised()) {
+        std::string filter = std::string("--gtest_filter=*Overflow.StableDispositionIsReadAtBind/") +
+                             (GetParam() ? "Ring" : "Read");
+        fflush(nullptr);
+        pid_t pid = fork();
+        if (pid == 0) {
+            setenv("CPC_SIGEMT_STABLE", "1", 1);
+            execl("/proc/self/exe", "test_overflow", filter.c_str(), static_cast<char *>(nullptr));
+            _exit(127);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "the run with CPC_SIGEMT_STABLE=1";
+        return;
+    }
+    g_signals_b = 0;
+    bind(UINT64_MAX - 99);
+    overflow_touch(1000);
+    int first = g_signals;
+    install_emt(on_emt_b);
+    overflow_touch(1000);
+    EXPECT_GE(g_signals.load(), first + 9) << "the disposition of the bind is used";
+    EXPECT_EQ(g_signals_b.load(), 0);
+    int before = g_signals;
+    ASSERT_EQ(cpc_bind_curlwp(g_cpc, g_set, 0), 0);
+    overflow_touch(1000);
+    cpc_unbind(g_cpc, g_set);
+    EXPECT_GE(g_signals_b.load(), 9) << "the new bind read the new disposition";
+    EXPECT_EQ(g_signals.load(), before);
+}
+
+TEST_P(Overflow, StaysFrozenUntilRestart) {
     g_restart = false;
     bind(UINT64_MAX - 99);
     overflow_touch(300);
@@ -129,7 +240,7 @@ TEST_F(Overflow, StaysFrozenUntilRestart) {
     EXPECT_EQ(g_signals.load(), 2);
 }
 
-TEST_F(Overflow, WholeSetFreezes) {
+TEST_P(Overflow, WholeSetFreezes) {
     g_restart = false;
     ASSERT_EQ(cpc_set_add_request(g_cpc, g_set, "page-faults", UINT64_MAX - 49,
                                   CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, nullptr),
@@ -147,7 +258,7 @@ TEST_F(Overflow, WholeSetFreezes) {
     EXPECT_LT(other, 60u) << "the other request kept counting after the overflow";
 }
 
-TEST_F(Overflow, RequestPresetInHandlerSetsTheNextPeriod) {
+TEST_P(Overflow, RequestPresetInHandlerSetsTheNextPeriod) {
     g_new_preset = UINT64_MAX - 49;
     bind(UINT64_MAX - 999);
     overflow_touch(1000 + 50 * 10 + 25);
@@ -160,7 +271,7 @@ TEST_F(Overflow, RequestPresetInHandlerSetsTheNextPeriod) {
     EXPECT_LE(g_signals.load(), now + 11);
 }
 
-TEST_F(Overflow, LongPeriodsAreChainedWithoutSpuriousSignals) {
+TEST_P(Overflow, LongPeriodsAreChainedWithoutSpuriousSignals) {
     // The kernel takes at most 2^63 - 1 per period; with the link lowered to
     // 1000, a 2500-event period needs three links and must signal once.
     cpc::Counting::set_max_kernel_period(1000);
@@ -176,7 +287,7 @@ TEST_F(Overflow, LongPeriodsAreChainedWithoutSpuriousSignals) {
     EXPECT_LT(value(), 5u);
 }
 
-TEST_F(Overflow, PresetFarFromOverflowDoesNotSignal) {
+TEST_P(Overflow, PresetFarFromOverflowDoesNotSignal) {
     // 2^64 - 10^6 events away: no signal, and the value counts on.
     bind(1000000);
     overflow_touch(2000);
@@ -184,7 +295,7 @@ TEST_F(Overflow, PresetFarFromOverflowDoesNotSignal) {
     EXPECT_GE(value(), 1002000u);
 }
 
-TEST_F(Overflow, BlockedSignalStaysPending) {
+TEST_P(Overflow, BlockedSignalStaysPending) {
     sigset_t s, old;
     sigemptyset(&s);
     sigaddset(&s, SIGEMT);
@@ -196,7 +307,7 @@ TEST_F(Overflow, BlockedSignalStaysPending) {
     EXPECT_EQ(g_signals.load(), 1);
 }
 
-TEST_F(Overflow, DefaultActionTerminatesLikeIllumos) {
+TEST_P(Overflow, DefaultActionTerminatesLikeIllumos) {
     signal(SIGEMT, SIG_DFL);
     int rc = cpctest::in_child([this] {
         bind(UINT64_MAX - 9);
@@ -267,7 +378,7 @@ void spin_ms(int ms) {
 } // namespace
 
 // Clocks are frozen in software (see counting.h): the same contract.
-TEST_F(Overflow, ClockStaysFrozenUntilRestart) {
+TEST_P(Overflow, ClockStaysFrozenUntilRestart) {
     g_restart = false;
     bind(UINT64_MAX - 999999, "cpu-clock"); // 1 ms of CPU time
     spin_ms(30);
@@ -285,7 +396,7 @@ TEST_F(Overflow, ClockStaysFrozenUntilRestart) {
     EXPECT_EQ(g_signals.load(), 2);
 }
 
-TEST_F(Overflow, ClockSamplesEveryPeriodWhenRestarted) {
+TEST_P(Overflow, ClockSamplesEveryPeriodWhenRestarted) {
     bind(UINT64_MAX - 999999, "cpu-clock");
     spin_ms(200);
     cpc_unbind(g_cpc, g_set);

@@ -307,6 +307,8 @@ TEST(RecordChildren, ExcludedExecChildHasNoProfilerFdOrPreload) {
         ASSERT_GT(l.lister_pid, 0) << r.out;
         EXPECT_TRUE(any_contains(l.fds, "socket:")) << "followed child: the channel is inherited\n" << r.out;
         EXPECT_TRUE(any_contains(l.env, "libcpcprof-agent")) << r.out;
+        EXPECT_TRUE(any_contains(l.env, "CPC_SIGEMT_STABLE=1"))
+            << "a followed child's agent guards SIGEMT too\n" << r.out;
         Profile p = load_profile(dir.file("out.cpcprof"));
         ASSERT_TRUE(p) << p.error;
         EXPECT_NE(process(p, l.lister_pid), nullptr) << "followed child not recorded";
@@ -322,6 +324,7 @@ TEST(RecordChildren, ExcludedExecChildHasNoProfilerFdOrPreload) {
     for (const std::string &e : l.env) {
         EXPECT_EQ(e.find("libcpcprof-agent"), std::string::npos) << e;
         EXPECT_NE(e.rfind("CPCPROF_", 0), 0u) << e;
+        EXPECT_NE(e.rfind("CPC_SIGEMT_STABLE", 0), 0u) << "no agent guards an excluded child's SIGEMT";
     }
     Profile p = load_profile(dir.file("out.cpcprof"));
     ASSERT_TRUE(p) << p.error;

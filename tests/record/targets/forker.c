@@ -30,10 +30,11 @@
  *       its status.
  *   forker list-fds
  *       prints "fd N TARGET" for every open descriptor (readlink of
- *       /proc/self/fd/N), "env NAME=VALUE" for LD_PRELOAD and every
- *       CPCPROF_* variable, and "lister PID"; exits 0.  Test
- *       (--no-children): no socket among the descriptors, no agent in
- *       LD_PRELOAD, no CPCPROF_* variable, the lister not in the profile.
+ *       /proc/self/fd/N), "env NAME=VALUE" for LD_PRELOAD, every
+ *       CPCPROF_* variable and CPC_SIGEMT_STABLE, and "lister PID"; exits
+ *       0.  Test (--no-children): no socket among the descriptors, no
+ *       agent in LD_PRELOAD, none of those variables, the lister not in
+ *       the profile.
  */
 #define _GNU_SOURCE
 #include "target_util.h"
@@ -171,7 +172,8 @@ static int mode_list_fds(void) {
     }
     closedir(d);
     for (char **v = environ; *v != NULL; ++v)
-        if (strncmp(*v, "LD_PRELOAD=", 11) == 0 || strncmp(*v, "CPCPROF_", 8) == 0)
+        if (strncmp(*v, "LD_PRELOAD=", 11) == 0 || strncmp(*v, "CPCPROF_", 8) == 0 ||
+            strncmp(*v, "CPC_SIGEMT_STABLE=", 18) == 0)
             printf("env %s\n", *v);
     printf("lister %d\n", (int)getpid());
     return 0;
