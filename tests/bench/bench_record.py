@@ -14,7 +14,13 @@ all sampling cpu-clock, and prints medians of:
                    by itself) / the same work run alone; the workload that
                    measures shares spends a CPU-time budget, so its run time
                    cannot show a slowdown
-  ratio vs perf    slowdown / slowdown of `perf record -g` at the same rate
+  vs perf -g       wall time / wall time of `perf record -g` at the same rate
+                   in the same round, the median over the rounds (pairs
+                   taken close in time are less disturbed by the drift of a
+                   VM's speed than medians of each mode apart), and the
+                   quartiles of those per-round ratios
+  cpu x            CPU time of the work's process (the agent's drain thread
+                   in it, the recorder not) / the same alone
   bytes/sample     file size / samples stored (perf: perf.data / samples)
   attribution      per hot function, |share of samples whose leaf is the
                    function - share of the CPU time the workload measured
@@ -52,9 +58,11 @@ def run(cmd, env=None):
     return time.monotonic() - t0, p
 
 
-def fixed_wall(p):
-    m = re.search(r"^wall ([\d.]+)$", p.stdout, re.M)
-    return float(m.group(1)) if m else float("nan")
+def fixed_times(p):
+    """(wall, process CPU) seconds of bench_fixed_work's work."""
+    w = re.search(r"^wall ([\d.]+)$", p.stdout, re.M)
+    c = re.search(r"^cpu ([\d.]+)$", p.stdout, re.M)
+    return (float(w.group(1)) if w else float("nan"), float(c.group(1)) if c else float("nan"))
 
 
 def workload_split(out):
@@ -148,6 +156,8 @@ def main():
     ap.add_argument("--build", default="build/dev")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--slowdown-only", action="store_true",
+                    help="time the fixed work only: no profile is read")
     a = ap.parse_args()
     cpcprof = os.path.join(a.build, "profiler/cpcprof/cpcprof")
     workload = os.path.join(a.build, "tests/record/targets/record_workload_nofp")
@@ -178,7 +188,7 @@ def main():
         for m in order:
             out = os.path.join(tmp, f"{m}.{r}")
             if m == "alone":
-                times[m].append(fixed_wall(run(fw)[1]))
+                times[m].append(fixed_times(run(fw)[1]))
                 continue
             tool, hz = m.split("@")
             if tool.startswith("cpcprof"):
@@ -190,8 +200,10 @@ def main():
             else:
                 prefix = ["perf", "record", "-e", "cpu-clock", "-F", hz, "--call-graph",
                           "dwarf", "-o", out, "--"]
-            times[m].append(fixed_wall(run(prefix + fw)[1]))
+            times[m].append(fixed_times(run(prefix + fw)[1]))
             os.unlink(out)
+            if a.slowdown_only:
+                continue
             t, p = run(prefix + wl)
             truth = workload_split(p.stdout)
             if tool.startswith("cpcprof"):
@@ -219,13 +231,19 @@ def main():
                   if l.startswith("model name")), "?")
     print(f"bench_record: {uname.sysname} {uname.release} | {model} | {os.cpu_count()} CPUs | "
           f"workload {a.seconds:g} s + thread, {a.rounds} rounds, cpu-clock")
-    base = med(times["alone"])
-    print(f"{'mode':22} {'slowdown':>9} {'vs perf -g':>11} {'bytes/smp':>10} "
-          f"{'attr err pp':>12} {'complete %':>11} {'dropped':>8} {'handler us (med/p99)':>24}")
+    base = med([t[0] for t in times["alone"]])
+    base_cpu = med([t[1] for t in times["alone"]])
+    print(f"{'mode':22} {'slowdown':>9} {'vs perf -g (quartiles)':>24} {'cpu x':>6} "
+          f"{'bytes/smp':>10} {'attr err pp':>12} {'complete %':>11} {'dropped':>8} "
+          f"{'handler us (med/p99)':>24}")
     for hz in rates:
-        perf_g = med(times[f"perf-g@{hz}"]) / base
+        perf_g = times[f"perf-g@{hz}"]
         for m in [x for x in modes if x.endswith(f"@{hz}")]:
-            s = med(times[m]) / base
+            s = med([t[0] for t in times[m]]) / base
+            cpu = med([t[1] for t in times[m]]) / base_cpu
+            pairs = sorted(t[0] / g[0] for t, g in zip(times[m], perf_g))
+            q = statistics.quantiles(pairs, n=4) if len(pairs) > 1 else [pairs[0]] * 3
+            vs = f"{med(pairs):.3f} ({q[0]:.3f}..{q[2]:.3f})"
             hs = ""
             if stats[m]:
                 u_med = med([x[0] for x in stats[m]])
@@ -235,7 +253,7 @@ def main():
                 hs = f"{u_med:.2f}/{u_p99:.2f} whole {w_med:.1f}/{w_p99:.1f}"
             c = f"{med(comp[m]):.1f}" if comp[m] else "-"
             d = f"{int(med(drops[m]))}" if drops[m] else "-"
-            print(f"{m:22} {s:9.3f} {s / perf_g:11.3f} {med(bps[m]):10.1f} "
+            print(f"{m:22} {s:9.3f} {vs:>24} {cpu:6.3f} {med(bps[m]):10.1f} "
                   f"{med(err[m]):12.2f} {c:>11} {d:>8} {hs:>24}")
 
 
