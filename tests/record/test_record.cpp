@@ -12,7 +12,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
 
 using namespace cpcprof::test;
@@ -29,6 +32,33 @@ const storage::ProcessRecord *process(const Profile &p, int pid) {
 }
 
 bool exists(const std::string &path) { return access(path.c_str(), F_OK) == 0; }
+
+// CPU seconds the first child of process pid has used (its utime and
+// stime in /proc), or -1 while it has none.
+double child_cpu_seconds(pid_t pid) {
+    std::ifstream children("/proc/" + std::to_string(pid) + "/task/" + std::to_string(pid) +
+                           "/children");
+    pid_t child = 0;
+    if (!(children >> child))
+        return -1;
+    std::ifstream stat("/proc/" + std::to_string(child) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    size_t paren = line.rfind(')');
+    if (paren == std::string::npos)
+        return -1;
+    std::istringstream fields(line.substr(paren + 2));
+    std::string f;
+    unsigned long long utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && fields >> f; ++i) { // fields 3.. after "pid (comm)"
+        if (i == 14)
+            utime = std::stoull(f);
+        if (i == 15)
+            stime = std::stoull(f);
+    }
+    return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
+}
+
 
 } // namespace
 
@@ -227,7 +257,12 @@ TEST(RecordKill, TargetSurvivesARecorderKilledMidRun) {
     ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0); // the orphaned target comes to us
     pid_t rec = start_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", WORKLOAD_FP, "--seconds",
                                     "1.5", "--thread-seconds", "0.5"});
-    std::this_thread::sleep_for(700ms);
+    // Mid-run: after 0.4 of the target's 2 s of CPU time, however loaded
+    // the machine is.
+    auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (child_cpu_seconds(rec) < 0.4 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(20ms);
+    std::this_thread::sleep_for(150ms); // a commit (every 100 ms) after that
     ASSERT_EQ(kill(rec, SIGKILL), 0);
     int status = 0;
     ASSERT_EQ(waitpid(rec, &status, 0), rec);
@@ -255,10 +290,15 @@ TEST(RecordKill, TargetSurvivesARecorderKilledMidRun) {
 
 // ^C at the terminal goes to the whole foreground process group: the
 // target must get it (and die of it), the recorder must finish the file.
+
+// The interrupt comes once the target has run 0.3 s of CPU time (about
+// 300 samples), however loaded the machine is.
 TEST(RecordCli, InterruptReachesTheTargetAndTheFileIsFinished) {
     TempDir dir;
     pid_t rec = start_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", CRASH_EXE, "20"});
-    std::this_thread::sleep_for(500ms);
+    auto deadline = std::chrono::steady_clock::now() + 20s;
+    while (child_cpu_seconds(rec) < 0.3 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(20ms);
     kill(-rec, SIGINT); // start_cpcprof made it a process group leader
     RunResult r = wait_cpcprof(dir, rec, 10);
     EXPECT_FALSE(r.timed_out) << "the target ignored SIGINT";
