@@ -27,21 +27,22 @@ Needs linux-perf (`perf`).
 import argparse
 import math
 import os
-import re
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 
+from bench_common import built_tools, fixed_times
+
 
 def wall(cmd):
     """The work's own wall time, in seconds, from bench_fixed_work's output."""
     p = subprocess.run(cmd, capture_output=True, text=True)
-    m = re.search(r"^wall ([\d.]+)$", p.stdout, re.M)
-    if p.returncode != 0 or not m:
+    t = fixed_times(p)[0]
+    if p.returncode != 0 or math.isnan(t):
         sys.exit(f"bench_pairs: {' '.join(cmd)} failed ({p.returncode}):\n{p.stderr}")
-    return float(m.group(1))
+    return t
 
 
 def median_ci(values, level=0.95):
@@ -68,13 +69,8 @@ def main():
     ap.add_argument("--rates", default="1000,10000")
     ap.add_argument("--scale", default="1", help="bench_fixed_work's SCALE")
     a = ap.parse_args()
-    cpcprof = os.path.join(a.build, "profiler/cpcprof/cpcprof")
-    fixed = os.path.join(a.build, "tests/bench/bench_fixed_work")
-    for tool in (cpcprof, fixed):
-        if not os.access(tool, os.X_OK):
-            sys.exit(f"bench_pairs: {tool} not built (cmake --build --preset dev)")
-    if shutil.which("perf") is None:
-        sys.exit("bench_pairs: perf not found (apt-get install linux-perf)")
+    cpcprof, fixed = built_tools(
+        "bench_pairs", a.build, ["profiler/cpcprof/cpcprof", "tests/bench/bench_fixed_work"])
     if a.pairs < 1:
         sys.exit("bench_pairs: --pairs must be at least 1")
     rates = [r.strip() for r in a.rates.split(",") if r.strip()]

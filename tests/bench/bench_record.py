@@ -41,9 +41,10 @@ import shutil
 import sqlite3
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
+
+from bench_common import built_tools, fixed_times
 
 HOT = ["wl_leaf", "wl_chase", "wl_compute", "wl_thread_work"]
 # The workload's own measurement names the phase functions; their time is
@@ -56,13 +57,6 @@ def run(cmd, env=None):
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     return time.monotonic() - t0, p
-
-
-def fixed_times(p):
-    """(wall, process CPU) seconds of bench_fixed_work's work."""
-    w = re.search(r"^wall ([\d.]+)$", p.stdout, re.M)
-    c = re.search(r"^cpu ([\d.]+)$", p.stdout, re.M)
-    return (float(w.group(1)) if w else float("nan"), float(c.group(1)) if c else float("nan"))
 
 
 def workload_split(out):
@@ -159,14 +153,10 @@ def main():
     ap.add_argument("--slowdown-only", action="store_true",
                     help="time the fixed work only: no profile is read")
     a = ap.parse_args()
-    cpcprof = os.path.join(a.build, "profiler/cpcprof/cpcprof")
-    workload = os.path.join(a.build, "tests/record/targets/record_workload_nofp")
-    fixed = os.path.join(a.build, "tests/bench/bench_fixed_work")
-    for tool in (cpcprof, workload, fixed):
-        if not os.access(tool, os.X_OK):
-            sys.exit(f"bench_record: {tool} not built (cmake --build --preset dev)")
-    if shutil.which("perf") is None:
-        sys.exit("bench_record: perf not found (apt-get install linux-perf)")
+    cpcprof, workload, fixed = built_tools(
+        "bench_record", a.build, ["profiler/cpcprof/cpcprof",
+                                  "tests/record/targets/record_workload_nofp",
+                                  "tests/bench/bench_fixed_work"])
     exe_real = os.path.realpath(workload)
     syms = Symbols(exe_real)
     wl = [workload, "--seconds", str(a.seconds)]

@@ -41,6 +41,8 @@ import sys
 import tempfile
 import time
 
+from bench_common import built_tools
+
 PERIOD_NS = 50_000
 
 
@@ -78,13 +80,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--keep", help="directory to keep (and reuse) the recordings in")
     a = ap.parse_args()
-    cpcprof = os.path.join(a.build, "profiler/cpcprof/cpcprof")
-    workload = os.path.join(a.build, "tests/record/targets/record_workload_nofp")
-    for tool in (cpcprof, workload):
-        if not os.access(tool, os.X_OK):
-            sys.exit(f"bench_view: {tool} not built (cmake --build --preset dev)")
-    if shutil.which("perf") is None:
-        sys.exit("bench_view: perf not found (apt-get install linux-perf)")
+    cpcprof, workload = built_tools(
+        "bench_view", a.build, ["profiler/cpcprof/cpcprof",
+                                "tests/record/targets/record_workload_nofp"])
     work = a.keep or tempfile.mkdtemp(prefix="bench_view.")
     os.makedirs(work, exist_ok=True)
     prof = os.path.join(work, "big.cpcprof")

@@ -93,6 +93,7 @@ struct Overflow : ::testing::TestWithParam<bool> {
         g_buf = cpc_buf_create(g_cpc, g_set);
         ASSERT_EQ(cpc_bind_curlwp(g_cpc, g_set, 0), 0) << std::strerror(errno);
     }
+    int overflow_around_a_handler_change();
     uint64_t value() {
         cpc_buf_t *b = cpc_buf_create(g_cpc, g_set);
         EXPECT_EQ(cpc_set_sample(g_cpc, g_set, b), 0);
@@ -169,6 +170,19 @@ void install_emt(void (*h)(int, siginfo_t *, void *)) {
     sigemptyset(&sa.sa_mask);
     sigaction(SIGEMT, &sa, nullptr);
 }
+
+// Binds, overflows about ten times, installs on_emt_b in place of on_emt
+// and overflows about ten times more.  Returns the signals on_emt had
+// counted before the switch.
+int Overflow::overflow_around_a_handler_change() {
+    g_signals_b = 0;
+    bind(UINT64_MAX - 99);
+    overflow_touch(1000);
+    int first = g_signals;
+    install_emt(on_emt_b);
+    overflow_touch(1000);
+    return first;
+}
 } // namespace
 
 // As the kernel would: each overflow goes to the handler installed at that
@@ -176,12 +190,7 @@ void install_emt(void (*h)(int, siginfo_t *, void *)) {
 TEST_P(Overflow, HandlerInstalledAfterBindIsTheOneCalled) {
     if (stable_promised())
         GTEST_SKIP() << "CPC_SIGEMT_STABLE=1: the program promised not to change its handler";
-    g_signals_b = 0;
-    bind(UINT64_MAX - 99);
-    overflow_touch(1000);
-    int first = g_signals;
-    install_emt(on_emt_b);
-    overflow_touch(1000);
+    int first = overflow_around_a_handler_change();
     cpc_unbind(g_cpc, g_set);
     EXPECT_GE(first, 9);
     EXPECT_EQ(g_signals.load(), first) << "the replaced handler was called";
@@ -208,12 +217,7 @@ TEST_P(Overflow, StableDispositionIsReadAtBind) {
         EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "the run with CPC_SIGEMT_STABLE=1";
         return;
     }
-    g_signals_b = 0;
-    bind(UINT64_MAX - 99);
-    overflow_touch(1000);
-    int first = g_signals;
-    install_emt(on_emt_b);
-    overflow_touch(1000);
+    int first = overflow_around_a_handler_change();
     EXPECT_GE(g_signals.load(), first + 9) << "the disposition of the bind is used";
     EXPECT_EQ(g_signals_b.load(), 0);
     int before = g_signals;
