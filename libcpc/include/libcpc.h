@@ -146,6 +146,19 @@ extern int cpc_unbind(cpc_t *cpc, cpc_set_t *set);
 extern int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset);
 /* [async-signal-safe] */
 extern int cpc_set_restart(cpc_t *cpc, cpc_set_t *set);
+/*
+ * Linux extension.  [async-signal-safe; from the SIGEMT handler of the
+ * thread that bound set with cpc_bind_curlwp]  Overflows of set that came
+ * before the one this SIGEMT reports and whose signals merged into it
+ * (the kernel raises one signal for overflows that arrive before it is
+ * delivered: short periods, a busy machine).  Returns their number and
+ * stores the interrupted PCs of up to max of them, oldest first, in pcs,
+ * *npcs of them (0 where the kernel's records are not available); -1 with
+ * errno EINVAL when set is not bound to the calling thread.  See
+ * cpc_bind_curlwp(3CPC).
+ */
+extern int64_t cpc_set_merged_overflows(cpc_t *cpc, cpc_set_t *set,
+    uint64_t *pcs, int max, int *npcs);
 
 /* Buffers. */
 extern cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set);

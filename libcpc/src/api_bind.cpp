@@ -236,6 +236,14 @@ int cpc_set_restart(cpc_t *, cpc_set_t *) {
     return 0;
 }
 
+int64_t cpc_set_merged_overflows(cpc_t *, cpc_set_t *set, uint64_t *pcs, int max, int *npcs) {
+    Counting *c = current_counting();
+    if (c == nullptr || c->spec().owner != set || (max > 0 && pcs == nullptr) ||
+        npcs == nullptr)
+        return fail(EINVAL);
+    return static_cast<int64_t>(c->merged_overflows(pcs, max, npcs));
+}
+
 int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf) {
     if (!valid_handle(cpc) || !valid_set(cpc, set) || !valid_buf(cpc, buf) || buf->set != set ||
         buf->nreqs != static_cast<int>(set->requests.size()))

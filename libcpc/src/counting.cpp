@@ -189,20 +189,47 @@ int Counting::read_group(uint64_t *enabled, uint64_t *running) {
 }
 
 // The group's values at request index's overflow: from the sample the
-// kernel wrote into its ring, or read now.
+// kernel wrote into its ring, or read now; and how many earlier overflows
+// merged into this signal.
 int Counting::snapshot(int index) {
-    if (slots_[index].ring.take_latest(snap_.data(), snap_.size()) &&
+    merged_ = RingHarvest{};
+    merged_count_ = 0;
+    Slot &s = slots_[index];
+    if (s.ring.take_latest(snap_.data(), snap_.size(), &merged_) &&
         snap_[0] == slots_.size() + 1) {
-        have_snap_ = true;
-        return 0;
+        merged_count_ = merged_.samples - 1 + merged_.lost;
+        // A full ring (the signal was blocked for long) stopped recording
+        // overflows some time ago: the counter says how many came since.
+        if (!merged_.full) {
+            have_snap_ = true;
+            return 0;
+        }
+    } else {
+        merged_.npcs = 0;
     }
     ++overflow_reads_;
     uint64_t enabled, running;
     if (int e = read_group(&enabled, &running))
         return e;
     std::copy(readbuf_.begin(), readbuf_.end(), snap_.begin());
+    // Events since the period began (the virtual value counts from the
+    // preset there), read now rather than at the overflow: whole periods
+    // beyond the first are overflows whose signals merged into this one.
+    // For a clock that skips kernel-mode ends of periods (exclude_kernel)
+    // this counts those too: an upper bound, used only without records.
+    uint64_t since = s.base + readbuf_[3 + index] - s.preset;
+    if (s.chain_left == 0 && s.attr.sample_period != 0 && since / s.attr.sample_period > 1)
+        merged_count_ = std::max<uint64_t>(merged_count_, since / s.attr.sample_period - 1);
     have_snap_ = true;
     return 0;
+}
+
+uint64_t Counting::merged_overflows(uint64_t *pcs, int max, int *npcs) const {
+    int n = std::min(max, merged_.npcs);
+    for (int i = 0; i < n; ++i)
+        pcs[i] = merged_.pcs[i];
+    *npcs = n < 0 ? 0 : n;
+    return merged_count_;
 }
 
 int Counting::freeze() {

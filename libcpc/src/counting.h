@@ -81,6 +81,12 @@ class Counting {
     // Returns true when the overflow is the user's (signal SIGEMT), false
     // for an intermediate step of a chained long period.
     bool on_kernel_overflow(int index);
+    // [async-signal-safe] Overflows that the kernel counted before the one
+    // the last SIGEMT reported and whose signals merged into it (see
+    // sample_ring.h): their number, and the PCs of up to max of them,
+    // oldest first, in pcs (where the ring holds them; without a ring the
+    // number comes from the counter's value and no PC is known).
+    uint64_t merged_overflows(uint64_t *pcs, int max, int *npcs) const;
 
     bool frozen() const { return frozen_; }
     uint32_t id() const { return id_; }
@@ -143,6 +149,9 @@ class Counting {
     bool have_snap_ = false;
     int last_failed_ = -1; // request whose open failed; -1 the tick event
     uint64_t overflow_reads_ = 0;
+    // The last user overflow's merged predecessors (merged_overflows).
+    RingHarvest merged_;
+    uint64_t merged_count_ = 0;
 };
 
 } // namespace cpc

@@ -13,8 +13,10 @@ namespace cpc {
 
 namespace {
 
-// One page of records: a sample of a group of n events takes 8 * (n + 4)
-// bytes, and the handler consumes the ring at every overflow.
+// One page of records: a sample of a group of n events takes 8 * (n + 5)
+// bytes, and the handler consumes the ring at every overflow; overflows
+// that merge into one signal are few (a page holds ~80 of them), and the
+// kernel counts what did not fit in a PERF_RECORD_LOST.
 constexpr size_t kDataPages = 1;
 
 size_t page_size() { return getauxval(AT_PAGESZ); }
@@ -36,7 +38,7 @@ SampleRing &SampleRing::operator=(SampleRing &&o) noexcept {
 }
 
 void SampleRing::prepare(perf_event_attr *attr) {
-    attr->sample_type |= PERF_SAMPLE_READ;
+    attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_READ;
     // The kernel wakes the ring's readers (an IRQ-work interrupt, costly
     // in a VM) each time this many bytes have been written: with the
     // default, half the buffer, that is every few dozen samples.
@@ -80,30 +82,46 @@ void SampleRing::discard() {
     __atomic_store_n(&page_->data_tail, head, __ATOMIC_RELEASE);
 }
 
-bool SampleRing::take_latest(uint64_t *out, size_t n) {
+bool SampleRing::take_latest(uint64_t *out, size_t n, RingHarvest *h) {
     if (page_ == nullptr)
         return false;
     const size_t size = data_bytes();
     const size_t mask = size - 1;
     const char *data = reinterpret_cast<const char *>(page_) + page_size();
+    // Copies len bytes of record data at ring offset pos (a body may wrap).
+    auto copy = [&](void *dst, uint64_t pos, size_t len) {
+        size_t at = pos & mask;
+        size_t first = len < size - at ? len : size - at;
+        std::memcpy(dst, data + at, first);
+        std::memcpy(static_cast<char *>(dst) + first, data, len - first);
+    };
     uint64_t head = __atomic_load_n(&page_->data_head, __ATOMIC_ACQUIRE); // see discard()
     uint64_t tail = page_->data_tail; // written by this thread only
+    h->full = head - tail + sizeof(perf_event_header) + (n + 1) * sizeof(uint64_t) > size;
     bool found = false;
+    uint64_t newest_pc = 0;
     // Records are 8-byte aligned, so a header never wraps; a body may.
     while (head - tail >= sizeof(perf_event_header)) {
-        perf_event_header h;
-        std::memcpy(&h, data + (tail & mask), sizeof h);
-        if (h.size < sizeof h || h.size > head - tail)
+        perf_event_header hd;
+        std::memcpy(&hd, data + (tail & mask), sizeof hd);
+        if (hd.size < sizeof hd || hd.size > head - tail)
             break; // not a record: give the ring back as it is
-        size_t body = h.size - sizeof h;
-        if (h.type == PERF_RECORD_SAMPLE && body == n * sizeof(uint64_t)) {
-            size_t at = (tail + sizeof h) & mask;
-            size_t first = body < size - at ? body : size - at;
-            std::memcpy(out, data + at, first);
-            std::memcpy(reinterpret_cast<char *>(out) + first, data, body - first);
+        size_t body = hd.size - sizeof hd;
+        uint64_t at = tail + sizeof hd;
+        if (hd.type == PERF_RECORD_SAMPLE && body == (n + 1) * sizeof(uint64_t)) {
+            // An older sample's PC is kept before the newer one replaces it.
+            if (found && h->npcs < RingHarvest::kMaxPcs)
+                h->pcs[h->npcs++] = newest_pc;
+            copy(&newest_pc, at, sizeof newest_pc);
+            copy(out, at + sizeof newest_pc, n * sizeof(uint64_t));
+            ++h->samples;
             found = true;
+        } else if (hd.type == PERF_RECORD_LOST && body >= 2 * sizeof(uint64_t)) {
+            uint64_t lost; // { u64 id; u64 lost; }
+            copy(&lost, at + sizeof(uint64_t), sizeof lost);
+            h->lost += lost;
         }
-        tail += h.size;
+        tail += hd.size;
     }
     __atomic_store_n(&page_->data_tail, head, __ATOMIC_RELEASE); // see discard()
     return found;

@@ -53,10 +53,13 @@ TEST(SampleRing, EmptyRingHasNoSample) {
     ASSERT_TRUE(g.ok()) << std::strerror(errno);
     ASSERT_TRUE(g.ring.map(g.leader.get())) << std::strerror(errno);
     uint64_t v[kWords] = {};
-    EXPECT_FALSE(g.ring.take_latest(v, kWords));
+    cpc::RingHarvest h;
+    EXPECT_FALSE(g.ring.take_latest(v, kWords, &h));
+    EXPECT_EQ(h.samples, 0u);
+    EXPECT_EQ(h.lost, 0u);
 }
 
-// 48-byte records in a 4096-byte ring: over 300 samples the ring wraps
+// 56-byte records in a 4096-byte ring: over 300 samples the ring wraps
 // three times and records straddle its end; each time the newest sample
 // is the one taken, with the counts of its overflow.
 TEST(SampleRing, NewestSampleAcrossTheWrap) {
@@ -67,8 +70,11 @@ TEST(SampleRing, NewestSampleAcrossTheWrap) {
     for (int k = 1; k <= 300; ++k) {
         cpctest::touch_pages(10);
         uint64_t v[kWords] = {};
-        ASSERT_TRUE(g.ring.take_latest(v, kWords)) << "sample " << k;
+        cpc::RingHarvest h;
+        ASSERT_TRUE(g.ring.take_latest(v, kWords, &h)) << "sample " << k;
         EXPECT_EQ(v[0], 2u);
+        EXPECT_EQ(h.samples, 1u) << "sample " << k;
+        EXPECT_EQ(h.npcs, 0) << "no older sample";
         // Page faults at the overflow: a whole number of periods.
         EXPECT_EQ(v[3] % 10, 0u) << "sample " << k;
         EXPECT_GT(v[3], last) << "sample " << k;
@@ -87,12 +93,40 @@ TEST(SampleRing, FullRingIsEmptiedAndGoesOn) {
     ASSERT_TRUE(g.ring.map(g.leader.get())) << std::strerror(errno);
     cpctest::touch_pages(2000);
     uint64_t v[kWords] = {};
-    ASSERT_TRUE(g.ring.take_latest(v, kWords));
+    cpc::RingHarvest h;
+    ASSERT_TRUE(g.ring.take_latest(v, kWords, &h));
     EXPECT_LT(v[3], 200u) << "a full ring keeps its first samples";
+    EXPECT_EQ(h.npcs, cpc::RingHarvest::kMaxPcs) << "the oldest PCs are kept";
+    EXPECT_TRUE(h.full) << "the ring had no room left";
     cpctest::touch_pages(1);
     uint64_t w[kWords] = {};
-    ASSERT_TRUE(g.ring.take_latest(w, kWords));
+    cpc::RingHarvest h2;
+    ASSERT_TRUE(g.ring.take_latest(w, kWords, &h2));
     EXPECT_GE(w[3], 2001u) << "the newest sample, after the lost ones";
+    // Every overflow is a record or in the kernel's lost count, which it
+    // writes once there is room again: with the next take.
+    EXPECT_GT(h2.lost, 0u);
+    EXPECT_GE(h.samples + h.lost + h2.samples + h2.lost, 2001u);
+}
+
+// Several overflows before the ring is read (as when their signals merge):
+// each is counted, and the older ones' PCs are kept, oldest first.
+TEST(SampleRing, EveryOverflowSinceTheLastTakeIsCounted) {
+    Group g(10);
+    ASSERT_TRUE(g.ok()) << std::strerror(errno);
+    ASSERT_TRUE(g.ring.map(g.leader.get())) << std::strerror(errno);
+    cpctest::touch_pages(50);
+    uint64_t v[kWords] = {};
+    cpc::RingHarvest h;
+    ASSERT_TRUE(g.ring.take_latest(v, kWords, &h));
+    EXPECT_EQ(h.samples, 5u);
+    EXPECT_EQ(h.lost, 0u);
+    EXPECT_FALSE(h.full);
+    ASSERT_EQ(h.npcs, 4);
+    for (int i = 0; i < h.npcs; ++i)
+        EXPECT_NE(h.pcs[i], 0u) << "the kernel's PC of overflow " << i;
+    EXPECT_EQ(v[3] % 10, 0u);
+    EXPECT_GE(v[3], 50u) << "the values are the newest overflow's";
 }
 
 TEST(SampleRing, SampleOfAnotherSizeIsNotTaken) {
@@ -101,9 +135,10 @@ TEST(SampleRing, SampleOfAnotherSizeIsNotTaken) {
     ASSERT_TRUE(g.ring.map(g.leader.get())) << std::strerror(errno);
     cpctest::touch_pages(10);
     uint64_t v[kWords + 1] = {};
-    EXPECT_FALSE(g.ring.take_latest(v, kWords + 1));
+    cpc::RingHarvest h;
+    EXPECT_FALSE(g.ring.take_latest(v, kWords + 1, &h));
     cpctest::touch_pages(10);
-    EXPECT_TRUE(g.ring.take_latest(v, kWords));
+    EXPECT_TRUE(g.ring.take_latest(v, kWords, &h));
 }
 
 TEST(SampleRing, ForkChildHasNoMapping) {

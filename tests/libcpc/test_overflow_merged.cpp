@@ -1,0 +1,156 @@
+// Overflows that merge into one signal: the kernel raises one SIGTRAP for
+// the overflows that come before it is delivered, so a handler that takes
+// longer than the period sees fewer signals than there were overflows.
+// cpc_set_merged_overflows counts the others, so that signals plus merged
+// overflows are every overflow the counter went through.
+#include "counting.h"
+#include "helpers.h"
+
+#include <signal.h>
+#include <time.h>
+#include <x86intrin.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+namespace {
+
+constexpr uint64_t kPeriodNs = 50000;  // 50 us of CPU time
+// Every 8th signal the handler spins four periods, with SIGTRAP blocked:
+// the overflows that come meanwhile merge into one signal.  (A handler
+// always longer than the period would never let the program run again.)
+constexpr uint64_t kLongHandlerNs = 200000;
+
+cpc_t *g_cpc;
+cpc_set_t *g_set;
+cpc_buf_t *g_buf;
+std::atomic<uint64_t> g_signals, g_merged, g_pcs, g_zero_pcs, g_counted_ns;
+std::atomic<int> g_errors;
+
+uint64_t thread_cpu_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return uint64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// Spinning in user mode without system calls (the thread CPU clock is a
+// system call, and a clock period that ends in the kernel is no overflow
+// of a user-mode count): the time-stamp counter, calibrated once.
+double g_tsc_per_ns;
+
+void calibrate_tsc() {
+    timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    uint64_t t0 = __rdtsc();
+    double ns;
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        ns = double(b.tv_sec - a.tv_sec) * 1e9 + double(b.tv_nsec - a.tv_nsec);
+    } while (ns < 20e6);
+    g_tsc_per_ns = double(__rdtsc() - t0) / ns;
+}
+
+void spin_ns(uint64_t ns) {
+    uint64_t end = __rdtsc() + uint64_t(double(ns) * g_tsc_per_ns);
+    while (__rdtsc() < end) {
+    }
+}
+
+void on_emt(int, siginfo_t *, void *) {
+    ++g_signals;
+    uint64_t pcs[8];
+    int npcs = 0;
+    int64_t n = cpc_set_merged_overflows(g_cpc, g_set, pcs, 8, &npcs);
+    if (n < 0 || npcs > 8 || npcs > n)
+        ++g_errors;
+    else
+        g_merged += static_cast<uint64_t>(n);
+    g_pcs += static_cast<uint64_t>(npcs);
+    for (int i = 0; i < npcs; ++i)
+        g_zero_pcs += pcs[i] == 0;
+    // The counting request: CPU time since the last restart.
+    uint64_t v = 0;
+    if (cpc_set_sample(g_cpc, g_set, g_buf) == 0 && cpc_buf_get(g_cpc, g_buf, 1, &v) == 0)
+        g_counted_ns += v;
+    // Longer than several periods, in user mode: the overflows of that
+    // time come while SIGTRAP is blocked and merge into one signal.
+    if (g_signals % 8 == 0)
+        spin_ns(kLongHandlerNs);
+    cpc_set_restart(g_cpc, g_set);
+}
+
+struct Merged : ::testing::TestWithParam<bool> {
+    void SetUp() override {
+        cpc::Counting::set_rings_enabled(GetParam());
+        g_signals = g_merged = g_pcs = g_zero_pcs = g_counted_ns = 0;
+        g_errors = 0;
+        if (g_tsc_per_ns == 0)
+            calibrate_tsc();
+        g_cpc = cpc_open(CPC_VER_CURRENT);
+        ASSERT_NE(g_cpc, nullptr);
+        g_set = cpc_set_create(g_cpc);
+        struct sigaction sa {};
+        sa.sa_sigaction = on_emt;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        ASSERT_EQ(sigaction(SIGEMT, &sa, nullptr), 0);
+    }
+    void TearDown() override {
+        cpc_close(g_cpc);
+        signal(SIGEMT, SIG_DFL);
+        cpc::Counting::set_rings_enabled(true);
+    }
+};
+
+} // namespace
+
+INSTANTIATE_TEST_SUITE_P(Snapshot, Merged, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool> &p) {
+                             return p.param ? "Ring" : "Read";
+                         });
+
+TEST_P(Merged, SignalsPlusMergedOverflowsAreEveryPeriodCounted) {
+    ASSERT_EQ(cpc_set_add_request(g_cpc, g_set, "cpu-clock", UINT64_MAX - (kPeriodNs - 1),
+                                  CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, nullptr),
+              0);
+    ASSERT_EQ(cpc_set_add_request(g_cpc, g_set, "cpu-clock", 0, CPC_COUNT_USER, 0, nullptr), 1);
+    g_buf = cpc_buf_create(g_cpc, g_set);
+    ASSERT_EQ(cpc_bind_curlwp(g_cpc, g_set, 0), 0) << std::strerror(errno);
+    uint64_t until = thread_cpu_ns() + 400000000; // 0.4 s of CPU
+    while (thread_cpu_ns() < until)
+        spin_ns(1000000);
+    uint64_t last = 0;
+    ASSERT_EQ(cpc_set_sample(g_cpc, g_set, g_buf), 0);
+    cpc_buf_get(g_cpc, g_buf, 1, &last);
+    cpc_unbind(g_cpc, g_set);
+    EXPECT_EQ(g_errors.load(), 0);
+    // The counter's own figure: CPU time counted over the run, in periods.
+    double periods = double(g_counted_ns.load() + last) / double(kPeriodNs);
+    double seen = double(g_signals.load() + g_merged.load());
+    ASSERT_GT(g_signals.load(), 100u);
+    EXPECT_GT(g_merged.load(), g_signals.load() / 10)
+        << "a 200 us handler every 8th signal at a 50 us period: overflows merge";
+    // Periods that end in the kernel (signal delivery) are no overflows of
+    // a user-mode count, so the counter's figure is a little higher.
+    EXPECT_GE(seen, 0.9 * periods) << "signals " << g_signals << ", merged " << g_merged;
+    EXPECT_LE(seen, 1.01 * periods + 2) << "signals " << g_signals << ", merged " << g_merged;
+    if (GetParam()) {
+        EXPECT_GT(g_pcs.load(), 0u) << "the ring keeps the merged overflows' PCs";
+        EXPECT_EQ(g_zero_pcs.load(), 0u);
+    } else {
+        EXPECT_EQ(g_pcs.load(), 0u) << "without a ring no PC is known";
+    }
+}
+
+TEST(Merged, RefusedForASetNotBoundHere) {
+    cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+    ASSERT_NE(cpc, nullptr);
+    cpc_set_t *set = cpc_set_create(cpc);
+    uint64_t pcs[4];
+    int npcs = -1;
+    errno = 0;
+    EXPECT_EQ(cpc_set_merged_overflows(cpc, set, pcs, 4, &npcs), -1);
+    EXPECT_EQ(errno, EINVAL);
+    cpc_close(cpc);
+}
