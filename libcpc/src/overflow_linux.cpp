@@ -204,7 +204,14 @@ void install_overflow_handler() {
         struct sigaction sa;
         std::memset(&sa, 0, sizeof sa);
         sa.sa_sigaction = on_sigtrap;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+        // No SA_ONSTACK: an overflow lands on whatever the thread runs on,
+        // and a program's alternate signal stack is sized for its own
+        // handlers (Rust gives each thread 8 KiB, MINSIGSTKSZ is 2 KiB),
+        // often smaller than the kernel's signal frame alone (AT_MINSIGSTKSZ,
+        // 3.4 KiB with AVX-512 state): delivering every overflow there would
+        // overflow it.  While the program runs on that stack, the kernel
+        // stacks the frame there anyway and checks that it fits.
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
         sigemptyset(&sa.sa_mask);
         sigaddset(&sa.sa_mask, sigemt_signal());
         sigaction(SIGTRAP, &sa, &g_previous_trap);

@@ -186,6 +186,8 @@ void stack_bounds(Slot *s) {
 void prepare_thread() {
     warm_unwinder();
     Slot *s = current_slot();
+    if (s == nullptr && g_state.slots.grow()) // every slot taken: one more chunk
+        s = current_slot();
     if (s == nullptr)
         return;
     stack_bounds(s);
@@ -211,22 +213,7 @@ int find_code(dl_phdr_info *info, size_t, void *arg) {
     return 0;
 }
 
-bool allocate_slots(State &s) {
-    size_t bytes = s.cfg.ring_bytes * kMaxSlots;
-    // Reserved, not committed: a ring's pages are touched only when a
-    // thread writes into it.
-    void *mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (mem == MAP_FAILED)
-        return false;
-    for (int i = 0; i < kMaxSlots; ++i) {
-        s.slots[i].ring.attach(static_cast<char *>(mem) + i * s.cfg.ring_bytes, s.cfg.ring_bytes);
-        s.slots[i].buf = cpc_buf_create(s.cpc, s.set);
-        if (s.slots[i].buf == nullptr)
-            return false;
-    }
-    return true;
-}
+bool allocate_slots(State &s) { return s.slots.init(s.cfg.ring_bytes, s.cpc, s.set); }
 
 std::string cpc_error; // last libcpc message, for the recorder
 
@@ -310,6 +297,9 @@ void after_fork_child() {
     drain_forget_thread();
     channel_after_fork();
     s.armed.store(false);
+    s.slots.after_fork();
+    s.no_slot.store(0);
+    s.unsampled_ns.store(0);
     for (Slot &slot : s.slots) {
         slot.ring.reset();
         slot.dropped.store(0);
@@ -337,6 +327,24 @@ void after_fork_child() {
     bind_this_thread(s);
 }
 
+// A thread that blocks SIGTRAP with a raw rt_sigprocmask (which the mask
+// wrappers cannot see) has its overflows pending: the kernel keeps writing
+// their records into the sample ring.  At the thread's end the signal is
+// let in, so that libcpc counts them (cpc_set_merged_overflows) and they
+// are in the accounting, not lost without a trace.
+void deliver_pending_overflows() {
+    sigset_t pending;
+    if (sigpending(&pending) != 0 || !sigismember(&pending, SIGTRAP))
+        return;
+    // SIGEMT too: libcpc queues it when the thread blocks it.
+    uint64_t ours = (uint64_t(1) << (SIGTRAP - 1)) | (uint64_t(1) << (SIGEMT - 1));
+    syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &ours, nullptr, sizeof ours);
+}
+
+struct PendingOverflowsAtThreadEnd {
+    ~PendingOverflowsAtThreadEnd() { deliver_pending_overflows(); }
+};
+
 // The process ends: stop sampling and send what the rings hold.  Runs
 // once, from whichever of the ends below comes first.
 void finish_samples() {
@@ -344,6 +352,7 @@ void finish_samples() {
     if (!g_active || done.exchange(true))
         return;
     State &s = g_state;
+    deliver_pending_overflows();
     s.armed.store(false, std::memory_order_release);
     if (s.cpc != nullptr)
         cpc_unbind(s.cpc, s.set);
@@ -376,6 +385,7 @@ void *thread_start(void *p) {
     Start st = *static_cast<Start *>(p);
     delete static_cast<Start *>(p);
     prepare_thread();
+    PendingOverflowsAtThreadEnd at_end; // also on pthread_exit (forced unwind)
     return st.fn(st.arg);
 }
 
@@ -400,16 +410,8 @@ bool signals_guarded() { return g_active; }
 Slot *current_slot() {
     if (tls_slot != nullptr)
         return tls_slot;
-    pid_t tid = gettid_();
-    for (Slot &s : g_state.slots) {
-        pid_t expected = 0;
-        if (s.tid.load(std::memory_order_relaxed) == 0 &&
-            s.tid.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) {
-            tls_slot = &s;
-            return &s;
-        }
-    }
-    return nullptr;
+    tls_slot = g_state.slots.claim(gettid_());
+    return tls_slot;
 }
 
 void forget_current_slot() { tls_slot = nullptr; }

@@ -250,11 +250,17 @@ void drain_once(bool final) {
         // follows.
         std::memset(s.cost_total, 0, sizeof s.cost_total);
     }
-    if (taken != 0 || dropped != 0) {
+    // Overflows of threads that found no slot were taken and not stored.
+    uint64_t no_slot = s.no_slot.exchange(0, std::memory_order_relaxed);
+    taken += no_slot;
+    dropped += no_slot;
+    uint64_t unsampled = s.unsampled_ns.exchange(0, std::memory_order_relaxed);
+    if (taken != 0 || dropped != 0 || unsampled != 0) {
         proto::Writer w(proto::Type::account);
         w.put(static_cast<int32_t>(getpid()));
         w.put(taken);
         w.put(dropped);
+        w.put(unsampled);
         send_message(w.finish());
     }
 }

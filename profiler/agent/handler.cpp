@@ -48,29 +48,58 @@ int walk(const State &s, Slot *slot, siginfo_t *si, void *ucv, uint64_t *frames,
                         max, complete);
 }
 
+// Writes one sample into the ring.  The record is reserved for the
+// deepest stack and the unwinder writes its frames straight into it: the
+// handler keeps no frame array of its own, so that its stack use stays
+// small on whatever stack the signal runs (see handler.h).  frames_of null:
+// a sample of the PC alone (pc), its stack unknown.
 void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *values,
-            int64_t when) {
-    uint64_t frames[kMaxDepthLimit];
-    bool complete = false;
-    int depth = walk(s, slot, si, uc, frames, &complete);
+            int64_t when, uint64_t pc) {
     int nv = s.cfg.nevents;
-    size_t bytes = sizeof(proto::SampleRecord) + (nv + depth) * sizeof(uint64_t);
-    void *p = slot->ring.reserve(bytes);
-    if (p == nullptr) {
+    int most = si != nullptr ? s.cfg.max_depth : 1;
+    size_t head = sizeof(proto::SampleRecord) + nv * sizeof(uint64_t);
+    char *out = static_cast<char *>(slot->ring.reserve(head + most * sizeof(uint64_t)));
+    if (out == nullptr) {
         slot->dropped.fetch_add(1, std::memory_order_relaxed);
         return;
     }
+    // 8-byte aligned: the ring's records are, and head is a multiple of 8.
+    auto *frames = reinterpret_cast<uint64_t *>(out + head);
+    bool complete = false;
+    int depth = 1;
+    if (si != nullptr)
+        depth = walk(s, slot, si, uc, frames, &complete);
+    else
+        frames[0] = pc;
     proto::SampleRecord r;
     r.time_ns = when;
     r.tid = slot->tid.load(std::memory_order_relaxed);
     r.depth = static_cast<uint16_t>(depth);
     r.complete = complete;
     r.nvalues = static_cast<uint8_t>(nv);
-    char *out = static_cast<char *>(p);
     std::memcpy(out, &r, sizeof r);
     std::memcpy(out + sizeof r, values, nv * sizeof(uint64_t));
-    std::memcpy(out + sizeof r + nv * sizeof(uint64_t), frames, depth * sizeof(uint64_t));
-    slot->ring.commit();
+    slot->ring.commit(head + depth * sizeof(uint64_t));
+}
+
+// Overflows whose signals merged into this one (libcpc.h,
+// cpc_set_merged_overflows): each is a sample of its own, taken by the
+// kernel at its own PC; its stack is gone, so it is stored with that PC
+// alone, marked incomplete.  Those whose PC the kernel did not keep are
+// counted as dropped.  The other events' counts since the last restart
+// stay with the signal's own sample.
+void record_merged(State &s, Slot *slot, int64_t when) {
+    uint64_t pcs[kMaxMerged];
+    int npcs = 0;
+    int64_t n = cpc_set_merged_overflows(s.cpc, s.set, pcs, kMaxMerged, &npcs);
+    if (n <= 0)
+        return;
+    uint64_t values[kMaxEvents] = {};
+    values[0] = s.cfg.periods[0];
+    for (int i = 0; i < npcs; ++i)
+        record(s, slot, nullptr, nullptr, values, when, pcs[i]);
+    if (static_cast<uint64_t>(n) > static_cast<uint64_t>(npcs))
+        slot->dropped.fetch_add(static_cast<uint64_t>(n) - npcs, std::memory_order_relaxed);
 }
 
 // Whether this thread has had its first SIGEMT.  A thread that inherits
@@ -139,8 +168,9 @@ void on_overflow(int sig, siginfo_t *si, void *uc) {
         // The sampling request stands for its period; the others count
         // from 0 since the last restart, i.e. over this period.
         values[0] = s.cfg.periods[0];
+        record_merged(s, slot, when);
         uint64_t t0 = tsc();
-        record(s, slot, si, uc, values, when);
+        record(s, slot, si, uc, values, when, 0);
         account_cost(s, slot, 0, tsc() - t0);
         cpc_set_restart(s.cpc, s.set);
         account_cost(s, slot, 1, tsc() - t_entry);

@@ -50,10 +50,12 @@ class Ring {
         return data_ + pos + 8;
     }
 
-    // [async-signal-safe] Publishes the record reserved last.
-    void commit() {
+    // [async-signal-safe] Publishes the record reserved last, n bytes of
+    // it (n <= the reserved size: a record may be written in place before
+    // its final length is known).
+    void commit(size_t n) {
         uint64_t pos = pending_ % size_;
-        uint64_t len = pending_len_;
+        uint64_t len = n < pending_len_ ? n : pending_len_;
         std::memcpy(data_ + pos, &len, sizeof len);
         // release: the record's bytes are visible before the new head.
         head_.store(pending_ + 8 + align8(len), std::memory_order_release);

@@ -1,14 +1,15 @@
 // The agent's process-wide state: configuration, the libcpc set, and the
-// pool of per-thread slots that the overflow handler writes into.
+// table of per-thread slots that the overflow handler writes into.
 //
-// Everything the handler touches is allocated before sampling starts: the
-// slot array is static, every slot's ring lives in one mapping made at
-// start-up, and every slot has its cpc_buf_t.  A thread takes a free slot
-// (compare-and-swap on its tid) at its first sample; the drain thread frees
-// the slots of threads that have ended.
+// Everything the handler touches is allocated before a thread's first
+// sample: slots come in chunks with their rings and cpc_buf_t (slots.h),
+// made at start-up and when a new thread finds none free.  A thread takes
+// a free slot (compare-and-swap on its tid) when it starts, or at its
+// first sample; the drain thread frees the slots of threads that have
+// ended.
 #pragma once
 
-#include "ring.h"
+#include "slots.h"
 
 #include <libcpc.h>
 
@@ -20,32 +21,10 @@ namespace cpcprof::agent {
 
 enum class CallGraph { dwarf, fp, none };
 
-inline constexpr int kMaxSlots = 1024;
-// Handler cost histograms: 25 ns buckets up to 20 us, then one overflow.
-inline constexpr int kCostBuckets = 801;
-inline constexpr uint64_t kCostBucketNs = 25;
 inline constexpr int kMaxEvents = 8;
 inline constexpr int kMaxDepthLimit = 1024;
-
-struct Slot {
-    std::atomic<pid_t> tid{0}; // 0: free
-    Ring ring;
-    cpc_buf_t *buf = nullptr;
-    std::atomic<uint64_t> dropped{0};
-    // Stack bounds for frame-pointer walks; 0 until the thread's start
-    // routine wrapper sets them (written before `ready` with release).
-    uintptr_t stack_lo = 0;
-    uintptr_t stack_hi = 0;
-    std::atomic<bool> ready{false}; // stack bounds known
-    // The handler is between its check of `armed` and its exit; an exec
-    // waits for it to leave before emptying the rings (seq_cst on both
-    // sides: set, then read armed; clear armed, then read this).
-    std::atomic<bool> in_handler{false};
-    bool announced = false;         // drain thread: thread message sent
-    // TSC ticks spent in the handler, written by the handler only:
-    // [0] PC + unwind + ring push, [1] entry to exit (libcpc calls included).
-    uint32_t cost[2][kCostBuckets] = {};
-};
+// Merged overflows recorded with their PC per signal (handler.cpp).
+inline constexpr int kMaxMerged = 32;
 
 struct Config {
     int channel = -1;
@@ -63,12 +42,15 @@ struct State {
     cpc_t *cpc = nullptr;
     cpc_set_t *set = nullptr;
     std::atomic<bool> armed{false}; // handler records samples
-    Slot slots[kMaxSlots];
+    SlotTable slots;
     // Completeness of a stack: its outermost frame is in libc (thread and
     // process start code) or at the executable's entry point.
     uintptr_t libc_lo = 0, libc_hi = 0;
     uintptr_t entry_lo = 0, entry_hi = 0;
-    std::atomic<uint64_t> no_slot{0}; // samples lost for want of a free slot
+    std::atomic<uint64_t> no_slot{0}; // overflows lost for want of a free slot
+    // CPU time (ns) of threads that could not be sampled at all (no
+    // counters); the drain thread sends and resets it.
+    std::atomic<uint64_t> unsampled_ns{0};
     double tsc_per_ns = 0;            // 0: handler costs are not measured
     // Costs of threads whose slots were freed (drain thread only).
     uint64_t cost_total[2][kCostBuckets] = {};

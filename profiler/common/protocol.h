@@ -10,7 +10,8 @@
 //   modules  pid, load time (CLOCK_MONOTONIC ns), count, then per module:
 //            start, end, file offset, path, build-id (hex)
 //   samples  pid, count, then per sample a SampleRecord, its values and frames
-//   account  pid, taken, dropped: increments since the previous account
+//   account  pid, taken, dropped, unsampled CPU ns: increments since the
+//            previous account
 //   bye      pid, exit code (or -1 when unknown), end time (CLOCK_MONOTONIC ns)
 //   error    pid, text the recorder prints (the agent could not sample)
 //   stats    pid, bucket count, bucket width (ns), then two histograms of

@@ -26,7 +26,7 @@ bool push(Ring &r, uint64_t seq, size_t words) {
     auto *w = static_cast<uint64_t *>(p);
     for (size_t i = 0; i < words; ++i)
         w[i] = seq * 1000 + i;
-    r.commit();
+    r.commit(words * 8);
     return true;
 }
 
@@ -49,6 +49,26 @@ TEST(Ring, RecordsComeBackWholeAndInOrderAcrossTheWrap) {
         EXPECT_GT(n, 0u);
     }
     EXPECT_EQ(next_in, next_out);
+    EXPECT_TRUE(f.ring.empty());
+}
+
+// The handler reserves room for the deepest stack and writes the record in
+// place: what it commits is only what it wrote.
+TEST(Ring, ShorterCommitKeepsTheSpaceItDidNotUse) {
+    Fixture f(1024);
+    for (uint64_t seq = 0; seq < 100; ++seq) {
+        auto *w = static_cast<uint64_t *>(f.ring.reserve(64 * 8));
+        ASSERT_NE(w, nullptr) << "record " << seq;
+        w[0] = seq;
+        w[1] = ~seq;
+        f.ring.commit(2 * 8);
+        size_t n = f.ring.consume([&](const char *p, size_t len) {
+            ASSERT_EQ(len, 16u);
+            EXPECT_EQ(reinterpret_cast<const uint64_t *>(p)[0], seq);
+            EXPECT_EQ(reinterpret_cast<const uint64_t *>(p)[1], ~seq);
+        });
+        EXPECT_EQ(n, 1u);
+    }
     EXPECT_TRUE(f.ring.empty());
 }
 

@@ -1,0 +1,63 @@
+#include "slots.h"
+
+#include <sys/mman.h>
+
+#include <new>
+
+namespace cpcprof::agent {
+
+bool SlotTable::init(size_t ring_bytes, cpc_t *cpc, cpc_set_t *set) {
+    ring_bytes_ = ring_bytes;
+    cpc_ = cpc;
+    set_ = set;
+    return grow();
+}
+
+bool SlotTable::grow() {
+    std::lock_guard<std::mutex> g(grow_lock_);
+    return add_chunk();
+}
+
+bool SlotTable::add_chunk() {
+    int n = chunks_.load(std::memory_order_relaxed);
+    if (n >= kMaxChunks)
+        return false;
+    // Reserved, not committed: a ring's pages are touched when a thread
+    // takes the slot (Ring::prefault) or writes into it.
+    size_t ring_total = ring_bytes_ * kChunkSlots;
+    void *rings = mmap(nullptr, ring_total, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (rings == MAP_FAILED)
+        return false;
+    void *mem = mmap(nullptr, sizeof(Slot) * kChunkSlots, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) {
+        munmap(rings, ring_total);
+        return false;
+    }
+    auto *slots = static_cast<Slot *>(mem);
+    for (int i = 0; i < kChunkSlots; ++i) {
+        new (&slots[i]) Slot();
+        slots[i].ring.attach(static_cast<char *>(rings) + i * ring_bytes_, ring_bytes_);
+        slots[i].buf = cpc_buf_create(cpc_, set_);
+        if (slots[i].buf == nullptr)
+            return false; // the chunk stays unpublished (and leaks: rare)
+    }
+    chunk_[n] = slots;
+    chunks_.store(n + 1, std::memory_order_release);
+    return true;
+}
+
+Slot *SlotTable::claim(pid_t tid) {
+    for (Slot &s : *this) {
+        pid_t expected = 0;
+        if (s.tid.load(std::memory_order_relaxed) == 0 &&
+            s.tid.compare_exchange_strong(expected, tid, std::memory_order_acq_rel))
+            return &s;
+    }
+    return nullptr;
+}
+
+void SlotTable::after_fork() { new (&grow_lock_) std::mutex; }
+
+} // namespace cpcprof::agent
