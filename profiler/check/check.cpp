@@ -2,6 +2,8 @@
 
 #include "storage/profile.h"
 
+#include "../common/accounting_text.h"
+
 #include <cstdio>
 #include <map>
 
@@ -125,7 +127,8 @@ FileReport check_file(const std::string &path) {
                          count(r->processes().size(), "process", "processes") + ", " +
                          count(r->threads().size(), "thread", "threads") + ", " +
                          (r->complete() ? "complete" : "incomplete") + ", " +
-                         (r->symbolized() ? "symbolized" : "not symbolized");
+                         (r->symbolized() ? "symbolized" : "not symbolized") +
+                         losses_text(r->accounting_total());
     return report;
 }
 

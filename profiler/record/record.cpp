@@ -7,6 +7,8 @@
 
 #include "symbolize_profile.h"
 
+#include "../common/accounting_text.h"
+
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -71,13 +73,16 @@ storage::RunInfo run_info(const Options &o, const Plan &p) {
 void print_summary(const Options &o, const Summary &s) {
     struct stat st {};
     stat(o.output.c_str(), &st);
+    std::string unsampled;
+    if (s.unsampled_ns != 0)
+        unsampled = losses_text({0, 0, 0, s.unsampled_ns});
     std::fprintf(stderr,
                  "cpcprof: recorded %.2f s: %zu process%s, %zu thread%s; samples taken %llu, "
-                 "stored %llu, dropped %llu; wrote %s (%.1f KB)\n",
+                 "stored %llu, dropped %llu%s; wrote %s (%.1f KB)\n",
                  s.seconds, s.processes, s.processes == 1 ? "" : "es", s.threads,
                  s.threads == 1 ? "" : "s", static_cast<unsigned long long>(s.taken),
                  static_cast<unsigned long long>(s.stored),
-                 static_cast<unsigned long long>(s.dropped), o.output.c_str(),
+                 static_cast<unsigned long long>(s.dropped), unsampled.c_str(), o.output.c_str(),
                  double(st.st_size) / 1024.0);
 }
 

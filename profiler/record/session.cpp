@@ -210,13 +210,15 @@ void Session::on_account(proto::Reader &r) {
     int pid = r.get<int32_t>();
     uint64_t taken = r.get<uint64_t>();
     uint64_t dropped = r.get<uint64_t>();
+    uint64_t unsampled_ns = r.get<uint64_t>();
     if (r.failed())
         return;
     Proc &proc = procs_[pid];
-    w_.add_accounting(pid, {taken, proc.stored_since_account, dropped});
+    w_.add_accounting(pid, {taken, proc.stored_since_account, dropped, unsampled_ns});
     proc.stored_since_account = 0;
     sum_.taken += taken;
     sum_.dropped += dropped;
+    sum_.unsampled_ns += unsampled_ns;
 }
 
 void Session::on_bye(proto::Reader &r) {

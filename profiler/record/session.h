@@ -25,6 +25,7 @@ struct Summary {
     size_t processes = 0;
     size_t threads = 0;
     uint64_t taken = 0, stored = 0, dropped = 0;
+    uint64_t unsampled_ns = 0; // CPU time of threads that had no counters
     int exit_status = 0; // the target's, as a shell gives it (128+N on signal N)
     // Handler cost histograms from the agents (--stats): bucket width in
     // ns; [0] PC + unwind + ring push, [1] the whole handler.

@@ -2,6 +2,8 @@
 
 #include "table_format.h"
 
+#include "../common/accounting_text.h"
+
 #include <cstdio>
 
 namespace cpcprof::report {
@@ -253,7 +255,7 @@ std::string text_header(const ReportContext &c) {
     storage::Accounting acc = q.reader().accounting_total();
     out += "# samples: " + std::to_string(q.samples_kept()) + " kept / " +
            std::to_string(q.samples_read()) + " stored, " + std::to_string(acc.dropped) +
-           " dropped\n";
+           " dropped" + losses_text({0, 0, 0, acc.unsampled_ns}) + "\n";
     auto d = duration_s(q);
     out += "# duration: " + (d ? fixed(d, 3) + " s" : std::string("unknown (recording did not finish)")) +
            "\n";
@@ -309,7 +311,9 @@ std::string json_preamble(const ReportContext &c) {
     out += std::string(", \"symbolized\": ") + (q.reader().symbolized() ? "true" : "false");
     out += ", \"samples\": {\"kept\": " + std::to_string(q.samples_kept()) +
            ", \"stored\": " + std::to_string(q.samples_read()) +
-           ", \"dropped\": " + std::to_string(acc.dropped) + "}";
+           ", \"dropped\": " + std::to_string(acc.dropped) +
+           ", \"taken\": " + std::to_string(acc.taken) +
+           ", \"unsampled_cpu_s\": " + json_number(double(acc.unsampled_ns) / 1e9) + "}";
     out += ", \"modules_without_symbols\": [";
     std::vector<std::string> mods = q.modules_without_symbols();
     for (size_t i = 0; i < mods.size(); ++i)

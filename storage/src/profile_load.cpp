@@ -146,10 +146,11 @@ bool LoadedProfile::load_threads_and_modules(sqlite3 *db, std::string *reason) {
 bool LoadedProfile::load_accounting_and_trie(sqlite3 *db, std::string *reason) {
     Statement s;
     int rc;
-    for (rc = s.query(db, "SELECT pid, taken, stored, dropped FROM accounting ORDER BY pid");
+    for (rc = s.query(db, "SELECT pid, taken, stored, dropped, unsampled_ns FROM accounting "
+                          "ORDER BY pid");
          rc == SQLITE_ROW; rc = s.step())
         accounting[static_cast<int>(s.int64(0))] = {ubits(s.int64(1)), ubits(s.int64(2)),
-                                                    ubits(s.int64(3))};
+                                                    ubits(s.int64(3)), ubits(s.int64(4))};
     if (rc != SQLITE_DONE)
         return fail(db, rc, "cannot read the accounting", reason);
     // The writer numbers nodes 1, 2, ... and inserts a parent before its

@@ -94,6 +94,7 @@ Accounting Reader::accounting_total() const {
         total.taken += a.taken;
         total.stored += a.stored;
         total.dropped += a.dropped;
+        total.unsampled_ns += a.unsampled_ns;
     }
     return total;
 }

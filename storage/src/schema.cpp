@@ -1,4 +1,4 @@
-// THE .cpcprof FILE FORMAT, version 2
+// THE .cpcprof FILE FORMAT, version 3
 // ===================================
 //
 // A .cpcprof file is one SQLite 3 database holding one recording: the run,
@@ -7,10 +7,12 @@
 // what the code addresses are (per module and file offset).  Any SQLite
 // client can read it; this block is what such a reader may rely on.
 // Version 2 added the symbol tables, run.symbolized_ns and
-// module.has_symbols; version 1 files are refused, not converted.
+// module.has_symbols; version 3 added accounting.unsampled_ns and counts
+// overflows merged into one signal in taken.  Other versions are refused,
+// not converted.
 //
 // Identification
-//   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 2.
+//   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 3.
 //   Text encoding UTF-8 (paths and arguments are stored byte for byte, so
 //   a TEXT value is not guaranteed to be valid UTF-8).  A reader refuses
 //   other versions: a version changes whenever a table, a column or the
@@ -103,10 +105,14 @@
 //     "SELECT sum(value) ..." works in any SQL client; the rest cost the
 //     same as integer columns would (a header byte plus about 3 bytes for
 //     a value near 10^6).
-//   accounting(pid, taken, stored, dropped)
+//   accounting(pid, taken, stored, dropped, unsampled_ns)
 //     Sample accounting summed per process over the run (taken: overflows
-//     seen by the sampler; stored: samples that reached the recorder;
-//     dropped: samples lost to full rings and other causes).  Invariant
+//     of the sampling event, counted by the kernel, whether or not their
+//     signal could be handled on its own; stored: samples that reached the
+//     recorder; dropped: overflows not stored - full rings, no thread slot,
+//     overflows merged into one signal beyond those whose PC was kept;
+//     unsampled_ns: CPU time of threads that could not be sampled at all,
+//     not counted in taken).  Invariant
 //     kept by the recorder, checked and exposed by the reader:
 //     taken = stored + dropped per process and in total.  Written in the
 //     same transactions as the samples it counts.
@@ -203,7 +209,7 @@ constexpr const char *kTables[] = {
 
     "CREATE TABLE accounting("
     "pid INTEGER PRIMARY KEY, taken INTEGER NOT NULL, stored INTEGER NOT NULL, "
-    "dropped INTEGER NOT NULL)",
+    "dropped INTEGER NOT NULL, unsampled_ns INTEGER NOT NULL)",
 
     "CREATE TABLE function_name(id INTEGER PRIMARY KEY, name TEXT NOT NULL)",
 

@@ -427,6 +427,7 @@ void Writer::add_accounting(int pid, const Accounting &inc) {
         return;
     Statement &s = m.st->add_accounting;
     s.bind(1, pid).bind(2, bits(inc.taken)).bind(3, bits(inc.stored)).bind(4, bits(inc.dropped));
+    s.bind(5, bits(inc.unsampled_ns));
     m.check(s.run(), "add accounting");
 }
 

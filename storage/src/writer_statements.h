@@ -57,9 +57,11 @@ struct WriterStatements {
         {&insert_sample, "INSERT INTO sample(thread, time_ns, stack, complete, value, more_values) "
                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
         {&add_accounting,
-         "INSERT INTO accounting(pid, taken, stored, dropped) VALUES (?1, ?2, ?3, ?4) "
+         "INSERT INTO accounting(pid, taken, stored, dropped, unsampled_ns) "
+         "VALUES (?1, ?2, ?3, ?4, ?5) "
          "ON CONFLICT(pid) DO UPDATE SET taken = taken + excluded.taken, "
-         "stored = stored + excluded.stored, dropped = dropped + excluded.dropped"},
+         "stored = stored + excluded.stored, dropped = dropped + excluded.dropped, "
+         "unsampled_ns = unsampled_ns + excluded.unsampled_ns"},
     };
 };
 

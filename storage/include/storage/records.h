@@ -87,6 +87,9 @@ struct Accounting {
     uint64_t taken = 0;   // overflows the sampler saw
     uint64_t stored = 0;  // samples that reached the recorder
     uint64_t dropped = 0; // samples lost (full ring, unwinder failure, ...)
+    // CPU time (ns) of threads that could not be sampled at all (no
+    // counters): not in taken.
+    uint64_t unsampled_ns = 0;
 
     // The invariant every profile keeps: taken == stored + dropped.
     bool balanced() const { return taken == stored + dropped; }
