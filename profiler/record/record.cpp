@@ -88,6 +88,24 @@ void print_silent(const std::vector<int> &pids) {
                  list.c_str());
 }
 
+// The file stopped taking writes during the recording (Session said so
+// at once).  It keeps what was committed before, and is finished if it
+// still can be; nothing is symbolized.
+int cut_short(const Options &o, storage::Writer &w, const Summary &s) {
+    std::string error;
+    bool finished = w.finish(monotonic_ns(), &error);
+    if (!o.quiet)
+        print_summary(o, s);
+    std::fprintf(stderr,
+                 "cpcprof record: %s holds the samples stored before writing failed%s; %llu "
+                 "sample%s could not be stored and %s\n",
+                 o.output.c_str(), finished ? "" : (" (not finished: " + error + ")").c_str(),
+                 static_cast<unsigned long long>(s.lost), s.lost == 1 ? "" : "s",
+                 s.lost_counted ? "are counted as dropped in it"
+                                : "the file could not even take their count");
+    return 1;
+}
+
 // Resolves the new profile's addresses.  A failure leaves the recording
 // as it is (unsymbolized, which `cpcprof symbolize` can redo) and does not
 // change the exit status, which is the target's.
@@ -179,8 +197,10 @@ int record_main(const std::vector<std::string> &args) {
         return unrecorded(*target, error);
     writer->begin_run(run);
     writer->commit();
-    Session session(*writer, *target);
+    Session session(*writer, *target, o->output);
     Summary s = session.run();
+    if (!s.write_error.empty())
+        return cut_short(*o, *writer, s);
     if (!writer->finish(monotonic_ns(), &error))
         return fail("writing " + o->output + ": " + error);
     if (!o->quiet)
