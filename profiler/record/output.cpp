@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace cpcprof::record {
 
@@ -83,30 +84,78 @@ bool check_output_writable(const std::string &path, std::string *error) {
     }
     ::close(fd);
     ::unlink(probe.c_str());
+    struct stat st;
+    if (lstat(path.c_str(), &st) == 0)
+        return true; // its WAL files go along with it
+    for (const char *suffix : {"-wal", "-shm"})
+        if (lstat((path + suffix).c_str(), &st) == 0) {
+            *error = path + suffix + " exists without " + path +
+                     " (left by a recording that was killed?); move it away together with "
+                     "its profile";
+            return false;
+        }
     return true;
 }
 
-bool keep_old(const std::string &path, std::string *error) {
-    if (!check_output_kind(path, error))
-        return false;
-    struct stat st;
-    if (lstat(path.c_str(), &st) != 0)
-        return true;
-    std::string old = path + ".old";
-    if (rename(path.c_str(), old.c_str()) != 0) {
-        *error = "cannot rename " + path + " to " + old + ": " + std::strerror(errno);
+OldProfile::OldProfile(std::string path) : path_(std::move(path)) {
+    size_t slash = path_.rfind('/');
+    size_t base = slash == std::string::npos ? 0 : slash + 1;
+    aside_ =
+        path_.substr(0, base) + "." + path_.substr(base) + ".aside." + std::to_string(getpid());
+}
+
+namespace {
+
+// Renames from (and its -wal and -shm, where they exist) to to.
+bool move_with_wal(const std::string &from, const std::string &to, std::string *error) {
+    if (rename(from.c_str(), to.c_str()) != 0) {
+        *error = "cannot rename " + from + " to " + to + ": " + std::strerror(errno);
         return false;
     }
     // A recording that was killed keeps its last batches in the WAL: it
     // goes along with its file.
     for (const char *suffix : {"-wal", "-shm"}) {
-        std::string from = path + suffix, to = old + suffix;
-        if (rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT) {
-            *error = "cannot rename " + from + " to " + to + ": " + std::strerror(errno);
+        std::string f = from + suffix, t = to + suffix;
+        if (rename(f.c_str(), t.c_str()) != 0 && errno != ENOENT) {
+            *error = "cannot rename " + f + " to " + t + ": " + std::strerror(errno);
             return false;
         }
     }
     return true;
+}
+
+} // namespace
+
+bool OldProfile::set_aside(std::string *error) {
+    if (!check_output_kind(path_, error))
+        return false;
+    struct stat st;
+    if (lstat(path_.c_str(), &st) != 0)
+        return true;
+    if (!move_with_wal(path_, aside_, error)) {
+        restore();
+        return false;
+    }
+    moved_ = true;
+    return true;
+}
+
+bool OldProfile::keep(std::string *error) {
+    if (!moved_)
+        return true;
+    moved_ = false;
+    // The WAL files of the NAME.old being replaced would be read as the
+    // new one's (check_output_kind has seen they are regular files).
+    for (const char *suffix : {"-wal", "-shm"})
+        ::unlink((path_ + ".old" + suffix).c_str());
+    return move_with_wal(aside_, path_ + ".old", error);
+}
+
+void OldProfile::restore() {
+    std::string ignored;
+    if (access(path_.c_str(), F_OK) != 0)
+        move_with_wal(aside_, path_, &ignored);
+    moved_ = false;
 }
 
 } // namespace cpcprof::record

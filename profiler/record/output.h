@@ -19,11 +19,28 @@ namespace cpcprof::record {
 bool check_output_kind(const std::string &path, std::string *error);
 
 // Whether a file can be created beside path (its directory exists and is
-// writable); creates and removes a hidden probe file.
+// writable; creates and removes a hidden probe file), and no WAL file of
+// another recording lies there without its profile.
 bool check_output_writable(const std::string &path, std::string *error);
 
-// Moves an existing profile, with the -wal and -shm files a killed
-// recording leaves, to NAME.old.  Checks the kinds again first.
-bool keep_old(const std::string &path, std::string *error);
+// An existing profile moved out of the way of a new one.  set_aside()
+// renames it (with the -wal and -shm files a killed recording leaves) to
+// a hidden name beside it; once the new profile exists, keep() makes it
+// NAME.old; if the new one cannot be created, restore() puts it back, so
+// that a failure loses neither it nor an earlier NAME.old.
+class OldProfile {
+  public:
+    explicit OldProfile(std::string path);
+    // Checks the kinds again; true (and nothing moved) if there is none.
+    bool set_aside(std::string *error);
+    bool keep(std::string *error);
+    void restore();
+    // Where it waits between set_aside() and keep().
+    const std::string &aside() const { return aside_; }
+
+  private:
+    std::string path_, aside_;
+    bool moved_ = false;
+};
 
 } // namespace cpcprof::record

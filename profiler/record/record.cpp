@@ -190,11 +190,18 @@ int record_main(const std::vector<std::string> &args) {
     sighandler_t old_quit = signal(SIGQUIT, SIG_IGN);
     // The command runs: only now is the previous profile moved aside.  Its
     // agent's first messages wait in the channel meanwhile.
+    OldProfile old(o->output);
     std::unique_ptr<storage::Writer> writer;
-    if (keep_old(o->output, &error))
+    if (old.set_aside(&error)) {
         writer = storage::Writer::create(o->output, &error);
+        if (!writer)
+            old.restore();
+    }
     if (!writer)
         return unrecorded(*target, error);
+    if (!old.keep(&error))
+        std::fprintf(stderr, "cpcprof record: the previous profile stays at %s: %s\n",
+                     old.aside().c_str(), error.c_str());
     writer->begin_run(run);
     writer->commit();
     Session session(*writer, *target, o->output);

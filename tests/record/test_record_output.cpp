@@ -15,6 +15,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -242,4 +243,46 @@ TEST(RecordOutput, AFullDiskStopsTheRecordingAtOnceAndCountsTheLoss) {
     EXPECT_EQ(total.dropped, s->dropped);
     EXPECT_EQ(p.samples.size(), s->stored);
     EXPECT_EQ(total.stored, p.samples.size());
+}
+
+namespace {
+
+// Fills the file system of dir: a file written until it is full.
+void fill(const std::string &file) {
+    std::FILE *f = std::fopen(file.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::setvbuf(f, nullptr, _IONBF, 0);
+    std::string block(4096, 'x');
+    while (std::fwrite(block.data(), 1, block.size(), f) == block.size()) {
+    }
+    std::fputc('x', f); // the last partial block
+    std::fclose(f);
+}
+
+} // namespace
+
+// The profile cannot even be created once the command has started (a
+// full disk: the checks before the start only create an empty file): the
+// command runs to its end unrecorded, the recorder exits 1, and the
+// previous profile and its .old are back where they were.
+TEST(RecordOutput, AProfileThatCannotBeCreatedLeavesThePreviousOnes) {
+    TempDir dir;
+    SmallDisk disk(dir.file("small"));
+    if (!disk.mounted())
+        GTEST_SKIP() << "cannot mount a small tmpfs to fill (" << disk.error()
+                     << "); this test needs root";
+    {
+        std::ofstream(dir.file("small/out.cpcprof")) << "the previous recording\n";
+        std::ofstream(dir.file("small/out.cpcprof.old")) << "the one before\n";
+    }
+    fill(dir.file("small/filler"));
+    RunResult r = run_cpcprof(
+        dir, {"record", "-o", "small/out.cpcprof", "--", "sh", "-c", "echo ran to its end"});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("the command runs on without being recorded"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "ran to its end\n");
+    EXPECT_EQ(read_file(dir.file("small/out.cpcprof")), "the previous recording\n");
+    EXPECT_EQ(read_file(dir.file("small/out.cpcprof.old")), "the one before\n");
+    EXPECT_EQ(names_in(dir.file("small")),
+              (std::set<std::string>{"filler", "out.cpcprof", "out.cpcprof.old"}));
 }
