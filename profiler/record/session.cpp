@@ -94,7 +94,9 @@ Summary Session::run() {
         if (proc.pidfd >= 0)
             close(proc.pidfd);
     }
-    check_writer();
+    // The last batch, committed here so that a file full at the very end
+    // also gets its loss counted.
+    commit();
     if (!storing_)
         count_lost();
     sum_.seconds = double(monotonic_ns() - start) / 1e9;
