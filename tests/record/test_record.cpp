@@ -88,8 +88,8 @@ TEST(RecordCli, ExitStatusIsTheTargets) {
 // noise; still far below the 100 us beyond which nothing is measured).
 TEST(RecordCli, PeriodShorterThanTheEventCheckRecords) {
     TempDir dir;
-    RunResult refused = run_cpcprof(dir, {"record", "-e", "cpu-clock,1000", "-o", "out.cpcprof",
-                                          "--", "true"});
+    RunResult refused =
+        run_cpcprof(dir, {"record", "-e", "cpu-clock,1000", "-o", "out.cpcprof", "--", "true"});
     ASSERT_EQ(refused.status, 1) << refused.err;
     std::smatch m;
     static const std::regex lowest_re(
