@@ -204,7 +204,9 @@ int record_main(const std::vector<std::string> &args) {
                      old.aside().c_str(), error.c_str());
     writer->begin_run(run);
     writer->commit();
-    Session session(*writer, *target, o->output);
+    SpaceReserve reserve;
+    reserve.hold(o->output, kEndReserveBytes); // best effort: the count may still fit
+    Session session(*writer, *target, o->output, reserve);
     Summary s = session.run();
     if (!s.write_error.empty())
         return cut_short(*o, *writer, s);

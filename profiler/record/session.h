@@ -4,6 +4,7 @@
 
 #include "options.h"
 #include "plan.h"
+#include "space_reserve.h"
 #include "spawn.h"
 
 #include "../common/protocol.h"
@@ -46,8 +47,10 @@ struct Summary {
 
 class Session {
   public:
-    Session(storage::Writer &w, const Target &t, std::string output)
-        : w_(w), target_(t), output_(std::move(output)) {}
+    // reserve: space of the output's file system released for the last
+    // batch if the disk fills (may hold nothing).
+    Session(storage::Writer &w, const Target &t, std::string output, SpaceReserve &reserve)
+        : w_(w), target_(t), output_(std::move(output)), reserve_(reserve) {}
     // Runs until the target and every recorded process are gone.
     Summary run();
 
@@ -96,6 +99,7 @@ class Session {
     storage::Writer &w_;
     Target target_;
     std::string output_;
+    SpaceReserve &reserve_;
     bool storing_ = true; // false once the file has refused a write
     std::map<int, Proc> procs_;
     std::set<int> tids_;

@@ -39,6 +39,7 @@ void Session::check_writer() {
 // stored, everything else taken since as dropped, so that the file's
 // taken == stored + dropped holds and `check` does not claim 0 dropped.
 void Session::count_lost() {
+    reserve_.release();
     w_.resume_after_failure();
     uint64_t arrived = sum_.stored, stored = 0;
     for (auto &[pid, proc] : procs_) {
