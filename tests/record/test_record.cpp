@@ -96,8 +96,14 @@ TEST(RecordCli, PeriodShorterThanTheEventCheckRecords) {
         R"(the lowest period accepted here is [0-9.]+ us \(-c (\d+))");
     ASSERT_TRUE(std::regex_search(refused.err, m, lowest_re)) << refused.err;
     uint64_t period = 2 * std::stoull(m[1]);
-    RunResult r = run_cpcprof(dir, {"record", "-e", "cpu-clock," + std::to_string(period), "-o",
-                                    "out.cpcprof", "--", WORKLOAD_FP, "--seconds", "0.05"});
+    RunResult r;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        r = run_cpcprof(dir, {"record", "-e", "cpu-clock," + std::to_string(period), "-o",
+                              "out.cpcprof", "--", WORKLOAD_FP, "--seconds", "0.05"});
+        if (r.status != 1 || !std::regex_search(r.err, m, lowest_re))
+            break;
+        period = 2 * std::stoull(m[1]); // measured slower this time (a loaded machine)
+    }
     ASSERT_EQ(r.status, 0) << r.err;
     auto s = parse_summary(r.err);
     ASSERT_TRUE(s) << "no summary line in:\n" << r.err;
