@@ -58,6 +58,10 @@ std::string directory_of(const std::string &path) {
 } // namespace
 
 bool check_output_kind(const std::string &path, std::string *error) {
+    if (path.empty()) {
+        *error = "-o needs a file name";
+        return false;
+    }
     std::string why;
     for (const std::string &name :
          {path, path + "-wal", path + "-shm", path + ".old", path + ".old-wal", path + ".old-shm"})

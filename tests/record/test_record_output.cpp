@@ -94,6 +94,9 @@ TEST(RecordOutput, RefusesAnythingButARegularFile) {
         EXPECT_EQ(after.link, before.link) << c.name;
         EXPECT_FALSE(look(dir.file(c.name + ".old")).exists) << c.name;
     }
+    RunResult r = run_cpcprof(dir, {"record", "-o", "", "--", "true"});
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("-o needs a file name"), std::string::npos) << r.err;
     struct stat st;
     ASSERT_EQ(stat(dir.file("null").c_str(), &st), 0);
     EXPECT_TRUE(S_ISCHR(st.st_mode));
