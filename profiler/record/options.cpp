@@ -1,6 +1,8 @@
 #include "options.h"
 
+#include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 
 namespace cpcprof::record {
@@ -15,13 +17,15 @@ const char *usage() {
            "  -e EVENT[,PERIOD]  event to count; the first one samples (every PERIOD\n"
            "                     events), the others are read at every sample\n"
            "  -c PERIOD          sampling period for events given without one\n"
-           "  -F HZ              samples per second of CPU time (cpu-clock, task-clock)\n"
-           "  -o FILE            output file (default out.cpcprof; an old one is kept\n"
-           "                     as FILE.old)\n"
+           "  -F HZ              samples per second of CPU time (cpu-clock, task-clock);\n"
+           "                     at most kernel.perf_event_max_sample_rate, and for the\n"
+           "                     clocks at most what this machine's signals sustain\n"
+           "  -o FILE            output file (default out.cpcprof; only a regular file is\n"
+           "                     replaced, and kept as FILE.old once CMD has started)\n"
            "  --call-graph MODE  dwarf (default), fp (frame pointers) or none\n"
            "  --max-depth N      frames per stack (default 128)\n"
            "  --no-children      do not record processes the command starts\n"
-           "  --ring-kb N        per-thread sample buffer (default 256)\n"
+           "  --ring-kb N        per-thread sample buffer, 16 to 65536 KiB (default 256)\n"
            "  --stats            measure the sampler's cost per sample and print it\n"
            "  --no-symbolize     leave the addresses unresolved (cpcprof symbolize FILE\n"
            "                     does it later)\n"
@@ -30,13 +34,22 @@ const char *usage() {
 
 namespace {
 
-std::optional<uint64_t> parse_count(const std::string &s) {
-    if (s.empty() || s[0] == '-')
+// A positive decimal (or 0x hexadecimal) count; *why says what is wrong
+// with any other text.
+std::optional<uint64_t> parse_count(const std::string &s, std::string *why) {
+    *why = "a positive number is needed, not '" + s + "'";
+    if (s.empty() || s[0] == '-' || s[0] == '+' || std::isspace(static_cast<unsigned char>(s[0])))
         return std::nullopt;
     char *end = nullptr;
     errno = 0;
     unsigned long long v = std::strtoull(s.c_str(), &end, 0);
-    if (errno != 0 || *end != '\0' || v == 0)
+    if (*end != '\0' || end == s.c_str())
+        return std::nullopt;
+    if (errno == ERANGE) {
+        *why = "'" + s + "' is too large (at most " + std::to_string(UINT64_MAX) + ")";
+        return std::nullopt;
+    }
+    if (errno != 0 || v == 0)
         return std::nullopt;
     return v;
 }
@@ -46,9 +59,10 @@ bool parse_event(const std::string &text, EventArg *out, std::string *error) {
     EventArg e;
     e.name = text;
     if (comma != std::string::npos) {
-        auto p = parse_count(text.substr(comma + 1));
+        std::string why;
+        auto p = parse_count(text.substr(comma + 1), &why);
         if (!p) {
-            *error = "bad period in -e " + text + ": a positive number is needed";
+            *error = "bad period in -e " + text + ": " + why;
             return false;
         }
         e.name = text.substr(0, comma);
@@ -92,18 +106,25 @@ std::optional<Options> parse_options(const std::vector<std::string> &args, std::
             auto v = value(a);
             if (!v)
                 return std::nullopt;
-            auto n = parse_count(*v);
+            std::string why;
+            auto n = parse_count(*v, &why);
             if (!n) {
-                *error = a + " needs a positive number, not '" + *v + "'";
+                *error = a + ": " + why;
                 return std::nullopt;
             }
             if (a == "-c")
                 o.period = *n;
             else if (a == "-F")
                 o.freq = *n;
-            else if (a == "--ring-kb")
+            else if (a == "--ring-kb") {
+                if (*n < kMinRingKb || *n > kMaxRingKb) {
+                    *error = "--ring-kb " + *v + ": the per-thread sample buffer is " +
+                             std::to_string(kMinRingKb) + " to " + std::to_string(kMaxRingKb) +
+                             " KiB (every thread of the program may fill one)";
+                    return std::nullopt;
+                }
                 o.ring_kb = *n;
-            else if (*n > 1024) {
+            } else if (*n > 1024) {
                 *error = "--max-depth is at most 1024";
                 return std::nullopt;
             } else

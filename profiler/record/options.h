@@ -13,6 +13,11 @@ struct EventArg {
     uint64_t period = 0; // 0: from -c, -F or the default
 };
 
+// Bounds of --ring-kb: the agent's smallest ring, and a size that a
+// program with many threads can still afford (each may fill its own).
+inline constexpr size_t kMinRingKb = 16;
+inline constexpr size_t kMaxRingKb = 64 * 1024;
+
 struct Options {
     std::vector<EventArg> events;
     std::optional<uint64_t> period; // -c
@@ -22,7 +27,7 @@ struct Options {
     int max_depth = 128;
     bool children = true;
     bool quiet = false;
-    bool stats = false; // measure and print the agent's handler cost
+    bool stats = false;    // measure and print the agent's handler cost
     bool symbolize = true; // resolve the profile's addresses when the recording ends
     size_t ring_kb = 256;
     std::vector<std::string> command;

@@ -1,9 +1,12 @@
 #include "plan.h"
 
 #include "caps.h"
+#include "period_bounds.h"
+#include "signal_cost.h"
 
 #include <libcpc.h>
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -21,7 +24,9 @@ void collect(const char *, int, const char *fmt, va_list ap) {
     g_last_error = buf;
 }
 
-bool time_based(const std::string &e) { return e == "cpu-clock" || e == "task-clock"; }
+bool time_based(const std::string &e) {
+    return e == "cpu-clock" || e == "task-clock";
+}
 
 double cpu_hz() {
     std::ifstream in("/proc/cpuinfo");
@@ -46,9 +51,9 @@ std::string cpu_model() {
 uint64_t default_period(const std::string &e, double hz, std::optional<uint64_t> freq) {
     double per_second = freq ? double(*freq) : 1000.0;
     if (time_based(e))
-        return static_cast<uint64_t>(1e9 / per_second);
+        return std::max<uint64_t>(1, static_cast<uint64_t>(1e9 / per_second));
     if (e == "cycles" || e == "cpu-cycles" || e == "PAPI_tot_cyc")
-        return static_cast<uint64_t>(hz / per_second);
+        return std::max<uint64_t>(1, static_cast<uint64_t>(hz / per_second));
     return 10000;
 }
 
@@ -77,6 +82,20 @@ bool check_set(cpc_t *cpc, const Plan &p, std::string *error) {
     return true;
 }
 
+// The sampling event's rate and period against what the kernel and this
+// machine deliver (a cpu-clock period of 10 us or less never let the
+// program finish).
+bool within_bounds(const Options &o, const EventArg &asked, const PlannedEvent &e,
+                   std::string *error) {
+    std::optional<uint64_t> max_rate = kernel_max_sample_rate();
+    if (o.freq && !check_frequency(*o.freq, max_rate, error))
+        return false;
+    if (!time_based(e.name))
+        return true;
+    bool from_freq = o.freq && asked.period == 0 && !o.period;
+    return check_clock_period(e.name, e.period, from_freq, max_rate, measure_overflow_cost, error);
+}
+
 } // namespace
 
 std::optional<Plan> plan_events(const Options &o, std::string *error) {
@@ -98,7 +117,8 @@ std::optional<Plan> plan_events(const Options &o, std::string *error) {
     }
     if (o.freq && !time_based(events[0].name) && events[0].name != "cycles") {
         *error = "-F needs a time-based sampling event (cpu-clock, task-clock) or cycles; use "
-                 "-c PERIOD with " + events[0].name;
+                 "-c PERIOD with " +
+                 events[0].name;
         cpc_close(cpc);
         return std::nullopt;
     }
@@ -112,6 +132,10 @@ std::optional<Plan> plan_events(const Options &o, std::string *error) {
     }
     if (p.events.size() > 8) {
         *error = "at most 8 events can be recorded together";
+        cpc_close(cpc);
+        return std::nullopt;
+    }
+    if (!within_bounds(o, events[0], p.events[0], error)) {
         cpc_close(cpc);
         return std::nullopt;
     }

@@ -1,6 +1,7 @@
 #include "record.h"
 
 #include "options.h"
+#include "output.h"
 #include "plan.h"
 #include "session.h"
 #include "spawn.h"
@@ -13,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,26 +30,17 @@ int fail(const std::string &msg, int code = 1) {
     return code;
 }
 
-// perf's habit with perf.data: an existing file is kept as FILE.old.
-bool keep_old(const std::string &path, std::string *error) {
-    struct stat st;
-    if (stat(path.c_str(), &st) != 0)
-        return true;
-    std::string old = path + ".old";
-    if (rename(path.c_str(), old.c_str()) != 0) {
-        *error = "cannot rename " + path + " to " + old + ": " + std::strerror(errno);
-        return false;
+// The profile could not be created after the command started: the
+// channel is closed (its agent stops sampling at its next report) and the
+// command runs to its end unharmed, unrecorded.
+int unrecorded(const Target &t, const std::string &why) {
+    close(t.channel);
+    std::fprintf(stderr, "cpcprof record: %s; the command runs on without being recorded\n",
+                 why.c_str());
+    int status = 0;
+    while (waitpid(t.pid, &status, 0) < 0 && errno == EINTR) {
     }
-    // A recording that was killed keeps its last batches in the WAL: it
-    // goes along with its file.
-    for (const char *suffix : {"-wal", "-shm"}) {
-        std::string from = path + suffix, to = old + suffix;
-        if (rename(from.c_str(), to.c_str()) != 0 && errno != ENOENT) {
-            *error = "cannot rename " + from + " to " + to + ": " + std::strerror(errno);
-            return false;
-        }
-    }
-    return true;
+    return 1;
 }
 
 storage::RunInfo run_info(const Options &o, const Plan &p) {
@@ -101,6 +94,24 @@ void print_silent(const std::vector<int> &pids) {
                  list.c_str());
 }
 
+// The file stopped taking writes during the recording (Session said so
+// at once).  It keeps what was committed before, and is finished if it
+// still can be; nothing is symbolized.
+int cut_short(const Options &o, storage::Writer &w, const Summary &s) {
+    std::string error;
+    bool finished = w.finish(monotonic_ns(), &error);
+    if (!o.quiet)
+        print_summary(o, s);
+    std::fprintf(stderr,
+                 "cpcprof record: %s holds the samples stored before writing failed%s; %llu "
+                 "sample%s could not be stored and %s\n",
+                 o.output.c_str(), finished ? "" : (" (not finished: " + error + ")").c_str(),
+                 static_cast<unsigned long long>(s.lost), s.lost == 1 ? "" : "s",
+                 s.lost_counted ? "are counted as dropped in it"
+                                : "the file could not even take their count");
+    return 1;
+}
+
 // Resolves the new profile's addresses.  A failure leaves the recording
 // as it is (unsymbolized, which `cpcprof symbolize` can redo) and does not
 // change the exit status, which is the target's.
@@ -108,8 +119,10 @@ void symbolize(const Options &o) {
     std::string error;
     auto summary = symbolize_profile::symbolize_profile(o.output, {}, &error);
     if (!summary)
-        std::fprintf(stderr, "cpcprof record: symbolizing failed, the profile is kept "
-                             "unsymbolized: %s\n", error.c_str());
+        std::fprintf(stderr,
+                     "cpcprof record: symbolizing failed, the profile is kept "
+                     "unsymbolized: %s\n",
+                     error.c_str());
     else if (!o.quiet)
         std::fprintf(stderr, "cpcprof: %s\n", symbolize_profile::describe(*summary).c_str());
 }
@@ -135,8 +148,9 @@ void print_stats(const Summary &s) {
         std::fprintf(stderr, "cpcprof: no handler costs were reported\n");
         return;
     }
-    const char *what[] = {"PC + unwind + ring push", "whole SIGEMT handler (with cpc_set_sample and "
-                                                     "cpc_set_restart)"};
+    const char *what[] = {"PC + unwind + ring push",
+                          "whole SIGEMT handler (with cpc_set_sample and "
+                          "cpc_set_restart)"};
     for (int m = 0; m < 2; ++m)
         std::fprintf(stderr, "cpcprof: %s: median %.2f us, p99 %.2f us\n", what[m],
                      quantile(s.cost[m], s.cost_bucket_ns, 0.5) / 1000,
@@ -156,6 +170,8 @@ int record_main(const std::vector<std::string> &args) {
         std::fprintf(stderr, "cpcprof record: %s\n%s", error.c_str(), usage());
         return 2;
     }
+    if (!check_output_kind(o->output, &error))
+        return fail(error, 2);
     auto plan = plan_events(*o, &error);
     if (!plan)
         return fail(error);
@@ -164,28 +180,42 @@ int record_main(const std::vector<std::string> &args) {
     auto agent = find_agent(&error);
     if (!agent)
         return fail(error);
-    if (!keep_old(o->output, &error))
+    if (!check_output_writable(o->output, &error))
         return fail(error);
-    auto writer = storage::Writer::create(o->output, &error);
-    if (!writer)
-        return fail(error);
-    writer->begin_run(run_info(*o, *plan));
-    writer->commit();
+    storage::RunInfo run = run_info(*o, *plan);
     // Orphaned descendants are reparented to us, so their exit is seen.
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     auto target = spawn_target(*o, *plan, *agent, &error);
-    if (!target) {
-        writer->finish(monotonic_ns(), &error);
-        return fail(error, 127);
-    }
+    if (!target)
+        return fail(error, 127); // nothing was touched
     // The terminal's ^C reaches the target; the recorder finishes the file.
     // Ignored only now, after the fork: the target must get the
     // dispositions cpcprof was started with (an ignored signal stays
     // ignored across exec).  GNU time does the same.
     sighandler_t old_int = signal(SIGINT, SIG_IGN);
     sighandler_t old_quit = signal(SIGQUIT, SIG_IGN);
-    Session session(*writer, *target);
+    // The command runs: only now is the previous profile moved aside.  Its
+    // agent's first messages wait in the channel meanwhile.
+    OldProfile old(o->output);
+    std::unique_ptr<storage::Writer> writer;
+    if (old.set_aside(&error)) {
+        writer = storage::Writer::create(o->output, &error);
+        if (!writer)
+            old.restore();
+    }
+    if (!writer)
+        return unrecorded(*target, error);
+    if (!old.keep(&error))
+        std::fprintf(stderr, "cpcprof record: the previous profile stays at %s: %s\n",
+                     old.aside().c_str(), error.c_str());
+    writer->begin_run(run);
+    writer->commit();
+    SpaceReserve reserve;
+    reserve.hold(o->output, kEndReserveBytes); // best effort: the count may still fit
+    Session session(*writer, *target, o->output, reserve);
     Summary s = session.run();
+    if (!s.write_error.empty())
+        return cut_short(*o, *writer, s);
     if (!writer->finish(monotonic_ns(), &error))
         return fail("writing " + o->output + ": " + error);
     if (!o->quiet)

@@ -34,19 +34,24 @@ constexpr int64_t kCommitEveryNs = 100 * 1000 * 1000;
 // once nothing has arrived for this long and none is our child, stop.
 constexpr int64_t kLingerNs = 300 * 1000 * 1000;
 
+} // namespace
+
 // Samples of a process image that arrived after its last account message.
 // The agent sends a drain pass's samples first and their account last, so
 // an image that vanished mid-pass (crash, kill, exec, _exit) leaves
 // samples no account counts.  They were taken all the same: count them
 // (taken = stored, dropped unknown), so that taken == stored + dropped.
-void settle(storage::Writer &w, Summary &sum, int pid, uint64_t *stored_since_account) {
-    if (*stored_since_account == 0)
+void Session::settle(int pid, Proc &proc) {
+    uint64_t n = proc.stored_since_account;
+    if (n == 0)
         return;
-    w.add_accounting(pid, {*stored_since_account, *stored_since_account, 0});
-    sum.taken += *stored_since_account;
-    *stored_since_account = 0;
+    w_.add_accounting(pid, {n, n, 0});
+    proc.pending.taken += n;
+    proc.pending.stored += n;
+    proc.reported_taken += n;
+    sum_.taken += n;
+    proc.stored_since_account = 0;
 }
-} // namespace
 
 Summary Session::run() {
     std::vector<char> buf(proto::kMaxMessage + 4096);
@@ -64,6 +69,7 @@ Summary Session::run() {
                 break; // every process holding the channel has gone
             if (n > 0) {
                 handle(buf.data(), static_cast<size_t>(n));
+                check_writer();
                 last_data = monotonic_ns();
             } else if (errno != EINTR && errno != EAGAIN) {
                 break;
@@ -72,7 +78,7 @@ Summary Session::run() {
         reap(false);
         int64_t now = monotonic_ns();
         if (now - last_commit_ > kCommitEveryNs) {
-            w_.commit();
+            commit();
             last_commit_ = now;
         }
         if (target_done_ && now - last_data > kLingerNs && waitpid(-1, nullptr, WNOHANG) < 0 &&
@@ -82,12 +88,17 @@ Summary Session::run() {
     reap(true);
     check_gone();
     for (auto &[pid, proc] : procs_) {
-        settle(w_, sum_, pid, &proc.stored_since_account);
+        settle(pid, proc);
         if (proc.exited && !proc.said_bye)
             sum_.silent.push_back(pid);
         if (proc.pidfd >= 0)
             close(proc.pidfd);
     }
+    // The last batch, committed here so that a file full at the very end
+    // also gets its loss counted.
+    commit();
+    if (!storing_)
+        count_lost();
     sum_.seconds = double(monotonic_ns() - start) / 1e9;
     sum_.processes = procs_.size();
     sum_.threads = tids_.size();
@@ -103,14 +114,30 @@ void Session::handle(const char *msg, size_t n) {
         return; // malformed: ignore rather than misread
     proto::Reader r(msg + sizeof h, h.length);
     switch (h.type) {
-    case proto::Type::hello: on_hello(r); break;
-    case proto::Type::thread: on_thread(r); break;
-    case proto::Type::modules: on_modules(r); break;
-    case proto::Type::samples: on_samples(r); break;
-    case proto::Type::account: on_account(r); break;
-    case proto::Type::bye: on_bye(r); break;
-    case proto::Type::error: on_error(r); break;
-    case proto::Type::stats: on_stats(r); break;
+    case proto::Type::hello:
+        on_hello(r);
+        break;
+    case proto::Type::thread:
+        on_thread(r);
+        break;
+    case proto::Type::modules:
+        on_modules(r);
+        break;
+    case proto::Type::samples:
+        on_samples(r);
+        break;
+    case proto::Type::account:
+        on_account(r);
+        break;
+    case proto::Type::bye:
+        on_bye(r);
+        break;
+    case proto::Type::error:
+        on_error(r);
+        break;
+    case proto::Type::stats:
+        on_stats(r);
+        break;
     }
 }
 
@@ -129,7 +156,7 @@ void Session::on_hello(proto::Reader &r) {
     // and the old image's modules are unloaded.
     auto it = procs_.find(p.pid);
     if (it != procs_.end()) {
-        settle(w_, sum_, p.pid, &it->second.stored_since_account);
+        settle(p.pid, it->second);
         for (const auto &[start, path] : it->second.modules)
             w_.unload_module(p.pid, start, monotonic_ns());
         it->second.modules.clear();
@@ -202,6 +229,7 @@ void Session::on_samples(proto::Reader &r) {
         s.values = values;
         w_.add_sample(s);
         ++proc.stored_since_account;
+        ++proc.pending.samples;
         ++sum_.stored;
     }
 }
@@ -215,6 +243,8 @@ void Session::on_account(proto::Reader &r) {
         return;
     Proc &proc = procs_[pid];
     w_.add_accounting(pid, {taken, proc.stored_since_account, dropped, unsampled_ns});
+    proc.pending.add({taken, proc.stored_since_account, dropped, 0});
+    proc.reported_taken += taken;
     proc.stored_since_account = 0;
     sum_.taken += taken;
     sum_.dropped += dropped;

@@ -4,6 +4,7 @@
 
 #include "options.h"
 #include "plan.h"
+#include "space_reserve.h"
 #include "spawn.h"
 
 #include "../common/protocol.h"
@@ -16,6 +17,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace cpcprof::record {
@@ -36,22 +38,45 @@ struct Summary {
     // the process exec'd a program the agent was not loaded into.  Their
     // samples stop where their reports stopped.
     std::vector<int> silent;
+    // Storing failed (a full disk): why, the samples taken from then on
+    // (and in the batch that failed) that the file lacks, and whether the
+    // file took the row that counts them as dropped.
+    std::string write_error;
+    uint64_t lost = 0;
+    bool lost_counted = false;
 };
 
 class Session {
   public:
-    Session(storage::Writer &w, const Target &t) : w_(w), target_(t) {}
+    // reserve: space of the output's file system released for the last
+    // batch if the disk fills (may hold nothing).
+    Session(storage::Writer &w, const Target &t, std::string output, SpaceReserve &reserve)
+        : w_(w), target_(t), output_(std::move(output)), reserve_(reserve) {}
     // Runs until the target and every recorded process are gone.
     Summary run();
 
   private:
+    // Accounting figures of one process: what its agent reported (taken,
+    // dropped) and the samples that arrived (stored).
+    struct Tally {
+        uint64_t taken = 0, stored = 0, dropped = 0, samples = 0;
+        void add(const Tally &o) {
+            taken += o.taken;
+            stored += o.stored;
+            dropped += o.dropped;
+            samples += o.samples;
+        }
+    };
     struct Proc {
         uint64_t stored_since_account = 0;
+        Tally pending;   // in the open batch
+        Tally committed; // in the file
+        uint64_t reported_taken = 0;
         std::set<std::tuple<uint64_t, std::string>> modules; // (start, path)
         bool ended = false;
         bool said_bye = false;
         bool exited = false; // ended by exit, not by a signal (our children)
-        int pidfd = -1; // a process we cannot reap: readable once it has gone
+        int pidfd = -1;      // a process we cannot reap: readable once it has gone
     };
 
     void handle(const char *msg, size_t n);
@@ -67,9 +92,16 @@ class Session {
     void watch(int pid);
     void check_gone();
     void ended(pid_t pid, int status);
+    void settle(int pid, Proc &proc);
+    void commit();
+    void check_writer();
+    void count_lost();
 
     storage::Writer &w_;
     Target target_;
+    std::string output_;
+    SpaceReserve &reserve_;
+    bool storing_ = true; // false once the file has refused a write
     std::map<int, Proc> procs_;
     std::set<int> tids_;
     Summary sum_;

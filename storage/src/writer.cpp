@@ -435,6 +435,18 @@ bool Writer::commit() {
     return impl_->commit();
 }
 
+bool Writer::resume_after_failure() {
+    Impl &m = *impl_;
+    if (!m.db)
+        return false;
+    if (m.in_batch) {
+        m.st->rollback.run(); // may have been rolled back already: no harm
+        m.in_batch = false;
+    }
+    m.error.clear();
+    return true;
+}
+
 bool Writer::finish(int64_t end_ns, std::string *error) {
     Impl &m = *impl_;
     bool done = m.writable("finish()");

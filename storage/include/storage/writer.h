@@ -67,6 +67,12 @@ class Writer {
     // The writer accepts nothing afterwards.
     bool finish(int64_t end_ns, std::string *error);
 
+    // After a failure (a full disk): ends the failed batch, which is rolled
+    // back, and accepts writes again, so that one last small batch may be
+    // tried (the accounting of what could not be stored).  false after
+    // finish().
+    bool resume_after_failure();
+
     bool ok() const;
     // The first failure, empty while ok().
     const std::string &error() const;
