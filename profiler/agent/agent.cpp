@@ -7,6 +7,7 @@
 #include "channel.h"
 #include "drain.h"
 #include "handler.h"
+#include "overflow_signal.h"
 #include "signals.h"
 #include "state.h"
 #include "unwind.h"
@@ -259,6 +260,7 @@ bool setup_counters(State &s) {
 bool install_handler() { return install_sampling_handler(on_overflow); }
 
 bool bind_this_thread(State &s) {
+    AgentCode mine; // libcpc installs its SIGTRAP handler here (signals.cpp)
     if (cpc_bind_curlwp(s.cpc, s.set, CPC_BIND_LWP_INHERIT) != 0) {
         send_error("cannot start counting: " + cpc_error);
         return false;
@@ -331,6 +333,8 @@ void after_fork_child() {
     send_hello();
     send_modules_now();
     start_drain();
+    if (sampling_stopped())
+        return; // the parent took the profiler's signals: so does its child
     prepare_thread();
     thread_counts_already();
     s.armed.store(true, std::memory_order_release);

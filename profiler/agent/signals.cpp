@@ -1,48 +1,59 @@
-// The sampling signal belongs to the agent.  A program that installs its
-// own handler for it, or blocks it, would stop the sampling (and with the
-// default action an overflow would kill it), so the agent interposes the
-// calls that change a signal's handler or mask:
-//   - sigaction/signal on SIGEMT record the program's handler, which the
-//     agent's handler calls for every SIGEMT that is not an overflow;
-//   - sigprocmask/pthread_sigmask never block SIGEMT.
+// The signals the profiler relies on belong to the agent.  A program that
+// installs its own handler for one, or blocks it, would stop the sampling
+// or receive the profiler's signals (and with the default action an
+// overflow would kill it), so the agent interposes the calls that change
+// a signal's handler or mask:
+//   - sigaction/signal on SIGEMT record the program's action, which the
+//     agent's handler runs for every SIGEMT that is not an overflow;
+//   - sigaction/signal on SIGTRAP, once libcpc's handler is installed,
+//     record the program's action, which libcpc's handler runs for every
+//     SIGTRAP that is not an overflow (overflow_signal.cpp);
+//   - sigprocmask/pthread_sigmask never block SIGEMT;
+//   - syscall(SYS_rt_sigaction, ...), the libc function, is treated as
+//     sigaction.  A system call made without libc (Go's runtime) cannot
+//     be interposed: overflow_signal.cpp finds its effect afterwards.
 // Each case is reported once to the recorder (by the drain thread), which
 // prints it.  The wrappers themselves are async-signal-safe.
 #include "signals.h"
 
 #include "channel.h"
+#include "overflow_signal.h"
 #include "state.h"
 
 #include <dlfcn.h>
+#include <libcpc.h>
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdarg>
 #include <cstring>
 
 namespace cpcprof::agent {
 
 namespace {
 
-using sigaction_fn = int (*)(int, const struct sigaction *, struct sigaction *);
 using mask_fn = int (*)(int, const sigset_t *, sigset_t *);
 
-struct sigaction g_program; // what the program installed for SIGEMT
-std::atomic<bool> g_program_set{false};
+ProgramAction g_program; // what the program installed for SIGEMT
 // Set by the wrappers (possibly in a signal handler); the drain thread
 // reports them.  0 nothing, 1 to report, 2 reported.
-std::atomic<int> g_saw_handler{0}, g_saw_mask{0};
+std::atomic<int> g_saw_handler{0}, g_saw_mask{0}, g_saw_trap{0};
 // The agent's own code changes masks too (its drain thread starts with
 // every signal blocked).  Those pass unchanged.
 __attribute__((tls_model("initial-exec"))) thread_local int tls_agent_depth = 0;
+void (*g_sampling_handler)(int, siginfo_t *, void *) = nullptr;
 
 sigaction_fn real_sigaction() {
     static sigaction_fn fn = reinterpret_cast<sigaction_fn>(dlsym(RTLD_NEXT, "sigaction"));
     return fn;
 }
 
-template <class F> F next(const char *name) { return reinterpret_cast<F>(dlsym(RTLD_NEXT, name)); }
-
-bool guarding(int sig) { return signals_guarded() && sig == SIGEMT; }
+template <class F> F next(const char *name) {
+    return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
 
 void note(std::atomic<int> &flag) {
     int expected = 0;
@@ -65,32 +76,66 @@ int filtered_mask(mask_fn real, int how, const sigset_t *set, sigset_t *old) {
     return real(how, &copy, old);
 }
 
+// The program's sigaction on a signal the agent keeps: its action is
+// recorded and reported as its own, the kernel's stays the agent's.
+int keep(ProgramAction &program, std::atomic<int> &seen, const struct sigaction *act,
+         struct sigaction *old) {
+    if (old != nullptr)
+        *old = program.get();
+    if (act != nullptr) {
+        program.set(*act);
+        note(seen);
+    }
+    return 0;
+}
+
+// [async-signal-safe] The handler installed for SIGEMT: overflows go to
+// the agent's handler until sampling stops; then they are left without a
+// restart, so that each thread's counters stop at its next overflow.
+void sampling_entry(int sig, siginfo_t *si, void *uc) {
+    if (si->si_code == EMT_CPCOVF && sampling_stopped())
+        return;
+    g_sampling_handler(sig, si, uc);
+}
+
 } // namespace
 
 bool install_sampling_handler(void (*handler)(int, siginfo_t *, void *)) {
+    g_sampling_handler = handler;
     struct sigaction sa {};
-    sa.sa_sigaction = handler;
+    sa.sa_sigaction = sampling_entry;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    std::memset(&g_program, 0, sizeof g_program);
-    g_program.sa_handler = SIG_DFL;
-    return real_sigaction()(SIGEMT, &sa, nullptr) == 0;
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    g_program.set(dfl);
+    if (real_sigaction()(SIGEMT, &sa, nullptr) != 0)
+        return false;
+    note_sampling_action();
+    return true;
 }
 
 void forward_to_program(int sig, siginfo_t *si, void *uc) {
-    if (!g_program_set.load(std::memory_order_acquire))
+    // An overflow (sampling stopped, or before the agent was set up) is
+    // never the program's.
+    if (si != nullptr && si->si_code == EMT_CPCOVF)
         return;
-    const struct sigaction &p = g_program;
-    if (p.sa_flags & SA_SIGINFO) {
-        if (p.sa_sigaction != nullptr)
-            p.sa_sigaction(sig, si, uc);
-    } else if (p.sa_handler != SIG_IGN && p.sa_handler != SIG_DFL) {
-        p.sa_handler(sig);
-    }
+    KernelSigaction ours;
+    if (!read_kernel_action(sig, &ours))
+        return;
+    run_program_action(g_program.get(), sig, si, uc, ours);
 }
 
-AgentCode::AgentCode() { ++tls_agent_depth; }
-AgentCode::~AgentCode() { --tls_agent_depth; }
+ProgramAction &program_sampling_action() {
+    return g_program;
+}
+
+AgentCode::AgentCode() {
+    ++tls_agent_depth;
+}
+AgentCode::~AgentCode() {
+    --tls_agent_depth;
+}
 
 void report_signal_findings() {
     report(g_saw_mask, "the program blocks the sampling signal (SIGEMT); cpcprof keeps it "
@@ -98,6 +143,10 @@ void report_signal_findings() {
     report(g_saw_handler, "the program installs its own handler for the sampling signal "
                           "(SIGEMT); cpcprof keeps sampling and passes it the signals that "
                           "are not overflows");
+    report(g_saw_trap, "the program sets its own action for SIGTRAP, which the kernel raises "
+                       "at counter overflow; cpcprof keeps its handler installed, keeps "
+                       "sampling and gives the program's action the SIGTRAPs that are not "
+                       "overflows");
 }
 
 } // namespace cpcprof::agent
@@ -106,22 +155,103 @@ using namespace cpcprof::agent;
 
 extern "C" __attribute__((visibility("default"))) int
 sigaction(int sig, const struct sigaction *act, struct sigaction *old) noexcept {
-    if (!guarding(sig))
-        return real_sigaction()(sig, act, old);
-    if (old != nullptr)
-        *old = g_program;
-    if (act != nullptr) {
-        g_program_set.store(false, std::memory_order_release);
-        g_program = *act;
-        g_program_set.store(true, std::memory_order_release);
-        note(g_saw_handler);
+    if (sig == SIGTRAP) {
+        if (overflow_handler_captured())
+            return keep(program_trap_action(), g_saw_trap, act, old);
+        if (tls_agent_depth > 0 && act != nullptr)
+            return capture_overflow_handler(real_sigaction(), act, old); // libcpc's
+    } else if (sig == SIGEMT && signals_guarded()) {
+        return keep(g_program, g_saw_handler, act, old);
+    }
+    return real_sigaction()(sig, act, old);
+}
+
+// rt_sigaction through syscall(3): the kernel's structures in and out.
+// libcpc and the agent call syscall(3) to reach the kernel itself: their
+// calls pass unchanged.
+namespace {
+
+struct CodeRange {
+    uintptr_t lo = 0, hi = 0;
+};
+CodeRange g_ours[2]; // this library's code and libcpc's
+
+int find_range(dl_phdr_info *info, size_t, void *arg) {
+    auto *r = static_cast<CodeRange *>(arg);
+    if (info->dlpi_addr != r->lo)
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+        if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+            r->lo = info->dlpi_addr + ph.p_vaddr;
+            r->hi = r->lo + ph.p_memsz;
+            return 1;
+        }
+    }
+    r->lo = 0;
+    return 1;
+}
+
+void code_range_of(const void *fn, CodeRange *r) {
+    Dl_info info;
+    if (dladdr(fn, &info) == 0)
+        return;
+    r->lo = reinterpret_cast<uintptr_t>(info.dli_fbase);
+    if (dl_iterate_phdr(find_range, r) == 0)
+        r->lo = 0;
+}
+
+__attribute__((constructor(101))) void find_our_code() {
+    code_range_of(reinterpret_cast<const void *>(&report_signal_findings), &g_ours[0]);
+    code_range_of(reinterpret_cast<const void *>(&cpc_open), &g_ours[1]);
+}
+
+bool called_by_us(uintptr_t ret) {
+    for (const CodeRange &r : g_ours)
+        if (ret >= r.lo && ret < r.hi)
+            return true;
+    return false;
+}
+
+long kernel_sigaction_call(long sig, const KernelSigaction *act, KernelSigaction *old) {
+    struct sigaction sa, before;
+    if (act != nullptr)
+        sa = to_sigaction(*act);
+    if (sigaction(static_cast<int>(sig), act ? &sa : nullptr, old ? &before : nullptr) != 0)
+        return -1;
+    if (old != nullptr) {
+        *old = KernelSigaction{};
+        old->handler = reinterpret_cast<void *>(before.sa_handler);
+        old->flags = static_cast<unsigned long>(before.sa_flags);
+        std::memcpy(&old->mask, &before.sa_mask, sizeof old->mask);
     }
     return 0;
 }
 
+bool kept_signal(long sig) {
+    return sig == SIGTRAP ? overflow_handler_captured() : sig == SIGEMT && signals_guarded();
+}
+
+} // namespace
+
+namespace cpcprof::agent {
+
+bool program_sigaction_syscall(long number, const long *a, const void *caller, long *rc) {
+    if (number != SYS_rt_sigaction || !kept_signal(a[0]) ||
+        static_cast<size_t>(a[3]) != sizeof(uint64_t) ||
+        called_by_us(reinterpret_cast<uintptr_t>(caller)))
+        return false;
+    *rc = kernel_sigaction_call(a[0], reinterpret_cast<const KernelSigaction *>(a[1]),
+                                reinterpret_cast<KernelSigaction *>(a[2]));
+    return true;
+}
+
+} // namespace cpcprof::agent
+
 extern "C" __attribute__((visibility("default"))) sighandler_t signal(int sig,
                                                                       sighandler_t h) noexcept {
-    struct sigaction sa {}, old {};
+    struct sigaction sa {
+    }, old{};
     sa.sa_handler = h;
     sa.sa_flags = SA_RESTART;
     if (sigaction(sig, &sa, &old) != 0)
@@ -129,14 +259,14 @@ extern "C" __attribute__((visibility("default"))) sighandler_t signal(int sig,
     return old.sa_handler;
 }
 
-extern "C" __attribute__((visibility("default"))) int
-sigprocmask(int how, const sigset_t *set, sigset_t *old) noexcept {
+extern "C" __attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set,
+                                                                  sigset_t *old) noexcept {
     static mask_fn real = next<mask_fn>("sigprocmask");
     return filtered_mask(real, how, set, old);
 }
 
-extern "C" __attribute__((visibility("default"))) int
-pthread_sigmask(int how, const sigset_t *set, sigset_t *old) noexcept {
+extern "C" __attribute__((visibility("default"))) int pthread_sigmask(int how, const sigset_t *set,
+                                                                      sigset_t *old) noexcept {
     static mask_fn real = next<mask_fn>("pthread_sigmask");
     return filtered_mask(real, how, set, old);
 }
