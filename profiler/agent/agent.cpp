@@ -333,8 +333,10 @@ void after_fork_child() {
     send_hello();
     send_modules_now();
     start_drain();
-    if (sampling_stopped())
-        return; // the parent took the profiler's signals: so does its child
+    if (sampling_stopped()) {
+        say_stopped_in_fork_child(); // its parent took the profiler's signals
+        return;
+    }
     prepare_thread();
     thread_counts_already();
     s.armed.store(true, std::memory_order_release);

@@ -143,6 +143,13 @@ int capture_overflow_handler(sigaction_fn real, const struct sigaction *act,
     return 0;
 }
 
+void say_stopped_in_fork_child() {
+    send_error("process " + std::to_string(getpid()) + " (" + process_name() +
+               "), a fork child of process " + std::to_string(getppid()) +
+               ", is not sampled: sampling stopped in its parent, which took the signals the "
+               "profiler needs");
+}
+
 bool overflow_handler_captured() {
     return g_captured.load(std::memory_order_acquire);
 }

@@ -38,6 +38,10 @@ void watch_overflow_signals();
 // [async-signal-safe]
 bool sampling_stopped();
 
+// A fork child of a process where sampling stopped is not sampled either:
+// says so.
+void say_stopped_in_fork_child();
+
 // Records the agent's own SIGEMT action as installed, for the watch.
 void note_sampling_action();
 

@@ -30,6 +30,7 @@
 #include <cerrno>
 #include <cstdarg>
 #include <cstring>
+#include <string>
 
 namespace cpcprof::agent {
 
@@ -60,7 +61,7 @@ void note(std::atomic<int> &flag) {
     flag.compare_exchange_strong(expected, 1);
 }
 
-void report(std::atomic<int> &flag, const char *what) {
+void report(std::atomic<int> &flag, const std::string &what) {
     int expected = 1;
     if (flag.compare_exchange_strong(expected, 2))
         send_error(what);
@@ -138,11 +139,13 @@ AgentCode::~AgentCode() {
 }
 
 void report_signal_findings() {
-    report(g_saw_mask, "the program blocks the sampling signal (SIGEMT); cpcprof keeps it "
-                       "unblocked so that sampling goes on");
-    report(g_saw_handler, "the program installs its own handler for the sampling signal "
-                          "(SIGEMT); cpcprof keeps sampling and passes it the signals that "
-                          "are not overflows");
+    const std::string sigemt =
+        "the sampling signal (SIGEMT, signal " + std::to_string(SIGEMT) + ")";
+    report(g_saw_mask, "the program blocks " + sigemt +
+                           "; cpcprof keeps it unblocked so that sampling goes on");
+    report(g_saw_handler, "the program sets its own action for " + sigemt +
+                              "; cpcprof keeps its handler installed, keeps sampling and gives "
+                              "the program's action the signals that are not overflows");
     report(g_saw_trap, "the program sets its own action for SIGTRAP, which the kernel raises "
                        "at counter overflow; cpcprof keeps its handler installed, keeps "
                        "sampling and gives the program's action the SIGTRAPs that are not "

@@ -148,6 +148,24 @@ TEST(RecordSigtrap, EverySignalTakenByRawSystemCallStopsSampling) {
     EXPECT_TRUE(r.profile.reader->accounting_balanced());
 }
 
+// A fork child of a process where sampling stopped is not sampled either,
+// and says so; both run unharmed.
+TEST(RecordSigtrap, ForkChildOfAStoppedProcess) {
+    TempDir dir;
+    Recorded r = record(dir, {TRAPPER_EXE, "raw-all-fork"});
+    expect_unharmed(r);
+    EXPECT_EQ(lines_with(r.run.out, "child exit 0").size(), 1u) << r.run.out;
+    ASSERT_TRUE(r.profile) << r.profile.error;
+    ASSERT_EQ(r.profile.reader->processes().size(), 2u);
+    EXPECT_EQ(count_lines_containing(r.run.err, kStopped), 1u) << r.run.err;
+    EXPECT_EQ(count_lines_containing(r.run.err, "is not sampled: sampling stopped in its parent"),
+              1u)
+        << r.run.err;
+    for (const auto &proc : r.profile.reader->processes())
+        EXPECT_EQ(proc.exit_status, std::optional<int>(0)) << proc.info.pid;
+    EXPECT_LT(r.profile.samples.size(), 100u); // 0.6 s of CPU time unsampled
+}
+
 // A fork child that resets every signal to its default action and runs on.
 class ForkReset : public ::testing::TestWithParam<const char *> {};
 

@@ -24,6 +24,8 @@
  *                 looks for such changes every 250 us at first), spins
  *                 0.4 s, raise(SIGTRAP)
  *   raw-all-now   raw-all without the 50 ms: the race that remains
+ *   raw-all-fork  raw-all, then forks a child that spins 0.2 s and exits
+ *                 0 ("child exit 0"), then spins 0.2 s, raise(SIGTRAP)
  *   fork-reset    forks; the child resets every signal to SIG_DFL with
  *                 its own system call instruction, sleeps 50 ms, spins
  *                 0.3 s and exits 0; the parent prints the child's status
@@ -181,6 +183,28 @@ static void own_traps(int int3) {
     }
 }
 
+static void wait_child(pid_t pid) {
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid)
+        die("waitpid");
+    if (WIFEXITED(status))
+        printf("child exit %d\n", WEXITSTATUS(status));
+    else
+        printf("child killed by signal %d\n", WTERMSIG(status));
+    fflush(stdout);
+}
+
+static void fork_spin(void) {
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork");
+    if (pid == 0) {
+        tr_spin(0.2);
+        _exit(0);
+    }
+    wait_child(pid);
+}
+
 static int fork_reset(enum how how, int pause) {
     pid_t pid = fork();
     if (pid < 0)
@@ -192,13 +216,7 @@ static int fork_reset(enum how how, int pause) {
         tr_spin(0.3);
         _exit(0);
     }
-    int status = 0;
-    if (waitpid(pid, &status, 0) != pid)
-        die("waitpid");
-    if (WIFEXITED(status))
-        printf("child exit %d\n", WEXITSTATUS(status));
-    else
-        printf("child killed by signal %d\n", WTERMSIG(status));
+    wait_child(pid);
     return 0;
 }
 
@@ -230,6 +248,12 @@ int main(int argc, char **argv) {
             pause_ms(50);
         tr_spin(0.4);
         own_traps(0);
+    } else if (strcmp(mode, "raw-all-fork") == 0) {
+        take_all(RAW);
+        pause_ms(50);
+        fork_spin();
+        tr_spin(0.2);
+        own_traps(0);
     } else if (strcmp(mode, "fork-reset") == 0) {
         fork_reset(RAW, 1);
     } else if (strcmp(mode, "fork-reset-now") == 0) {
@@ -240,7 +264,7 @@ int main(int argc, char **argv) {
         fork_reset(LIBC, 0);
     } else {
         fprintf(stderr, "usage: trapper dfl-before|dfl-after|handler-before|handler-after|"
-                        "syscall-all|raw-all|raw-all-now|fork-reset|fork-reset-now|"
+                        "syscall-all|raw-all|raw-all-now|raw-all-fork|fork-reset|fork-reset-now|"
                         "fork-reset-syscall|fork-reset-libc\n");
         return 64;
     }
