@@ -1,4 +1,4 @@
-// THE .cpcprof FILE FORMAT, version 2
+// THE .cpcprof FILE FORMAT, version 3
 // ===================================
 //
 // A .cpcprof file is one SQLite 3 database holding one recording: the run,
@@ -7,10 +7,11 @@
 // what the code addresses are (per module and file offset).  Any SQLite
 // client can read it; this block is what such a reader may rely on.
 // Version 2 added the symbol tables, run.symbolized_ns and
-// module.has_symbols; version 1 files are refused, not converted.
+// module.has_symbols; version 3 the notice table.  Older versions are
+// refused, not converted.
 //
 // Identification
-//   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 2.
+//   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 3.
 //   Text encoding UTF-8 (paths and arguments are stored byte for byte, so
 //   a TEXT value is not guaranteed to be valid UTF-8).  A reader refuses
 //   other versions: a version changes whenever a table, a column or the
@@ -110,6 +111,12 @@
 //     kept by the recorder, checked and exposed by the reader:
 //     taken = stored + dropped per process and in total.  Written in the
 //     same transactions as the samples it counts.
+//   notice(id, pid, time_ns, text)
+//     What the recorder was told about a process while recording, one row
+//     per message in arrival order (id 1, 2, ...): a signal the program
+//     took for itself, sampling stopped in it and why, counters it could
+//     not get.  The text is the message the recorder printed, without its
+//     "cpcprof: process PID: " prefix.
 //   function_name(id, name)     source_file(id, path)
 //     The interned strings of the symbol tables: demangled function names
 //     and source file paths, ids 1, 2, 3, ... without gaps.  Each text
@@ -204,6 +211,9 @@ constexpr const char *kTables[] = {
     "CREATE TABLE accounting("
     "pid INTEGER PRIMARY KEY, taken INTEGER NOT NULL, stored INTEGER NOT NULL, "
     "dropped INTEGER NOT NULL)",
+
+    "CREATE TABLE notice("
+    "id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, time_ns INTEGER NOT NULL, text TEXT NOT NULL)",
 
     "CREATE TABLE function_name(id INTEGER PRIMARY KEY, name TEXT NOT NULL)",
 

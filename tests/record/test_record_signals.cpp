@@ -74,6 +74,14 @@ const char kKept[] = "sets its own action for SIGTRAP";
 const char kStopped[] = "replaced the handler of SIGTRAP";
 
 // The program's own output and status are those of the bare run.
+// The file's notices about pid that contain needle.
+size_t notices(const Profile &p, int pid, const std::string &needle) {
+    size_t n = 0;
+    for (const auto &notice : p.reader->notices())
+        n += notice.pid == pid && notice.text.find(needle) != std::string::npos;
+    return n;
+}
+
 void expect_unharmed(const Recorded &r) {
     EXPECT_EQ(r.bare.status, 0) << r.bare.err;
     EXPECT_EQ(r.run.status, r.bare.status) << r.run.err;
@@ -98,6 +106,8 @@ void kept_case(const char *mode, size_t own) {
     ASSERT_TRUE(r.profile) << r.profile.error;
     std::printf("%s: %zu samples\n", mode, r.profile.samples.size());
     EXPECT_GT(r.profile.samples.size(), 200u);
+    ASSERT_EQ(r.profile.reader->processes().size(), 1u);
+    EXPECT_EQ(notices(r.profile, r.profile.reader->processes()[0].info.pid, kKept), 1u);
     EXPECT_TRUE(r.profile.reader->accounting_balanced());
 }
 
@@ -142,6 +152,15 @@ TEST(RecordSigtrap, EverySignalTakenByRawSystemCallStopsSampling) {
     EXPECT_EQ(count_lines_containing(r.run.err, kStopped), 1u) << r.run.err;
     EXPECT_EQ(count_lines_containing(r.run.err, said), 1u) << r.run.err;
     EXPECT_EQ(proc.exit_status, std::optional<int>(0));
+    // The file says it too, and `cpcprof report` shows it.
+    EXPECT_EQ(notices(r.profile, proc.info.pid, said), 1u);
+    RunResult report = run_cpcprof(dir, {"report", "out.cpcprof"});
+    EXPECT_EQ(report.status, 0) << report.err;
+    EXPECT_EQ(count_lines_containing(report.out,
+                                     "# notice: process " + std::to_string(proc.info.pid) + ": "),
+              1u)
+        << report.out;
+    EXPECT_EQ(count_lines_containing(report.out, said), 1u) << report.out;
     // Stopped: 0.4 s of CPU time would have been 400 samples.
     std::printf("raw-all: %zu samples after the takeover\n", r.profile.samples.size());
     EXPECT_LT(r.profile.samples.size(), 100u);
@@ -161,8 +180,11 @@ TEST(RecordSigtrap, ForkChildOfAStoppedProcess) {
     EXPECT_EQ(count_lines_containing(r.run.err, "is not sampled: sampling stopped in its parent"),
               1u)
         << r.run.err;
-    for (const auto &proc : r.profile.reader->processes())
+    for (const auto &proc : r.profile.reader->processes()) {
         EXPECT_EQ(proc.exit_status, std::optional<int>(0)) << proc.info.pid;
+        // One notice each: the parent stopped, the child not sampled.
+        EXPECT_EQ(notices(r.profile, proc.info.pid, "sampling stopped"), 1u) << proc.info.pid;
+    }
     EXPECT_LT(r.profile.samples.size(), 100u); // 0.6 s of CPU time unsampled
 }
 
@@ -186,15 +208,15 @@ TEST_P(ForkReset, ChildIsNotKilledByAnOverflow) {
     if (mode == "fork-reset") {
         // By the system call instruction: found, and sampling stopped in
         // the child alone.
-        EXPECT_EQ(count_lines_containing(r.run.err, "sampling stopped in process " +
-                                                        std::to_string(child) +
-                                                        " (record_trapper)"),
-                  1u)
-            << r.run.err;
+        std::string said =
+            "sampling stopped in process " + std::to_string(child) + " (record_trapper)";
+        EXPECT_EQ(count_lines_containing(r.run.err, said), 1u) << r.run.err;
+        EXPECT_EQ(notices(r.profile, child, said), 1u);
     } else {
         // Through libc: kept, sampled (0.3 s of CPU time in the child).
         EXPECT_EQ(count_lines_containing(r.run.err, "sampling stopped"), 0u) << r.run.err;
         EXPECT_EQ(count_lines_containing(r.run.err, kKept), 1u) << r.run.err;
+        EXPECT_EQ(notices(r.profile, child, kKept), 1u);
         size_t in_child = 0;
         for (const SampleCopy &s : r.profile.samples)
             in_child += s.pid == child;
