@@ -20,19 +20,20 @@
  *                 0.4 s, raise(SIGTRAP)
  *   raw-all       what Go's runtime does at start: the same with its own
  *                 system call instruction, which no library can
- *                 interpose; then 50 ms asleep (the profiler's agent
- *                 looks for such changes every 250 us at first), spins
- *                 0.4 s, raise(SIGTRAP)
- *   raw-all-now   raw-all without the 50 ms: the race that remains
+ *                 interpose; then it waits (1 s at most) for its SIGTRAP
+ *                 disposition to change (the profiler's agent looks for
+ *                 such changes every 250 us at first, and puts its own
+ *                 back), spins 0.4 s, raise(SIGTRAP)
+ *   raw-all-now   raw-all without the wait: the race that remains
  *   raw-all-fork  raw-all, then forks a child that spins 0.2 s and exits
  *                 0 ("child exit 0"), then spins 0.2 s, raise(SIGTRAP)
  *   fork-reset    forks; the child resets every signal to SIG_DFL with
- *                 its own system call instruction, sleeps 50 ms, spins
- *                 0.3 s and exits 0; the parent prints the child's status
- *                 ("child exit 0")
- *   fork-reset-now    the same without the 50 ms
- *   fork-reset-syscall  the same through syscall(3), without the 50 ms
- *   fork-reset-libc     the same through signal(3), without the 50 ms
+ *                 its own system call instruction, waits as raw-all does,
+ *                 spins 0.3 s and exits 0; the parent prints the child's
+ *                 status ("child exit 0")
+ *   fork-reset-now    the same without the wait
+ *   fork-reset-syscall  the same through syscall(3), without the wait
+ *   fork-reset-libc     the same through signal(3), without the wait
  *
  * The expected own count is 2 for handler-*, 1 for *-all, 0 otherwise.
  */
@@ -165,9 +166,19 @@ static void reset_all(enum how how) {
     }
 }
 
-static void pause_ms(int ms) {
-    struct timespec ts = {0, ms * 1000000L};
-    nanosleep(&ts, NULL);
+/* Waits, 1 s at most, for SIGTRAP's disposition to be something other
+ * than what this program set (a bare run waits the whole second). */
+static void await_change(void) {
+    struct ksigaction now;
+    int64_t end = mono_ns() + 1000000000;
+    while (mono_ns() < end) {
+        if (raw_sigaction(SIGTRAP, NULL, &now) != 0)
+            die("rt_sigaction");
+        if (now.handler != (void *)handler && now.handler != (void *)SIG_DFL)
+            return;
+        struct timespec ts = {0, 1000000L};
+        nanosleep(&ts, NULL);
+    }
 }
 
 static void own_traps(int int3) {
@@ -212,7 +223,7 @@ static int fork_reset(enum how how, int pause) {
     if (pid == 0) {
         reset_all(how);
         if (pause)
-            pause_ms(50);
+            await_change();
         tr_spin(0.3);
         _exit(0);
     }
@@ -245,12 +256,12 @@ int main(int argc, char **argv) {
     } else if (strcmp(mode, "raw-all") == 0 || strcmp(mode, "raw-all-now") == 0) {
         take_all(RAW);
         if (strcmp(mode, "raw-all") == 0)
-            pause_ms(50);
+            await_change();
         tr_spin(0.4);
         own_traps(0);
     } else if (strcmp(mode, "raw-all-fork") == 0) {
         take_all(RAW);
-        pause_ms(50);
+        await_change();
         fork_spin();
         tr_spin(0.2);
         own_traps(0);
