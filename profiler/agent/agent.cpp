@@ -555,7 +555,9 @@ class ExecEnv {
 
 template <class F> int around_exec(F &&call) {
     bool stopped = flush_before_exec();
+    signals_before_exec(); // an ignored SIGTRAP stays ignored in the new image
     int rc = call();
+    signals_after_failed_exec();
     resume_after_failed_exec(stopped);
     return rc;
 }

@@ -46,14 +46,12 @@ inline struct sigaction to_sigaction(const KernelSigaction &ka) {
 // copies and the index of the current one, so that a handler reading it
 // never sees half of an update.  Updates come from the program's
 // sigaction calls and the drain thread.  [async-signal-safe]
+//
+// Constant-initialized (all zero: SIG_DFL), so that it is ready before any
+// constructor runs - the agent's own installs libcpc's handler.
 class ProgramAction {
   public:
-    ProgramAction() {
-        for (auto &a : copies_) {
-            std::memset(&a, 0, sizeof a);
-            a.sa_handler = SIG_DFL;
-        }
-    }
+    constexpr ProgramAction() = default;
     struct sigaction get() const {
         return copies_[current_.load(std::memory_order_acquire)];
     }
@@ -64,7 +62,7 @@ class ProgramAction {
     }
 
   private:
-    struct sigaction copies_[2];
+    struct sigaction copies_[2] = {};
     std::atomic<int> current_{0};
 };
 

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -38,10 +39,10 @@ namespace cpcprof::agent {
 
 namespace {
 
-KernelSigaction g_libcpc_trap; // libcpc's SIGTRAP action, as the kernel holds it
-KernelSigaction g_sampling;    // the agent's SIGEMT action
+constinit KernelSigaction g_libcpc_trap; // libcpc's SIGTRAP action, as the kernel holds it
+constinit KernelSigaction g_sampling;    // the agent's SIGEMT action
 std::atomic<bool> g_captured{false}, g_sampling_known{false}, g_stopped{false};
-ProgramAction g_program_trap;
+constinit ProgramAction g_program_trap;
 
 // [async-signal-safe] libcpc's "previous action" for SIGTRAP.
 void trap_to_program(int sig, siginfo_t *si, void *uc) {
@@ -141,6 +142,43 @@ int capture_overflow_handler(sigaction_fn real, const struct sigaction *act,
         sigemptyset(&old->sa_mask);
     }
     return 0;
+}
+
+namespace {
+
+// Whether the program ignores sig (its action, as the agent keeps it).
+bool ignored(ProgramAction &program) {
+    struct sigaction p = program.get();
+    return !(p.sa_flags & SA_SIGINFO) && p.sa_handler == SIG_IGN;
+}
+
+void ignore_for_exec(int sig, bool kept, ProgramAction &program) {
+    if (!kept || !ignored(program))
+        return;
+    KernelSigaction ign;
+    ign.handler = reinterpret_cast<void *>(SIG_IGN);
+    write_kernel_action(sig, ign);
+}
+
+void restore_after_exec(int sig, bool kept, ProgramAction &program, const KernelSigaction &ours) {
+    if (kept && ignored(program))
+        write_kernel_action(sig, ours);
+}
+
+} // namespace
+
+void signals_before_exec() {
+    ignore_for_exec(SIGTRAP, overflow_handler_captured(), g_program_trap);
+    ignore_for_exec(SIGEMT, g_sampling_known.load() && signals_guarded(),
+                    program_sampling_action());
+}
+
+void signals_after_failed_exec() {
+    int saved = errno;
+    restore_after_exec(SIGTRAP, overflow_handler_captured(), g_program_trap, g_libcpc_trap);
+    restore_after_exec(SIGEMT, g_sampling_known.load() && signals_guarded(),
+                       program_sampling_action(), g_sampling);
+    errno = saved;
 }
 
 void say_stopped_in_fork_child() {

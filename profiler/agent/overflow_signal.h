@@ -38,6 +38,15 @@ void watch_overflow_signals();
 // [async-signal-safe]
 bool sampling_stopped();
 
+// exec: a signal the program ignores stays ignored in the program it
+// starts (execve(2)), so the kernel's disposition of each kept signal the
+// program ignores becomes SIG_IGN just before the exec (an overflow until
+// then is ignored too; the exec removes the counters), and the agent's
+// again if the exec fails.  Handlers are reset by the exec whoever set
+// them.
+void signals_before_exec();
+void signals_after_failed_exec();
+
 // A fork child of a process where sampling stopped is not sampled either:
 // says so.
 void say_stopped_in_fork_child();

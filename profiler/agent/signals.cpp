@@ -38,7 +38,7 @@ namespace {
 
 using mask_fn = int (*)(int, const sigset_t *, sigset_t *);
 
-ProgramAction g_program; // what the program installed for SIGEMT
+constinit ProgramAction g_program; // what the program installed for SIGEMT
 // Set by the wrappers (possibly in a signal handler); the drain thread
 // reports them.  0 nothing, 1 to report, 2 reported.
 std::atomic<int> g_saw_handler{0}, g_saw_mask{0}, g_saw_trap{0};

@@ -167,6 +167,20 @@ TEST(RecordSigtrap, EverySignalTakenByRawSystemCallStopsSampling) {
     EXPECT_TRUE(r.profile.reader->accounting_balanced());
 }
 
+// An ignored SIGTRAP stays ignored across exec, as it does without the
+// profiler: the new image's raise(SIGTRAP) is ignored; both images sampled.
+TEST(RecordSigtrap, IgnoredSigtrapStaysIgnoredAcrossExec) {
+    TempDir dir;
+    Recorded r = record(dir, {TRAPPER_EXE, "ign-exec"});
+    expect_unharmed(r);
+    EXPECT_EQ(lines_with(r.run.out, "ignored yes").size(), 1u) << r.run.out;
+    EXPECT_EQ(lines_with(r.run.out, "trapper ign-report own 0 foreign 0").size(), 1u) << r.run.out;
+    ASSERT_TRUE(r.profile) << r.profile.error;
+    std::printf("ign-exec: %zu samples\n", r.profile.samples.size());
+    EXPECT_GT(r.profile.samples.size(), 200u); // 0.4 s of CPU time over both images
+    EXPECT_EQ(count_lines_containing(r.run.err, "sampling stopped"), 0u) << r.run.err;
+}
+
 // A fork child of a process where sampling stopped is not sampled either,
 // and says so; both run unharmed.
 TEST(RecordSigtrap, ForkChildOfAStoppedProcess) {

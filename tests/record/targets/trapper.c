@@ -27,6 +27,11 @@
  *   raw-all-now   raw-all without the wait: the race that remains
  *   raw-all-fork  raw-all, then forks a child that spins 0.2 s and exits
  *                 0 ("child exit 0"), then spins 0.2 s, raise(SIGTRAP)
+ *   ign-exec      signal(SIGTRAP, SIG_IGN), spins 0.2 s, execs itself as
+ *                 "trapper ign-report", which spins 0.2 s, raise(SIGTRAP)
+ *                 and prints "ignored yes" when sigaction(2) says SIGTRAP
+ *                 is ignored (exec keeps an ignored signal ignored), then
+ *                 its usual line
  *   fork-reset    forks; the child resets every signal to SIG_DFL with
  *                 its own system call instruction, waits as raw-all does,
  *                 spins 0.3 s and exits 0; the parent prints the child's
@@ -265,6 +270,19 @@ int main(int argc, char **argv) {
         fork_spin();
         tr_spin(0.2);
         own_traps(0);
+    } else if (strcmp(mode, "ign-exec") == 0) {
+        signal(SIGTRAP, SIG_IGN);
+        tr_spin(0.2);
+        fflush(stdout);
+        execl("/proc/self/exe", argv[0], "ign-report", (char *)NULL);
+        die("execl");
+    } else if (strcmp(mode, "ign-report") == 0) {
+        struct sigaction old;
+        if (sigaction(SIGTRAP, NULL, &old) != 0)
+            die("sigaction");
+        tr_spin(0.2);
+        raise(SIGTRAP);
+        printf("ignored %s\n", old.sa_handler == SIG_IGN ? "yes" : "no");
     } else if (strcmp(mode, "fork-reset") == 0) {
         fork_reset(RAW, 1);
     } else if (strcmp(mode, "fork-reset-now") == 0) {
@@ -274,9 +292,10 @@ int main(int argc, char **argv) {
     } else if (strcmp(mode, "fork-reset-libc") == 0) {
         fork_reset(LIBC, 0);
     } else {
-        fprintf(stderr, "usage: trapper dfl-before|dfl-after|handler-before|handler-after|"
-                        "syscall-all|raw-all|raw-all-now|raw-all-fork|fork-reset|fork-reset-now|"
-                        "fork-reset-syscall|fork-reset-libc\n");
+        fprintf(stderr,
+                "usage: trapper dfl-before|dfl-after|handler-before|handler-after|"
+                "syscall-all|raw-all|raw-all-now|raw-all-fork|ign-exec|fork-reset|fork-reset-now|"
+                "fork-reset-syscall|fork-reset-libc\n");
         return 64;
     }
     printf("trapper %s own %ld foreign %ld\n", mode, atomic_load(&g_own), atomic_load(&g_foreign));
