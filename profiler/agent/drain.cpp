@@ -269,7 +269,7 @@ namespace {
 // How often the dispositions of the profiler's signals are checked
 // (overflow_signal.h): often while runtimes and fork children typically
 // take or reset every signal, soon after the start.
-constexpr int64_t kWatchFastNs = 250 * 1000, kWatchFastForNs = 100 * 1000 * 1000;
+constexpr int64_t kWatchFastNs = 250 * 1000, kWatchFastForNs = 25 * 1000 * 1000;
 constexpr int64_t kWatchNs = 5 * 1000 * 1000, kDrainNs = 10 * 1000 * 1000;
 
 void *drain_main(void *) {

@@ -14,7 +14,7 @@
 //     process (overflows no longer restarted: each thread takes at most
 //     one more trap, which libcpc's handler absorbs).  Until the drain
 //     thread looks, an overflow goes to the program: it looks every
-//     250 us for the first 100 ms of a process and of a fork child (when
+//     250 us for the first 25 ms of a process and of a fork child (when
 //     runtimes and children do it), every 5 ms after that.
 #include "overflow_signal.h"
 
