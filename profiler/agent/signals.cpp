@@ -9,9 +9,10 @@
 //     record the program's action, which libcpc's handler runs for every
 //     SIGTRAP that is not an overflow (overflow_signal.cpp);
 //   - sigprocmask/pthread_sigmask never block SIGEMT;
-//   - syscall(SYS_rt_sigaction, ...), the libc function, is treated as
-//     sigaction.  A system call made without libc (Go's runtime) cannot
-//     be interposed: overflow_signal.cpp finds its effect afterwards.
+//   - signal(3) and its relatives, and syscall(SYS_rt_sigaction, ...) of
+//     the C library, are treated as sigaction (signal_calls.cpp).  A
+//     system call made without libc (Go's runtime) cannot be interposed:
+//     overflow_signal.cpp finds its effect afterwards.
 // Each case is reported once to the recorder (by the drain thread), which
 // prints it.  The wrappers themselves are async-signal-safe.
 #include "signals.h"
@@ -131,6 +132,10 @@ ProgramAction &program_sampling_action() {
     return g_program;
 }
 
+bool kept_signal(int sig) {
+    return sig == SIGTRAP ? overflow_handler_captured() : sig == SIGEMT && signals_guarded();
+}
+
 AgentCode::AgentCode() {
     ++tls_agent_depth;
 }
@@ -167,99 +172,6 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old) noexcept 
         return keep(g_program, g_saw_handler, act, old);
     }
     return real_sigaction()(sig, act, old);
-}
-
-// rt_sigaction through syscall(3): the kernel's structures in and out.
-// libcpc and the agent call syscall(3) to reach the kernel itself: their
-// calls pass unchanged.
-namespace {
-
-struct CodeRange {
-    uintptr_t lo = 0, hi = 0;
-};
-CodeRange g_ours[2]; // this library's code and libcpc's
-
-int find_range(dl_phdr_info *info, size_t, void *arg) {
-    auto *r = static_cast<CodeRange *>(arg);
-    if (info->dlpi_addr != r->lo)
-        return 0;
-    for (int i = 0; i < info->dlpi_phnum; ++i) {
-        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
-        if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-            r->lo = info->dlpi_addr + ph.p_vaddr;
-            r->hi = r->lo + ph.p_memsz;
-            return 1;
-        }
-    }
-    r->lo = 0;
-    return 1;
-}
-
-void code_range_of(const void *fn, CodeRange *r) {
-    Dl_info info;
-    if (dladdr(fn, &info) == 0)
-        return;
-    r->lo = reinterpret_cast<uintptr_t>(info.dli_fbase);
-    if (dl_iterate_phdr(find_range, r) == 0)
-        r->lo = 0;
-}
-
-__attribute__((constructor(101))) void find_our_code() {
-    code_range_of(reinterpret_cast<const void *>(&report_signal_findings), &g_ours[0]);
-    code_range_of(reinterpret_cast<const void *>(&cpc_open), &g_ours[1]);
-}
-
-bool called_by_us(uintptr_t ret) {
-    for (const CodeRange &r : g_ours)
-        if (ret >= r.lo && ret < r.hi)
-            return true;
-    return false;
-}
-
-long kernel_sigaction_call(long sig, const KernelSigaction *act, KernelSigaction *old) {
-    struct sigaction sa, before;
-    if (act != nullptr)
-        sa = to_sigaction(*act);
-    if (sigaction(static_cast<int>(sig), act ? &sa : nullptr, old ? &before : nullptr) != 0)
-        return -1;
-    if (old != nullptr) {
-        *old = KernelSigaction{};
-        old->handler = reinterpret_cast<void *>(before.sa_handler);
-        old->flags = static_cast<unsigned long>(before.sa_flags);
-        std::memcpy(&old->mask, &before.sa_mask, sizeof old->mask);
-    }
-    return 0;
-}
-
-bool kept_signal(long sig) {
-    return sig == SIGTRAP ? overflow_handler_captured() : sig == SIGEMT && signals_guarded();
-}
-
-} // namespace
-
-namespace cpcprof::agent {
-
-bool program_sigaction_syscall(long number, const long *a, const void *caller, long *rc) {
-    if (number != SYS_rt_sigaction || !kept_signal(a[0]) ||
-        static_cast<size_t>(a[3]) != sizeof(uint64_t) ||
-        called_by_us(reinterpret_cast<uintptr_t>(caller)))
-        return false;
-    *rc = kernel_sigaction_call(a[0], reinterpret_cast<const KernelSigaction *>(a[1]),
-                                reinterpret_cast<KernelSigaction *>(a[2]));
-    return true;
-}
-
-} // namespace cpcprof::agent
-
-extern "C" __attribute__((visibility("default"))) sighandler_t signal(int sig,
-                                                                      sighandler_t h) noexcept {
-    struct sigaction sa {
-    }, old{};
-    sa.sa_handler = h;
-    sa.sa_flags = SA_RESTART;
-    if (sigaction(sig, &sa, &old) != 0)
-        return SIG_ERR;
-    return old.sa_handler;
 }
 
 extern "C" __attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set,

@@ -21,6 +21,10 @@ bool install_sampling_handler(void (*handler)(int, siginfo_t *, void *));
 // action the program installed for it, if any.
 void forward_to_program(int sig, siginfo_t *si, void *uc);
 
+// [async-signal-safe] Whether the agent keeps sig for itself now: SIGTRAP
+// once libcpc's handler is installed, SIGEMT while the agent samples.
+bool kept_signal(int sig);
+
 // [async-signal-safe] The program's SIGEMT action.
 ProgramAction &program_sampling_action();
 

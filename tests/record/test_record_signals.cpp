@@ -130,6 +130,17 @@ TEST(RecordSigtrap, OwnHandlerInstalledWhileSampling) {
     kept_case("handler-after", 2);
 }
 
+// signal(3)'s relatives, which the C library implements without
+// sigaction(3); sysv_signal's handler is reset to SIG_DFL when it runs, so
+// the rest of the run has the default action.
+TEST(RecordSigtrap, SigsetDefaultAction) {
+    kept_case("sigset-dfl", 0);
+}
+
+TEST(RecordSigtrap, SysvSignalHandlerThenDefault) {
+    kept_case("sysv-handler", 1);
+}
+
 // Every signal taken with syscall(SYS_rt_sigaction, ...) of libc, which
 // the agent sees.
 TEST(RecordSigtrap, EverySignalTakenThroughSyscall3) {

@@ -15,6 +15,10 @@
  *                 raise(SIGTRAP), int3
  *   handler-after   spins 0.2 s, sigaction(SIGTRAP, handler), spins
  *                 0.2 s, raise(SIGTRAP), int3
+ *   sigset-dfl    sigset(SIGTRAP, SIG_DFL) first, then spins 0.4 s
+ *   sysv-handler  sysv_signal(SIGTRAP, handler) (reset to SIG_DFL when
+ *                 it runs), spins 0.2 s, raise(SIGTRAP), spins 0.2 s more
+ *                 with the default action
  *   syscall-all   a handler for every signal (SIGTRAP included) at start
  *                 with syscall(SYS_rt_sigaction, ...) of libc; spins
  *                 0.4 s, raise(SIGTRAP)
@@ -40,7 +44,8 @@
  *   fork-reset-syscall  the same through syscall(3), without the wait
  *   fork-reset-libc     the same through signal(3), without the wait
  *
- * The expected own count is 2 for handler-*, 1 for *-all, 0 otherwise.
+ * The expected own count is 2 for handler-*, 1 for *-all and
+ * sysv-handler, 0 otherwise.
  */
 #define _GNU_SOURCE
 #include "target_util.h"
@@ -85,6 +90,15 @@ static void handler(int sig, siginfo_t *si, void *uc) {
             _exit(3);
         _exit(2);
     }
+}
+
+static void plain_handler(int sig) {
+    if (sig == SIGTRAP && g_expect_own) {
+        atomic_fetch_add(&g_own, 1);
+        g_expect_own = 0;
+        return;
+    }
+    atomic_fetch_add(&g_foreign, 1);
 }
 
 static void install(void) {
@@ -254,6 +268,19 @@ int main(int argc, char **argv) {
         install();
         tr_spin(0.2);
         own_traps(1);
+    } else if (strcmp(mode, "sigset-dfl") == 0) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+        if (sigset(SIGTRAP, SIG_DFL) == SIG_ERR) /* what old programs call */
+            die("sigset");
+#pragma GCC diagnostic pop
+        tr_spin(0.4);
+    } else if (strcmp(mode, "sysv-handler") == 0) {
+        if (sysv_signal(SIGTRAP, plain_handler) == SIG_ERR)
+            die("sysv_signal");
+        tr_spin(0.2);
+        own_traps(0);
+        tr_spin(0.2);
     } else if (strcmp(mode, "syscall-all") == 0) {
         take_all(SYSCALL3);
         tr_spin(0.4);
