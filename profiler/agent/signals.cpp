@@ -23,13 +23,10 @@
 
 #include <dlfcn.h>
 #include <libcpc.h>
-#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 
 #include <atomic>
-#include <cerrno>
-#include <cstdarg>
 #include <cstring>
 #include <string>
 
@@ -108,11 +105,10 @@ bool install_sampling_handler(void (*handler)(int, siginfo_t *, void *)) {
     sa.sa_sigaction = sampling_entry;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    struct sigaction dfl {};
-    dfl.sa_handler = SIG_DFL;
-    g_program.set(dfl);
-    if (real_sigaction()(SIGEMT, &sa, nullptr) != 0)
+    struct sigaction before;
+    if (real_sigaction()(SIGEMT, &sa, &before) != 0)
         return false;
+    g_program.set(before); // SIG_IGN, inherited across exec, stays the program's
     note_sampling_action();
     return true;
 }
