@@ -65,13 +65,19 @@ void forward(int sig, siginfo_t *si, void *uc) {
     }
     if (si->si_code == TRAP_PERF)
         return; // a stale overflow of a closed set: nothing to do
-    // Default action: restore it and let the trap happen again.
-    signal(SIGTRAP, SIG_DFL);
-    sigset_t s;
-    sigemptyset(&s);
-    sigaddset(&s, SIGTRAP);
-    pthread_sigmask(SIG_UNBLOCK, &s, nullptr);
-    raise(SIGTRAP);
+    // Default action: restore it and let the trap happen again.  System
+    // calls, not signal(3) and pthread_sigmask(3), which a preloaded
+    // library (a profiler's agent) may interpose to keep SIGTRAP for us.
+    struct {
+        void *handler;
+        unsigned long flags;
+        void *restorer;
+        uint64_t mask;
+    } dfl = {};
+    syscall(SYS_rt_sigaction, SIGTRAP, &dfl, nullptr, sizeof dfl.mask);
+    uint64_t trap = uint64_t(1) << (SIGTRAP - 1);
+    syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &trap, nullptr, sizeof trap);
+    syscall(SYS_tgkill, cached_pid(), syscall(SYS_gettid), SIGTRAP);
 }
 
 // The kernel's struct sigaction (rt_sigaction(2)), read without going

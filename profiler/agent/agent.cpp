@@ -7,6 +7,7 @@
 #include "channel.h"
 #include "drain.h"
 #include "handler.h"
+#include "overflow_signal.h"
 #include "signals.h"
 #include "state.h"
 #include "unwind.h"
@@ -246,6 +247,7 @@ bool setup_counters(State &s) {
 bool install_handler() { return install_sampling_handler(on_overflow); }
 
 bool bind_this_thread(State &s) {
+    AgentCode mine; // libcpc installs its SIGTRAP handler here (signals.cpp)
     if (cpc_bind_curlwp(s.cpc, s.set, CPC_BIND_LWP_INHERIT) != 0) {
         send_error("cannot start counting: " + cpc_error);
         return false;
@@ -321,6 +323,10 @@ void after_fork_child() {
     send_hello();
     send_modules_now();
     start_drain();
+    if (sampling_stopped()) {
+        say_stopped_in_fork_child(); // its parent took the profiler's signals
+        return;
+    }
     prepare_thread();
     thread_counts_already();
     s.armed.store(true, std::memory_order_release);
@@ -551,7 +557,9 @@ class ExecEnv {
 
 template <class F> int around_exec(F &&call) {
     bool stopped = flush_before_exec();
+    signals_before_exec(); // an ignored SIGTRAP stays ignored in the new image
     int rc = call();
+    signals_after_failed_exec();
     resume_after_failed_exec(stopped);
     return rc;
 }

@@ -5,6 +5,7 @@
 
 #include "cfi.h"
 #include "channel.h"
+#include "overflow_signal.h"
 #include "signals.h"
 #include "state.h"
 
@@ -271,12 +272,26 @@ void send_modules_now() { send_modules_if_changed(true); }
 
 namespace {
 
+// How often the dispositions of the profiler's signals are checked
+// (overflow_signal.h): often while runtimes and fork children typically
+// take or reset every signal, soon after the start.
+constexpr int64_t kWatchFastNs = 250 * 1000, kWatchFastForNs = 25 * 1000 * 1000;
+constexpr int64_t kWatchNs = 5 * 1000 * 1000, kDrainNs = 10 * 1000 * 1000;
+
 void *drain_main(void *) {
     // The drain thread is not profiled: it starts before the set is bound.
+    int64_t start = mono_ns(), last_drain = start;
     while (!g_stop.load(std::memory_order_acquire)) {
-        timespec ts{0, 10 * 1000 * 1000};
+        int64_t now = mono_ns();
+        int64_t step = now - start < kWatchFastForNs ? kWatchFastNs : kWatchNs;
+        timespec ts{0, static_cast<long>(step)};
         nanosleep(&ts, nullptr);
-        drain_once(false);
+        watch_overflow_signals();
+        now = mono_ns();
+        if (now - last_drain >= kDrainNs) {
+            drain_once(false);
+            last_drain = now;
+        }
     }
     return nullptr;
 }

@@ -24,6 +24,7 @@
 // calls syscall from its signal handler); dup2/dup3 onto the channel take
 // the agent's send lock.
 #include "channel.h"
+#include "signals.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -227,8 +228,11 @@ extern "C" __attribute__((visibility("default"))) long syscall(long n, ...) noex
     for (long &x : a)
         x = va_arg(ap, long);
     va_end(ap);
+    long rc;
+    if (program_sigaction_syscall(n, a, __builtin_return_address(0), &rc))
+        return rc; // signals.h
     auto real = g_syscall != nullptr ? g_syscall : next<long (*)(long, ...)>("syscall");
-    long rc = real(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+    rc = real(n, a[0], a[1], a[2], a[3], a[4], a[5]);
     if (n == SYS_perf_event_open && rc >= 0 && from_libcpc(__builtin_return_address(0))) {
         int saved = errno;
         rc = place_counter(static_cast<int>(rc));

@@ -1,55 +1,65 @@
-// The sampling signal belongs to the agent.  A program that installs its
-// own handler for it, or blocks it, would stop the sampling (and with the
-// default action an overflow would kill it), so the agent interposes the
-// calls that change a signal's handler or mask:
-//   - sigaction/signal on SIGEMT record the program's handler, which the
-//     agent's handler calls for every SIGEMT that is not an overflow;
-//   - sigprocmask/pthread_sigmask never block SIGEMT.
+// The signals the profiler relies on belong to the agent.  A program that
+// installs its own handler for one, or blocks it, would stop the sampling
+// or receive the profiler's signals (and with the default action an
+// overflow would kill it), so the agent interposes the calls that change
+// a signal's handler or mask:
+//   - sigaction/signal on SIGEMT record the program's action, which the
+//     agent's handler runs for every SIGEMT that is not an overflow;
+//   - sigaction/signal on SIGTRAP, once libcpc's handler is installed,
+//     record the program's action, which libcpc's handler runs for every
+//     SIGTRAP that is not an overflow (overflow_signal.cpp);
+//   - sigprocmask/pthread_sigmask never block SIGEMT;
+//   - signal(3) and its relatives, and syscall(SYS_rt_sigaction, ...) of
+//     the C library, are treated as sigaction (signal_calls.cpp).  A
+//     system call made without libc (Go's runtime) cannot be interposed:
+//     overflow_signal.cpp finds its effect afterwards.
 // Each case is reported once to the recorder (by the drain thread), which
 // prints it.  The wrappers themselves are async-signal-safe.
 #include "signals.h"
 
 #include "channel.h"
+#include "overflow_signal.h"
 #include "state.h"
 
 #include <dlfcn.h>
+#include <libcpc.h>
 #include <pthread.h>
 #include <signal.h>
 
 #include <atomic>
 #include <cstring>
+#include <string>
 
 namespace cpcprof::agent {
 
 namespace {
 
-using sigaction_fn = int (*)(int, const struct sigaction *, struct sigaction *);
 using mask_fn = int (*)(int, const sigset_t *, sigset_t *);
 
-struct sigaction g_program; // what the program installed for SIGEMT
-std::atomic<bool> g_program_set{false};
+constinit ProgramAction g_program; // what the program installed for SIGEMT
 // Set by the wrappers (possibly in a signal handler); the drain thread
 // reports them.  0 nothing, 1 to report, 2 reported.
-std::atomic<int> g_saw_handler{0}, g_saw_mask{0};
+std::atomic<int> g_saw_handler{0}, g_saw_mask{0}, g_saw_trap{0};
 // The agent's own code changes masks too (its drain thread starts with
 // every signal blocked).  Those pass unchanged.
 __attribute__((tls_model("initial-exec"))) thread_local int tls_agent_depth = 0;
+void (*g_sampling_handler)(int, siginfo_t *, void *) = nullptr;
 
 sigaction_fn real_sigaction() {
     static sigaction_fn fn = reinterpret_cast<sigaction_fn>(dlsym(RTLD_NEXT, "sigaction"));
     return fn;
 }
 
-template <class F> F next(const char *name) { return reinterpret_cast<F>(dlsym(RTLD_NEXT, name)); }
-
-bool guarding(int sig) { return signals_guarded() && sig == SIGEMT; }
+template <class F> F next(const char *name) {
+    return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
 
 void note(std::atomic<int> &flag) {
     int expected = 0;
     flag.compare_exchange_strong(expected, 1);
 }
 
-void report(std::atomic<int> &flag, const char *what) {
+void report(std::atomic<int> &flag, const std::string &what) {
     int expected = 1;
     if (flag.compare_exchange_strong(expected, 2))
         send_error(what);
@@ -65,39 +75,82 @@ int filtered_mask(mask_fn real, int how, const sigset_t *set, sigset_t *old) {
     return real(how, &copy, old);
 }
 
+// The program's sigaction on a signal the agent keeps: its action is
+// recorded and reported as its own, the kernel's stays the agent's.
+int keep(ProgramAction &program, std::atomic<int> &seen, const struct sigaction *act,
+         struct sigaction *old) {
+    if (old != nullptr)
+        *old = program.get();
+    if (act != nullptr) {
+        program.set(*act);
+        note(seen);
+    }
+    return 0;
+}
+
+// [async-signal-safe] The handler installed for SIGEMT: overflows go to
+// the agent's handler until sampling stops; then they are left without a
+// restart, so that each thread's counters stop at its next overflow.
+void sampling_entry(int sig, siginfo_t *si, void *uc) {
+    if (si->si_code == EMT_CPCOVF && sampling_stopped())
+        return;
+    g_sampling_handler(sig, si, uc);
+}
+
 } // namespace
 
 bool install_sampling_handler(void (*handler)(int, siginfo_t *, void *)) {
+    g_sampling_handler = handler;
     struct sigaction sa {};
-    sa.sa_sigaction = handler;
+    sa.sa_sigaction = sampling_entry;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    std::memset(&g_program, 0, sizeof g_program);
-    g_program.sa_handler = SIG_DFL;
-    return real_sigaction()(SIGEMT, &sa, nullptr) == 0;
+    struct sigaction before;
+    if (real_sigaction()(SIGEMT, &sa, &before) != 0)
+        return false;
+    g_program.set(before); // SIG_IGN, inherited across exec, stays the program's
+    note_sampling_action();
+    return true;
 }
 
 void forward_to_program(int sig, siginfo_t *si, void *uc) {
-    if (!g_program_set.load(std::memory_order_acquire))
+    // An overflow (sampling stopped, or before the agent was set up) is
+    // never the program's.
+    if (si != nullptr && si->si_code == EMT_CPCOVF)
         return;
-    const struct sigaction &p = g_program;
-    if (p.sa_flags & SA_SIGINFO) {
-        if (p.sa_sigaction != nullptr)
-            p.sa_sigaction(sig, si, uc);
-    } else if (p.sa_handler != SIG_IGN && p.sa_handler != SIG_DFL) {
-        p.sa_handler(sig);
-    }
+    KernelSigaction ours;
+    if (!read_kernel_action(sig, &ours))
+        return;
+    run_program_action(g_program.get(), sig, si, uc, ours);
 }
 
-AgentCode::AgentCode() { ++tls_agent_depth; }
-AgentCode::~AgentCode() { --tls_agent_depth; }
+ProgramAction &program_sampling_action() {
+    return g_program;
+}
+
+bool kept_signal(int sig) {
+    return sig == SIGTRAP ? overflow_handler_captured() : sig == SIGEMT && signals_guarded();
+}
+
+AgentCode::AgentCode() {
+    ++tls_agent_depth;
+}
+AgentCode::~AgentCode() {
+    --tls_agent_depth;
+}
 
 void report_signal_findings() {
-    report(g_saw_mask, "the program blocks the sampling signal (SIGEMT); cpcprof keeps it "
-                       "unblocked so that sampling goes on");
-    report(g_saw_handler, "the program installs its own handler for the sampling signal "
-                          "(SIGEMT); cpcprof keeps sampling and passes it the signals that "
-                          "are not overflows");
+    const std::string sigemt =
+        "the sampling signal (SIGEMT, signal " + std::to_string(SIGEMT) + ")";
+    report(g_saw_mask, "the program blocks " + sigemt +
+                           "; cpcprof keeps it unblocked so that sampling goes on");
+    report(g_saw_handler, "the program sets its own action for " + sigemt +
+                              "; cpcprof keeps its handler installed, keeps sampling and gives "
+                              "the program's action the signals that are not overflows");
+    report(g_saw_trap, "the program sets its own action for SIGTRAP, which the kernel raises "
+                       "at counter overflow; cpcprof keeps its handler installed, keeps "
+                       "sampling and gives the program's action the SIGTRAPs that are not "
+                       "overflows");
 }
 
 } // namespace cpcprof::agent
@@ -106,37 +159,25 @@ using namespace cpcprof::agent;
 
 extern "C" __attribute__((visibility("default"))) int
 sigaction(int sig, const struct sigaction *act, struct sigaction *old) noexcept {
-    if (!guarding(sig))
-        return real_sigaction()(sig, act, old);
-    if (old != nullptr)
-        *old = g_program;
-    if (act != nullptr) {
-        g_program_set.store(false, std::memory_order_release);
-        g_program = *act;
-        g_program_set.store(true, std::memory_order_release);
-        note(g_saw_handler);
+    if (sig == SIGTRAP) {
+        if (overflow_handler_captured())
+            return keep(program_trap_action(), g_saw_trap, act, old);
+        if (tls_agent_depth > 0 && act != nullptr)
+            return capture_overflow_handler(real_sigaction(), act, old); // libcpc's
+    } else if (sig == SIGEMT && signals_guarded()) {
+        return keep(g_program, g_saw_handler, act, old);
     }
-    return 0;
+    return real_sigaction()(sig, act, old);
 }
 
-extern "C" __attribute__((visibility("default"))) sighandler_t signal(int sig,
-                                                                      sighandler_t h) noexcept {
-    struct sigaction sa {}, old {};
-    sa.sa_handler = h;
-    sa.sa_flags = SA_RESTART;
-    if (sigaction(sig, &sa, &old) != 0)
-        return SIG_ERR;
-    return old.sa_handler;
-}
-
-extern "C" __attribute__((visibility("default"))) int
-sigprocmask(int how, const sigset_t *set, sigset_t *old) noexcept {
+extern "C" __attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set,
+                                                                  sigset_t *old) noexcept {
     static mask_fn real = next<mask_fn>("sigprocmask");
     return filtered_mask(real, how, set, old);
 }
 
-extern "C" __attribute__((visibility("default"))) int
-pthread_sigmask(int how, const sigset_t *set, sigset_t *old) noexcept {
+extern "C" __attribute__((visibility("default"))) int pthread_sigmask(int how, const sigset_t *set,
+                                                                      sigset_t *old) noexcept {
     static mask_fn real = next<mask_fn>("pthread_sigmask");
     return filtered_mask(real, how, set, old);
 }

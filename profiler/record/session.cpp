@@ -293,7 +293,10 @@ void Session::check_gone() {
 void Session::on_error(proto::Reader &r) {
     int pid = r.get<int32_t>();
     std::string text = r.get_string();
+    if (r.failed())
+        return;
     std::fprintf(stderr, "cpcprof: process %d: %s\n", pid, text.c_str());
+    w_.add_notice({pid, monotonic_ns(), text});
 }
 
 void Session::on_stats(proto::Reader &r) {

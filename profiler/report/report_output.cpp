@@ -269,6 +269,10 @@ std::string text_header(const ReportContext &c) {
             mods += (mods.empty() ? "" : ", ") + m;
         out += "# modules without symbols: " + (mods.empty() ? std::string("none") : mods) + "\n";
     }
+    // What the recorder said about processes (a signal taken, sampling
+    // stopped): the profile lacks those samples and nothing else shows why.
+    for (const storage::Notice &n : q.reader().notices())
+        out += "# notice: process " + std::to_string(n.pid) + ": " + n.text + "\n";
     const storage::QueryFilter &f = q.filter();
     std::string filter;
     auto add = [&](const std::string &s) { filter += (filter.empty() ? "" : ", ") + s; };

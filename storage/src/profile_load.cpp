@@ -153,6 +153,11 @@ bool LoadedProfile::load_accounting_and_trie(sqlite3 *db, std::string *reason) {
                                                     ubits(s.int64(3)), ubits(s.int64(4))};
     if (rc != SQLITE_DONE)
         return fail(db, rc, "cannot read the accounting", reason);
+    for (rc = s.query(db, "SELECT pid, time_ns, text FROM notice ORDER BY id"); rc == SQLITE_ROW;
+         rc = s.step())
+        notices.push_back({static_cast<int>(s.int64(0)), abs(s.int64(1)), s.text(2)});
+    if (rc != SQLITE_DONE)
+        return fail(db, rc, "cannot read the notices", reason);
     // The writer numbers nodes 1, 2, ... and inserts a parent before its
     // children; checking both here means walking up from any node ends at
     // the root in fewer steps than there are nodes, whatever the file says.

@@ -28,6 +28,7 @@ struct LoadedProfile {
     std::vector<ModuleRecord> modules;                // mappings, by mapping id
     std::set<int64_t> module_ids;                     // every module.id
     std::map<int, Accounting> accounting;
+    std::vector<Notice> notices; // by id
     uint64_t sample_count = 0;
     std::vector<StackNode> nodes{StackNode{}};
     SymbolTable symbols;

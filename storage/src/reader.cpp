@@ -68,6 +68,9 @@ const std::vector<ModuleRecord> &Reader::modules() const {
 const std::map<int, Accounting> &Reader::accounting() const {
     return impl_->p.accounting;
 }
+const std::vector<Notice> &Reader::notices() const {
+    return impl_->p.notices;
+}
 uint64_t Reader::sample_count() const {
     return impl_->p.sample_count;
 }

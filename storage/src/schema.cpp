@@ -7,9 +7,9 @@
 // what the code addresses are (per module and file offset).  Any SQLite
 // client can read it; this block is what such a reader may rely on.
 // Version 2 added the symbol tables, run.symbolized_ns and
-// module.has_symbols; version 3 added accounting.unsampled_ns and counts
-// overflows merged into one signal in taken.  Other versions are refused,
-// not converted.
+// module.has_symbols; version 3 the notice table and
+// accounting.unsampled_ns, and taken counts overflows merged into one
+// signal.  Other versions are refused, not converted.
 //
 // Identification
 //   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 3.
@@ -116,6 +116,12 @@
 //     kept by the recorder, checked and exposed by the reader:
 //     taken = stored + dropped per process and in total.  Written in the
 //     same transactions as the samples it counts.
+//   notice(id, pid, time_ns, text)
+//     What the recorder was told about a process while recording, one row
+//     per message in arrival order (id 1, 2, ...): a signal the program
+//     took for itself, sampling stopped in it and why, counters it could
+//     not get.  The text is the message the recorder printed, without its
+//     "cpcprof: process PID: " prefix.
 //   function_name(id, name)     source_file(id, path)
 //     The interned strings of the symbol tables: demangled function names
 //     and source file paths, ids 1, 2, 3, ... without gaps.  Each text
@@ -210,6 +216,9 @@ constexpr const char *kTables[] = {
     "CREATE TABLE accounting("
     "pid INTEGER PRIMARY KEY, taken INTEGER NOT NULL, stored INTEGER NOT NULL, "
     "dropped INTEGER NOT NULL, unsampled_ns INTEGER NOT NULL)",
+
+    "CREATE TABLE notice("
+    "id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, time_ns INTEGER NOT NULL, text TEXT NOT NULL)",
 
     "CREATE TABLE function_name(id INTEGER PRIMARY KEY, name TEXT NOT NULL)",
 

@@ -431,6 +431,15 @@ void Writer::add_accounting(int pid, const Accounting &inc) {
     m.check(s.run(), "add accounting");
 }
 
+void Writer::add_notice(const Notice &n) {
+    Impl &m = *impl_;
+    if (!m.writable("add_notice()"))
+        return;
+    Statement &s = m.st->insert_notice;
+    s.bind(1, n.pid).bind(2, m.rel(n.time_ns)).bind(3, std::string_view(n.text));
+    m.check(s.run(), "add notice");
+}
+
 bool Writer::commit() {
     return impl_->commit();
 }

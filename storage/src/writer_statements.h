@@ -20,10 +20,10 @@ struct WriterStatements {
     Statement upsert_process, delete_process_args, insert_process_arg, process_exit;
     Statement insert_thread, rename_thread;
     Statement insert_module, insert_mapping, unload_mapping;
-    Statement insert_node, insert_sample, add_accounting;
+    Statement insert_node, insert_sample, add_accounting, insert_notice;
 
     // Every statement the writer runs, each a constant.
-    std::pair<Statement *, const char *> all[19] = {
+    std::pair<Statement *, const char *> all[20] = {
         {&begin, "BEGIN"},
         {&commit, "COMMIT"},
         {&rollback, "ROLLBACK"},
@@ -62,6 +62,7 @@ struct WriterStatements {
          "ON CONFLICT(pid) DO UPDATE SET taken = taken + excluded.taken, "
          "stored = stored + excluded.stored, dropped = dropped + excluded.dropped, "
          "unsampled_ns = unsampled_ns + excluded.unsampled_ns"},
+        {&insert_notice, "INSERT INTO notice(pid, time_ns, text) VALUES (?1, ?2, ?3)"},
     };
 };
 

@@ -332,6 +332,27 @@ TEST_F(StorageTest, AccountingSumsIncrementsAcrossBatches) {
     EXPECT_FALSE(r->accounting_balanced());
 }
 
+TEST_F(StorageTest, NoticesKeepTheirOrderTextAndTime) {
+    const std::string file = path("notice.cpcprof");
+    std::string error;
+    auto w = Writer::create(file, &error);
+    ASSERT_TRUE(w) << error;
+    w->begin_run(test_run());
+    const std::vector<Notice> said = {
+        {200, kStartMono + 5, "the program replaced the handler of SIGTRAP; sampling stopped"},
+        {100, kStartMono - 3, "caf\xc3\xa9 'quoted' \"and\" ; DROP TABLE sample; --"},
+        {200, kStartMono + 9, ""},
+    };
+    w->add_notice(said[0]);
+    ASSERT_TRUE(w->commit());
+    w->add_notice(said[1]);
+    w->add_notice(said[2]);
+    ASSERT_TRUE(w->finish(kStartMono + 10, &error)) << error;
+    auto r = open_ok(file);
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->notices(), said);
+}
+
 TEST_F(StorageTest, WriterDestroyedUnfinishedLeavesIncompleteFile) {
     const std::string file = path("unfinished.cpcprof");
     {

@@ -395,7 +395,7 @@ TEST_F(Symbols, SymbolWriterRefusesWhatTheReaderRefuses) {
     std::filesystem::copy_file(file, v1);
     ASSERT_EQ(run_sql(v1, "PRAGMA user_version = 1"), "");
     EXPECT_FALSE(SymbolWriter::open(v1, &error));
-    EXPECT_NE(error.find("profile format version 1; this cpcprof reads version 2 only"),
+    EXPECT_NE(error.find("profile format version 1; this cpcprof reads version 3 only"),
               std::string::npos)
         << error;
 

@@ -47,6 +47,7 @@ class Reader {
     const std::vector<ModuleRecord> &modules() const;    // in order of loading
 
     const std::map<int, Accounting> &accounting() const; // per pid
+    const std::vector<Notice> &notices() const;          // in arrival order
     Accounting accounting_total() const;
     // taken == stored + dropped for every process and in total.
     bool accounting_balanced() const;

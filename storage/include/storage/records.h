@@ -96,6 +96,14 @@ struct Accounting {
     bool operator==(const Accounting &) const = default;
 };
 
+// A message about a process, as the recorder printed it (notice table).
+struct Notice {
+    int pid = 0;
+    int64_t time_ns = 0; // CLOCK_MONOTONIC
+    std::string text;
+    bool operator==(const Notice &) const = default;
+};
+
 // ---- Reader results -------------------------------------------------------
 
 struct ProcessRecord {

@@ -59,6 +59,9 @@ class Writer {
     // in the same batch as the samples the increment counts.
     void add_accounting(int pid, const Accounting &increment);
 
+    // Records a message about a process (the notice table).
+    void add_notice(const Notice &notice);
+
     // Ends the current batch transaction.  false once failed.
     bool commit();
 

@@ -1,0 +1,3 @@
+module gotrap
+
+go 1.19
