@@ -4,13 +4,17 @@
 // UINT64_MAX - (period - 1), bound with CPC_BIND_LWP_INHERIT, a SIGEMT
 // handler that records the stack and calls cpc_set_restart.
 #include "cfi.h"
+#include "cfi_cache.h"
 #include "channel.h"
 #include "drain.h"
+#include "fds.h"
 #include "handler.h"
+#include "seccomp.h"
 #include "signals.h"
 #include "state.h"
 #include "unwind.h"
 
+#include "../common/elf_static.h"
 #include "../common/protocol.h"
 
 #include <dlfcn.h>
@@ -42,6 +46,9 @@ __attribute__((tls_model("initial-exec"))) thread_local Slot *tls_slot = nullptr
 std::atomic<int> g_exit_code{-1};
 std::atomic<pid_t> g_pid{0}; // this process, as the agent set it up
 bool g_active = false;
+// Not sampled (seccomp, or counters that could not be set up), but the
+// recorder still gets the process's hello and its exit status.
+bool g_passive = false;
 
 // CLOCK_MONOTONIC is the same clock in every process: the profile's times.
 int64_t mono_ns() {
@@ -138,7 +145,7 @@ void keep_to_this_process(Config &) {
     }
     for (const char *v : {proto::kEnvChannel, proto::kEnvEvents, proto::kEnvCallGraph,
                           proto::kEnvMaxDepth, proto::kEnvRingKb, proto::kEnvChildren,
-                          proto::kEnvStats, proto::kEnvSigemtStable})
+                          proto::kEnvStats, proto::kEnvSigemtStable, proto::kEnvCfiCache})
         unsetenv(v);
 }
 
@@ -158,6 +165,13 @@ void send_hello() {
     w.put(static_cast<uint32_t>(argv.size()));
     for (const std::string &a : argv)
         w.put_string(a);
+    send_message(w.finish());
+}
+
+void send_unsampled(const std::string &reason) {
+    proto::Writer w(proto::Type::unsampled);
+    w.put(static_cast<int32_t>(getpid()));
+    w.put_string(reason);
     send_message(w.finish());
 }
 
@@ -211,16 +225,28 @@ int find_code(dl_phdr_info *info, size_t, void *arg) {
     return 0;
 }
 
+// The rings' memory; slot i's ring is the i-th ring_bytes of it, attached
+// when a thread claims the slot (current_slot).
+char *g_rings = nullptr;
+
 bool allocate_slots(State &s) {
     size_t bytes = s.cfg.ring_bytes * kMaxSlots;
     // Reserved, not committed: a ring's pages are touched only when a
-    // thread writes into it.
+    // thread writes into it.  The slots themselves (6 KiB each, in this
+    // library's zeroed data) are not written either until a thread claims
+    // one: touching all of them cost 1,024 page faults at every start,
+    // and as many copies in every fork child.
     void *mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mem == MAP_FAILED)
         return false;
+    g_rings = static_cast<char *>(mem);
     for (int i = 0; i < kMaxSlots; ++i) {
-        s.slots[i].ring.attach(static_cast<char *>(mem) + i * s.cfg.ring_bytes, s.cfg.ring_bytes);
+        // The handler reads the other requests through the slot's buffer;
+        // with one event it needs none (1,024 of them cost milliseconds at
+        // every start).
+        if (s.cfg.nevents < 2)
+            continue;
         s.slots[i].buf = cpc_buf_create(s.cpc, s.set);
         if (s.slots[i].buf == nullptr)
             return false;
@@ -230,9 +256,32 @@ bool allocate_slots(State &s) {
 
 std::string cpc_error; // last libcpc message, for the recorder
 
+// Threads without counters: their CPU time is added up when they end.
+pthread_key_t g_unsampled_key;
+
+void add_unsampled_cpu(void *) {
+    timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        g_state.unsampled_cpu_ns_no_counters.fetch_add(
+            uint64_t(ts.tv_sec) * 1000000000 + uint64_t(ts.tv_nsec), std::memory_order_relaxed);
+}
+
+// The thread has no counters (libcpc said so before its start routine).
+thread_local bool tls_no_counters = false;
+
 void collect_error(const char *fn, int, const char *fmt, va_list ap) {
     char msg[512];
     std::vsnprintf(msg, sizeof msg, fmt, ap);
+    if (std::strcmp(fn, "pthread_create") == 0) {
+        // In the new thread, which could not open its counters: it goes
+        // unsampled and counted (thread_start); the recorder prints the
+        // first reason, the program's stderr gets nothing.
+        tls_no_counters = true;
+        static std::atomic<bool> said{false};
+        if (!said.exchange(true))
+            send_error(std::string("threads go unsampled: ") + msg);
+        return;
+    }
     cpc_error = std::string(fn) + ": " + msg;
 }
 
@@ -268,6 +317,24 @@ bool bind_this_thread(State &s) {
 
 void after_fork_child();
 void on_process_exit(int status, void *);
+void report_unsampled_threads();
+
+// The process is recorded but not sampled: its exit status is still sent
+// (on_process_exit, end_now).
+void go_passive(const char *reason) {
+    g_active = false;
+    g_passive = true;
+    if (reason != nullptr)
+        send_unsampled(reason);
+    static bool registered = false;
+    if (!registered) {
+        registered = true;
+        pthread_atfork(nullptr, nullptr, after_fork_child);
+        on_exit(on_process_exit, nullptr);
+    }
+}
+
+constexpr const char *kSeccompReason = "runs under a seccomp filter; not sampled";
 
 __attribute__((constructor)) void agent_init() {
     State &s = g_state;
@@ -280,15 +347,22 @@ __attribute__((constructor)) void agent_init() {
         keep_to_this_process(s.cfg);
     g_pid.store(getpid());
     send_hello();
+    if (under_seccomp()) {
+        // No perf_event_open here: the filter may kill the process for it.
+        go_passive(kSeccompReason);
+        return;
+    }
+    cfi_cache_init();
     dl_iterate_phdr(find_code, &s);
     s.entry_lo = getauxval(AT_ENTRY);
     s.entry_hi = s.entry_lo + 64;
     if (!setup_counters(s) || !allocate_slots(s) || !install_handler()) {
-        send_bye();
+        go_passive(nullptr); // the error was sent
         return;
     }
     send_modules_now();
     refresh_cfi();
+    pthread_key_create(&g_unsampled_key, add_unsampled_cpu);
     start_drain(); // before the bind: the drain thread is not sampled
     prepare_thread();
     g_active = true;
@@ -296,7 +370,7 @@ __attribute__((constructor)) void agent_init() {
     s.armed.store(true, std::memory_order_release);
     if (!bind_this_thread(s)) {
         s.armed.store(false);
-        g_active = false;
+        go_passive(nullptr);
         return;
     }
     pthread_atfork(nullptr, nullptr, after_fork_child);
@@ -311,6 +385,10 @@ void after_fork_child() {
     channel_after_fork();
     s.armed.store(false);
     for (Slot &slot : s.slots) {
+        // A free slot is clean already (the drain thread cleaned it);
+        // writing it would copy its pages from the parent's.
+        if (slot.tid.load() == 0)
+            continue;
         slot.ring.reset();
         slot.dropped.store(0);
         slot.announced = false;
@@ -319,16 +397,23 @@ void after_fork_child() {
         std::memset(slot.cost, 0, sizeof slot.cost);
     }
     std::memset(s.cost_total, 0, sizeof s.cost_total);
+    s.threads_unsampled_no_counters.store(0);
+    s.unsampled_cpu_ns_no_counters.store(0);
     tls_slot = nullptr;
-    if (!g_active)
+    if (!g_active && !g_passive)
         return;
     g_pid.store(getpid());
     if (!s.cfg.children) {
         g_active = false;
+        g_passive = false;
         close_channel();
         return;
     }
     send_hello();
+    if (g_passive || under_seccomp()) {
+        go_passive(seccomp_known() ? kSeccompReason : nullptr);
+        return;
+    }
     send_modules_now();
     start_drain();
     prepare_thread();
@@ -356,10 +441,12 @@ void finish_samples() {
 // constructor), so it runs after them.  It has the exit status.
 void on_process_exit(int status, void *) {
     finish_samples();
+    if (g_active && getpid() == g_pid.load())
+        report_unsampled_threads();
     g_exit_code.store(status);
-    if (g_active) {
+    if (g_active || g_passive) {
         send_bye();
-        g_active = false;
+        g_active = g_passive = false;
     }
 }
 
@@ -370,13 +457,47 @@ using create_fn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *)
 struct Start {
     void *(*fn)(void *);
     void *arg;
+    bool sampled; // started through libcpc's wrapper, with counters
 };
+
+void count_unsampled_thread() {
+    g_state.threads_unsampled_no_counters.fetch_add(1, std::memory_order_relaxed);
+    pthread_setspecific(g_unsampled_key, &g_unsampled_key); // any non-null value
+}
 
 void *thread_start(void *p) {
     Start st = *static_cast<Start *>(p);
     delete static_cast<Start *>(p);
-    prepare_thread();
+    if (tls_no_counters || !st.sampled)
+        count_unsampled_thread(); // takes no slot
+    else
+        prepare_thread();
     return st.fn(st.arg);
+}
+
+// libc's pthread_create, for threads that must not get libcpc's copy of
+// the set (no descriptor left for it, or a seccomp filter).
+create_fn libc_pthread_create() {
+    static create_fn fn = [] {
+        void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+        void *f = h != nullptr ? dlsym(h, "pthread_create") : nullptr;
+        return reinterpret_cast<create_fn>(f);
+    }();
+    return fn;
+}
+
+// What the process could not sample, said once at its end.
+void report_unsampled_threads() {
+    uint64_t n = g_state.threads_unsampled_no_counters.load();
+    if (n == 0)
+        return;
+    char text[256];
+    std::snprintf(text, sizeof text,
+                  "%llu thread%s ran without counters (no descriptor left for them, or the "
+                  "kernel refused them): %.1f ms of their CPU time is not sampled",
+                  static_cast<unsigned long long>(n), n == 1 ? "" : "s",
+                  double(g_state.unsampled_cpu_ns_no_counters.load()) / 1e6);
+    send_error(text);
 }
 
 create_fn libcpc_pthread_create() {
@@ -405,6 +526,10 @@ Slot *current_slot() {
         pid_t expected = 0;
         if (s.tid.load(std::memory_order_relaxed) == 0 &&
             s.tid.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) {
+            // Its samples are published (release) after this, in this
+            // thread; the drain thread reads the ring's memory only then.
+            size_t bytes = g_state.cfg.ring_bytes;
+            s.ring.attach(g_rings + size_t(&s - g_state.slots) * bytes, bytes);
             tls_slot = &s;
             return &s;
         }
@@ -426,7 +551,15 @@ pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), vo
     create_fn real = libcpc_pthread_create();
     if (!g_active)
         return real(t, attr, fn, arg);
-    auto *st = new Start{fn, arg};
+    // One counter descriptor per thread, within the budget (fds.h); no
+    // perf_event_open at all once the program runs under a filter.
+    bool sampled = !seccomp_known() && counter_budget_allows(g_state.cfg.nevents);
+    create_fn libc = sampled ? nullptr : libc_pthread_create();
+    if (libc != nullptr)
+        real = libc;
+    else
+        sampled = true;
+    auto *st = new Start{fn, arg, sampled};
     int rc = real(t, attr, thread_start, st);
     if (rc != 0)
         delete st;
@@ -440,11 +573,13 @@ namespace {
 [[noreturn]] void end_now(const char *name, int code) {
     using exit_fn = void (*)(int);
     exit_fn real = reinterpret_cast<exit_fn>(dlsym(RTLD_NEXT, name));
-    if (g_active && getpid() == g_pid.load()) {
+    if ((g_active || g_passive) && getpid() == g_pid.load()) {
         finish_samples();
+        if (g_active)
+            report_unsampled_threads();
         g_exit_code.store(code);
         send_bye();
-        g_active = false;
+        g_active = g_passive = false;
     }
     real(code);
     __builtin_unreachable();
@@ -547,6 +682,22 @@ class ExecEnv {
     std::vector<char *> copy_;
 };
 
+// A statically linked program never loads the agent: said before the
+// exec, with the file's name, so that the recorder does not take the
+// silence that follows for a lost channel.
+void say_if_static(const char *file, bool search) {
+    if (file == nullptr || !(g_active || g_passive) || getpid() != g_pid.load() || !channel_open())
+        return;
+    char path[4096];
+    if (!cpcprof::elf::resolve_in_path(file, search ? std::getenv("PATH") : "", path,
+                                       sizeof path) ||
+        !cpcprof::elf::is_static_elf(path))
+        return;
+    send_unsampled(std::string("execs ") + path +
+                   ", which is statically linked: the profiler cannot be loaded into it; not "
+                   "sampled from there");
+}
+
 template <class F> int around_exec(F &&call) {
     bool stopped = flush_before_exec();
     int rc = call();
@@ -572,22 +723,26 @@ std::vector<char *> collect(const char *arg, va_list ap) {
 extern "C" __attribute__((visibility("default"))) int
 execve(const char *path, char *const argv[], char *const envp[]) noexcept {
     ExecEnv env(envp);
+    say_if_static(path, false);
     return around_exec([&] { return g_execve ? g_execve(path, argv, env.get()) : missing(); });
 }
 
 extern "C" __attribute__((visibility("default"))) int
 execvpe(const char *file, char *const argv[], char *const envp[]) noexcept {
     ExecEnv env(envp);
+    say_if_static(file, true);
     return around_exec([&] { return g_execvpe ? g_execvpe(file, argv, env.get()) : missing(); });
 }
 
 extern "C" __attribute__((visibility("default"))) int execv(const char *path,
                                                             char *const argv[]) noexcept {
+    say_if_static(path, false);
     return around_exec([&] { return g_execve ? g_execve(path, argv, environ) : missing(); });
 }
 
 extern "C" __attribute__((visibility("default"))) int execvp(const char *file,
                                                              char *const argv[]) noexcept {
+    say_if_static(file, true);
     return around_exec([&] { return g_execvpe ? g_execvpe(file, argv, environ) : missing(); });
 }
 

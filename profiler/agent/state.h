@@ -69,6 +69,13 @@ struct State {
     uintptr_t libc_lo = 0, libc_hi = 0;
     uintptr_t entry_lo = 0, entry_hi = 0;
     std::atomic<uint64_t> no_slot{0}; // samples lost for want of a free slot
+    // Threads started without counters - the descriptor budget was spent
+    // (fds.h), the kernel refused them (libcpc's error handler), or the
+    // process runs under a seccomp filter - and the CPU time they had used
+    // when they ended (CLOCK_THREAD_CPUTIME_ID; threads still running at
+    // the process's end are not in it).
+    std::atomic<uint64_t> threads_unsampled_no_counters{0};
+    std::atomic<uint64_t> unsampled_cpu_ns_no_counters{0};
     double tsc_per_ns = 0;            // 0: handler costs are not measured
     // Costs of threads whose slots were freed (drain thread only).
     uint64_t cost_total[2][kCostBuckets] = {};

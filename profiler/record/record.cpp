@@ -1,5 +1,6 @@
 #include "record.h"
 
+#include "cfi_cache_dir.h"
 #include "options.h"
 #include "plan.h"
 #include "session.h"
@@ -13,6 +14,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -168,10 +170,28 @@ int record_main(const std::vector<std::string> &args) {
     writer->commit();
     // Orphaned descendants are reparented to us, so their exit is seen.
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    auto target = spawn_target(*o, *plan, *agent, &error);
+    std::optional<std::string> static_exe = static_command(*o);
+    if (static_exe)
+        std::fprintf(stderr,
+                     "cpcprof: %s is statically linked: the profiler cannot be loaded into it, "
+                     "so it runs unsampled\n",
+                     static_exe->c_str());
+    CfiCacheDir cfi_cache;
+    auto target = spawn_target(*o, *plan, *agent, cfi_cache.path(), &error);
     if (!target) {
         writer->finish(monotonic_ns(), &error);
         return fail(error, 127);
+    }
+    if (static_exe) {
+        // No agent will say hello: the process is recorded from here, and
+        // its end from its exit status.
+        storage::ProcessInfo info;
+        info.pid = target->pid;
+        info.ppid = getpid();
+        info.exe = *static_exe;
+        info.argv = o->command;
+        info.start_ns = monotonic_ns();
+        writer->add_process(info);
     }
     // The terminal's ^C reaches the target; the recorder finishes the file.
     // Ignored only now, after the fork: the target must get the
@@ -185,6 +205,8 @@ int record_main(const std::vector<std::string> &args) {
         return fail("writing " + o->output + ": " + error);
     if (!o->quiet)
         print_summary(*o, s);
+    if (static_exe) // said above: not a process that stopped reporting
+        s.silent.erase(std::remove(s.silent.begin(), s.silent.end(), target->pid), s.silent.end());
     if (!s.silent.empty())
         print_silent(s.silent);
     if (o->symbolize) {

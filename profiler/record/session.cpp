@@ -83,7 +83,7 @@ Summary Session::run() {
     check_gone();
     for (auto &[pid, proc] : procs_) {
         settle(w_, sum_, pid, &proc.stored_since_account);
-        if (proc.exited && !proc.said_bye)
+        if (proc.exited && !proc.said_bye && !proc.unsampled)
             sum_.silent.push_back(pid);
         if (proc.pidfd >= 0)
             close(proc.pidfd);
@@ -111,6 +111,9 @@ void Session::handle(const char *msg, size_t n) {
     case proto::Type::bye: on_bye(r); break;
     case proto::Type::error: on_error(r); break;
     case proto::Type::stats: on_stats(r); break;
+    case proto::Type::unsampled:
+        on_unsampled(r);
+        break;
     }
 }
 
@@ -134,7 +137,7 @@ void Session::on_hello(proto::Reader &r) {
             w_.unload_module(p.pid, start, monotonic_ns());
         it->second.modules.clear();
     }
-    procs_[p.pid];
+    procs_[p.pid].name = p.exe.substr(p.exe.rfind('/') + 1);
     w_.add_process(p);
     watch(p.pid);
 }
@@ -262,6 +265,21 @@ void Session::on_error(proto::Reader &r) {
     int pid = r.get<int32_t>();
     std::string text = r.get_string();
     std::fprintf(stderr, "cpcprof: process %d: %s\n", pid, text.c_str());
+}
+
+// Said even with -q: the recording lacks that process's samples and
+// nothing else shows why.  The agent sends each reason once.
+void Session::on_unsampled(proto::Reader &r) {
+    int pid = r.get<int32_t>();
+    std::string text = r.get_string();
+    if (r.failed())
+        return;
+    Proc &proc = procs_[pid];
+    proc.unsampled = true;
+    if (proc.unsampled_said == text)
+        return; // a fork child that execs says it again as the new image
+    proc.unsampled_said = text;
+    std::fprintf(stderr, "cpcprof: process %d (%s) %s\n", pid, proc.name.c_str(), text.c_str());
 }
 
 void Session::on_stats(proto::Reader &r) {
