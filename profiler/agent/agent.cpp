@@ -266,6 +266,10 @@ void add_unsampled_cpu(void *) {
             uint64_t(ts.tv_sec) * 1000000000 + uint64_t(ts.tv_nsec), std::memory_order_relaxed);
 }
 
+// The drain thread is being started (a fork child's): it is not the
+// program's, takes no slot and no descriptor budget.
+thread_local bool tls_starting_drain = false;
+
 // The thread has no counters (libcpc said so before its start routine).
 thread_local bool tls_no_counters = false;
 
@@ -415,7 +419,9 @@ void after_fork_child() {
         return;
     }
     send_modules_now();
+    tls_starting_drain = true; // not a thread of the program's (pthread_create below)
     start_drain();
+    tls_starting_drain = false;
     prepare_thread();
     thread_counts_already();
     s.armed.store(true, std::memory_order_release);
@@ -549,7 +555,7 @@ extern "C" __attribute__((visibility("default"))) const int __cpc_pthread_create
 extern "C" __attribute__((visibility("default"))) int
 pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
     create_fn real = libcpc_pthread_create();
-    if (!g_active)
+    if (!g_active || tls_starting_drain)
         return real(t, attr, fn, arg);
     // One counter descriptor per thread, within the budget (fds.h); no
     // perf_event_open at all once the program runs under a filter.
