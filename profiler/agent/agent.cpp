@@ -656,6 +656,11 @@ bool flush_before_exec() {
         }
     }
     drain_once(true);
+    // This image's threads without counters are said now: the new image
+    // starts its own count (and a failed exec, from zero).
+    report_unsampled_threads();
+    s.threads_unsampled_no_counters.store(0);
+    s.unsampled_cpu_ns_no_counters.store(0);
     return true;
 }
 
