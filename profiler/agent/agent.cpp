@@ -474,8 +474,10 @@ void count_unsampled_thread() {
 void *thread_start(void *p) {
     Start st = *static_cast<Start *>(p);
     delete static_cast<Start *>(p);
-    if (tls_no_counters || !st.sampled)
+    if (tls_no_counters || !st.sampled) {
+        tls_no_counters = true; // and neither do the threads it starts
         count_unsampled_thread(); // takes no slot
+    }
     else
         prepare_thread();
     return st.fn(st.arg);
@@ -559,7 +561,8 @@ pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), vo
         return real(t, attr, fn, arg);
     // One counter descriptor per thread, within the budget (fds.h); no
     // perf_event_open at all once the program runs under a filter.
-    bool sampled = !seccomp_known() && counter_budget_allows(g_state.cfg.nevents);
+    bool sampled = !tls_no_counters && !seccomp_known() &&
+                   counter_budget_allows(g_state.cfg.nevents);
     create_fn libc = sampled ? nullptr : libc_pthread_create();
     if (libc != nullptr)
         real = libc;

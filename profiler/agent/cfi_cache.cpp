@@ -2,6 +2,7 @@
 
 #include "../common/protocol.h"
 
+#include <elf.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -25,6 +26,37 @@ constexpr char kMagic[8] = {'c', 'p', 'c', 'c', 'f', 'i', '1', '\0'};
 
 std::string g_dir; // empty: no cache
 
+// The module's GNU build-id as hex, from its notes in memory; "none".
+std::string build_id_hex(const dl_phdr_info *info) {
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_NOTE)
+            continue;
+        auto *p = reinterpret_cast<const char *>(info->dlpi_addr + ph.p_vaddr);
+        const char *end = p + ph.p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            auto *n = reinterpret_cast<const ElfW(Nhdr) *>(p);
+            const char *name = p + sizeof *n;
+            const auto *desc =
+                reinterpret_cast<const unsigned char *>(name + ((n->n_namesz + 3) & ~3u));
+            if (reinterpret_cast<const char *>(desc) + n->n_descsz > end)
+                break;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                std::memcmp(name, "GNU", 4) == 0 && n->n_descsz <= 64) {
+                std::string hex;
+                char b[3];
+                for (unsigned k = 0; k < n->n_descsz; ++k) {
+                    std::snprintf(b, sizeof b, "%02x", desc[k]);
+                    hex += b;
+                }
+                return hex;
+            }
+            p = reinterpret_cast<const char *>(desc) + ((n->n_descsz + 3) & ~3u);
+        }
+    }
+    return "none";
+}
+
 } // namespace
 
 void cfi_cache_init() {
@@ -35,18 +67,19 @@ void cfi_cache_init() {
         g_dir = d;
 }
 
-std::string cfi_cache_key(const char *path) {
+std::string cfi_cache_key(const dl_phdr_info *info, const char *path) {
     if (g_dir.empty() || path == nullptr || *path != '/')
         return {};
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return {};
     char name[160];
-    std::snprintf(
-        name, sizeof name, "%llx-%llx-%llx-%llx.%09ld", static_cast<unsigned long long>(st.st_dev),
-        static_cast<unsigned long long>(st.st_ino), static_cast<unsigned long long>(st.st_size),
-        static_cast<unsigned long long>(st.st_mtim.tv_sec), st.st_mtim.tv_nsec);
-    return g_dir + "/" + name;
+    std::snprintf(name, sizeof name, "%llx-%llx-%llx-%llx.%09ld-",
+                  static_cast<unsigned long long>(st.st_dev),
+                  static_cast<unsigned long long>(st.st_ino),
+                  static_cast<unsigned long long>(st.st_size),
+                  static_cast<unsigned long long>(st.st_mtim.tv_sec), st.st_mtim.tv_nsec);
+    return g_dir + "/" + name + build_id_hex(info);
 }
 
 const CfiRow *cfi_cache_find(const std::string &key, uint32_t *count) {

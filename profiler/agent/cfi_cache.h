@@ -10,8 +10,9 @@
 // every process whatever the address the module was loaded at.
 //
 // A file is named after the module's identity on disk (device, inode,
-// size, modification time): a module rebuilt during the recording gets a
-// table of its own.  Files are written under a temporary name and renamed,
+// size, modification time) and the build-id of the module in memory: a
+// module rebuilt during the recording gets a table of its own, and so
+// does a process that still runs the file's previous version.  Files are written under a temporary name and renamed,
 // so that a reader sees a whole table or none.  Mappings are never
 // removed: the overflow handler may read a table at any time.
 //
@@ -22,6 +23,8 @@
 
 #include "cfi.h"
 
+#include <link.h>
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -31,9 +34,9 @@ namespace cpcprof::agent {
 // Reads CPCPROF_CFI_CACHE (once, at the agent's start).
 void cfi_cache_init();
 
-// The cache file's name for the module at path, or "" when the module has
-// no file to identify it by (the vDSO) or there is no cache.
-std::string cfi_cache_key(const char *path);
+// The cache file's name for the module (its file at path), or "" when the
+// module has no file to identify it by (the vDSO) or there is no cache.
+std::string cfi_cache_key(const dl_phdr_info *info, const char *path);
 
 // The rows cached under key, mapped read-only; null when there are none.
 const CfiRow *cfi_cache_find(const std::string &key, uint32_t *count);

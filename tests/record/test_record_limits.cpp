@@ -233,7 +233,7 @@ TEST(RecordStartup, UnwindTablesCompiledOncePerModule) {
     ASSERT_FALSE(lines->empty()) << "cpcprof record failed under strace";
     std::regex created("openat\\(AT_FDCWD, \"([^\"]*/cpcprof-cfi-[^/\"]*/[^\"]*)\\.tmp\\d+\", "
                        "O_WRONLY\\|O_CREAT");
-    std::regex mapped("openat\\(AT_FDCWD, \"([^\"]*/cpcprof-cfi-[^/\"]*/[^\".]*\\.\\d+)\", "
+    std::regex mapped("openat\\(AT_FDCWD, \"([^\"]*/cpcprof-cfi-[^/\"]*/[^\"]*-[0-9a-z]+)\", "
                       "O_RDONLY\\|O_CLOEXEC\\) = \\d+");
     std::map<std::string, int> creates;
     size_t maps = 0;
