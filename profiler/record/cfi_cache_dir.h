@@ -1,6 +1,9 @@
 // The recording's directory of compiled unwind tables (the agent's
 // cfi_cache.h): made private (0700) under $TMPDIR or /tmp before the
-// target starts, removed with its files when the recording ends.
+// target starts (named cpcprof-cfi-PID-XXXXXX after the recorder), removed
+// with its files when the recording ends.  A recorder that is killed
+// leaves its directory: the next one removes the directories of
+// recorders that are gone.
 #pragma once
 
 #include <string>

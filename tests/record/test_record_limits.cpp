@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,7 +29,8 @@ namespace {
 
 // Runs argv in dir (stdout and stderr into files there) with RLIMIT_NOFILE
 // lowered to nofile when it is not 0.
-RunResult run_command(const TempDir &dir, const std::vector<std::string> &args, rlim_t nofile = 0) {
+RunResult run_command(const TempDir &dir, const std::vector<std::string> &args, rlim_t nofile = 0,
+                      const char *tmpdir = nullptr) {
     std::string out = dir.file("cmd.stdout"), err = dir.file("cmd.stderr");
     pid_t pid = fork();
     if (pid == 0) {
@@ -38,6 +41,8 @@ RunResult run_command(const TempDir &dir, const std::vector<std::string> &args, 
         if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
             _exit(126);
         close_range(3, ~0u, 0);
+        if (tmpdir != nullptr)
+            setenv("TMPDIR", tmpdir, 1);
         if (nofile != 0) {
             rlimit rl{nofile, nofile};
             if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
@@ -250,4 +255,41 @@ TEST(RecordStartup, UnwindTablesCompiledOncePerModule) {
     // sh and three /bin/true images share libc, the agent and its
     // libraries: the later images map them.
     EXPECT_GE(maps, 3 * creates.size() / 2) << "tables found in the cache";
+}
+
+namespace {
+
+std::vector<std::string> entries(const std::string &dir) {
+    std::vector<std::string> names;
+    if (DIR *d = opendir(dir.c_str())) {
+        while (dirent *e = readdir(d))
+            if (std::string(e->d_name).rfind("cpcprof-cfi-", 0) == 0)
+                names.push_back(e->d_name);
+        closedir(d);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+} // namespace
+
+// The table directory goes with the recording; one left by a recorder
+// that was killed is removed by the next, one of a recorder that still
+// runs is not.
+TEST(RecordStartup, TableDirectoriesDoNotPileUp) {
+    TempDir dir;
+    pid_t dead = fork();
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, nullptr, 0);
+    std::string stale = dir.file("cpcprof-cfi-" + std::to_string(dead) + "-AAAAAA");
+    std::string live = dir.file("cpcprof-cfi-" + std::to_string(getpid()) + "-BBBBBB");
+    ASSERT_EQ(mkdir(stale.c_str(), 0700), 0);
+    ASSERT_EQ(mkdir(live.c_str(), 0700), 0);
+    std::ofstream(stale + "/table") << "x";
+    RunResult r = run_command(dir, recorded({"/bin/true"}), 0, dir.path().c_str());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(entries(dir.path()),
+              std::vector<std::string>{"cpcprof-cfi-" + std::to_string(getpid()) + "-BBBBBB"});
+    rmdir(live.c_str());
 }
