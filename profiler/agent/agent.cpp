@@ -228,6 +228,7 @@ int find_code(dl_phdr_info *info, size_t, void *arg) {
 // The rings' memory; slot i's ring is the i-th ring_bytes of it, attached
 // when a thread claims the slot (current_slot).
 char *g_rings = nullptr;
+std::atomic<int> g_slot_bound{0}; // slot_bound()
 
 bool allocate_slots(State &s) {
     size_t bytes = s.cfg.ring_bytes * kMaxSlots;
@@ -388,7 +389,8 @@ void after_fork_child() {
     drain_forget_thread();
     channel_after_fork();
     s.armed.store(false);
-    for (Slot &slot : s.slots) {
+    for (int i = 0; i < slot_bound(); ++i) {
+        Slot &slot = s.slots[i];
         // A free slot is clean already (the drain thread cleaned it);
         // writing it would copy its pages from the parent's.
         if (slot.tid.load() == 0)
@@ -531,13 +533,21 @@ Slot *current_slot() {
         return tls_slot;
     pid_t tid = gettid_();
     for (Slot &s : g_state.slots) {
+        int index = int(&s - g_state.slots);
+        if (index >= g_slot_bound.load(std::memory_order_acquire)) {
+            // A slot never claimed: raise the bound first, so that a loop
+            // that reads the bound after this slot's tid sees it.
+            int b = g_slot_bound.load(std::memory_order_relaxed);
+            while (b <= index && !g_slot_bound.compare_exchange_weak(b, index + 1))
+                ;
+        }
         pid_t expected = 0;
         if (s.tid.load(std::memory_order_relaxed) == 0 &&
             s.tid.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) {
             // Its samples are published (release) after this, in this
             // thread; the drain thread reads the ring's memory only then.
             size_t bytes = g_state.cfg.ring_bytes;
-            s.ring.attach(g_rings + size_t(&s - g_state.slots) * bytes, bytes);
+            s.ring.attach(g_rings + size_t(index) * bytes, bytes);
             tls_slot = &s;
             return &s;
         }
@@ -546,6 +556,8 @@ Slot *current_slot() {
 }
 
 void forget_current_slot() { tls_slot = nullptr; }
+
+int slot_bound() { return g_slot_bound.load(std::memory_order_acquire); }
 
 } // namespace cpcprof::agent
 
@@ -646,7 +658,8 @@ bool flush_before_exec() {
     // bounded, for a thread that is stopped in its handler.
     timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    for (Slot &slot : s.slots) {
+    for (int i = 0; i < slot_bound(); ++i) {
+        Slot &slot = s.slots[i];
         if (slot.tid.load(std::memory_order_acquire) == 0)
             continue;
         while (slot.in_handler.load(std::memory_order_seq_cst)) {

@@ -227,7 +227,8 @@ void drain_once(bool final) {
     uint64_t taken = 0, dropped = 0;
     report_signal_findings();
     send_modules_if_changed(false);
-    for (Slot &slot : s.slots) {
+    for (int i = 0; i < slot_bound(); ++i) {
+        Slot &slot = s.slots[i];
         pid_t tid = slot.tid.load(std::memory_order_acquire);
         if (tid == 0)
             continue;
@@ -247,9 +248,9 @@ void drain_once(bool final) {
         }
     }
     if (final && s.tsc_per_ns > 0) {
-        for (Slot &slot : s.slots)
-            if (slot.tid.load(std::memory_order_acquire) != 0)
-                fold_costs(s, slot);
+        for (int i = 0; i < slot_bound(); ++i)
+            if (s.slots[i].tid.load(std::memory_order_acquire) != 0)
+                fold_costs(s, s.slots[i]);
         send_stats(s);
         // Sent: an exec that fails and a later exit send only what
         // follows.
@@ -271,6 +272,11 @@ void send_modules_now() { send_modules_if_changed(true); }
 namespace {
 
 void *drain_main(void *) {
+    // Named by itself (prctl): naming it from the starting thread goes
+    // through /proc/self/task/TID/comm, and that entry of an ended thread
+    // costs its process's reaper about a millisecond (the kernel walks it
+    // when it flushes the process's /proc entries).
+    pthread_setname_np(pthread_self(), "cpcprof-drain");
     // The drain thread is not profiled: it starts before the set is bound.
     while (!g_stop.load(std::memory_order_acquire)) {
         timespec ts{0, 10 * 1000 * 1000};
@@ -292,8 +298,6 @@ void start_drain() {
     pthread_sigmask(SIG_BLOCK, &all, &old); // no signal of the target's lands here
     g_running = pthread_create(&g_thread, nullptr, drain_main, nullptr) == 0;
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    if (g_running)
-        pthread_setname_np(g_thread, "cpcprof-drain");
 }
 
 void stop_drain() {

@@ -90,6 +90,11 @@ Slot *current_slot();
 // Forgets the calling thread's slot (fork child).
 void forget_current_slot();
 
+// [async-signal-safe] Only slots below this index have ever been claimed in
+// this process (threads claim the lowest free one): loops over the slots
+// stop there, and the untouched ones cost no page fault.
+int slot_bound();
+
 // The calling thread counts with its own bound set (the thread that bound
 // it, and a fork child's), so its first overflow signal is a sample, not
 // the one an inheriting thread receives at creation (handler.cpp).
