@@ -23,6 +23,7 @@
 #include <sched.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -203,6 +204,10 @@ void prepare_thread() {
     if (s == nullptr)
         return;
     stack_bounds(s);
+    s->thread = pthread_self();
+    char name[16] = {};
+    prctl(PR_GET_NAME, name);
+    std::memcpy(s->name, name, sizeof s->name);
     // Fault the ring's pages in now: a first touch inside the handler
     // costs a page fault (several microseconds on a VM) every few samples.
     s->ring.prefault();
@@ -398,6 +403,7 @@ void after_fork_child() {
         slot.ring.reset();
         slot.dropped.store(0);
         slot.announced = false;
+        slot.name[0] = slot.sent_name[0] = '\0';
         slot.ready.store(false);
         slot.tid.store(0);
         std::memset(slot.cost, 0, sizeof slot.cost);
@@ -559,6 +565,18 @@ void forget_current_slot() { tls_slot = nullptr; }
 
 int slot_bound() { return g_slot_bound.load(std::memory_order_acquire); }
 
+void note_thread_name(pthread_t t, const char *name) {
+    if (name == nullptr)
+        return;
+    Slot *slot = pthread_equal(t, pthread_self()) ? tls_slot : nullptr;
+    for (int i = 0; slot == nullptr && i < slot_bound(); ++i)
+        if (g_state.slots[i].tid.load(std::memory_order_acquire) != 0 &&
+            pthread_equal(g_state.slots[i].thread, t))
+            slot = &g_state.slots[i];
+    if (slot != nullptr)
+        std::strncpy(slot->name, name, sizeof slot->name - 1);
+}
+
 } // namespace cpcprof::agent
 
 using namespace cpcprof::agent;
@@ -584,6 +602,16 @@ pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), vo
     int rc = real(t, attr, thread_start, st);
     if (rc != 0)
         delete st;
+    return rc;
+}
+
+extern "C" __attribute__((visibility("default"))) int pthread_setname_np(pthread_t t,
+                                                                         const char *name) {
+    using fn = int (*)(pthread_t, const char *);
+    static fn real = reinterpret_cast<fn>(dlsym(RTLD_NEXT, "pthread_setname_np"));
+    int rc = real != nullptr ? real(t, name) : ENOSYS;
+    if (rc == 0)
+        note_thread_name(t, name);
     return rc;
 }
 

@@ -66,11 +66,17 @@ std::string thread_name(pid_t tid) {
     return s;
 }
 
-void send_thread(pid_t tid) {
+// name: as the thread's slot has it (state.h); null or empty, the
+// process's main thread is named from /proc (the entry of a process's
+// main thread costs nothing at its end), any other stays unnamed.
+void send_thread(pid_t tid, const char *name) {
     proto::Writer w(proto::Type::thread);
     w.put(static_cast<int32_t>(getpid()));
     w.put(static_cast<int32_t>(tid));
-    w.put_string(thread_name(tid));
+    if (name != nullptr && name[0] != '\0')
+        w.put_string(std::string(name, strnlen(name, 16)));
+    else
+        w.put_string(tid == getpid() ? thread_name(tid) : std::string());
     send_message(w.finish());
 }
 
@@ -219,6 +225,22 @@ void send_stats(State &s) {
     send_message(w.finish());
 }
 
+// Sends the thread's name when it is first known (the thread's set-up
+// writes it: a thread may take its slot in the handler before that), or
+// when the thread goes (last) unnamed, and again whenever the program
+// renames it (the recorder renames the thread).
+void announce(Slot &slot, pid_t tid, bool last) {
+    char name[16];
+    std::memcpy(name, slot.name, sizeof name); // a rename may be under way
+    name[15] = '\0';
+    bool named = name[0] != '\0';
+    if (slot.announced ? !named || std::strcmp(name, slot.sent_name) == 0 : !named && !last)
+        return;
+    send_thread(tid, name);
+    std::memcpy(slot.sent_name, name, sizeof name);
+    slot.announced = true;
+}
+
 } // namespace
 
 void drain_once(bool final) {
@@ -232,18 +254,17 @@ void drain_once(bool final) {
         pid_t tid = slot.tid.load(std::memory_order_acquire);
         if (tid == 0)
             continue;
-        if (!slot.announced) {
-            send_thread(tid);
-            slot.announced = true;
-        }
+        bool alive = final || thread_alive(tid);
+        announce(slot, tid, final || !alive);
         drain_slot(slot, &taken, &dropped);
-        if (!final && !thread_alive(tid)) {
+        if (!alive) {
             drain_slot(slot, &taken, &dropped); // anything published meanwhile
             slot.ring.reset();
             fold_costs(s, slot);
             slot.stack_lo = slot.stack_hi = 0;
             slot.ready.store(false, std::memory_order_relaxed);
             slot.announced = false;
+            slot.name[0] = slot.sent_name[0] = '\0';
             slot.tid.store(0, std::memory_order_release);
         }
     }
@@ -265,7 +286,7 @@ void drain_once(bool final) {
     }
 }
 
-void send_thread_now(pid_t tid) { send_thread(tid); }
+void send_thread_now(pid_t tid) { send_thread(tid, nullptr); }
 
 void send_modules_now() { send_modules_if_changed(true); }
 

@@ -1,4 +1,5 @@
 #include "seccomp.h"
+#include "state.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -76,5 +77,8 @@ extern "C" __attribute__((visibility("default"))) int prctl(int option, ...) noe
         note_seccomp();
     auto real =
         g_prctl != nullptr ? g_prctl : reinterpret_cast<prctl_fn>(dlsym(RTLD_NEXT, "prctl"));
-    return real(option, a[0], a[1], a[2], a[3]);
+    int rc = real(option, a[0], a[1], a[2], a[3]);
+    if (option == PR_SET_NAME && rc == 0)
+        note_thread_name(pthread_self(), reinterpret_cast<const char *>(a[0]));
+    return rc;
 }

@@ -228,6 +228,28 @@ TEST(RecordStartup, FewCounterProbesBeforeTheTargetRuns) {
         EXPECT_LE(n, 12u) << "pid " << pid << " opened " << n << " counters";
 }
 
+// Thread names come from the threads themselves (the interposed naming
+// calls), not from /proc/self/task/TID/comm.
+TEST(RecordStartup, ThreadNamesWithoutProcEntries) {
+    TempDir dir;
+    auto lines = strace_record(dir, {FD_THREADS_EXE, "20", "0"});
+    if (!lines)
+        GTEST_SKIP() << "strace is not installed (apt-get install strace)";
+    ASSERT_FALSE(lines->empty()) << "cpcprof record failed under strace";
+    for (const std::string &l : *lines)
+        EXPECT_EQ(l.find("/task/"), std::string::npos) << l;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    std::map<std::string, int> names;
+    for (const storage::ThreadInfo &t : p.reader->threads())
+        ++names[t.name];
+    EXPECT_EQ(names["fdt-main"], 1) << "the main thread, named before its first drain";
+    // A worker names itself right after it starts; the drain thread may
+    // announce it first, with its creator's name.
+    EXPECT_GE(names["fdt-worker"], 10);
+    EXPECT_EQ(names[""], 0);
+}
+
 // Unwind tables are compiled once per module for the whole recording:
 // every process after the first maps what the first wrote.
 TEST(RecordStartup, UnwindTablesCompiledOncePerModule) {
