@@ -28,6 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <mutex>
+#include <new>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -265,11 +268,45 @@ std::string cpc_error; // last libcpc message, for the recorder
 // Threads without counters: their CPU time is added up when they end.
 pthread_key_t g_unsampled_key;
 
-void add_unsampled_cpu(void *) {
+// Those still running, whose CPU time is not counted yet (ordinary
+// context only; a fork child starts with the lock free and itself alone).
+std::mutex g_unsampled_lock;
+std::vector<pthread_t> g_unsampled_live;
+
+uint64_t cpu_ns(clockid_t clock) {
     timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
-        g_state.unsampled_cpu_ns_no_counters.fetch_add(
-            uint64_t(ts.tv_sec) * 1000000000 + uint64_t(ts.tv_nsec), std::memory_order_relaxed);
+    if (clock_gettime(clock, &ts) != 0)
+        return 0;
+    return uint64_t(ts.tv_sec) * 1000000000 + uint64_t(ts.tv_nsec);
+}
+
+// At the thread's end: its CPU time, unless the process's end counted it.
+void add_unsampled_cpu(void *) {
+    std::lock_guard<std::mutex> g(g_unsampled_lock);
+    auto it = std::find_if(g_unsampled_live.begin(), g_unsampled_live.end(),
+                           [](pthread_t t) { return pthread_equal(t, pthread_self()); });
+    if (it == g_unsampled_live.end())
+        return;
+    g_unsampled_live.erase(it);
+    g_state.unsampled_cpu_ns_no_counters.fetch_add(cpu_ns(CLOCK_THREAD_CPUTIME_ID),
+                                                   std::memory_order_relaxed);
+}
+
+// The process ends or execs: the CPU time of those still running so far.
+void add_running_unsampled_cpu() {
+    std::lock_guard<std::mutex> g(g_unsampled_lock);
+    for (pthread_t t : g_unsampled_live) {
+        clockid_t clock;
+        if (pthread_getcpuclockid(t, &clock) == 0)
+            g_state.unsampled_cpu_ns_no_counters.fetch_add(cpu_ns(clock),
+                                                           std::memory_order_relaxed);
+    }
+    g_unsampled_live.clear();
+}
+
+void forget_unsampled_after_fork() {
+    new (&g_unsampled_lock) std::mutex;
+    std::erase_if(g_unsampled_live, [](pthread_t t) { return !pthread_equal(t, pthread_self()); });
 }
 
 // The drain thread is being started (a fork child's): it is not the
@@ -411,6 +448,7 @@ void after_fork_child() {
     std::memset(s.cost_total, 0, sizeof s.cost_total);
     s.threads_unsampled_no_counters.store(0);
     s.unsampled_cpu_ns_no_counters.store(0);
+    forget_unsampled_after_fork();
     tls_slot = nullptr;
     if (!g_active && !g_passive)
         return;
@@ -476,6 +514,10 @@ struct Start {
 
 void count_unsampled_thread() {
     g_state.threads_unsampled_no_counters.fetch_add(1, std::memory_order_relaxed);
+    {
+        std::lock_guard<std::mutex> g(g_unsampled_lock);
+        g_unsampled_live.push_back(pthread_self());
+    }
     pthread_setspecific(g_unsampled_key, &g_unsampled_key); // any non-null value
 }
 
@@ -483,11 +525,11 @@ void *thread_start(void *p) {
     Start st = *static_cast<Start *>(p);
     delete static_cast<Start *>(p);
     if (tls_no_counters || !st.sampled) {
-        tls_no_counters = true; // and neither do the threads it starts
+        tls_no_counters = true;   // and neither do the threads it starts
         count_unsampled_thread(); // takes no slot
-    }
-    else
+    } else {
         prepare_thread();
+    }
     return st.fn(st.arg);
 }
 
@@ -507,6 +549,7 @@ void report_unsampled_threads() {
     uint64_t n = g_state.threads_unsampled_no_counters.load();
     if (n == 0)
         return;
+    add_running_unsampled_cpu();
     char text[256];
     std::snprintf(text, sizeof text,
                   "%llu thread%s ran without counters (no descriptor left for them, or the "

@@ -170,11 +170,13 @@ TEST(RecordDescriptors, ThousandThreadsUnderLimitKeepProgramFiles) {
     EXPECT_EQ(r.err.find("libcpc"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("Too many open files"), std::string::npos) << r.err;
     std::smatch m;
-    std::regex said("(\\d+) threads? ran without counters");
+    std::regex said("(\\d+) threads? ran without counters[^:]*: ([\\d.]+) ms of their CPU time");
     ASSERT_TRUE(std::regex_search(r.err, m, said)) << r.err;
     unsigned unsampled = std::stoul(m[1]);
     EXPECT_GT(unsampled, 0u);
     EXPECT_LT(unsampled, 1000u) << "threads within the budget are sampled";
+    // Each worker spins 1 ms of its own CPU time before it waits.
+    EXPECT_GE(std::stod(m[2]), 0.9 * unsampled) << r.err;
     Profile p = load_profile(dir.file("out.cpcprof"));
     ASSERT_TRUE(p) << p.error;
     std::set<int> sampled_tids;
