@@ -3,24 +3,26 @@
 // one: a set whose first request has CPC_OVF_NOTIFY_EMT with the preset
 // UINT64_MAX - (period - 1), bound with CPC_BIND_LWP_INHERIT, a SIGEMT
 // handler that records the stack and calls cpc_set_restart.
+//
+// This file: start-up, fork, the process's end, and the slots.  Thread
+// creation is threads.cpp, the exec family exec.cpp, the profiler's
+// descriptors fds.cpp, processes under seccomp seccomp.cpp.
 #include "cfi.h"
 #include "cfi_cache.h"
 #include "channel.h"
 #include "drain.h"
-#include "fds.h"
 #include "handler.h"
+#include "process.h"
 #include "seccomp.h"
 #include "signals.h"
 #include "state.h"
 #include "unwind.h"
 
-#include "../common/elf_static.h"
 #include "../common/protocol.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -29,8 +31,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <mutex>
-#include <new>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -172,13 +172,6 @@ void send_hello() {
     send_message(w.finish());
 }
 
-void send_unsampled(const std::string &reason) {
-    proto::Writer w(proto::Type::unsampled);
-    w.put(static_cast<int32_t>(getpid()));
-    w.put_string(reason);
-    send_message(w.finish());
-}
-
 void send_bye() {
     proto::Writer w(proto::Type::bye);
     w.put(static_cast<int32_t>(getpid()));
@@ -200,6 +193,8 @@ void stack_bounds(Slot *s) {
     pthread_attr_destroy(&attr);
 }
 
+} // namespace
+
 // Sets up the calling thread for sampling (ordinary context).
 void prepare_thread() {
     warm_unwinder();
@@ -216,6 +211,8 @@ void prepare_thread() {
     s->ring.prefault();
     s->ready.store(true, std::memory_order_release);
 }
+
+namespace {
 
 // libc's code range: frame-pointer stacks that end there are complete.
 int find_code(dl_phdr_info *info, size_t, void *arg) {
@@ -265,68 +262,11 @@ bool allocate_slots(State &s) {
 
 std::string cpc_error; // last libcpc message, for the recorder
 
-// Threads without counters: their CPU time is added up when they end.
-pthread_key_t g_unsampled_key;
-
-// Those still running, whose CPU time is not counted yet (ordinary
-// context only; a fork child starts with the lock free and itself alone).
-std::mutex g_unsampled_lock;
-std::vector<pthread_t> g_unsampled_live;
-
-uint64_t cpu_ns(clockid_t clock) {
-    timespec ts;
-    if (clock_gettime(clock, &ts) != 0)
-        return 0;
-    return uint64_t(ts.tv_sec) * 1000000000 + uint64_t(ts.tv_nsec);
-}
-
-// At the thread's end: its CPU time, unless the process's end counted it.
-void add_unsampled_cpu(void *) {
-    std::lock_guard<std::mutex> g(g_unsampled_lock);
-    auto it = std::find_if(g_unsampled_live.begin(), g_unsampled_live.end(),
-                           [](pthread_t t) { return pthread_equal(t, pthread_self()); });
-    if (it == g_unsampled_live.end())
-        return;
-    g_unsampled_live.erase(it);
-    g_state.unsampled_cpu_ns_no_counters.fetch_add(cpu_ns(CLOCK_THREAD_CPUTIME_ID),
-                                                   std::memory_order_relaxed);
-}
-
-// The process ends or execs: the CPU time of those still running so far.
-void add_running_unsampled_cpu() {
-    std::lock_guard<std::mutex> g(g_unsampled_lock);
-    for (pthread_t t : g_unsampled_live) {
-        clockid_t clock;
-        if (pthread_getcpuclockid(t, &clock) == 0)
-            g_state.unsampled_cpu_ns_no_counters.fetch_add(cpu_ns(clock),
-                                                           std::memory_order_relaxed);
-    }
-    g_unsampled_live.clear();
-}
-
-void forget_unsampled_after_fork() {
-    new (&g_unsampled_lock) std::mutex;
-    std::erase_if(g_unsampled_live, [](pthread_t t) { return !pthread_equal(t, pthread_self()); });
-}
-
-// The drain thread is being started (a fork child's): it is not the
-// program's, takes no slot and no descriptor budget.
-thread_local bool tls_starting_drain = false;
-
-// The thread has no counters (libcpc said so before its start routine).
-thread_local bool tls_no_counters = false;
-
 void collect_error(const char *fn, int, const char *fmt, va_list ap) {
     char msg[512];
     std::vsnprintf(msg, sizeof msg, fmt, ap);
     if (std::strcmp(fn, "pthread_create") == 0) {
-        // In the new thread, which could not open its counters: it goes
-        // unsampled and counted (thread_start); the recorder prints the
-        // first reason, the program's stderr gets nothing.
-        tls_no_counters = true;
-        static std::atomic<bool> said{false};
-        if (!said.exchange(true))
-            send_error(std::string("threads go unsampled: ") + msg);
+        no_counters_in_this_thread(msg); // threads.cpp
         return;
     }
     cpc_error = std::string(fn) + ": " + msg;
@@ -364,7 +304,6 @@ bool bind_this_thread(State &s) {
 
 void after_fork_child();
 void on_process_exit(int status, void *);
-void report_unsampled_threads();
 
 // The process is recorded but not sampled: its exit status is still sent
 // (on_process_exit, end_now).
@@ -409,7 +348,7 @@ __attribute__((constructor)) void agent_init() {
     }
     send_modules_now();
     refresh_cfi();
-    pthread_key_create(&g_unsampled_key, add_unsampled_cpu);
+    init_thread_accounting();
     start_drain(); // before the bind: the drain thread is not sampled
     prepare_thread();
     g_active = true;
@@ -465,9 +404,9 @@ void after_fork_child() {
         return;
     }
     send_modules_now();
-    tls_starting_drain = true; // not a thread of the program's (pthread_create below)
+    set_starting_drain(true); // not a thread of the program's (pthread_create below)
     start_drain();
-    tls_starting_drain = false;
+    set_starting_drain(false);
     prepare_thread();
     thread_counts_already();
     s.armed.store(true, std::memory_order_release);
@@ -504,76 +443,22 @@ void on_process_exit(int status, void *) {
 
 __attribute__((destructor)) void agent_fini() { finish_samples(); }
 
-using create_fn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
-struct Start {
-    void *(*fn)(void *);
-    void *arg;
-    bool sampled; // started through libcpc's wrapper, with counters
-};
-
-void count_unsampled_thread() {
-    g_state.threads_unsampled_no_counters.fetch_add(1, std::memory_order_relaxed);
-    {
-        std::lock_guard<std::mutex> g(g_unsampled_lock);
-        g_unsampled_live.push_back(pthread_self());
-    }
-    pthread_setspecific(g_unsampled_key, &g_unsampled_key); // any non-null value
-}
-
-void *thread_start(void *p) {
-    Start st = *static_cast<Start *>(p);
-    delete static_cast<Start *>(p);
-    if (tls_no_counters || !st.sampled) {
-        tls_no_counters = true;   // and neither do the threads it starts
-        count_unsampled_thread(); // takes no slot
-    } else {
-        prepare_thread();
-    }
-    return st.fn(st.arg);
-}
-
-// libc's pthread_create, for threads that must not get libcpc's copy of
-// the set (no descriptor left for it, or a seccomp filter).
-create_fn libc_pthread_create() {
-    static create_fn fn = [] {
-        void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-        void *f = h != nullptr ? dlsym(h, "pthread_create") : nullptr;
-        return reinterpret_cast<create_fn>(f);
-    }();
-    return fn;
-}
-
-// What the process could not sample, said once at its end.
-void report_unsampled_threads() {
-    uint64_t n = g_state.threads_unsampled_no_counters.load();
-    if (n == 0)
-        return;
-    add_running_unsampled_cpu();
-    char text[256];
-    std::snprintf(text, sizeof text,
-                  "%llu thread%s ran without counters (no descriptor left for them, or the "
-                  "kernel refused them): %.1f ms of their CPU time is not sampled",
-                  static_cast<unsigned long long>(n), n == 1 ? "" : "s",
-                  double(g_state.unsampled_cpu_ns_no_counters.load()) / 1e6);
-    send_error(text);
-}
-
-create_fn libcpc_pthread_create() {
-    // libcpc's wrapper gives new threads their copy of the set.  This
-    // preloaded library comes before it in symbol lookup, so call it
-    // explicitly.
-    static create_fn fn = [] {
-        void *h = dlopen("libcpc.so.1", RTLD_NOW | RTLD_NOLOAD);
-        void *f = h ? dlsym(h, "pthread_create") : nullptr;
-        return reinterpret_cast<create_fn>(f ? f : dlsym(RTLD_NEXT, "pthread_create"));
-    }();
-    return fn;
-}
-
 } // namespace
 
 State &state() { return g_state; }
+
+bool sampling() { return g_active; }
+
+bool reporting() { return g_active || g_passive; }
+
+pid_t agent_pid() { return g_pid.load(); }
+
+void send_unsampled(const std::string &reason) {
+    proto::Writer w(proto::Type::unsampled);
+    w.put(static_cast<int32_t>(getpid()));
+    w.put_string(reason);
+    send_message(w.finish());
+}
 
 bool signals_guarded() { return g_active; }
 
@@ -624,40 +509,6 @@ void note_thread_name(pthread_t t, const char *name) {
 
 using namespace cpcprof::agent;
 
-// libcpc accepts this interposer: it forwards to libcpc's pthread_create.
-extern "C" __attribute__((visibility("default"))) const int __cpc_pthread_create_forwarder = 1;
-
-extern "C" __attribute__((visibility("default"))) int
-pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
-    create_fn real = libcpc_pthread_create();
-    if (!g_active || tls_starting_drain)
-        return real(t, attr, fn, arg);
-    // One counter descriptor per thread, within the budget (fds.h); no
-    // perf_event_open at all once the program runs under a filter.
-    bool sampled = !tls_no_counters && !seccomp_known() &&
-                   counter_budget_allows(g_state.cfg.nevents);
-    create_fn libc = sampled ? nullptr : libc_pthread_create();
-    if (libc != nullptr)
-        real = libc;
-    else
-        sampled = true;
-    auto *st = new Start{fn, arg, sampled};
-    int rc = real(t, attr, thread_start, st);
-    if (rc != 0)
-        delete st;
-    return rc;
-}
-
-extern "C" __attribute__((visibility("default"))) int pthread_setname_np(pthread_t t,
-                                                                         const char *name) {
-    using fn = int (*)(pthread_t, const char *);
-    static fn real = reinterpret_cast<fn>(dlsym(RTLD_NEXT, "pthread_setname_np"));
-    int rc = real != nullptr ? real(t, name) : ENOSYS;
-    if (rc == 0)
-        note_thread_name(t, name);
-    return rc;
-}
-
 // _exit and _Exit skip the exit handlers: send the samples and the code
 // here.  Not in a vfork child, which shares the parent's memory (its pid
 // is not the one the agent knows).
@@ -686,201 +537,3 @@ extern "C" __attribute__((visibility("default"), noreturn)) void _Exit(int code)
     end_now("_Exit", code);
 }
 
-// exec: the kernel removes the counters (remove_on_exec) and the new image
-// starts with an agent of its own, so what the rings hold - up to the
-// drain thread's last 10 ms, the program's last moments before the exec -
-// is sent first.  Sampling stops in every thread (the image's other
-// threads are sampled until the exec ends them), the handlers still
-// running are waited for, then the rings are emptied from this thread.
-// An exec that fails resumes sampling.  Not in a vfork child, whose memory
-// is its parent's; posix_spawn and system() start their programs that way,
-// as children, and leave this image running.
-//
-// Known limit: an exec called from a signal handler that interrupted
-// malloc in the same thread can deadlock here (the flush allocates).
-namespace {
-
-using execve_fn = int (*)(const char *, char *const[], char *const[]);
-using execvpe_fn = int (*)(const char *, char *const[], char *const[]);
-using fexecve_fn = int (*)(int, char *const[], char *const[]);
-using execveat_fn = int (*)(int, const char *, char *const[], char *const[], int);
-execve_fn g_execve = nullptr;
-execvpe_fn g_execvpe = nullptr;
-fexecve_fn g_fexecve = nullptr;
-execveat_fn g_execveat = nullptr;
-
-__attribute__((constructor(101))) void resolve_exec() {
-    g_execve = reinterpret_cast<execve_fn>(dlsym(RTLD_NEXT, "execve"));
-    g_execvpe = reinterpret_cast<execvpe_fn>(dlsym(RTLD_NEXT, "execvpe"));
-    g_fexecve = reinterpret_cast<fexecve_fn>(dlsym(RTLD_NEXT, "fexecve"));
-    g_execveat = reinterpret_cast<execveat_fn>(dlsym(RTLD_NEXT, "execveat"));
-}
-
-bool this_image() { return g_active && getpid() == g_pid.load(); }
-
-// True when it stopped sampling (to resume if the exec fails).
-bool flush_before_exec() {
-    if (!this_image() || !channel_open())
-        return false;
-    State &s = g_state;
-    if (!s.armed.exchange(false, std::memory_order_seq_cst))
-        return false;
-    // A handler past its check of `armed` finishes its sample first;
-    // bounded, for a thread that is stopped in its handler.
-    timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    for (int i = 0; i < slot_bound(); ++i) {
-        Slot &slot = s.slots[i];
-        if (slot.tid.load(std::memory_order_acquire) == 0)
-            continue;
-        while (slot.in_handler.load(std::memory_order_seq_cst)) {
-            timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            if ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) >
-                20000000L)
-                break;
-            sched_yield();
-        }
-    }
-    drain_once(true);
-    // This image's threads without counters are said now: the new image
-    // starts its own count (and a failed exec, from zero).
-    report_unsampled_threads();
-    s.threads_unsampled_no_counters.store(0);
-    s.unsampled_cpu_ns_no_counters.store(0);
-    return true;
-}
-
-void resume_after_failed_exec(bool stopped) {
-    int e = errno;
-    if (stopped && channel_open())
-        g_state.armed.store(true, std::memory_order_release);
-    errno = e;
-}
-
-// The environment a program hands to exec names the channel by number; it
-// may have been copied before the channel moved (dup2 onto it, fds.cpp).
-class ExecEnv {
-  public:
-    explicit ExecEnv(char *const *envp) : envp_(envp) {
-        if (envp == nullptr || envp == environ || !channel_moved() || !this_image())
-            return;
-        const std::string key = std::string(cpcprof::proto::kEnvChannel) + "=";
-        entry_ = key + std::to_string(channel_fd());
-        for (char *const *e = envp; *e != nullptr; ++e)
-            copy_.push_back(std::strncmp(*e, key.c_str(), key.size()) == 0 ? entry_.data() : *e);
-        copy_.push_back(nullptr);
-        envp_ = copy_.data();
-    }
-    char *const *get() const { return envp_; }
-
-  private:
-    char *const *envp_;
-    std::string entry_;
-    std::vector<char *> copy_;
-};
-
-// A statically linked program never loads the agent: said before the
-// exec, with the file's name, so that the recorder does not take the
-// silence that follows for a lost channel.
-void say_if_static(const char *file, bool search) {
-    if (file == nullptr || !(g_active || g_passive) || getpid() != g_pid.load() || !channel_open())
-        return;
-    char path[4096];
-    if (!cpcprof::elf::resolve_in_path(file, search ? std::getenv("PATH") : "", path,
-                                       sizeof path) ||
-        !cpcprof::elf::is_static_elf(path))
-        return;
-    send_unsampled(std::string("execs ") + path +
-                   ", which is statically linked: the profiler cannot be loaded into it; not "
-                   "sampled from there");
-}
-
-template <class F> int around_exec(F &&call) {
-    bool stopped = flush_before_exec();
-    int rc = call();
-    resume_after_failed_exec(stopped);
-    return rc;
-}
-
-int missing() {
-    errno = ENOSYS;
-    return -1;
-}
-
-// execl's arguments up to the terminating null pointer.
-std::vector<char *> collect(const char *arg, va_list ap) {
-    std::vector<char *> argv{const_cast<char *>(arg)};
-    while (argv.back() != nullptr)
-        argv.push_back(va_arg(ap, char *));
-    return argv;
-}
-
-} // namespace
-
-extern "C" __attribute__((visibility("default"))) int
-execve(const char *path, char *const argv[], char *const envp[]) noexcept {
-    ExecEnv env(envp);
-    say_if_static(path, false);
-    return around_exec([&] { return g_execve ? g_execve(path, argv, env.get()) : missing(); });
-}
-
-extern "C" __attribute__((visibility("default"))) int
-execvpe(const char *file, char *const argv[], char *const envp[]) noexcept {
-    ExecEnv env(envp);
-    say_if_static(file, true);
-    return around_exec([&] { return g_execvpe ? g_execvpe(file, argv, env.get()) : missing(); });
-}
-
-extern "C" __attribute__((visibility("default"))) int execv(const char *path,
-                                                            char *const argv[]) noexcept {
-    say_if_static(path, false);
-    return around_exec([&] { return g_execve ? g_execve(path, argv, environ) : missing(); });
-}
-
-extern "C" __attribute__((visibility("default"))) int execvp(const char *file,
-                                                             char *const argv[]) noexcept {
-    say_if_static(file, true);
-    return around_exec([&] { return g_execvpe ? g_execvpe(file, argv, environ) : missing(); });
-}
-
-extern "C" __attribute__((visibility("default"))) int
-fexecve(int fd, char *const argv[], char *const envp[]) noexcept {
-    ExecEnv env(envp);
-    return around_exec([&] { return g_fexecve ? g_fexecve(fd, argv, env.get()) : missing(); });
-}
-
-extern "C" __attribute__((visibility("default"))) int
-execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) noexcept {
-    ExecEnv env(envp);
-    return around_exec(
-        [&] { return g_execveat ? g_execveat(dirfd, path, argv, env.get(), flags) : missing(); });
-}
-
-extern "C" __attribute__((visibility("default"))) int execl(const char *path, const char *arg,
-                                                            ...) noexcept {
-    va_list ap;
-    va_start(ap, arg);
-    std::vector<char *> argv = collect(arg, ap);
-    va_end(ap);
-    return execv(path, argv.data());
-}
-
-extern "C" __attribute__((visibility("default"))) int execlp(const char *file, const char *arg,
-                                                             ...) noexcept {
-    va_list ap;
-    va_start(ap, arg);
-    std::vector<char *> argv = collect(arg, ap);
-    va_end(ap);
-    return execvp(file, argv.data());
-}
-
-extern "C" __attribute__((visibility("default"))) int execle(const char *path, const char *arg,
-                                                             ...) noexcept {
-    va_list ap;
-    va_start(ap, arg);
-    std::vector<char *> argv = collect(arg, ap);
-    char *const *envp = va_arg(ap, char *const *);
-    va_end(ap);
-    return execve(path, argv.data(), envp);
-}
