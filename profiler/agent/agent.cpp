@@ -307,17 +307,23 @@ void on_process_exit(int status, void *);
 
 // The process is recorded but not sampled: its exit status is still sent
 // (on_process_exit, end_now).
+// The fork and exit hooks, once per process image (fork children inherit
+// them, and the flag with them).
+void register_process_hooks() {
+    static bool registered = false;
+    if (registered)
+        return;
+    registered = true;
+    pthread_atfork(nullptr, nullptr, after_fork_child);
+    on_exit(on_process_exit, nullptr);
+}
+
 void go_passive(const char *reason) {
     g_active = false;
     g_passive = true;
     if (reason != nullptr)
         send_unsampled(reason);
-    static bool registered = false;
-    if (!registered) {
-        registered = true;
-        pthread_atfork(nullptr, nullptr, after_fork_child);
-        on_exit(on_process_exit, nullptr);
-    }
+    register_process_hooks();
 }
 
 constexpr const char *kSeccompReason = "runs under a seccomp filter; not sampled";
@@ -359,8 +365,7 @@ __attribute__((constructor)) void agent_init() {
         go_passive(nullptr);
         return;
     }
-    pthread_atfork(nullptr, nullptr, after_fork_child);
-    on_exit(on_process_exit, nullptr);
+    register_process_hooks();
 }
 
 // A forked child does not inherit bound sets (libcpc, as illumos): it

@@ -153,6 +153,29 @@ TEST_P(RecordSeccomp, ChildUnharmedAndItsExitRecorded) {
     EXPECT_EQ(with_status, 2u) << "the child (exit 5) and the parent (its status)";
 }
 
+// A sampled process installs a filter, then its fork child forks again
+// without exec: each process once in the profile, with its status.
+TEST_P(RecordSeccomp, ForkTreeUnderFilterRecordedOnce) {
+    TempDir dir;
+    std::vector<std::string> cmd{SPAWN_CHILD_EXE, "--seccomp", GetParam(), "--fork2"};
+    RunResult bare = run_command(dir, cmd);
+    ASSERT_EQ(bare.status, 3) << bare.out << bare.err;
+    RunResult r = run_command(dir, recorded(cmd));
+    EXPECT_EQ(r.status, bare.status) << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    std::map<int, int> rows;
+    for (const storage::ProcessRecord &proc : p.reader->processes()) {
+        ++rows[proc.info.pid];
+        EXPECT_EQ(proc.exit_status, std::optional<int>(3)) << "pid " << proc.info.pid;
+    }
+    EXPECT_EQ(rows.size(), 3u);
+    for (const auto &[pid, n] : rows)
+        EXPECT_EQ(n, 1) << "pid " << pid;
+    EXPECT_EQ(count_lines_containing(r.err, "runs under a seccomp filter"), 2u) << r.err;
+}
+
 INSTANTIATE_TEST_SUITE_P(Filters, RecordSeccomp, ::testing::Values("kill", "eperm"));
 
 // 1,000 threads under a 1,024-descriptor limit, then 200 files of the

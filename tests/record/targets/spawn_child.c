@@ -13,6 +13,11 @@
  *   spawn_child --exit N
  *       prints "exiting N" and exits with status N (a dynamically linked
  *       child for the filter's cases).
+ *   spawn_child --seccomp kill|eperm --fork2
+ *       with the filter installed, forks a child that forks a grandchild
+ *       (no exec): the grandchild prints "grandchild" and exits 3, the
+ *       child exits with its status, the parent prints "child exited 3"
+ *       and exits 3.
  *
  * Test: output and status equal to the bare run: no SIGSYS from the
  * profiler's own calls, the child's exit status in the profile, and one
@@ -61,6 +66,26 @@ int main(int argc, char **argv) {
     if (argc > 3 && strcmp(argv[1], "--seccomp") == 0) {
         install_filter(argv[2]);
         arg = 3;
+    }
+    if (arg < argc && strcmp(argv[arg], "--fork2") == 0) {
+        fflush(stdout);
+        pid_t child = fork();
+        if (child < 0)
+            die("fork");
+        if (child == 0) {
+            pid_t grandchild = fork();
+            if (grandchild == 0) {
+                printf("grandchild\n");
+                exit(3);
+            }
+            int st;
+            waitpid(grandchild, &st, 0);
+            exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+        }
+        int st;
+        waitpid(child, &st, 0);
+        printf("child exited %d\n", WEXITSTATUS(st));
+        return WEXITSTATUS(st);
     }
     if (arg >= argc) {
         fprintf(stderr, "usage: spawn_child [--seccomp kill|eperm] PROGRAM [ARGS...]\n");
