@@ -458,9 +458,9 @@ bool reporting() { return g_active || g_passive; }
 
 pid_t agent_pid() { return g_pid.load(); }
 
-void send_unsampled(const std::string &reason) {
+void send_unsampled(const std::string &reason, pid_t pid) {
     proto::Writer w(proto::Type::unsampled);
-    w.put(static_cast<int32_t>(getpid()));
+    w.put(static_cast<int32_t>(pid != 0 ? pid : getpid()));
     w.put_string(reason);
     send_message(w.finish());
 }

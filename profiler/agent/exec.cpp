@@ -9,6 +9,7 @@
 
 #include <dlfcn.h>
 #include <sched.h>
+#include <spawn.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -133,6 +134,21 @@ void say_if_static(const char *file, bool search) {
                    "sampled from there");
 }
 
+// The file a posix_spawn(p) child runs when it is statically linked.
+bool static_spawn(const char *file, bool search, char *path, size_t n) {
+    return file != nullptr && reporting() && getpid() == agent_pid() && channel_open() &&
+           cpcprof::elf::resolve_in_path(file, search ? std::getenv("PATH") : "", path, n) &&
+           cpcprof::elf::is_static_elf(path);
+}
+
+void say_static_spawn(const char *path, const pid_t *child) {
+    if (child != nullptr)
+        send_unsampled(std::string("runs ") + path +
+                           ", which is statically linked: the profiler cannot be loaded into "
+                           "it; not sampled",
+                       *child);
+}
+
 template <class F> int around_exec(F &&call) {
     bool stopped = flush_before_exec();
     int rc = call();
@@ -220,4 +236,38 @@ extern "C" __attribute__((visibility("default"))) int execle(const char *path, c
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     return execve(path, argv.data(), envp);
+}
+
+// posix_spawn(p) starts its program in a vfork child, which runs none of
+// the wrappers above: a statically linked program is said from here, with
+// the child's pid.
+using spawn_fn = int (*)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+                         const posix_spawnattr_t *, char *const[], char *const[]);
+
+extern "C" __attribute__((visibility("default"))) int
+posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
+            const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
+    static spawn_fn real = reinterpret_cast<spawn_fn>(dlsym(RTLD_NEXT, "posix_spawn"));
+    if (real == nullptr)
+        return ENOSYS;
+    char file[4096];
+    bool is_static = static_spawn(path, false, file, sizeof file);
+    int rc = real(pid, path, actions, attr, argv, envp);
+    if (rc == 0 && is_static)
+        say_static_spawn(file, pid);
+    return rc;
+}
+
+extern "C" __attribute__((visibility("default"))) int
+posix_spawnp(pid_t *pid, const char *name, const posix_spawn_file_actions_t *actions,
+             const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
+    static spawn_fn real = reinterpret_cast<spawn_fn>(dlsym(RTLD_NEXT, "posix_spawnp"));
+    if (real == nullptr)
+        return ENOSYS;
+    char file[4096];
+    bool is_static = static_spawn(name, true, file, sizeof file);
+    int rc = real(pid, name, actions, attr, argv, envp);
+    if (rc == 0 && is_static)
+        say_static_spawn(file, pid);
+    return rc;
 }

@@ -19,8 +19,9 @@ bool reporting();
 // The process the agent set itself up in (a vfork child has another pid).
 pid_t agent_pid();
 
-// Tells the recorder that this process, or what it execs, is not sampled.
-void send_unsampled(const std::string &reason);
+// Tells the recorder that process pid (0: this one), or what it execs, is
+// not sampled.
+void send_unsampled(const std::string &reason, pid_t pid = 0);
 
 // Sets up the calling thread for sampling.
 void prepare_thread();

@@ -118,6 +118,21 @@ TEST(RecordStatic, ExecdChildIsNamedNotTakenForSilent) {
     EXPECT_EQ(r.err.find("stopped reporting"), std::string::npos) << r.err;
 }
 
+TEST(RecordStatic, PosixSpawnedChildIsNamed) {
+    TempDir dir;
+    std::vector<std::string> cmd{SPAWN_CHILD_EXE, "--posix-spawn", STATIC_EXE, "6"};
+    RunResult bare = run_command(dir, cmd);
+    ASSERT_EQ(bare.status, 6) << bare.err;
+    RunResult r = run_command(dir, recorded(cmd));
+    EXPECT_EQ(r.status, bare.status) << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    EXPECT_EQ(count_lines_containing(r.err, "runs " + real_path(STATIC_EXE) +
+                                                ", which is statically linked"),
+              1u)
+        << r.err;
+    EXPECT_EQ(r.err.find("stopped reporting"), std::string::npos) << r.err;
+}
+
 class RecordSeccomp : public ::testing::TestWithParam<const char *> {};
 
 // The parent installs the filter and starts a (dynamically linked) child:

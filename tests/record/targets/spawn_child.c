@@ -10,6 +10,9 @@
  *       forks, the child execs PROGRAM, and the parent waits for it and
  *       prints "child exited N" or "child killed by signal N", and exits
  *       with the child's exit code (128 + N for a signal).
+ *   spawn_child --posix-spawn PROGRAM [ARGS...]
+ *       the same without a filter, the child started with posix_spawn
+ *       (a vfork child: it runs no exec wrapper of the profiler's).
  *   spawn_child --exit N
  *       prints "exiting N" and exits with status N (a dynamically linked
  *       child for the filter's cases).
@@ -31,6 +34,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <spawn.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -66,6 +70,20 @@ int main(int argc, char **argv) {
     if (argc > 3 && strcmp(argv[1], "--seccomp") == 0) {
         install_filter(argv[2]);
         arg = 3;
+    }
+    if (argc > 2 && strcmp(argv[1], "--posix-spawn") == 0) {
+        fflush(stdout);
+        pid_t child;
+        int rc = posix_spawn(&child, argv[2], NULL, NULL, argv + 2, environ);
+        if (rc != 0) {
+            fprintf(stderr, "posix_spawn: %s\n", strerror(rc));
+            return 127;
+        }
+        int st;
+        if (waitpid(child, &st, 0) != child)
+            die("waitpid");
+        printf("child exited %d\n", WEXITSTATUS(st));
+        return WEXITSTATUS(st);
     }
     if (arg < argc && strcmp(argv[arg], "--fork2") == 0) {
         fflush(stdout);
