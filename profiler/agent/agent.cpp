@@ -450,13 +450,21 @@ __attribute__((destructor)) void agent_fini() { finish_samples(); }
 
 } // namespace
 
-State &state() { return g_state; }
+State &state() {
+    return g_state;
+}
 
-bool sampling() { return g_active; }
+bool sampling() {
+    return g_active;
+}
 
-bool reporting() { return g_active || g_passive; }
+bool reporting() {
+    return g_active || g_passive;
+}
 
-pid_t agent_pid() { return g_pid.load(); }
+pid_t agent_pid() {
+    return g_pid.load();
+}
 
 void send_unsampled(const std::string &reason, pid_t pid) {
     proto::Writer w(proto::Type::unsampled);
@@ -496,7 +504,9 @@ Slot *current_slot() {
 
 void forget_current_slot() { tls_slot = nullptr; }
 
-int slot_bound() { return g_slot_bound.load(std::memory_order_acquire); }
+int slot_bound() {
+    return g_slot_bound.load(std::memory_order_acquire);
+}
 
 void note_thread_name(pthread_t t, const char *name) {
     if (name == nullptr)
@@ -541,4 +551,3 @@ extern "C" __attribute__((visibility("default"), noreturn)) void _exit(int code)
 extern "C" __attribute__((visibility("default"), noreturn)) void _Exit(int code) noexcept {
     end_now("_Exit", code);
 }
-

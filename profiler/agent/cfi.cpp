@@ -363,7 +363,8 @@ auto &tables() {
 // cached for the other processes).
 Table load_table(const dl_phdr_info *info, const uint8_t *hdr) {
     const char *name = info->dlpi_name;
-    std::string key = cfi_cache_key(info, name != nullptr && *name != '\0' ? name : "/proc/self/exe");
+    std::string key =
+        cfi_cache_key(info, name != nullptr && *name != '\0' ? name : "/proc/self/exe");
     Table t;
     t.rows = cfi_cache_find(key, &t.count);
     if (t.rows != nullptr)

@@ -74,11 +74,10 @@ std::string cfi_cache_key(const dl_phdr_info *info, const char *path) {
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return {};
     char name[160];
-    std::snprintf(name, sizeof name, "%llx-%llx-%llx-%llx.%09ld-",
-                  static_cast<unsigned long long>(st.st_dev),
-                  static_cast<unsigned long long>(st.st_ino),
-                  static_cast<unsigned long long>(st.st_size),
-                  static_cast<unsigned long long>(st.st_mtim.tv_sec), st.st_mtim.tv_nsec);
+    std::snprintf(
+        name, sizeof name, "%llx-%llx-%llx-%llx.%09ld-", static_cast<unsigned long long>(st.st_dev),
+        static_cast<unsigned long long>(st.st_ino), static_cast<unsigned long long>(st.st_size),
+        static_cast<unsigned long long>(st.st_mtim.tv_sec), st.st_mtim.tv_nsec);
     return g_dir + "/" + name + build_id_hex(info);
 }
 

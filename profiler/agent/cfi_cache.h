@@ -12,9 +12,10 @@
 // A file is named after the module's identity on disk (device, inode,
 // size, modification time) and the build-id of the module in memory: a
 // module rebuilt during the recording gets a table of its own, and so
-// does a process that still runs the file's previous version.  Files are written under a temporary name and renamed,
-// so that a reader sees a whole table or none.  Mappings are never
-// removed: the overflow handler may read a table at any time.
+// does a process that still runs the file's previous version.  Files are
+// written under a temporary name and renamed, so that a reader sees a
+// whole table or none.  Mappings are never removed: the overflow handler
+// may read a table at any time.
 //
 // Not for signal context.  Without the variable (or with a directory that
 // cannot be used) every function answers "not cached" and the agent

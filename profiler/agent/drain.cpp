@@ -286,7 +286,9 @@ void drain_once(bool final) {
     }
 }
 
-void send_thread_now(pid_t tid) { send_thread(tid, nullptr); }
+void send_thread_now(pid_t tid) {
+    send_thread(tid, nullptr);
+}
 
 void send_modules_now() { send_modules_if_changed(true); }
 

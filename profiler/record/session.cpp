@@ -282,8 +282,7 @@ void Session::on_unsampled(proto::Reader &r) {
     if (proc.name.empty()) // a process that never said hello (posix_spawn of a static program)
         std::fprintf(stderr, "cpcprof: process %d %s\n", pid, text.c_str());
     else
-        std::fprintf(stderr, "cpcprof: process %d (%s) %s\n", pid, proc.name.c_str(),
-                     text.c_str());
+        std::fprintf(stderr, "cpcprof: process %d (%s) %s\n", pid, proc.name.c_str(), text.c_str());
 }
 
 void Session::on_stats(proto::Reader &r) {
