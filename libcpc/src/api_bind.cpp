@@ -59,6 +59,7 @@ int check_bindable(cpc_t *cpc, const char *fn, const cpc_set_t *set) {
 BindSpec make_spec(const cpc_set_t *set, bool inherit) {
     BindSpec spec;
     spec.owner = set;
+    spec.cpc = set->cpc;
     spec.inherit = inherit;
     for (const Request &r : set->requests) {
         perf_event_attr a = r.attr;

@@ -28,6 +28,13 @@ int probe_any_counter() {
     return probe_open(a) == 0 ? 0 : e;
 }
 
+// The handle's machine with its event lists, probed at the first walk.
+const Machine &with_events(cpc_t *cpc) {
+    std::lock_guard<std::mutex> g(cpc->lock);
+    list_machine_events(cpc->machine);
+    return cpc->machine;
+}
+
 } // namespace
 
 extern "C" {
@@ -90,7 +97,7 @@ void cpc_walk_events_all(cpc_t *cpc, void *arg, void (*action)(void *, const cha
     if (!valid_handle(cpc) || action == nullptr)
         return;
     std::set<std::string> seen;
-    for (const std::string &e : cpc->machine.platform_events)
+    for (const std::string &e : with_events(cpc).platform_events)
         if (seen.insert(e).second)
             action(arg, e.c_str());
 }
@@ -98,7 +105,7 @@ void cpc_walk_events_all(cpc_t *cpc, void *arg, void (*action)(void *, const cha
 void cpc_walk_generic_events_all(cpc_t *cpc, void *arg, void (*action)(void *, const char *)) {
     if (!valid_handle(cpc) || action == nullptr)
         return;
-    for (const std::string &e : cpc->machine.generic_events)
+    for (const std::string &e : with_events(cpc).generic_events)
         action(arg, e.c_str());
 }
 
@@ -106,7 +113,7 @@ void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
                          void (*action)(void *, uint_t, const char *)) {
     if (!valid_handle(cpc) || action == nullptr)
         return;
-    const Machine &m = cpc->machine;
+    const Machine &m = with_events(cpc);
     if (picno >= m.npic) {
         errno = EINVAL;
         return;
@@ -125,7 +132,7 @@ void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
                                  void (*action)(void *, uint_t, const char *)) {
     if (!valid_handle(cpc) || action == nullptr)
         return;
-    const Machine &m = cpc->machine;
+    const Machine &m = with_events(cpc);
     if (picno >= m.npic) {
         errno = EINVAL;
         return;

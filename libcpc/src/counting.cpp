@@ -62,8 +62,8 @@ std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cp
     c->cpu_ = cpu;
     size_t n = spec.attrs.size();
     c->slots_.resize(n);
-    c->readbuf_.resize(3 + n + 1);
-    c->snap_.resize(3 + n + 1);
+    c->readbuf_.resize(3 + n);
+    c->snap_.resize(3 + n);
     for (size_t i = 0; i < n; ++i) {
         Slot &s = c->slots_[i];
         s.attr = spec.attrs[i];
@@ -80,14 +80,6 @@ std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cp
             SampleRing::prepare(&s.attr);
         }
     }
-    // cpc_buf_tick: on-CPU time of the thread (or the CPU's time) while the
-    // set counts, in the same group so that it stops when the set freezes.
-    perf_event_attr &t = c->tick_attr_;
-    t.size = sizeof t;
-    t.type = PERF_TYPE_SOFTWARE;
-    t.config = pid == -1 ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_SW_TASK_CLOCK;
-    t.read_format = kReadFormat;
-    t.remove_on_exec = pid != -1;
     if (pid == 0 && std::find(spec.notify.begin(), spec.notify.end(), true) != spec.notify.end())
         cache_sigemt_disposition(); // this thread's overflows
     int rc = c->open_group();
@@ -129,19 +121,6 @@ int Counting::open_group() {
         if (i == 0)
             leader = fd;
     }
-    int fd = sys_perf_event_open(&tick_attr_, pid_, cpu_, leader);
-    if (fd < 0 && errno == EACCES && !tick_attr_.exclude_kernel) {
-        // Unprivileged with perf_event_paranoid >= 2: user time only.
-        tick_attr_.exclude_kernel = 1;
-        fd = sys_perf_event_open(&tick_attr_, pid_, cpu_, leader);
-    }
-    if (fd < 0) {
-        int e = errno;
-        close_group();
-        last_failed_ = -1;
-        return e;
-    }
-    tick_fd_.reset(fd);
     frozen_ = true;
     soft_ = false;
     have_snap_ = false;
@@ -149,7 +128,6 @@ int Counting::open_group() {
 }
 
 void Counting::close_group() {
-    tick_fd_.reset();
     for (Slot &s : slots_) {
         s.ring.unmap();
         s.fd.reset();
@@ -196,7 +174,7 @@ int Counting::snapshot(int index) {
     merged_count_ = 0;
     Slot &s = slots_[index];
     if (s.ring.take_latest(snap_.data(), snap_.size(), &merged_) &&
-        snap_[0] == slots_.size() + 1) {
+        snap_[0] == slots_.size()) {
         merged_count_ = merged_.samples - 1 + merged_.lost;
         // A full ring (the signal was blocked for long) stopped recording
         // overflows some time ago: the counter says how many came since.
@@ -249,7 +227,7 @@ int Counting::thaw() {
             return e;
         for (size_t i = 0; i < slots_.size(); ++i)
             slots_[i].base += snap_[3 + i] - readbuf_[3 + i];
-        tick_base_ += snap_[3 + slots_.size()] - readbuf_[3 + slots_.size()];
+        tick_base_ += snap_[2] - readbuf_[2];
         have_snap_ = false;
     }
     if (!soft_ && ioctl(leader(), PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0)
@@ -303,7 +281,7 @@ int Counting::restart() {
         // The tick keeps counting across restarts: fold it before reopening.
         uint64_t en, run;
         if (read_group(&en, &run) == 0)
-            tick_base_ += readbuf_[3 + slots_.size()];
+            tick_base_ += run;
         close_group();
         if (int e = open_group())
             return e;
@@ -328,7 +306,7 @@ int Counting::reopen_preserving() {
         return e;
     for (size_t i = 0; i < slots_.size(); ++i)
         slots_[i].base += readbuf_[3 + i];
-    tick_base_ += readbuf_[3 + slots_.size()];
+    tick_base_ += run;
     bool was_frozen = frozen_;
     close_group();
     if (int e = open_group())
@@ -388,7 +366,7 @@ int Counting::sample(uint64_t *values, int n, hrtime_t *when, uint64_t *tick) {
     int m = std::min(n, nreqs());
     for (int i = 0; i < m; ++i)
         values[i] = slots_[i].base + (*raw)[3 + i];
-    *tick = ns_to_ticks(tick_base_ + (*raw)[3 + slots_.size()]);
+    *tick = ns_to_ticks(tick_base_ + running);
     *when = now_ns();
     if (running < enabled)
         return EAGAIN;

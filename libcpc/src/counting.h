@@ -44,6 +44,10 @@ struct BindSpec {
     std::vector<uint64_t> presets;
     std::vector<bool> notify;
     const cpc_set_t *owner = nullptr; // identity only, never dereferenced
+    // The handle that bound the set: a thread that inherits the set and
+    // cannot count reports it through the handle's error handler, if the
+    // handle is still open (error_handler_of).
+    cpc_t *cpc = nullptr;
     bool inherit = false;
 };
 
@@ -133,8 +137,11 @@ class Counting {
 
     BindSpec spec_;
     std::vector<Slot> slots_;
-    ScopedFd tick_fd_;
-    perf_event_attr tick_attr_{};
+    // cpc_buf_tick: the group's running time (the leader's
+    // time_running), which for a thread's group is its on-CPU time while
+    // the set counts, and for a CPU's the CPU's time.  A task-clock
+    // member did the same at the cost of a second descriptor per thread,
+    // in a program's own descriptor table.
     uint64_t tick_base_ = 0;
     std::vector<uint64_t> readbuf_; // preallocated for read_group
     std::vector<uint64_t> snap_;    // the group's values at the last overflow
@@ -147,7 +154,7 @@ class Counting {
     // on_kernel_overflow); sample() answers from snap_ while have_snap_.
     bool soft_ = false;
     bool have_snap_ = false;
-    int last_failed_ = -1; // request whose open failed; -1 the tick event
+    int last_failed_ = -1; // request whose open failed
     uint64_t overflow_reads_ = 0;
     // The last user overflow's merged predecessors (merged_overflows).
     RingHarvest merged_;

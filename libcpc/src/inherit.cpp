@@ -15,6 +15,8 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -31,13 +33,36 @@ struct InheritStart {
     BindSpec spec;
 };
 
+void call_handler(cpc_errhndlr_t *h, const char *fn, int subcode, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    h(fn, subcode, fmt, ap);
+    va_end(ap);
+}
+
+// A new thread could not open its copy of the set (EMFILE, a seccomp
+// filter's EPERM, ...): the binding handle's error handler hears of it, in
+// the new thread, before the thread's start routine runs.  Only a handle
+// without one (or one closed meanwhile) has it written to stderr, as
+// report() does: a program that set a handler (cpcprof's agent does) keeps
+// its stderr to itself.
+void report_no_counting(const BindSpec &spec, int sys_errno) {
+    int saved = errno;
+    if (cpc_errhndlr_t *h = error_handler_of(spec.cpc))
+        call_handler(h, "pthread_create", CPC_RESOURCE_UNAVAIL,
+                     "cannot count in the new thread: %s", std::strerror(sys_errno));
+    else
+        std::fprintf(stderr, "libcpc: pthread_create: cannot count in the new thread: %s\n",
+                     std::strerror(sys_errno));
+    errno = saved;
+}
+
 void *inherit_trampoline(void *p) {
     std::unique_ptr<InheritStart> s(static_cast<InheritStart *>(p));
     OpenError err;
     std::unique_ptr<Counting> c = Counting::open(s->spec, 0, -1, &err);
     if (c == nullptr) {
-        std::fprintf(stderr, "libcpc: pthread_create: cannot count in the new thread: %s\n",
-                     std::strerror(err.sys_errno));
+        report_no_counting(s->spec, err.sys_errno);
     } else {
         Counting *raw = c.get();
         set_current_counting(std::move(c));

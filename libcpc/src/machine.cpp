@@ -222,7 +222,12 @@ void describe_sw(Machine &m, const std::string &model) {
                "perf_event_open(2) are available.";
 }
 
-void list_events(Machine &m) {
+} // namespace
+
+void list_machine_events(Machine &m) {
+    if (m.events_listed)
+        return;
+    m.events_listed = true;
     for (const SymbolicEvent &e : symbolic_events()) {
         perf_event_attr a{};
         a.type = e.type;
@@ -238,8 +243,6 @@ void list_events(Machine &m) {
             m.generic_events.push_back(g.papi);
     }
 }
-
-} // namespace
 
 Machine detect_machine(const MachineEnv &env) {
     Machine m;
@@ -260,12 +263,17 @@ Machine detect_machine(const MachineEnv &env) {
     for (const auto &[name, field] : m.format)
         m.attrs.push_back(name);
     m.attrs.push_back("picnum");
-    list_events(m);
+    if (env.list_events)
+        list_machine_events(m);
     return m;
 }
 
 const Machine &host_machine() {
-    static const Machine m = detect_machine(MachineEnv{});
+    static const Machine m = [] {
+        MachineEnv env;
+        env.list_events = false;
+        return detect_machine(env);
+    }();
     return m;
 }
 

@@ -35,6 +35,12 @@ struct MachineEnv {
     std::function<int(const perf_event_attr &)> probe;
     // Whether a sampling (overflow) event can be opened.
     std::function<bool()> probe_overflow;
+    // Whether detect_machine lists the countable events (about a hundred
+    // probes, 10 ms and more).  The host's description leaves them to
+    // the first walker that needs them (list_machine_events): a program
+    // that opens a handle only to count what it names, as every process
+    // cpcprof records does, never pays for the list.
+    bool list_events = true;
 };
 
 struct Machine {
@@ -51,6 +57,7 @@ struct Machine {
     std::vector<std::string> attrs;           // cpc_walk_attrs, "picnum" included
     std::map<std::string, FormatField> format; // raw layout, by illumos attr name
     std::function<int(const perf_event_attr &)> probe;
+    bool events_listed = false; // platform_events and generic_events are filled
 
     bool has_attr(const std::string &name) const;
 };
@@ -60,6 +67,11 @@ const Machine &host_machine();
 
 // A description from injected inputs (tests).
 Machine detect_machine(const MachineEnv &env);
+
+// Fills m's platform_events and generic_events by probing each candidate
+// with m.probe, once (events_listed).  Not thread-safe: the caller holds
+// the lock of whatever owns m.
+void list_machine_events(Machine &m);
 
 // Opens a counting event on the calling thread and closes it: 0 or errno.
 int probe_open(const perf_event_attr &attr);

@@ -115,6 +115,13 @@ void register_handle(cpc_t *cpc) {
     g_handles.push_back(cpc);
 }
 
+cpc_errhndlr_t *error_handler_of(cpc_t *cpc) {
+    std::lock_guard<std::mutex> g(g_registry_lock);
+    if (std::find(g_handles.begin(), g_handles.end(), cpc) == g_handles.end())
+        return nullptr;
+    return cpc->errfn.load(std::memory_order_acquire);
+}
+
 void unregister_handle(cpc_t *cpc) {
     std::lock_guard<std::mutex> g(g_registry_lock);
     g_handles.erase(std::remove(g_handles.begin(), g_handles.end(), cpc), g_handles.end());

@@ -23,6 +23,9 @@ void clear_current_counting();
 void track_counting(Counting *c);
 void untrack_counting(Counting *c);
 
+// The error handler of cpc if it is still open and has one, else null.
+cpc_errhndlr_t *error_handler_of(cpc_t *cpc);
+
 // [async-signal-safe] getpid(), cached (refreshed in fork children).
 pid_t cached_pid();
 

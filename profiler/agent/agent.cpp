@@ -3,11 +3,18 @@
 // one: a set whose first request has CPC_OVF_NOTIFY_EMT with the preset
 // UINT64_MAX - (period - 1), bound with CPC_BIND_LWP_INHERIT, a SIGEMT
 // handler that records the stack and calls cpc_set_restart.
+//
+// This file: start-up, fork, the process's end, and the slots.  Thread
+// creation is threads.cpp, the exec family exec.cpp, the profiler's
+// descriptors fds.cpp, processes under seccomp seccomp.cpp.
 #include "cfi.h"
+#include "cfi_cache.h"
 #include "channel.h"
 #include "drain.h"
 #include "handler.h"
 #include "overflow_signal.h"
+#include "process.h"
+#include "seccomp.h"
 #include "signals.h"
 #include "state.h"
 #include "unwind.h"
@@ -17,13 +24,14 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdarg>
 #include <cstdio>
@@ -43,6 +51,9 @@ __attribute__((tls_model("initial-exec"))) thread_local Slot *tls_slot = nullptr
 std::atomic<int> g_exit_code{-1};
 std::atomic<pid_t> g_pid{0}; // this process, as the agent set it up
 bool g_active = false;
+// Not sampled (seccomp, or counters that could not be set up), but the
+// recorder still gets the process's hello and its exit status.
+bool g_passive = false;
 
 // CLOCK_MONOTONIC is the same clock in every process: the profile's times.
 int64_t mono_ns() {
@@ -139,7 +150,7 @@ void keep_to_this_process(Config &) {
     }
     for (const char *v : {proto::kEnvChannel, proto::kEnvEvents, proto::kEnvCallGraph,
                           proto::kEnvMaxDepth, proto::kEnvRingKb, proto::kEnvChildren,
-                          proto::kEnvStats, proto::kEnvSigemtStable})
+                          proto::kEnvStats, proto::kEnvSigemtStable, proto::kEnvCfiCache})
         unsetenv(v);
 }
 
@@ -183,6 +194,8 @@ void stack_bounds(Slot *s) {
     pthread_attr_destroy(&attr);
 }
 
+} // namespace
+
 // Sets up the calling thread for sampling (ordinary context).
 void prepare_thread() {
     warm_unwinder();
@@ -192,11 +205,17 @@ void prepare_thread() {
     if (s == nullptr)
         return;
     stack_bounds(s);
+    s->thread = pthread_self();
+    char name[16] = {};
+    prctl(PR_GET_NAME, name);
+    std::memcpy(s->name, name, sizeof s->name);
     // Fault the ring's pages in now: a first touch inside the handler
     // costs a page fault (several microseconds on a VM) every few samples.
     s->ring.prefault();
     s->ready.store(true, std::memory_order_release);
 }
+
+namespace {
 
 // libc's code range: frame-pointer stacks that end there are complete.
 int find_code(dl_phdr_info *info, size_t, void *arg) {
@@ -214,13 +233,19 @@ int find_code(dl_phdr_info *info, size_t, void *arg) {
     return 0;
 }
 
-bool allocate_slots(State &s) { return s.slots.init(s.cfg.ring_bytes, s.cpc, s.set); }
+bool allocate_slots(State &s) {
+    return s.slots.init(s.cfg.ring_bytes, s.cpc, s.set, s.cfg.nevents >= 2);
+}
 
 std::string cpc_error; // last libcpc message, for the recorder
 
 void collect_error(const char *fn, int, const char *fmt, va_list ap) {
     char msg[512];
     std::vsnprintf(msg, sizeof msg, fmt, ap);
+    if (std::strcmp(fn, "pthread_create") == 0) {
+        no_counters_in_this_thread(msg); // threads.cpp
+        return;
+    }
     cpc_error = std::string(fn) + ": " + msg;
 }
 
@@ -258,6 +283,29 @@ bool bind_this_thread(State &s) {
 void after_fork_child();
 void on_process_exit(int status, void *);
 
+// The process is recorded but not sampled: its exit status is still sent
+// (on_process_exit, end_now).
+// The fork and exit hooks, once per process image (fork children inherit
+// them, and the flag with them).
+void register_process_hooks() {
+    static bool registered = false;
+    if (registered)
+        return;
+    registered = true;
+    pthread_atfork(nullptr, nullptr, after_fork_child);
+    on_exit(on_process_exit, nullptr);
+}
+
+void go_passive(const char *reason) {
+    g_active = false;
+    g_passive = true;
+    if (reason != nullptr)
+        send_unsampled(reason);
+    register_process_hooks();
+}
+
+constexpr const char *kSeccompReason = "runs under a seccomp filter; not sampled";
+
 __attribute__((constructor)) void agent_init() {
     State &s = g_state;
     if (!read_config(s.cfg))
@@ -269,15 +317,22 @@ __attribute__((constructor)) void agent_init() {
         keep_to_this_process(s.cfg);
     g_pid.store(getpid());
     send_hello();
+    if (under_seccomp()) {
+        // No perf_event_open here: the filter may kill the process for it.
+        go_passive(kSeccompReason);
+        return;
+    }
+    cfi_cache_init();
     dl_iterate_phdr(find_code, &s);
     s.entry_lo = getauxval(AT_ENTRY);
     s.entry_hi = s.entry_lo + 64;
     if (!setup_counters(s) || !allocate_slots(s) || !install_handler()) {
-        send_bye();
+        go_passive(nullptr); // the error was sent
         return;
     }
     send_modules_now();
     refresh_cfi();
+    init_thread_accounting();
     start_drain(); // before the bind: the drain thread is not sampled
     prepare_thread();
     g_active = true;
@@ -285,11 +340,10 @@ __attribute__((constructor)) void agent_init() {
     s.armed.store(true, std::memory_order_release);
     if (!bind_this_thread(s)) {
         s.armed.store(false);
-        g_active = false;
+        go_passive(nullptr);
         return;
     }
-    pthread_atfork(nullptr, nullptr, after_fork_child);
-    on_exit(on_process_exit, nullptr);
+    register_process_hooks();
 }
 
 // A forked child does not inherit bound sets (libcpc, as illumos): it
@@ -301,28 +355,43 @@ void after_fork_child() {
     s.armed.store(false);
     s.slots.after_fork();
     s.no_slot.store(0);
-    s.unsampled_ns.store(0);
-    for (Slot &slot : s.slots) {
+    for (int i = 0; i < slot_bound(); ++i) {
+        Slot &slot = s.slots[i];
+        // A free slot is clean already (the drain thread cleaned it);
+        // writing it would copy its pages from the parent's.
+        if (slot.tid.load() == 0)
+            continue;
         slot.ring.reset();
         slot.dropped.store(0);
         slot.announced = false;
+        slot.name[0] = slot.sent_name[0] = '\0';
         slot.ready.store(false);
         slot.tid.store(0);
         std::memset(slot.cost, 0, sizeof slot.cost);
     }
     std::memset(s.cost_total, 0, sizeof s.cost_total);
+    s.threads_unsampled_no_counters.store(0);
+    s.unsampled_cpu_ns_no_counters.store(0);
+    forget_unsampled_after_fork();
     tls_slot = nullptr;
-    if (!g_active)
+    if (!g_active && !g_passive)
         return;
     g_pid.store(getpid());
     if (!s.cfg.children) {
         g_active = false;
+        g_passive = false;
         close_channel();
         return;
     }
     send_hello();
+    if (g_passive || under_seccomp()) {
+        go_passive(seccomp_known() ? kSeccompReason : nullptr);
+        return;
+    }
     send_modules_now();
+    set_starting_drain(true); // not a thread of the program's (pthread_create below)
     start_drain();
+    set_starting_drain(false);
     if (sampling_stopped()) {
         say_stopped_in_fork_child(); // its parent took the profiler's signals
         return;
@@ -332,24 +401,6 @@ void after_fork_child() {
     s.armed.store(true, std::memory_order_release);
     bind_this_thread(s);
 }
-
-// A thread that blocks SIGTRAP with a raw rt_sigprocmask (which the mask
-// wrappers cannot see) has its overflows pending: the kernel keeps writing
-// their records into the sample ring.  At the thread's end the signal is
-// let in, so that libcpc counts them (cpc_set_merged_overflows) and they
-// are in the accounting, not lost without a trace.
-void deliver_pending_overflows() {
-    sigset_t pending;
-    if (sigpending(&pending) != 0 || !sigismember(&pending, SIGTRAP))
-        return;
-    // SIGEMT too: libcpc queues it when the thread blocks it.
-    uint64_t ours = (uint64_t(1) << (SIGTRAP - 1)) | (uint64_t(1) << (SIGEMT - 1));
-    syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &ours, nullptr, sizeof ours);
-}
-
-struct PendingOverflowsAtThreadEnd {
-    ~PendingOverflowsAtThreadEnd() { deliver_pending_overflows(); }
-};
 
 // The process ends: stop sampling and send what the rings hold.  Runs
 // once, from whichever of the ends below comes first.
@@ -371,45 +422,55 @@ void finish_samples() {
 // constructor), so it runs after them.  It has the exit status.
 void on_process_exit(int status, void *) {
     finish_samples();
+    if (g_active && getpid() == g_pid.load())
+        report_unsampled_threads();
     g_exit_code.store(status);
-    if (g_active) {
+    if (g_active || g_passive) {
         send_bye();
-        g_active = false;
+        g_active = g_passive = false;
     }
 }
 
 __attribute__((destructor)) void agent_fini() { finish_samples(); }
 
-using create_fn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
-struct Start {
-    void *(*fn)(void *);
-    void *arg;
-};
-
-void *thread_start(void *p) {
-    Start st = *static_cast<Start *>(p);
-    delete static_cast<Start *>(p);
-    prepare_thread();
-    PendingOverflowsAtThreadEnd at_end; // also on pthread_exit (forced unwind)
-    return st.fn(st.arg);
-}
-
-create_fn libcpc_pthread_create() {
-    // libcpc's wrapper gives new threads their copy of the set.  This
-    // preloaded library comes before it in symbol lookup, so call it
-    // explicitly.
-    static create_fn fn = [] {
-        void *h = dlopen("libcpc.so.1", RTLD_NOW | RTLD_NOLOAD);
-        void *f = h ? dlsym(h, "pthread_create") : nullptr;
-        return reinterpret_cast<create_fn>(f ? f : dlsym(RTLD_NEXT, "pthread_create"));
-    }();
-    return fn;
-}
-
 } // namespace
 
-State &state() { return g_state; }
+// A thread that blocks SIGTRAP with a raw rt_sigprocmask (which the mask
+// wrappers cannot see) has its overflows pending: the kernel keeps writing
+// their records into the sample ring.  At the thread's end the signal is
+// let in, so that libcpc counts them (cpc_set_merged_overflows) and they
+// are in the accounting, not lost without a trace.
+void deliver_pending_overflows() {
+    sigset_t pending;
+    if (sigpending(&pending) != 0 || !sigismember(&pending, SIGTRAP))
+        return;
+    // SIGEMT too: libcpc queues it when the thread blocks it.
+    uint64_t ours = (uint64_t(1) << (SIGTRAP - 1)) | (uint64_t(1) << (SIGEMT - 1));
+    syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &ours, nullptr, sizeof ours);
+}
+
+State &state() {
+    return g_state;
+}
+
+bool sampling() {
+    return g_active;
+}
+
+bool reporting() {
+    return g_active || g_passive;
+}
+
+pid_t agent_pid() {
+    return g_pid.load();
+}
+
+void send_unsampled(const std::string &reason, pid_t pid) {
+    proto::Writer w(proto::Type::unsampled);
+    w.put(static_cast<int32_t>(pid != 0 ? pid : getpid()));
+    w.put_string(reason);
+    send_message(w.finish());
+}
 
 bool signals_guarded() { return g_active; }
 
@@ -422,24 +483,25 @@ Slot *current_slot() {
 
 void forget_current_slot() { tls_slot = nullptr; }
 
+int slot_bound() {
+    return g_state.slots.bound();
+}
+
+void note_thread_name(pthread_t t, const char *name) {
+    if (name == nullptr)
+        return;
+    Slot *slot = pthread_equal(t, pthread_self()) ? tls_slot : nullptr;
+    for (int i = 0; slot == nullptr && i < slot_bound(); ++i)
+        if (g_state.slots[i].tid.load(std::memory_order_acquire) != 0 &&
+            pthread_equal(g_state.slots[i].thread, t))
+            slot = &g_state.slots[i];
+    if (slot != nullptr)
+        std::strncpy(slot->name, name, sizeof slot->name - 1);
+}
+
 } // namespace cpcprof::agent
 
 using namespace cpcprof::agent;
-
-// libcpc accepts this interposer: it forwards to libcpc's pthread_create.
-extern "C" __attribute__((visibility("default"))) const int __cpc_pthread_create_forwarder = 1;
-
-extern "C" __attribute__((visibility("default"))) int
-pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
-    create_fn real = libcpc_pthread_create();
-    if (!g_active)
-        return real(t, attr, fn, arg);
-    auto *st = new Start{fn, arg};
-    int rc = real(t, attr, thread_start, st);
-    if (rc != 0)
-        delete st;
-    return rc;
-}
 
 // _exit and _Exit skip the exit handlers: send the samples and the code
 // here.  Not in a vfork child, which shares the parent's memory (its pid
@@ -448,11 +510,13 @@ namespace {
 [[noreturn]] void end_now(const char *name, int code) {
     using exit_fn = void (*)(int);
     exit_fn real = reinterpret_cast<exit_fn>(dlsym(RTLD_NEXT, name));
-    if (g_active && getpid() == g_pid.load()) {
+    if ((g_active || g_passive) && getpid() == g_pid.load()) {
         finish_samples();
+        if (g_active)
+            report_unsampled_threads();
         g_exit_code.store(code);
         send_bye();
-        g_active = false;
+        g_active = g_passive = false;
     }
     real(code);
     __builtin_unreachable();
@@ -465,179 +529,4 @@ extern "C" __attribute__((visibility("default"), noreturn)) void _exit(int code)
 
 extern "C" __attribute__((visibility("default"), noreturn)) void _Exit(int code) noexcept {
     end_now("_Exit", code);
-}
-
-// exec: the kernel removes the counters (remove_on_exec) and the new image
-// starts with an agent of its own, so what the rings hold - up to the
-// drain thread's last 10 ms, the program's last moments before the exec -
-// is sent first.  Sampling stops in every thread (the image's other
-// threads are sampled until the exec ends them), the handlers still
-// running are waited for, then the rings are emptied from this thread.
-// An exec that fails resumes sampling.  Not in a vfork child, whose memory
-// is its parent's; posix_spawn and system() start their programs that way,
-// as children, and leave this image running.
-//
-// Known limit: an exec called from a signal handler that interrupted
-// malloc in the same thread can deadlock here (the flush allocates).
-namespace {
-
-using execve_fn = int (*)(const char *, char *const[], char *const[]);
-using execvpe_fn = int (*)(const char *, char *const[], char *const[]);
-using fexecve_fn = int (*)(int, char *const[], char *const[]);
-using execveat_fn = int (*)(int, const char *, char *const[], char *const[], int);
-execve_fn g_execve = nullptr;
-execvpe_fn g_execvpe = nullptr;
-fexecve_fn g_fexecve = nullptr;
-execveat_fn g_execveat = nullptr;
-
-__attribute__((constructor(101))) void resolve_exec() {
-    g_execve = reinterpret_cast<execve_fn>(dlsym(RTLD_NEXT, "execve"));
-    g_execvpe = reinterpret_cast<execvpe_fn>(dlsym(RTLD_NEXT, "execvpe"));
-    g_fexecve = reinterpret_cast<fexecve_fn>(dlsym(RTLD_NEXT, "fexecve"));
-    g_execveat = reinterpret_cast<execveat_fn>(dlsym(RTLD_NEXT, "execveat"));
-}
-
-bool this_image() { return g_active && getpid() == g_pid.load(); }
-
-// True when it stopped sampling (to resume if the exec fails).
-bool flush_before_exec() {
-    if (!this_image() || !channel_open())
-        return false;
-    State &s = g_state;
-    if (!s.armed.exchange(false, std::memory_order_seq_cst))
-        return false;
-    // A handler past its check of `armed` finishes its sample first;
-    // bounded, for a thread that is stopped in its handler.
-    timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    for (Slot &slot : s.slots) {
-        if (slot.tid.load(std::memory_order_acquire) == 0)
-            continue;
-        while (slot.in_handler.load(std::memory_order_seq_cst)) {
-            timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            if ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) >
-                20000000L)
-                break;
-            sched_yield();
-        }
-    }
-    drain_once(true);
-    return true;
-}
-
-void resume_after_failed_exec(bool stopped) {
-    int e = errno;
-    if (stopped && channel_open())
-        g_state.armed.store(true, std::memory_order_release);
-    errno = e;
-}
-
-// The environment a program hands to exec names the channel by number; it
-// may have been copied before the channel moved (dup2 onto it, fds.cpp).
-class ExecEnv {
-  public:
-    explicit ExecEnv(char *const *envp) : envp_(envp) {
-        if (envp == nullptr || envp == environ || !channel_moved() || !this_image())
-            return;
-        const std::string key = std::string(cpcprof::proto::kEnvChannel) + "=";
-        entry_ = key + std::to_string(channel_fd());
-        for (char *const *e = envp; *e != nullptr; ++e)
-            copy_.push_back(std::strncmp(*e, key.c_str(), key.size()) == 0 ? entry_.data() : *e);
-        copy_.push_back(nullptr);
-        envp_ = copy_.data();
-    }
-    char *const *get() const { return envp_; }
-
-  private:
-    char *const *envp_;
-    std::string entry_;
-    std::vector<char *> copy_;
-};
-
-template <class F> int around_exec(F &&call) {
-    bool stopped = flush_before_exec();
-    signals_before_exec(); // an ignored SIGTRAP stays ignored in the new image
-    int rc = call();
-    signals_after_failed_exec();
-    resume_after_failed_exec(stopped);
-    return rc;
-}
-
-int missing() {
-    errno = ENOSYS;
-    return -1;
-}
-
-// execl's arguments up to the terminating null pointer.
-std::vector<char *> collect(const char *arg, va_list ap) {
-    std::vector<char *> argv{const_cast<char *>(arg)};
-    while (argv.back() != nullptr)
-        argv.push_back(va_arg(ap, char *));
-    return argv;
-}
-
-} // namespace
-
-extern "C" __attribute__((visibility("default"))) int
-execve(const char *path, char *const argv[], char *const envp[]) noexcept {
-    ExecEnv env(envp);
-    return around_exec([&] { return g_execve ? g_execve(path, argv, env.get()) : missing(); });
-}
-
-extern "C" __attribute__((visibility("default"))) int
-execvpe(const char *file, char *const argv[], char *const envp[]) noexcept {
-    ExecEnv env(envp);
-    return around_exec([&] { return g_execvpe ? g_execvpe(file, argv, env.get()) : missing(); });
-}
-
-extern "C" __attribute__((visibility("default"))) int execv(const char *path,
-                                                            char *const argv[]) noexcept {
-    return around_exec([&] { return g_execve ? g_execve(path, argv, environ) : missing(); });
-}
-
-extern "C" __attribute__((visibility("default"))) int execvp(const char *file,
-                                                             char *const argv[]) noexcept {
-    return around_exec([&] { return g_execvpe ? g_execvpe(file, argv, environ) : missing(); });
-}
-
-extern "C" __attribute__((visibility("default"))) int
-fexecve(int fd, char *const argv[], char *const envp[]) noexcept {
-    ExecEnv env(envp);
-    return around_exec([&] { return g_fexecve ? g_fexecve(fd, argv, env.get()) : missing(); });
-}
-
-extern "C" __attribute__((visibility("default"))) int
-execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags) noexcept {
-    ExecEnv env(envp);
-    return around_exec(
-        [&] { return g_execveat ? g_execveat(dirfd, path, argv, env.get(), flags) : missing(); });
-}
-
-extern "C" __attribute__((visibility("default"))) int execl(const char *path, const char *arg,
-                                                            ...) noexcept {
-    va_list ap;
-    va_start(ap, arg);
-    std::vector<char *> argv = collect(arg, ap);
-    va_end(ap);
-    return execv(path, argv.data());
-}
-
-extern "C" __attribute__((visibility("default"))) int execlp(const char *file, const char *arg,
-                                                             ...) noexcept {
-    va_list ap;
-    va_start(ap, arg);
-    std::vector<char *> argv = collect(arg, ap);
-    va_end(ap);
-    return execvp(file, argv.data());
-}
-
-extern "C" __attribute__((visibility("default"))) int execle(const char *path, const char *arg,
-                                                             ...) noexcept {
-    va_list ap;
-    va_start(ap, arg);
-    std::vector<char *> argv = collect(arg, ap);
-    char *const *envp = va_arg(ap, char *const *);
-    va_end(ap);
-    return execve(path, argv.data(), envp);
 }

@@ -2,6 +2,8 @@
 // handler's lookups (signal context: find_cfi only).
 #include "cfi.h"
 
+#include "cfi_cache.h"
+
 #include <elf.h>
 #include <link.h>
 
@@ -345,8 +347,32 @@ void compile_fde(const uint8_t *fde, uintptr_t bias, std::vector<CfiRow> &out) {
 // may have: the containers are built on first use.
 std::atomic<const CfiIndex *> g_index{nullptr};
 
+// A module's rows: compiled here (owned) or mapped from the cache.
+struct Table {
+    std::unique_ptr<std::vector<CfiRow>> owned;
+    const CfiRow *rows = nullptr;
+    uint32_t count = 0;
+};
+
 auto &tables() {
-    static std::map<std::pair<uintptr_t, const void *>, std::unique_ptr<std::vector<CfiRow>>> t;
+    static std::map<std::pair<uintptr_t, const void *>, Table> t;
+    return t;
+}
+
+// The module's table from the recording's cache, or compiled here (and
+// cached for the other processes).
+Table load_table(const dl_phdr_info *info, const uint8_t *hdr) {
+    const char *name = info->dlpi_name;
+    std::string key =
+        cfi_cache_key(info, name != nullptr && *name != '\0' ? name : "/proc/self/exe");
+    Table t;
+    t.rows = cfi_cache_find(key, &t.count);
+    if (t.rows != nullptr)
+        return t;
+    t.owned = std::make_unique<std::vector<CfiRow>>(compile_eh_frame(hdr, info->dlpi_addr));
+    cfi_cache_store(key, *t.owned);
+    t.rows = t.owned->data();
+    t.count = static_cast<uint32_t>(t.owned->size());
     return t;
 }
 
@@ -377,11 +403,11 @@ int collect_module(dl_phdr_info *info, size_t, void *arg) {
     // Inside dl_iterate_phdr the module cannot be unloaded under us.
     auto key = std::make_pair(static_cast<uintptr_t>(info->dlpi_addr),
                               static_cast<const void *>(hdr));
-    auto &table = tables()[key];
-    if (!table)
-        table = std::make_unique<std::vector<CfiRow>>(compile_eh_frame(hdr, info->dlpi_addr));
-    col->index->modules.push_back(
-        {lo, hi, info->dlpi_addr, table->data(), static_cast<uint32_t>(table->size())});
+    auto found = tables().find(key);
+    if (found == tables().end())
+        found = tables().emplace(key, load_table(info, hdr)).first;
+    const Table &table = found->second;
+    col->index->modules.push_back({lo, hi, info->dlpi_addr, table.rows, table.count});
     return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include <elf.h>
 #include <link.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
@@ -31,7 +32,11 @@ namespace cpcprof::agent {
 
 namespace {
 
-std::atomic<bool> g_stop{false};
+// 1: the drain thread ends.  A futex word: stop_drain wakes the thread
+// from its 10 ms wait at once, so that a process's exit does not wait for
+// the rest of that period (5 ms on average, the bulk of a short
+// program's cost).
+std::atomic<int> g_stop{0};
 // One consumer per ring at a time: the drain thread, or a thread about to
 // exec (drain_once(true) from the exec wrappers).  Never taken in signal
 // context.
@@ -62,11 +67,17 @@ std::string thread_name(pid_t tid) {
     return s;
 }
 
-void send_thread(pid_t tid) {
+// name: as the thread's slot has it (state.h); null or empty, the
+// process's main thread is named from /proc (the entry of a process's
+// main thread costs nothing at its end), any other stays unnamed.
+void send_thread(pid_t tid, const char *name) {
     proto::Writer w(proto::Type::thread);
     w.put(static_cast<int32_t>(getpid()));
     w.put(static_cast<int32_t>(tid));
-    w.put_string(thread_name(tid));
+    if (name != nullptr && name[0] != '\0')
+        w.put_string(std::string(name, strnlen(name, 16)));
+    else
+        w.put_string(tid == getpid() ? thread_name(tid) : std::string());
     send_message(w.finish());
 }
 
@@ -215,6 +226,22 @@ void send_stats(State &s) {
     send_message(w.finish());
 }
 
+// Sends the thread's name when it is first known (the thread's set-up
+// writes it: a thread may take its slot in the handler before that), or
+// when the thread goes (last) unnamed, and again whenever the program
+// renames it (the recorder renames the thread).
+void announce(Slot &slot, pid_t tid, bool last) {
+    char name[16];
+    std::memcpy(name, slot.name, sizeof name); // a rename may be under way
+    name[15] = '\0';
+    bool named = name[0] != '\0';
+    if (slot.announced ? !named || std::strcmp(name, slot.sent_name) == 0 : !named && !last)
+        return;
+    send_thread(tid, name);
+    std::memcpy(slot.sent_name, name, sizeof name);
+    slot.announced = true;
+}
+
 } // namespace
 
 void drain_once(bool final) {
@@ -223,29 +250,29 @@ void drain_once(bool final) {
     uint64_t taken = 0, dropped = 0;
     report_signal_findings();
     send_modules_if_changed(false);
-    for (Slot &slot : s.slots) {
+    for (int i = 0; i < slot_bound(); ++i) {
+        Slot &slot = s.slots[i];
         pid_t tid = slot.tid.load(std::memory_order_acquire);
         if (tid == 0)
             continue;
-        if (!slot.announced) {
-            send_thread(tid);
-            slot.announced = true;
-        }
+        bool alive = final || thread_alive(tid);
+        announce(slot, tid, final || !alive);
         drain_slot(slot, &taken, &dropped);
-        if (!final && !thread_alive(tid)) {
+        if (!alive) {
             drain_slot(slot, &taken, &dropped); // anything published meanwhile
             slot.ring.reset();
             fold_costs(s, slot);
             slot.stack_lo = slot.stack_hi = 0;
             slot.ready.store(false, std::memory_order_relaxed);
             slot.announced = false;
+            slot.name[0] = slot.sent_name[0] = '\0';
             slot.tid.store(0, std::memory_order_release);
         }
     }
     if (final && s.tsc_per_ns > 0) {
-        for (Slot &slot : s.slots)
-            if (slot.tid.load(std::memory_order_acquire) != 0)
-                fold_costs(s, slot);
+        for (int i = 0; i < slot_bound(); ++i)
+            if (s.slots[i].tid.load(std::memory_order_acquire) != 0)
+                fold_costs(s, s.slots[i]);
         send_stats(s);
         // Sent: an exec that fails and a later exit send only what
         // follows.
@@ -255,7 +282,14 @@ void drain_once(bool final) {
     uint64_t no_slot = s.no_slot.exchange(0, std::memory_order_relaxed);
     taken += no_slot;
     dropped += no_slot;
-    uint64_t unsampled = s.unsampled_ns.exchange(0, std::memory_order_relaxed);
+    // CPU time of threads without counters: what was added since the last
+    // account (the figure itself keeps growing; a fork child restarts it).
+    static uint64_t unsampled_sent = 0;
+    uint64_t unsampled_total = s.unsampled_cpu_ns_no_counters.load(std::memory_order_relaxed);
+    if (unsampled_total < unsampled_sent)
+        unsampled_sent = 0;
+    uint64_t unsampled = unsampled_total - unsampled_sent;
+    unsampled_sent = unsampled_total;
     if (taken != 0 || dropped != 0 || unsampled != 0) {
         proto::Writer w(proto::Type::account);
         w.put(static_cast<int32_t>(getpid()));
@@ -266,7 +300,9 @@ void drain_once(bool final) {
     }
 }
 
-void send_thread_now(pid_t tid) { send_thread(tid); }
+void send_thread_now(pid_t tid) {
+    send_thread(tid, nullptr);
+}
 
 void send_modules_now() { send_modules_if_changed(true); }
 
@@ -279,13 +315,20 @@ constexpr int64_t kWatchFastNs = 250 * 1000, kWatchFastForNs = 25 * 1000 * 1000;
 constexpr int64_t kWatchNs = 5 * 1000 * 1000, kDrainNs = 10 * 1000 * 1000;
 
 void *drain_main(void *) {
+    // Named by itself (prctl): naming it from the starting thread goes
+    // through /proc/self/task/TID/comm, and that entry of an ended thread
+    // costs its process's reaper about a millisecond (the kernel walks it
+    // when it flushes the process's /proc entries).
+    pthread_setname_np(pthread_self(), "cpcprof-drain");
     // The drain thread is not profiled: it starts before the set is bound.
     int64_t start = mono_ns(), last_drain = start;
     while (!g_stop.load(std::memory_order_acquire)) {
         int64_t now = mono_ns();
         int64_t step = now - start < kWatchFastForNs ? kWatchFastNs : kWatchNs;
         timespec ts{0, static_cast<long>(step)};
-        nanosleep(&ts, nullptr);
+        syscall(SYS_futex, &g_stop, FUTEX_WAIT_PRIVATE, 0, &ts, nullptr, 0);
+        if (g_stop.load(std::memory_order_acquire))
+            break; // the caller of stop_drain drains last
         watch_overflow_signals();
         now = mono_ns();
         if (now - last_drain >= kDrainNs) {
@@ -300,20 +343,19 @@ void *drain_main(void *) {
 
 void start_drain() {
     AgentCode mine;
-    g_stop.store(false);
+    g_stop.store(0);
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old); // no signal of the target's lands here
     g_running = pthread_create(&g_thread, nullptr, drain_main, nullptr) == 0;
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    if (g_running)
-        pthread_setname_np(g_thread, "cpcprof-drain");
 }
 
 void stop_drain() {
     if (!g_running)
         return;
-    g_stop.store(true, std::memory_order_release);
+    g_stop.store(1, std::memory_order_release);
+    syscall(SYS_futex, &g_stop, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
     pthread_join(g_thread, nullptr);
     g_running = false;
 }

@@ -23,13 +23,16 @@
 // The close wrapper and the syscall wrapper are async-signal-safe (libcpc
 // calls syscall from its signal handler); dup2/dup3 onto the channel take
 // the agent's send lock.
+#include "fds.h"
 #include "channel.h"
+#include "seccomp.h"
 #include "signals.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
 #include <linux/close_range.h>
+#include <linux/seccomp.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -94,14 +97,47 @@ bool is_counter(int fd) {
            (g_counter_fds[fd / 64].load(std::memory_order_relaxed) >> (fd % 64) & 1);
 }
 
+std::atomic<int> g_counter_count{0}; // bits set in g_counter_fds
+
 void mark_counter(int fd, bool on) {
     if (fd < 0 || fd >= kMaxFd)
         return;
     uint64_t bit = uint64_t(1) << (fd % 64);
+    uint64_t was;
     if (on)
-        g_counter_fds[fd / 64].fetch_or(bit, std::memory_order_relaxed);
+        was = g_counter_fds[fd / 64].fetch_or(bit, std::memory_order_relaxed);
     else
-        g_counter_fds[fd / 64].fetch_and(~bit, std::memory_order_relaxed);
+        was = g_counter_fds[fd / 64].fetch_and(~bit, std::memory_order_relaxed);
+    if (on && !(was & bit))
+        g_counter_count.fetch_add(1, std::memory_order_relaxed);
+    else if (!on && (was & bit))
+        g_counter_count.fetch_sub(1, std::memory_order_relaxed);
+}
+
+// Open descriptors of this process, counted in /proc/self/fd (the
+// directory's own descriptor excluded); -1 when it cannot be read.
+int open_descriptors() {
+    int dir = static_cast<int>(
+        ::syscall(SYS_openat, AT_FDCWD, "/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dir < 0)
+        return -1;
+    alignas(8) char buf[8192];
+    int n = 0;
+    for (;;) {
+        long got = ::syscall(SYS_getdents64, dir, buf, sizeof buf);
+        if (got <= 0)
+            break;
+        for (long at = 0; at < got;) {
+            auto *d = reinterpret_cast<const unsigned char *>(buf + at);
+            unsigned short reclen;
+            std::memcpy(&reclen, d + 16, sizeof reclen); // linux_dirent64.d_reclen
+            const char *name = reinterpret_cast<const char *>(d + 19);
+            n += name[0] != '.';
+            at += reclen;
+        }
+    }
+    ::syscall(SYS_close, dir);
+    return n - 1;
 }
 
 bool is_profilers(int fd) { return fd >= 0 && (fd == channel_fd() || is_counter(fd)); }
@@ -162,6 +198,24 @@ int close_range_but_ours(unsigned first, unsigned last, int flags) {
 }
 
 } // namespace
+
+bool counter_budget_allows(int wanted) {
+    rlimit rl{};
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return false;
+    long limit = rl.rlim_cur == RLIM_INFINITY ? long(INT_MAX) : long(rl.rlim_cur);
+    long ours = g_counter_count.load(std::memory_order_relaxed);
+    // Far from the limit there is nothing to count: the table cannot
+    // hold more descriptors of the program's than the limit allows.
+    if (limit >= 4 * (ours + wanted) + 65536)
+        return true;
+    int in_use = open_descriptors();
+    if (in_use < 0)
+        return false;
+    long free = limit - in_use;
+    return wanted <= free - kReservedFds && 2 * (ours + wanted) <= ours + free;
+}
+
 } // namespace cpcprof::agent
 
 using namespace cpcprof::agent;
@@ -232,6 +286,8 @@ extern "C" __attribute__((visibility("default"))) long syscall(long n, ...) noex
     if (program_sigaction_syscall(n, a, __builtin_return_address(0), &rc))
         return rc; // signals.h
     auto real = g_syscall != nullptr ? g_syscall : next<long (*)(long, ...)>("syscall");
+    if (n == SYS_seccomp && (a[0] == SECCOMP_SET_MODE_STRICT || a[0] == SECCOMP_SET_MODE_FILTER))
+        note_seccomp(); // seccomp.h: no perf_event_open from now on
     rc = real(n, a[0], a[1], a[2], a[3], a[4], a[5]);
     if (n == SYS_perf_event_open && rc >= 0 && from_libcpc(__builtin_return_address(0))) {
         int saved = errno;

@@ -1,3 +1,5 @@
+// SlotTable::claim runs in the overflow handler (signal context): loads,
+// compare-and-swap and the ring's attach only.
 #include "slots.h"
 
 #include <sys/mman.h>
@@ -6,10 +8,11 @@
 
 namespace cpcprof::agent {
 
-bool SlotTable::init(size_t ring_bytes, cpc_t *cpc, cpc_set_t *set) {
+bool SlotTable::init(size_t ring_bytes, cpc_t *cpc, cpc_set_t *set, bool bufs) {
     ring_bytes_ = ring_bytes;
     cpc_ = cpc;
     set_ = set;
+    bufs_ = bufs;
     return grow();
 }
 
@@ -35,25 +38,43 @@ bool SlotTable::add_chunk() {
         munmap(rings, ring_total);
         return false;
     }
-    auto *slots = static_cast<Slot *>(mem);
-    for (int i = 0; i < kChunkSlots; ++i) {
-        new (&slots[i]) Slot();
-        slots[i].ring.attach(static_cast<char *>(rings) + i * ring_bytes_, ring_bytes_);
-        slots[i].buf = cpc_buf_create(cpc_, set_);
-        if (slots[i].buf == nullptr)
-            return false; // the chunk stays unpublished (and leaks: rare)
+    auto *slots = static_cast<Slot *>(mem); // zero bytes: free slots
+    if (bufs_) {
+        for (int i = 0; i < kChunkSlots; ++i) {
+            slots[i].buf = cpc_buf_create(cpc_, set_);
+            if (slots[i].buf == nullptr) {
+                munmap(mem, sizeof(Slot) * kChunkSlots); // libcpc frees its bufs at close
+                munmap(rings, ring_total);
+                return false;
+            }
+        }
     }
     chunk_[n] = slots;
+    rings_[n] = static_cast<char *>(rings);
     chunks_.store(n + 1, std::memory_order_release);
     return true;
 }
 
 Slot *SlotTable::claim(pid_t tid) {
-    for (Slot &s : *this) {
+    int cap = capacity();
+    for (int i = 0; i < cap; ++i) {
+        Slot &s = (*this)[i];
+        if (i >= bound_.load(std::memory_order_acquire)) {
+            // A slot never claimed: raise the bound first, so that a loop
+            // that reads the bound after this slot's tid sees it.
+            int b = bound_.load(std::memory_order_relaxed);
+            while (b <= i && !bound_.compare_exchange_weak(b, i + 1))
+                ;
+        }
         pid_t expected = 0;
         if (s.tid.load(std::memory_order_relaxed) == 0 &&
-            s.tid.compare_exchange_strong(expected, tid, std::memory_order_acq_rel))
+            s.tid.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) {
+            // Its samples are published (release) after this, in this
+            // thread; the drain thread reads the ring's memory only then.
+            s.ring.attach(rings_[i / kChunkSlots] + size_t(i % kChunkSlots) * ring_bytes_,
+                          ring_bytes_);
             return &s;
+        }
     }
     return nullptr;
 }

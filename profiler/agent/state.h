@@ -13,6 +13,8 @@
 
 #include <libcpc.h>
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdint>
 #include <sys/types.h>
@@ -48,9 +50,14 @@ struct State {
     uintptr_t libc_lo = 0, libc_hi = 0;
     uintptr_t entry_lo = 0, entry_hi = 0;
     std::atomic<uint64_t> no_slot{0}; // overflows lost for want of a free slot
-    // CPU time (ns) of threads that could not be sampled at all (no
-    // counters); the drain thread sends and resets it.
-    std::atomic<uint64_t> unsampled_ns{0};
+    // Threads started without counters - the descriptor budget was spent
+    // (fds.h), the kernel refused them (libcpc's error handler), or the
+    // process runs under a seccomp filter - and the CPU time they had used
+    // when they ended (CLOCK_THREAD_CPUTIME_ID; threads still running at
+    // the process's end are not in it).  The drain thread sends the CPU
+    // time's increments as the accounting's unsampled time.
+    std::atomic<uint64_t> threads_unsampled_no_counters{0};
+    std::atomic<uint64_t> unsampled_cpu_ns_no_counters{0};
     double tsc_per_ns = 0;            // 0: handler costs are not measured
     // Costs of threads whose slots were freed (drain thread only).
     uint64_t cost_total[2][kCostBuckets] = {};
@@ -64,6 +71,14 @@ Slot *current_slot();
 
 // Forgets the calling thread's slot (fork child).
 void forget_current_slot();
+
+// The program named thread t (pthread_setname_np, prctl(PR_SET_NAME)).
+void note_thread_name(pthread_t t, const char *name);
+
+// [async-signal-safe] Only slots below this index have ever been claimed in
+// this process (threads claim the lowest free one): loops over the slots
+// stop there, and the untouched ones cost no page fault.
+int slot_bound();
 
 // The calling thread counts with its own bound set (the thread that bound
 // it, and a fork child's), so its first overflow signal is a sample, not

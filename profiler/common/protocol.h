@@ -17,6 +17,10 @@
 //   stats    pid, bucket count, bucket width (ns), then two histograms of
 //            handler cost (u32 per bucket): PC + unwind + ring push, and
 //            the whole handler including libcpc's sample and restart
+//   unsampled pid, reason: the process (or what it execs) is not sampled
+//            and the reason says why; the recorder prints it with the
+//            process's name, and does not count the process among those
+//            that stopped reporting
 #pragma once
 
 #include <cstddef>
@@ -28,7 +32,17 @@
 
 namespace cpcprof::proto {
 
-enum class Type : uint32_t { hello = 1, thread, modules, samples, account, bye, error, stats };
+enum class Type : uint32_t {
+    hello = 1,
+    thread,
+    modules,
+    samples,
+    account,
+    bye,
+    error,
+    stats,
+    unsampled
+};
 
 struct Header {
     Type type;
@@ -119,6 +133,9 @@ inline constexpr const char *kEnvMaxDepth = "CPCPROF_MAX_DEPTH";
 inline constexpr const char *kEnvRingKb = "CPCPROF_RING_KB";
 inline constexpr const char *kEnvChildren = "CPCPROF_CHILDREN"; // 1 follow, 0 not
 inline constexpr const char *kEnvStats = "CPCPROF_STATS";       // 1: measure handler cost
+// A private directory of compiled unwind tables shared by the recording's
+// processes (the agent's cfi_cache.h); the recorder removes it at the end.
+inline constexpr const char *kEnvCfiCache = "CPCPROF_CFI_CACHE";
 // libcpc's: the SIGEMT disposition does not change while a set is bound
 // (the agent guards it), so libcpc reads it at bind, not at each overflow.
 inline constexpr const char *kEnvSigemtStable = "CPC_SIGEMT_STABLE";

@@ -24,9 +24,23 @@ void collect(const char *, int, const char *fmt, va_list ap) {
     g_last_error = buf;
 }
 
-bool time_based(const std::string &e) {
-    return e == "cpu-clock" || e == "task-clock";
+// Whether the machine counts hardware events: one request of cycles or
+// instructions is probed (cpctools::has_hardware_pmu walks every event,
+// about a hundred probes before the target could start).
+bool hardware_counters(cpc_t *cpc) {
+    cpc_set_t *s = cpc_set_create(cpc);
+    if (s == nullptr)
+        return false;
+    bool ok = false;
+    for (const char *e : {"cycles", "instructions"})
+        if (!ok && cpc_set_add_request(cpc, s, e, 0, CPC_COUNT_USER, 0, nullptr) >= 0)
+            ok = true;
+    cpc_set_destroy(cpc, s);
+    g_last_error.clear();
+    return ok;
 }
+
+bool time_based(const std::string &e) { return e == "cpu-clock" || e == "task-clock"; }
 
 double cpu_hz() {
     std::ifstream in("/proc/cpuinfo");
@@ -107,7 +121,7 @@ std::optional<Plan> plan_events(const Options &o, std::string *error) {
     cpc_seterrhndlr(cpc, collect);
     Plan p;
     p.cpu_model = cpu_model();
-    p.hw_pmu = cpctools::has_hardware_pmu(cpc);
+    p.hw_pmu = hardware_counters(cpc);
     double hz = cpu_hz();
     std::vector<EventArg> events = o.events;
     if (events.empty()) {

@@ -1,5 +1,6 @@
 #include "record.h"
 
+#include "cfi_cache_dir.h"
 #include "options.h"
 #include "output.h"
 #include "plan.h"
@@ -17,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -185,7 +187,14 @@ int record_main(const std::vector<std::string> &args) {
     storage::RunInfo run = run_info(*o, *plan);
     // Orphaned descendants are reparented to us, so their exit is seen.
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    auto target = spawn_target(*o, *plan, *agent, &error);
+    std::optional<std::string> static_exe = static_command(*o);
+    if (static_exe)
+        std::fprintf(stderr,
+                     "cpcprof: %s is statically linked: the profiler cannot be loaded into it, "
+                     "so it runs unsampled\n",
+                     static_exe->c_str());
+    CfiCacheDir cfi_cache;
+    auto target = spawn_target(*o, *plan, *agent, cfi_cache.path(), &error);
     if (!target)
         return fail(error, 127); // nothing was touched
     // The terminal's ^C reaches the target; the recorder finishes the file.
@@ -209,6 +218,17 @@ int record_main(const std::vector<std::string> &args) {
         std::fprintf(stderr, "cpcprof record: the previous profile stays at %s: %s\n",
                      old.aside().c_str(), error.c_str());
     writer->begin_run(run);
+    if (static_exe) {
+        // No agent will say hello: the process is recorded from here, and
+        // its end from its exit status.
+        storage::ProcessInfo info;
+        info.pid = target->pid;
+        info.ppid = getpid();
+        info.exe = *static_exe;
+        info.argv = o->command;
+        info.start_ns = monotonic_ns();
+        writer->add_process(info);
+    }
     writer->commit();
     SpaceReserve reserve;
     reserve.hold(o->output, kEndReserveBytes); // best effort: the count may still fit
@@ -220,6 +240,8 @@ int record_main(const std::vector<std::string> &args) {
         return fail("writing " + o->output + ": " + error);
     if (!o->quiet)
         print_summary(*o, s);
+    if (static_exe) // said above: not a process that stopped reporting
+        s.silent.erase(std::remove(s.silent.begin(), s.silent.end(), target->pid), s.silent.end());
     if (!s.silent.empty())
         print_silent(s.silent);
     if (o->symbolize) {

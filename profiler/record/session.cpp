@@ -89,7 +89,7 @@ Summary Session::run() {
     check_gone();
     for (auto &[pid, proc] : procs_) {
         settle(pid, proc);
-        if (proc.exited && !proc.said_bye)
+        if (proc.exited && !proc.said_bye && !proc.unsampled)
             sum_.silent.push_back(pid);
         if (proc.pidfd >= 0)
             close(proc.pidfd);
@@ -138,6 +138,9 @@ void Session::handle(const char *msg, size_t n) {
     case proto::Type::stats:
         on_stats(r);
         break;
+    case proto::Type::unsampled:
+        on_unsampled(r);
+        break;
     }
 }
 
@@ -161,7 +164,7 @@ void Session::on_hello(proto::Reader &r) {
             w_.unload_module(p.pid, start, monotonic_ns());
         it->second.modules.clear();
     }
-    procs_[p.pid];
+    procs_[p.pid].name = p.exe.substr(p.exe.rfind('/') + 1);
     w_.add_process(p);
     watch(p.pid);
 }
@@ -297,6 +300,24 @@ void Session::on_error(proto::Reader &r) {
         return;
     std::fprintf(stderr, "cpcprof: process %d: %s\n", pid, text.c_str());
     w_.add_notice({pid, monotonic_ns(), text});
+}
+
+// Said even with -q: the recording lacks that process's samples and
+// nothing else shows why.  The agent sends each reason once.
+void Session::on_unsampled(proto::Reader &r) {
+    int pid = r.get<int32_t>();
+    std::string text = r.get_string();
+    if (r.failed())
+        return;
+    Proc &proc = procs_[pid];
+    proc.unsampled = true;
+    if (proc.unsampled_said == text)
+        return; // a fork child that execs says it again as the new image
+    proc.unsampled_said = text;
+    if (proc.name.empty()) // a process that never said hello (posix_spawn of a static program)
+        std::fprintf(stderr, "cpcprof: process %d %s\n", pid, text.c_str());
+    else
+        std::fprintf(stderr, "cpcprof: process %d (%s) %s\n", pid, proc.name.c_str(), text.c_str());
 }
 
 void Session::on_stats(proto::Reader &r) {

@@ -76,7 +76,10 @@ class Session {
         bool ended = false;
         bool said_bye = false;
         bool exited = false; // ended by exit, not by a signal (our children)
-        int pidfd = -1;      // a process we cannot reap: readable once it has gone
+        int pidfd = -1; // a process we cannot reap: readable once it has gone
+        std::string name;           // its program's file name, from its hello
+        bool unsampled = false;     // it said why it is not sampled
+        std::string unsampled_said; // the last reason printed (an exec repeats it)
     };
 
     void handle(const char *msg, size_t n);
@@ -88,6 +91,7 @@ class Session {
     void on_bye(proto::Reader &r);
     void on_error(proto::Reader &r);
     void on_stats(proto::Reader &r);
+    void on_unsampled(proto::Reader &r);
     void reap(bool block);
     void watch(int pid);
     void check_gone();

@@ -1,5 +1,6 @@
 #include "spawn.h"
 
+#include "../common/elf_static.h"
 #include "../common/protocol.h"
 
 #include <fcntl.h>
@@ -31,7 +32,8 @@ std::string self_dir() {
     return p.substr(0, p.rfind('/'));
 }
 
-void set_env(const Options &o, const Plan &p, const std::string &agent, int fd) {
+void set_env(const Options &o, const Plan &p, const std::string &agent, int fd,
+             const std::string &cfi_cache) {
     std::string preload = agent;
     if (const char *old = std::getenv("LD_PRELOAD"); old != nullptr && *old != '\0')
         preload += std::string(":") + old;
@@ -43,6 +45,8 @@ void set_env(const Options &o, const Plan &p, const std::string &agent, int fd) 
     setenv(proto::kEnvRingKb, std::to_string(o.ring_kb).c_str(), 1);
     setenv(proto::kEnvChildren, o.children ? "1" : "0", 1);
     setenv(proto::kEnvSigemtStable, "1", 1);
+    if (!cfi_cache.empty())
+        setenv(proto::kEnvCfiCache, cfi_cache.c_str(), 1);
     if (o.stats)
         setenv(proto::kEnvStats, "1", 1);
 }
@@ -67,8 +71,17 @@ std::optional<std::string> find_agent(std::string *error) {
     return std::nullopt;
 }
 
+std::optional<std::string> static_command(const Options &o) {
+    char path[4096];
+    if (o.command.empty() ||
+        !elf::resolve_in_path(o.command[0].c_str(), std::getenv("PATH"), path, sizeof path) ||
+        !elf::is_static_elf(path))
+        return std::nullopt;
+    return std::string(path);
+}
+
 std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::string &agent,
-                                   std::string *error) {
+                                   const std::string &cfi_cache, std::string *error) {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
         *error = std::string("socketpair: ") + std::strerror(errno);
@@ -102,7 +115,7 @@ std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::s
         } else {
             fcntl(sv[1], F_SETFD, 0);
         }
-        set_env(o, p, agent, channel);
+        set_env(o, p, agent, channel, cfi_cache);
         std::vector<char *> argv;
         for (std::string &a : args)
             argv.push_back(a.data());

@@ -20,7 +20,13 @@ struct Target {
 std::optional<std::string> find_agent(std::string *error);
 
 // Forks and execs o.command; an exec failure is reported as *error.
+// cfi_cache names the recording's table directory for the agents ("" for
+// none).
 std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::string &agent,
-                                   std::string *error);
+                                   const std::string &cfi_cache, std::string *error);
+
+// The file o.command runs when it is a statically linked program, which
+// the agent cannot be loaded into; nullopt otherwise.
+std::optional<std::string> static_command(const Options &o);
 
 } // namespace cpcprof::record

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -182,6 +183,45 @@ std::string integrity_check(const std::string &path) {
     sqlite3_finalize(st);
     sqlite3_close(db);
     return result;
+}
+
+RunResult run_program(const TempDir &dir, const std::vector<std::string> &argv,
+                      const ProgramOptions &o) {
+    std::string out = dir.file("program.stdout"), err = dir.file("program.stderr");
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (chdir(dir.path().c_str()) != 0)
+            _exit(126);
+        int fo = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0)
+            _exit(126);
+        close_range(3, ~0u, 0);
+        if (o.tmpdir != nullptr)
+            setenv("TMPDIR", o.tmpdir, 1);
+        for (const std::string &v : o.env)
+            putenv(const_cast<char *>(v.c_str()));
+        unsetenv("LD_PRELOAD");
+        if (o.nofile != 0) {
+            rlimit rl{o.nofile, o.nofile};
+            if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+                _exit(126);
+        }
+        std::vector<char *> args;
+        for (const std::string &a : argv)
+            args.push_back(const_cast<char *>(a.c_str()));
+        args.push_back(nullptr);
+        execv(args[0], args.data());
+        _exit(127);
+    }
+    RunResult r;
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid)
+        return r;
+    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = read_file(out);
+    r.err = read_file(err);
+    return r;
 }
 
 } // namespace cpcprof::test

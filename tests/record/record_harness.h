@@ -47,6 +47,17 @@ RunResult wait_cpcprof(const TempDir &dir, pid_t pid, int timeout_s = 30);
 RunResult run_cpcprof(const TempDir &dir, const std::vector<std::string> &args,
                       int timeout_s = 30);
 
+// How run_program starts a program.
+struct ProgramOptions {
+    unsigned long nofile = 0;     // RLIMIT_NOFILE (soft and hard); 0: as is
+    const char *tmpdir = nullptr; // TMPDIR
+    std::vector<std::string> env; // NAME=VALUE added
+};
+// Runs argv (argv[0] a path) in dir without the profiler (no LD_PRELOAD),
+// stdout and stderr into files of dir, no other descriptor open; waits.
+RunResult run_program(const TempDir &dir, const std::vector<std::string> &argv,
+                      const ProgramOptions &o = {});
+
 // The figures of cpcprof's summary line.
 struct Summary {
     double seconds = 0;

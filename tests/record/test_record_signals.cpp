@@ -23,38 +23,6 @@ using namespace cpcprof::test;
 
 namespace {
 
-// The program run without the profiler: its stdout and status.
-RunResult run_bare(const TempDir &dir, const std::vector<std::string> &argv,
-                   const std::vector<std::string> &env = {}) {
-    std::string out = dir.file("bare.out"), err = dir.file("bare.err");
-    pid_t pid = fork();
-    if (pid == 0) {
-        int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int e = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (o < 0 || e < 0 || chdir(dir.path().c_str()) != 0)
-            _exit(126);
-        dup2(o, 1);
-        dup2(e, 2);
-        for (const std::string &v : env)
-            putenv(const_cast<char *>(v.c_str()));
-        std::vector<char *> args;
-        for (const std::string &a : argv)
-            args.push_back(const_cast<char *>(a.c_str()));
-        args.push_back(nullptr);
-        unsetenv("LD_PRELOAD");
-        execv(args[0], args.data());
-        _exit(127);
-    }
-    RunResult r;
-    int status = 0;
-    if (waitpid(pid, &status, 0) != pid)
-        return r;
-    r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = read_file(out);
-    r.err = read_file(err);
-    return r;
-}
-
 struct Recorded {
     RunResult bare, run;
     Profile profile;
@@ -62,7 +30,7 @@ struct Recorded {
 
 Recorded record(const TempDir &dir, const std::vector<std::string> &argv) {
     Recorded r;
-    r.bare = run_bare(dir, argv);
+    r.bare = run_program(dir, argv);
     std::vector<std::string> args{"record", "-o", "out.cpcprof", "--"};
     args.insert(args.end(), argv.begin(), argv.end());
     r.run = run_cpcprof(dir, args);

@@ -11,6 +11,10 @@
  *   W) and "canaries intact" or which were damaged; exits 0 when intact,
  *   4 when not, 3 from the SIGSEGV handler.
  *
+ * usage: altstack painted-signal
+ *   The same, for 100 signals raised to an empty handler instead of the
+ *   work: how deep the kernel's signal frame goes on this machine.
+ *
  * usage: altstack painted [--work W]
  *   One thread on a stack of its own, painted with a pattern once it
  *   runs; prints "stack_used BYTES", how deep below the painted point the
@@ -120,9 +124,25 @@ NOINLINE static void paint_below_and_work(void) {
     g_sums[0] = work(1) + here;
 }
 
+static void on_usr1(int sig) { (void)sig; }
+
+NOINLINE static void paint_below_and_signal(void) {
+    volatile unsigned char here = 0;
+    g_paint_top = (uintptr_t)&here - 512;
+    memset(g_painted, kPattern, g_paint_top - (uintptr_t)g_painted);
+    for (int i = 0; i < 100; ++i)
+        raise(SIGUSR1);
+    g_sums[0] = here;
+}
+
+static int g_signal_only;
+
 static void *painted_main(void *arg) {
     (void)arg;
-    paint_below_and_work();
+    if (g_signal_only)
+        paint_below_and_signal();
+    else
+        paint_below_and_work();
     return NULL;
 }
 
@@ -161,6 +181,11 @@ int main(int argc, char **argv) {
         threads = 2;
     if (strcmp(mode, "painted") == 0)
         return painted();
+    if (strcmp(mode, "painted-signal") == 0) {
+        signal(SIGUSR1, on_usr1);
+        g_signal_only = 1;
+        return painted();
+    }
     if (strcmp(mode, "2048") == 0)
         g_size = 2048;
     else if (strcmp(mode, "min") == 0)

@@ -1,0 +1,49 @@
+// Compiled unwind tables shared by every process of a recording.
+//
+// Compiling a module's .eh_frame (cfi.h) costs milliseconds for libc and
+// libstdc++, and every profiled process loads them: a shell script that
+// starts hundreds of programs would compile the same tables hundreds of
+// times.  The recorder makes a private directory for the recording and
+// names it in CPCPROF_CFI_CACHE; the first process that compiles a module
+// writes its rows there, and the others map the file read-only.  A row's pc
+// is an offset from the module's load bias, so a table is the same in
+// every process whatever the address the module was loaded at.
+//
+// A file is named after the module's identity on disk (device, inode,
+// size, modification time) and the build-id of the module in memory: a
+// module rebuilt during the recording gets a table of its own, and so
+// does a process that still runs the file's previous version.  Files are
+// written under a temporary name and renamed, so that a reader sees a
+// whole table or none.  Mappings are never removed: the overflow handler
+// may read a table at any time.
+//
+// Not for signal context.  Without the variable (or with a directory that
+// cannot be used) every function answers "not cached" and the agent
+// compiles its tables itself, as before.
+#pragma once
+
+#include "cfi.h"
+
+#include <link.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace cpcprof::agent {
+
+// Reads CPCPROF_CFI_CACHE (once, at the agent's start).
+void cfi_cache_init();
+
+// The cache file's name for the module (its file at path), or "" when the
+// module has no file to identify it by (the vDSO) or there is no cache.
+std::string cfi_cache_key(const dl_phdr_info *info, const char *path);
+
+// The rows cached under key, mapped read-only; null when there are none.
+const CfiRow *cfi_cache_find(const std::string &key, uint32_t *count);
+
+// Writes rows under key (best effort: a failure only costs the next
+// process the compilation).
+void cfi_cache_store(const std::string &key, const std::vector<CfiRow> &rows);
+
+} // namespace cpcprof::agent

@@ -1,0 +1,24 @@
+/*
+ * static_exit: a statically linked program (built with -static), which the
+ * profiler's agent cannot be loaded into.
+ *
+ *   static_exit CODE
+ *       spins about 20 ms of CPU time, prints "static ran CODE" and exits
+ *       with status CODE.
+ *
+ * Test: under cpcprof record (directly, or exec'd by spawn_child) its
+ * output and status are those of the bare run, cpcprof says once that it
+ * is statically linked and not sampled (naming it), and does not count it
+ * among the processes that stopped reporting.
+ */
+#include "target_util.h"
+
+int main(int argc, char **argv) {
+    int code = argc > 1 ? atoi(argv[1]) : 0;
+    uint64_t x = 1;
+    double start = thread_cpu_seconds();
+    while (thread_cpu_seconds() - start < 0.02)
+        x = spin_chunk(x);
+    printf("static ran %d\n", code + (int)(x & 0));
+    return code;
+}

@@ -1,0 +1,320 @@
+// Programs the profiler cannot sample, or must not disturb: statically
+// linked programs, programs under a seccomp filter, programs near their
+// descriptor limit; and what cpcprof record costs a process at start.
+// Each runs bare and under `cpcprof record`, and its own output and status
+// must be the same.
+#include "record_harness.h"
+
+#include <gtest/gtest.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+
+using namespace cpcprof::test;
+namespace storage = cpcprof::storage;
+
+namespace {
+
+std::vector<std::string> recorded(const std::vector<std::string> &cmd) {
+    std::vector<std::string> all{CPCPROF_EXE, "record",      "-q", "--no-symbolize",
+                                 "-o",        "out.cpcprof", "--"};
+    all.insert(all.end(), cmd.begin(), cmd.end());
+    return all;
+}
+
+const storage::ProcessRecord *process_running(const Profile &p, const std::string &exe_end) {
+    for (const storage::ProcessRecord &r : p.reader->processes()) {
+        const std::string &e = r.info.exe;
+        if (e.size() >= exe_end.size() &&
+            e.compare(e.size() - exe_end.size(), exe_end.size(), exe_end) == 0)
+            return &r;
+    }
+    return nullptr;
+}
+
+std::string real_path(const char *path) {
+    char buf[PATH_MAX];
+    return realpath(path, buf) != nullptr ? std::string(buf) : std::string(path);
+}
+
+} // namespace
+
+TEST(RecordStatic, TargetRunsUnsampledWithOneLine) {
+    TempDir dir;
+    RunResult bare = run_program(dir, {STATIC_EXE, "3"});
+    ASSERT_EQ(bare.status, 3) << bare.err;
+    RunResult r = run_program(dir, recorded({STATIC_EXE, "3"}));
+    EXPECT_EQ(r.status, bare.status) << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    EXPECT_EQ(count_lines_containing(r.err, "is statically linked"), 1u) << r.err;
+    EXPECT_NE(r.err.find(real_path(STATIC_EXE)), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("stopped reporting"), std::string::npos) << r.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    const storage::ProcessRecord *proc = process_running(p, "record_static_exit");
+    ASSERT_NE(proc, nullptr) << "the static program is a process of the profile";
+    EXPECT_EQ(proc->exit_status, std::optional<int>(3));
+}
+
+TEST(RecordStatic, ExecdChildIsNamedNotTakenForSilent) {
+    TempDir dir;
+    std::vector<std::string> cmd{SPAWN_CHILD_EXE, STATIC_EXE, "4"};
+    RunResult bare = run_program(dir, cmd);
+    ASSERT_EQ(bare.status, 4) << bare.err;
+    RunResult r = run_program(dir, recorded(cmd));
+    EXPECT_EQ(r.status, bare.status) << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    EXPECT_EQ(count_lines_containing(r.err, "which is statically linked"), 1u) << r.err;
+    EXPECT_NE(r.err.find("execs " + real_path(STATIC_EXE)), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("stopped reporting"), std::string::npos) << r.err;
+}
+
+TEST(RecordStatic, PosixSpawnedChildIsNamed) {
+    TempDir dir;
+    std::vector<std::string> cmd{SPAWN_CHILD_EXE, "--posix-spawn", STATIC_EXE, "6"};
+    RunResult bare = run_program(dir, cmd);
+    ASSERT_EQ(bare.status, 6) << bare.err;
+    RunResult r = run_program(dir, recorded(cmd));
+    EXPECT_EQ(r.status, bare.status) << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    EXPECT_EQ(count_lines_containing(r.err, "runs " + real_path(STATIC_EXE) +
+                                                ", which is statically linked"),
+              1u)
+        << r.err;
+    EXPECT_EQ(r.err.find("stopped reporting"), std::string::npos) << r.err;
+}
+
+class RecordSeccomp : public ::testing::TestWithParam<const char *> {};
+
+// The parent installs the filter and starts a (dynamically linked) child:
+// both run under it.  The child's exit status reaches the profile through
+// its agent, which made no perf_event_open call.
+TEST_P(RecordSeccomp, ChildUnharmedAndItsExitRecorded) {
+    TempDir dir;
+    std::vector<std::string> cmd{SPAWN_CHILD_EXE, "--seccomp", GetParam(),
+                                 SPAWN_CHILD_EXE, "--exit",    "5"};
+    RunResult bare = run_program(dir, cmd);
+    ASSERT_EQ(bare.status, 5) << bare.out << bare.err;
+    RunResult r = run_program(dir, recorded(cmd));
+    EXPECT_EQ(r.status, bare.status) << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    EXPECT_EQ(r.out.find("killed"), std::string::npos) << r.out;
+    // One line for the child (its fork image and its exec'd image say it
+    // once between them); the parent was sampled before its filter.
+    std::vector<std::string> lines = lines_with(r.err, "cpcprof: process ");
+    size_t seccomp_lines = 0;
+    for (const std::string &l : lines)
+        seccomp_lines += l.find("runs under a seccomp filter; not sampled") != std::string::npos;
+    EXPECT_EQ(seccomp_lines, 1u) << r.err;
+    EXPECT_EQ(r.err.find("stopped reporting"), std::string::npos) << r.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    size_t with_status = 0;
+    for (const storage::ProcessRecord &proc : p.reader->processes()) {
+        EXPECT_TRUE(proc.exit_status.has_value() || proc.killed_by_signal.has_value())
+            << "pid " << proc.info.pid << " " << proc.info.exe;
+        EXPECT_FALSE(proc.killed_by_signal.has_value()) << "pid " << proc.info.pid;
+        with_status += proc.exit_status == std::optional<int>(5);
+    }
+    EXPECT_EQ(with_status, 2u) << "the child (exit 5) and the parent (its status)";
+}
+
+// A sampled process installs a filter, then its fork child forks again
+// without exec: each process once in the profile, with its status.
+TEST_P(RecordSeccomp, ForkTreeUnderFilterRecordedOnce) {
+    TempDir dir;
+    std::vector<std::string> cmd{SPAWN_CHILD_EXE, "--seccomp", GetParam(), "--fork2"};
+    RunResult bare = run_program(dir, cmd);
+    ASSERT_EQ(bare.status, 3) << bare.out << bare.err;
+    RunResult r = run_program(dir, recorded(cmd));
+    EXPECT_EQ(r.status, bare.status) << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    std::map<int, int> rows;
+    for (const storage::ProcessRecord &proc : p.reader->processes()) {
+        ++rows[proc.info.pid];
+        EXPECT_EQ(proc.exit_status, std::optional<int>(3)) << "pid " << proc.info.pid;
+    }
+    EXPECT_EQ(rows.size(), 3u);
+    for (const auto &[pid, n] : rows)
+        EXPECT_EQ(n, 1) << "pid " << pid;
+    EXPECT_EQ(count_lines_containing(r.err, "runs under a seccomp filter"), 2u) << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Filters, RecordSeccomp, ::testing::Values("kill", "eperm"));
+
+// 1,000 threads under a 1,024-descriptor limit, then 200 files of the
+// program's own: the profiler keeps to its budget, and the threads it
+// could not give counters are counted and said, not written into the
+// program's stderr.
+TEST(RecordDescriptors, ThousandThreadsUnderLimitKeepProgramFiles) {
+    TempDir dir;
+    std::vector<std::string> cmd{FD_THREADS_EXE, "1000", "200"};
+    RunResult bare = run_program(dir, cmd, {.nofile = 1024});
+    ASSERT_EQ(bare.status, 0) << bare.out << bare.err;
+    RunResult r = run_program(dir, recorded(cmd), {.nofile = 1024});
+    EXPECT_EQ(r.status, bare.status) << r.out << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    EXPECT_EQ(r.err.find("libcpc"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("Too many open files"), std::string::npos) << r.err;
+    std::smatch m;
+    std::regex said("(\\d+) threads? ran without counters[^:]*: ([\\d.]+) ms of their CPU time");
+    ASSERT_TRUE(std::regex_search(r.err, m, said)) << r.err;
+    unsigned unsampled = std::stoul(m[1]);
+    EXPECT_GT(unsampled, 0u);
+    EXPECT_LT(unsampled, 1000u) << "threads within the budget are sampled";
+    // Each worker spins 1 ms of its own CPU time before it waits.
+    EXPECT_GE(std::stod(m[2]), 0.9 * unsampled) << r.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    std::set<int> sampled_tids;
+    for (const SampleCopy &s : p.samples)
+        sampled_tids.insert(s.tid);
+    EXPECT_LE(sampled_tids.size(), 1000u - unsampled + 1) << "the unsampled have no samples";
+}
+
+namespace {
+
+// `strace -f` of cpcprof record over cmd: the trace's lines.
+std::optional<std::vector<std::string>> strace_record(const TempDir &dir,
+                                                      const std::vector<std::string> &cmd) {
+    const char *strace = nullptr;
+    for (const char *p : {"/usr/bin/strace", "/bin/strace"})
+        if (access(p, X_OK) == 0)
+            strace = p;
+    if (strace == nullptr)
+        return std::nullopt;
+    std::vector<std::string> all{
+        strace, "-f", "-qq", "-o", dir.file("trace"), "-e", "trace=perf_event_open,openat"};
+    std::vector<std::string> rec = recorded(cmd);
+    all.insert(all.end(), rec.begin(), rec.end());
+    RunResult r = run_program(dir, all);
+    if (r.status != 0)
+        return std::vector<std::string>{};
+    std::vector<std::string> lines;
+    std::istringstream in(read_file(dir.file("trace")));
+    for (std::string l; std::getline(in, l);)
+        lines.push_back(l);
+    return lines;
+}
+
+} // namespace
+
+// No per-start probing: the recorder and each agent open a handful of
+// counters (cpc_open's checks and the binding), not the hundred probes
+// of a full event list each.
+TEST(RecordStartup, FewCounterProbesBeforeTheTargetRuns) {
+    TempDir dir;
+    auto lines = strace_record(dir, {"/bin/true"});
+    if (!lines)
+        GTEST_SKIP() << "strace is not installed (apt-get install strace)";
+    ASSERT_FALSE(lines->empty()) << "cpcprof record failed under strace";
+    std::map<std::string, size_t> per_pid;
+    for (const std::string &l : *lines)
+        if (l.find("perf_event_open(") != std::string::npos)
+            ++per_pid[l.substr(0, l.find(' '))];
+    ASSERT_EQ(per_pid.size(), 2u) << "the recorder and the target";
+    for (const auto &[pid, n] : per_pid)
+        EXPECT_LE(n, 12u) << "pid " << pid << " opened " << n << " counters";
+}
+
+// Thread names come from the threads themselves (the interposed naming
+// calls), not from /proc/self/task/TID/comm.
+TEST(RecordStartup, ThreadNamesWithoutProcEntries) {
+    TempDir dir;
+    auto lines = strace_record(dir, {FD_THREADS_EXE, "20", "0"});
+    if (!lines)
+        GTEST_SKIP() << "strace is not installed (apt-get install strace)";
+    ASSERT_FALSE(lines->empty()) << "cpcprof record failed under strace";
+    for (const std::string &l : *lines)
+        EXPECT_EQ(l.find("/task/"), std::string::npos) << l;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    std::map<std::string, int> names;
+    for (const storage::ThreadInfo &t : p.reader->threads())
+        ++names[t.name];
+    EXPECT_EQ(names["fdt-main"], 1) << "the main thread, named before its first drain";
+    // A worker names itself right after it starts; the drain thread may
+    // announce it first, with its creator's name.
+    EXPECT_GE(names["fdt-worker"], 10);
+    EXPECT_EQ(names[""], 0);
+}
+
+// Unwind tables are compiled once per module for the whole recording:
+// every process after the first maps what the first wrote.
+TEST(RecordStartup, UnwindTablesCompiledOncePerModule) {
+    TempDir dir;
+    auto lines = strace_record(dir, {"/bin/sh", "-c", "/bin/true; /bin/true; /bin/true"});
+    if (!lines)
+        GTEST_SKIP() << "strace is not installed (apt-get install strace)";
+    ASSERT_FALSE(lines->empty()) << "cpcprof record failed under strace";
+    std::regex created("openat\\(AT_FDCWD, \"([^\"]*/cpcprof-cfi-[^/\"]*/[^\"]*)\\.tmp\\d+\", "
+                       "O_WRONLY\\|O_CREAT");
+    std::regex mapped("openat\\(AT_FDCWD, \"([^\"]*/cpcprof-cfi-[^/\"]*/[^\"]*-[0-9a-z]+)\", "
+                      "O_RDONLY\\|O_CLOEXEC\\) = \\d+");
+    std::map<std::string, int> creates;
+    size_t maps = 0;
+    for (const std::string &l : *lines) {
+        std::smatch m;
+        if (std::regex_search(l, m, created))
+            ++creates[m[1]];
+        else if (std::regex_search(l, m, mapped))
+            ++maps;
+    }
+    ASSERT_FALSE(creates.empty()) << "no table was written to the recording's cache";
+    for (const auto &[key, n] : creates)
+        EXPECT_EQ(n, 1) << key << " compiled " << n << " times";
+    // sh and three /bin/true images share libc, the agent and its
+    // libraries: the later images map them.
+    EXPECT_GE(maps, 3 * creates.size() / 2) << "tables found in the cache";
+}
+
+namespace {
+
+std::vector<std::string> entries(const std::string &dir) {
+    std::vector<std::string> names;
+    if (DIR *d = opendir(dir.c_str())) {
+        while (dirent *e = readdir(d))
+            if (std::string(e->d_name).rfind("cpcprof-cfi-", 0) == 0)
+                names.push_back(e->d_name);
+        closedir(d);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+} // namespace
+
+// The table directory goes with the recording; one left by a recorder
+// that was killed is removed by the next, one of a recorder that still
+// runs is not.
+TEST(RecordStartup, TableDirectoriesDoNotPileUp) {
+    TempDir dir;
+    pid_t dead = fork();
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, nullptr, 0);
+    std::string stale = dir.file("cpcprof-cfi-" + std::to_string(dead) + "-AAAAAA");
+    std::string live = dir.file("cpcprof-cfi-" + std::to_string(getpid()) + "-BBBBBB");
+    ASSERT_EQ(mkdir(stale.c_str(), 0700), 0);
+    ASSERT_EQ(mkdir(live.c_str(), 0700), 0);
+    std::ofstream(stale + "/table") << "x";
+    RunResult r = run_program(dir, recorded({"/bin/true"}), {.tmpdir = dir.path().c_str()});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(entries(dir.path()),
+              std::vector<std::string>{"cpcprof-cfi-" + std::to_string(getpid()) + "-BBBBBB"});
+    rmdir(live.c_str());
+}

@@ -1,0 +1,160 @@
+// Programs that sampling must leave as they are, and whose overflows must
+// all be accounted for: threads with small alternate signal stacks (as
+// Rust gives every thread), a thread that blocks every signal with a raw
+// system call, and 2,000 threads alive at once.  Each test compares the
+// program's output and exit status with the run without the profiler.
+#include "record_harness.h"
+
+#include <sys/auxv.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace cpcprof::test;
+namespace storage = cpcprof::storage;
+
+namespace {
+
+struct Recorded {
+    RunResult bare, run;
+    Profile profile;
+};
+
+Recorded record(const TempDir &dir, const std::vector<std::string> &record_args,
+                const std::vector<std::string> &argv) {
+    Recorded r;
+    r.bare = run_program(dir, argv);
+    std::vector<std::string> args{"record", "-o", "out.cpcprof", "--no-symbolize"};
+    args.insert(args.end(), record_args.begin(), record_args.end());
+    args.push_back("--");
+    args.insert(args.end(), argv.begin(), argv.end());
+    r.run = run_cpcprof(dir, args, 120);
+    r.profile = load_profile(dir.file("out.cpcprof"));
+    return r;
+}
+
+bool skip_sanitized() {
+#ifdef RECORD_AGENT_SANITIZED
+    return true;
+#else
+    return false;
+#endif
+}
+
+// The figure after `name ` on a line of text, or -1.
+double figure(const std::string &text, const std::string &name, int index = 0) {
+    for (const std::string &l : lines_with(text, name + " ")) {
+        double a = -1, b = -1;
+        if (std::sscanf(l.c_str(), "%lf %lf", &a, &b) >= 1)
+            return index == 0 ? a : b;
+    }
+    return -1;
+}
+
+class AltStack : public ::testing::TestWithParam<const char *> {};
+
+} // namespace
+
+// Every thread has an alternate signal stack of the given size with
+// canaries around it (or a guard page below it) and a SIGSEGV handler on
+// it; the profiler's overflows must neither overflow it nor write around it.
+TEST_P(AltStack, CanariesIntactAndOutputUnchanged) {
+    if (skip_sanitized())
+        GTEST_SKIP() << "the sanitized agent cannot be preloaded into the targets";
+    TempDir dir;
+    for (const char *mode : {"dwarf", "fp"}) {
+        Recorded r = record(dir, {"-F", "2000", "--call-graph", mode}, {ALTSTACK_EXE, GetParam()});
+        ASSERT_EQ(r.bare.status, 0) << r.bare.out << r.bare.err;
+        ASSERT_NE(r.bare.out.find("canaries intact"), std::string::npos);
+        EXPECT_EQ(r.run.status, r.bare.status) << mode << "\n" << r.run.err;
+        EXPECT_EQ(r.run.out, r.bare.out) << mode;
+        ASSERT_TRUE(r.profile) << r.profile.error;
+        EXPECT_GT(r.profile.samples.size(), 100u) << mode << ": the threads were sampled";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Record, AltStack, ::testing::Values("2048", "min", "8192g"),
+                         [](const ::testing::TestParamInfo<const char *> &p) {
+                             std::string s = p.param;
+                             return s == "2048" ? std::string("MinSigStkSz")
+                                    : s == "min" ? std::string("AtMinSigStkSz")
+                                                 : std::string("EightKiBGuarded");
+                         });
+
+// How deep below the interrupted code a sample writes: the kernel's
+// signal frame plus the handlers.  The frame is measured on this machine
+// (a plain signal with an empty handler, same target); the profiler's
+// handlers may add at most 1 KiB to it, in every call-graph mode.
+TEST(RecordHandlerStack, AtMostOneKiBAboveTheKernelsSignalFrame) {
+    if (skip_sanitized())
+        GTEST_SKIP() << "the sanitized agent cannot be preloaded into the targets";
+    TempDir dir;
+    RunResult plain = run_program(dir, {ALTSTACK_EXE, "painted-signal"});
+    double frame = figure(plain.out, "stack_used");
+    ASSERT_GT(frame, 1000) << plain.out << plain.err;
+    RunResult bare = run_program(dir, {ALTSTACK_EXE, "painted"});
+    ASSERT_EQ(figure(bare.out, "stack_used"), 0) << "the work itself stays above the paint";
+    for (const char *mode : {"dwarf", "fp", "none"}) {
+        RunResult r = run_cpcprof(dir, {"record", "-q", "-F", "4000", "--call-graph", mode, "-o",
+                                        "out.cpcprof", "--no-symbolize", "--", ALTSTACK_EXE,
+                                        "painted"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        double used = figure(r.out, "stack_used");
+        EXPECT_GT(used, frame) << mode << ": no sample was taken on the painted stack";
+        EXPECT_LE(used, frame + 1024) << mode << ": the kernel's frame takes " << frame;
+    }
+}
+
+// A thread that blocks every signal with a raw rt_sigprocmask cannot be
+// sampled while it works; its overflows wait behind the blocked signal and
+// are let in at its end: counted (taken), a few stored with the kernel's
+// PC, the rest dropped - never lost without a trace.
+TEST(RecordBlockedSignals, OverflowsOfABlockedThreadAreCounted) {
+    if (skip_sanitized())
+        GTEST_SKIP() << "the sanitized agent cannot be preloaded into the targets";
+    TempDir dir;
+    Recorded r = record(dir, {"-e", "cpu-clock,1000000"}, {SIGBLOCK_EXE});
+    ASSERT_EQ(r.bare.status, 0);
+    ASSERT_NE(r.bare.out.find("blocked ok"), std::string::npos) << r.bare.out;
+    EXPECT_EQ(r.run.status, 0) << r.run.err;
+    EXPECT_EQ(r.run.out, r.bare.out) << "the program's own mask is as it set it";
+    ASSERT_TRUE(r.profile) << r.profile.error;
+    double main_cpu = figure(r.run.err, "cpu", 0), blocked_cpu = figure(r.run.err, "cpu", 1);
+    ASSERT_GT(blocked_cpu, 0.1) << r.run.err;
+    storage::Accounting a = r.profile.reader->accounting_total();
+    EXPECT_EQ(a.taken, a.stored + a.dropped);
+    // Every millisecond of CPU of both threads is an overflow the kernel
+    // counted (a few may end in the kernel, which a user-mode count skips).
+    double expected = (main_cpu + blocked_cpu) * 1000;
+    EXPECT_GE(double(a.taken), 0.85 * expected) << "taken " << a.taken;
+    EXPECT_LE(double(a.taken), 1.05 * expected + 5) << "taken " << a.taken;
+    EXPECT_GE(double(a.dropped), 0.5 * blocked_cpu * 1000)
+        << "the blocked thread's overflows are dropped, not missing";
+}
+
+// 2,000 threads alive at once: every one has a slot, is in the file and
+// sampled, and the accounting balances.
+TEST(RecordThreadWave, TwoThousandLiveThreadsAreAllRecorded) {
+    if (skip_sanitized())
+        GTEST_SKIP() << "the sanitized agent cannot be preloaded into the targets";
+    TempDir dir;
+    Recorded r = record(dir, {"-e", "cpu-clock,200000", "--ring-kb", "16"},
+                        {THREADWAVE_EXE, "--threads", "2000", "--work", "4"});
+    ASSERT_EQ(r.bare.status, 0) << r.bare.err;
+    EXPECT_EQ(r.run.status, 0) << r.run.err;
+    EXPECT_EQ(r.run.out, r.bare.out);
+    ASSERT_TRUE(r.profile) << r.profile.error;
+    EXPECT_GE(r.profile.reader->threads().size(), 2001u) << "2,000 threads and main";
+    std::set<int> sampled;
+    for (const SampleCopy &s : r.profile.samples)
+        sampled.insert(s.tid);
+    EXPECT_GE(sampled.size(), 1900u) << "threads with samples (each ran ~1.6 ms of CPU)";
+    storage::Accounting a = r.profile.reader->accounting_total();
+    EXPECT_EQ(a.taken, a.stored + a.dropped);
+    EXPECT_LE(a.dropped, a.taken / 20) << "no slot missing for a live thread";
+}
