@@ -12,6 +12,7 @@
 // it again.
 #include "export_formats.h"
 #include "proto_writer.h"
+#include "utf8_text.h"
 
 #include <algorithm>
 #include <map>
@@ -96,10 +97,13 @@ class PprofBuilder {
     uint64_t truncated_ = 0;
 };
 
-int64_t PprofBuilder::str(const std::string &s) {
+int64_t PprofBuilder::str(const std::string &text) {
+    // protobuf's string fields are UTF-8: names and arguments from the
+    // profile are bytes.
+    std::string s = view::valid_utf8(text);
     auto [it, fresh] = string_ids_.try_emplace(s, int64_t(strings_.size()));
     if (fresh)
-        strings_.push_back(s);
+        strings_.push_back(std::move(s));
     return it->second;
 }
 
