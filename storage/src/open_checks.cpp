@@ -1,5 +1,6 @@
 #include "open_checks.h"
 
+#include "private_copy.h"
 #include "schema.h"
 #include "sqlite_handle.h"
 
@@ -286,13 +287,37 @@ bool quick_check(sqlite3 *db, std::string *reason) {
     return false;
 }
 
-bool open_profile(const std::string &path, Access access, sql::Db *db, std::string *reason) {
+bool open_profile(const std::string &path, Access access, sql::Db *db, std::string *reason,
+                  std::unique_ptr<PrivateCopy> *copy) {
     if (!check_file_header(path, reason))
         return false;
+    int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+    std::string name = path;
+    if (access == Access::read_write) {
+        flags |= SQLITE_OPEN_READWRITE;
+    } else {
+        flags |= SQLITE_OPEN_READONLY;
+        switch (read_source(path)) {
+        case ReadSource::private_copy:
+            if (copy == nullptr) {
+                *reason = "internal error: a journal to read without a private copy";
+                return false;
+            }
+            *copy = PrivateCopy::make(path, reason);
+            if (!*copy)
+                return false;
+            name = (*copy)->path();
+            break;
+        case ReadSource::immutable:
+            name = immutable_uri(path);
+            flags |= SQLITE_OPEN_URI;
+            break;
+        case ReadSource::as_is:
+            break;
+        }
+    }
     sqlite3 *raw = nullptr;
-    int flags = access == Access::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-    int rc = sqlite3_open_v2(path.c_str(), &raw,
-                             flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nullptr);
+    int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
     db->reset(raw);
     if (rc != SQLITE_OK) {
         *reason = sql::describe(raw, rc, "cannot open");

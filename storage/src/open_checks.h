@@ -5,10 +5,12 @@
 // through open_profile() only.
 #pragma once
 
+#include "private_copy.h"
 #include "sqlite_handle.h"
 
 #include <sqlite3.h>
 
+#include <memory>
 #include <string>
 
 namespace cpcprof::storage {
@@ -18,7 +20,10 @@ enum class Access { read_only, read_write };
 // Every check below, in order, on an existing file (never created):
 // nothing reads a table before quick_check has passed and the schema is
 // known to be ours.  false with *reason (without the path) on refusal.
-bool open_profile(const std::string &path, Access access, sql::Db *db, std::string *reason);
+// Access::read_only writes nothing beside path (private_copy.h): *copy
+// receives the private copy when one is read; keep it until *db is closed.
+bool open_profile(const std::string &path, Access access, sql::Db *db, std::string *reason,
+                  std::unique_ptr<PrivateCopy> *copy = nullptr);
 
 // Reads the first 100 bytes of path and the file's size.  false with
 // *reason for: a missing or unreadable path, not a regular file, an empty

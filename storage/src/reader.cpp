@@ -20,7 +20,8 @@ int format_version() {
 }
 
 struct Reader::Impl {
-    sql::Db db;
+    std::unique_ptr<PrivateCopy> copy; // what db reads, if not the file itself
+    sql::Db db;                        // closed before copy is removed
     LoadedProfile p;
     mutable std::unique_ptr<AddressMap> address_map; // built by the first locate()
 
@@ -34,7 +35,7 @@ struct Reader::Impl {
 std::unique_ptr<Reader> Reader::open(const std::string &path, std::string *error) {
     auto impl = std::make_unique<Impl>();
     std::string reason;
-    if (!open_profile(path, Access::read_only, &impl->db, &reason) ||
+    if (!open_profile(path, Access::read_only, &impl->db, &reason, &impl->copy) ||
         !impl->p.load(impl->db.get(), LoadedProfile::Symbols::load, &reason)) {
         *error = path + ": " + reason;
         return nullptr;

@@ -415,33 +415,6 @@ TEST_F(StorageTest, NewFileIsAValidEmptyProfileAtOnce) {
 
 // ---- A recorder that dies ------------------------------------------------
 
-// The child commits `committed` samples, adds `pending` more in an open
-// batch, then SIGKILLs itself.
-void write_then_die(const std::string &file, int committed, int pending) {
-    pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
-        std::string error;
-        auto w = Writer::create(file, &error);
-        if (!w)
-            _exit(2);
-        w->begin_run(test_run());
-        w->add_thread({100, 100, "prog"});
-        for (int i = 0; i < committed + pending; ++i) {
-            OwnedSample s = numbered_sample(i);
-            w->add_sample(s.view());
-            w->add_accounting(s.pid, {1, 1, 0});
-            if (i + 1 == committed && !w->commit())
-                _exit(3);
-        }
-        raise(SIGKILL);
-        _exit(4);
-    }
-    int status = 0;
-    ASSERT_EQ(waitpid(child, &status, 0), child);
-    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
-}
-
 TEST_F(StorageTest, RecorderKilledMidBatchLosesOnlyThatBatch) {
     const std::string file = path("killed.cpcprof");
     write_then_die(file, 300, 200);

@@ -1,0 +1,138 @@
+// Reading never writes beside the input (storage/src/private_copy.h): a
+// profile a killed recorder left (WAL mode, with -wal and -shm) is read
+// whole, the samples its WAL holds included, without a file created or
+// changed in its directory, and from a read-only mount too.  Root ignores
+// permission bits, so "read-only" is a read-only bind mount in a private
+// mount namespace of a forked child; where the machine does not allow
+// that, the test says so and skips that part.
+#include "helpers.h"
+
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+
+using namespace storagetest;
+
+namespace {
+
+// Every file in dir: name -> (size, mtime in ns).
+std::map<std::string, std::pair<uintmax_t, int64_t>> listing(const std::filesystem::path &dir) {
+    std::map<std::string, std::pair<uintmax_t, int64_t>> out;
+    for (const auto &e : std::filesystem::directory_iterator(dir)) {
+        struct stat st;
+        EXPECT_EQ(::stat(e.path().c_str(), &st), 0);
+        out[e.path().filename().string()] = {
+            uintmax_t(st.st_size), int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+    }
+    return out;
+}
+
+// Opens file and reads every sample; the number read, or -1 with *error.
+int64_t read_all_samples(const std::string &file, std::string *error) {
+    auto r = Reader::open(file, error);
+    if (!r)
+        return -1;
+    int64_t n = 0;
+    if (!r->for_each_sample([&](const StoredSample &) { ++n; }, error))
+        return -1;
+    return n;
+}
+
+struct ReadOnly : StorageTest {
+    std::string killed;
+    void SetUp() override {
+        StorageTest::SetUp();
+        killed = path("killed.cpcprof");
+        write_then_die(killed, 300, 200);
+        ASSERT_TRUE(std::filesystem::exists(killed + "-wal"));
+        ASSERT_GT(std::filesystem::file_size(killed + "-wal"), 0u);
+        ASSERT_EQ(query_text_without_writing(), "2"); // header: WAL
+    }
+    // Header byte 18 (the write version: 2 = WAL), read without SQLite.
+    std::string query_text_without_writing() {
+        std::vector<char> bytes = read_bytes(killed);
+        return bytes.size() > 18 ? std::to_string(int(bytes[18])) : "";
+    }
+};
+
+TEST_F(ReadOnly, KilledRecordingIsReadWithItsWalAndNothingChangesBesideIt) {
+    auto before = listing(dir);
+    std::vector<char> wal = read_bytes(killed + "-wal");
+    std::string error;
+    EXPECT_EQ(read_all_samples(killed, &error), 300) << error; // the committed batch, from the WAL
+    EXPECT_EQ(listing(dir), before);
+    EXPECT_EQ(read_bytes(killed + "-wal"), wal);
+}
+
+TEST_F(ReadOnly, ThePrivateCopyGoesWithTheReader) {
+    std::filesystem::path tmp = dir.string() + "-tmp";
+    std::filesystem::create_directory(tmp);
+    const char *old = std::getenv("TMPDIR");
+    std::string saved = old != nullptr ? old : "";
+    setenv("TMPDIR", tmp.c_str(), 1);
+    std::string error;
+    {
+        auto r = Reader::open(killed, &error);
+        EXPECT_TRUE(r) << error;
+        EXPECT_FALSE(std::filesystem::is_empty(tmp)); // the copy is read
+    }
+    EXPECT_TRUE(std::filesystem::is_empty(tmp)); // and removed with the Reader
+    if (old != nullptr)
+        setenv("TMPDIR", saved.c_str(), 1);
+    else
+        unsetenv("TMPDIR");
+    std::filesystem::remove_all(tmp);
+}
+
+TEST_F(ReadOnly, WalHeaderWithoutWalIsReadImmutable) {
+    // Fold the WAL into the file, keep WAL mode, then lose -wal and -shm
+    // (a file copied without them).
+    ASSERT_EQ(run_sql(killed, "PRAGMA wal_checkpoint(TRUNCATE)"), "");
+    std::filesystem::remove(killed + "-wal");
+    std::filesystem::remove(killed + "-shm");
+    ASSERT_EQ(query_text_without_writing(), "2");
+    auto before = listing(dir);
+    std::string error;
+    EXPECT_EQ(read_all_samples(killed, &error), 300) << error;
+    EXPECT_EQ(listing(dir), before);
+}
+
+TEST_F(ReadOnly, KilledRecordingIsReadFromAReadOnlyMount) {
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        // 10: no mount namespace here; 11: the mount failed; 12: writable
+        // after all; 20: refused; 21: wrong count.
+        if (unshare(CLONE_NEWNS) != 0 ||
+            mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+            _exit(10);
+        const std::string d = dir.string();
+        if (mount(d.c_str(), d.c_str(), nullptr, MS_BIND, nullptr) != 0 ||
+            mount(nullptr, d.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY, nullptr) != 0)
+            _exit(11);
+        if (access(d.c_str(), W_OK) == 0 || errno != EROFS)
+            _exit(12);
+        std::string error;
+        int64_t n = read_all_samples(killed, &error);
+        if (n < 0) {
+            std::fprintf(stderr, "refused: %s\n", error.c_str());
+            _exit(20);
+        }
+        _exit(n == 300 ? 0 : 21);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFEXITED(status)) << status;
+    if (WEXITSTATUS(status) == 10 || WEXITSTATUS(status) == 11)
+        GTEST_SKIP() << "cannot make a read-only bind mount here (needs CAP_SYS_ADMIN and "
+                        "unshare(CLONE_NEWNS)); the other tests check that nothing is written";
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "12 still writable, 20 refused, 21 wrong sample count";
+}
+
+} // namespace
