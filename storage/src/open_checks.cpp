@@ -145,7 +145,7 @@ bool check_file_header(const std::string &path, std::string *reason) {
     }
     // A WAL with content may hold a newer header and pages the main file
     // does not have yet (recorder killed mid-checkpoint): SQLite reconciles
-    // the two, quick_check judges the result and check_identity reads the
+    // the two, integrity_check judges the result and check_identity reads the
     // identification through SQLite.
     if (file_size(path + "-wal") > 0)
         return true;
@@ -262,9 +262,9 @@ bool harden(sqlite3 *db, std::string *reason) {
     return true;
 }
 
-bool quick_check(sqlite3 *db, std::string *reason) {
+bool integrity_check(sqlite3 *db, std::string *reason) {
     sql::Statement s;
-    int rc = s.prepare(db, "PRAGMA quick_check(5)");
+    int rc = s.prepare(db, "PRAGMA integrity_check(5)");
     std::vector<std::string> problems;
     if (rc == SQLITE_OK)
         while ((rc = s.step()) == SQLITE_ROW)
@@ -273,14 +273,15 @@ bool quick_check(sqlite3 *db, std::string *reason) {
         // Damage bad enough to stop the check itself comes back as an error.
         int primary = rc & 0xff;
         bool damaged = primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
-        *reason = sql::describe(db, rc, damaged ? "damaged (SQLite quick_check" : "cannot be read");
+        *reason =
+            sql::describe(db, rc, damaged ? "damaged (SQLite integrity_check" : "cannot be read");
         if (damaged)
             *reason += ")";
         return false;
     }
     if (problems.size() == 1 && problems[0] == "ok")
         return true;
-    *reason = "damaged (SQLite quick_check:";
+    *reason = "damaged (SQLite integrity_check:";
     for (const std::string &p : problems)
         *reason += " " + p + ";";
     reason->back() = ')';
@@ -323,7 +324,7 @@ bool open_profile(const std::string &path, Access access, sql::Db *db, std::stri
         *reason = sql::describe(raw, rc, "cannot open");
         return false;
     }
-    return harden(raw, reason) && quick_check(raw, reason) && check_identity(raw, reason) &&
+    return harden(raw, reason) && integrity_check(raw, reason) && check_identity(raw, reason) &&
            check_schema(raw, reason);
 }
 
