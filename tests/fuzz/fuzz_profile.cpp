@@ -1,9 +1,13 @@
-// libFuzzer target: a profile someone else made.  The input is written to
-// a temporary file and read as every command reads one: Reader::open (the
-// header checks, integrity_check, schema, metadata, trie, symbols), every
-// sample, Query::open (locating and naming every stack) and the call
-// trees.  A crash, a sanitizer report or an uncaught exception is a bug;
-// refusing the file is the expected answer to most inputs.
+// libFuzzer target: a profile someone else made.  An input that starts
+// like an SQLite file is written to a temporary file as it is; any other
+// is a list of row edits of a good profile (profile_edits.h).  The file
+// is then read as every command reads one: Reader::open (the header
+// checks, integrity_check, schema, metadata, trie, symbols), every sample,
+// Query::open (locating and naming every stack) and the call trees.  A
+// crash, a sanitizer report or an uncaught exception is a bug; refusing
+// the file is the expected answer to most inputs.
+#include "profile_edits.h"
+
 #include "storage/file_problems.h"
 #include "storage/query.h"
 #include "storage/reader.h"
@@ -14,28 +18,29 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 namespace {
 
-// One file per fuzzing process, rewritten for every input.
-const std::string &input_path() {
-    static const std::string path = [] {
+// One file per fuzzing process, rewritten for every input and removed
+// when the fuzzer exits (one object: the name lives as long as the file).
+struct InputFile {
+    std::string path;
+    InputFile() {
         const char *tmp = std::getenv("TMPDIR");
-        std::string p = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                        "/fuzz_profile." + std::to_string(getpid()) + ".cpcprof";
-        return p;
-    }();
-    return path;
-}
-
-// Removes the file when the fuzzer exits.
-struct RemoveAtExit {
-    ~RemoveAtExit() {
-        for (const char *suffix : {"", "-wal", "-shm", "-journal"})
-            ::unlink((input_path() + suffix).c_str());
+        path = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/fuzz_profile." +
+               std::to_string(getpid()) + ".cpcprof";
     }
-} remove_at_exit;
+    ~InputFile() {
+        for (const char *suffix : {"", "-wal", "-shm", "-journal"})
+            ::unlink((path + suffix).c_str());
+    }
+} g_input;
+
+const std::string &input_path() {
+    return g_input.path;
+}
 
 bool write_input(const uint8_t *data, size_t size) {
     const std::string &path = input_path();
@@ -78,7 +83,12 @@ void read_everything(const std::string &path) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (!write_input(data, size))
+    static const char kMagic[] = "SQLite format 3";
+    bool raw = size >= sizeof kMagic && std::memcmp(data, kMagic, sizeof kMagic) == 0;
+    bool written = raw ? write_input(data, size)
+                       : (write_input(data, 0) &&
+                          fuzzprofile::write_edited(FUZZ_BASE_PROFILE, input_path(), data, size));
+    if (!written)
         std::abort(); // the machine, not the input: stop the run
     read_everything(input_path());
     return 0;
