@@ -154,6 +154,9 @@ bool write_edited(const std::string &base, const std::string &path, const uint8_
         sqlite3_close(db);
         return false;
     }
+    // No fsync, no journal file: the copy is scratch (35 inputs/s become hundreds).
+    sqlite3_exec(db, "PRAGMA synchronous = OFF", nullptr, nullptr, nullptr);
+    sqlite3_exec(db, "PRAGMA journal_mode = MEMORY", nullptr, nullptr, nullptr);
     sqlite3_exec(db, "BEGIN", nullptr, nullptr, nullptr);
     Input in{{data, size}};
     std::span<const uint8_t> op;

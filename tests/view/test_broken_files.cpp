@@ -95,6 +95,22 @@ TEST_F(BrokenFiles, SamplesMissingFromAFinishedFileAreAWarning) {
     }
 }
 
+// Times at the ends of the 64-bit range (found by fuzz_profile: the
+// subtraction of the run's start overflowed; UBSan in the asan preset
+// sees it): every reader answers, the filter still judges the sample by
+// its wrapped offset (both are outside 0..1 s).
+TEST_F(BrokenFiles, ExtremeTimesDoNotOverflow) {
+    ASSERT_EQ(run_sql(file, "UPDATE sample SET time_ns = 9223372036854775807 WHERE id = 1; "
+                            "UPDATE sample SET time_ns = -9223372036854775808 WHERE id = 2; "
+                            "UPDATE run SET end_ns = -9223372036854775807"),
+              "");
+    for (auto args : commands()) {
+        args.insert(args.end(), {"--time", "0,1"});
+        RunResult r = cpcprof(dir, args);
+        EXPECT_EQ(r.status, 0) << words(args) << r.err;
+    }
+}
+
 TEST_F(BrokenFiles, ProfileWithoutEventsGetsAMessageFromEveryCommand) {
     std::string empty = dir.file("empty.cpcprof");
     pid_t child = fork();

@@ -39,6 +39,13 @@ class Reader {
     const RunInfo &run() const;
     // CLOCK_MONOTONIC end of the run, set by Writer::finish.
     std::optional<int64_t> end_ns() const;
+    // A CLOCK_MONOTONIC time (a sample's, end_ns()) as ns since the run's
+    // start.  Wraps as the file's relative times do, so that a file's
+    // extreme values cannot overflow the subtraction.
+    int64_t since_start(int64_t mono_ns) const {
+        return static_cast<int64_t>(static_cast<uint64_t>(mono_ns) -
+                                    static_cast<uint64_t>(run().start_mono_ns));
+    }
     // Writer::finish completed.  false: the recorder stopped early; the
     // file holds every batch committed before that.
     bool complete() const;
