@@ -308,6 +308,8 @@ bool open_profile(const std::string &path, Access access, sql::Db *db, std::stri
             if (!*copy)
                 return false;
             name = (*copy)->path();
+            if ((*copy)->needs_rollback())
+                flags = (flags & ~SQLITE_OPEN_READONLY) | SQLITE_OPEN_READWRITE;
             break;
         case ReadSource::immutable:
             name = immutable_uri(path);

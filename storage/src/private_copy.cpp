@@ -155,8 +155,10 @@ std::unique_ptr<PrivateCopy> PrivateCopy::make(const std::string &path, std::str
         // the file too: try again.
         if (!ok && !vanished)
             return nullptr;
-        if (ok && stamp(path) == before)
+        if (ok && stamp(path) == before) {
+            copy->rollback_ = nonempty_size(copy->path_ + "-journal") > 0;
             return copy;
+        }
     }
     *reason = "changed while it was being copied to read it (is a recorder still writing it?)";
     return nullptr;

@@ -50,10 +50,14 @@ class PrivateCopy {
 
     // The copy of the profile (its journal beside it, same suffix).
     const std::string &path() const { return path_; }
+    // A rollback journal was copied: SQLite must write the copy to roll
+    // it back, so it is opened read-write (a WAL is read read-only).
+    bool needs_rollback() const { return rollback_; }
 
   private:
     explicit PrivateCopy(std::string dir);
     std::string dir_, path_;
+    bool rollback_ = false;
 };
 
 } // namespace cpcprof::storage

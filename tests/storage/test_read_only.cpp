@@ -8,12 +8,14 @@
 #include "helpers.h"
 
 #include <sched.h>
+#include <sqlite3.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <map>
 
@@ -101,6 +103,52 @@ TEST_F(ReadOnly, WalHeaderWithoutWalIsReadImmutable) {
     std::string error;
     EXPECT_EQ(read_all_samples(killed, &error), 300) << error;
     EXPECT_EQ(listing(dir), before);
+}
+
+// A finished profile (rollback journal mode) whose writer died mid
+// transaction (a killed `cpcprof symbolize`): a hot -journal beside it and
+// pages of the unfinished transaction already in the file.  Reading rolls
+// back a private copy: the samples as they were before the transaction,
+// the file and its journal left as they are.
+TEST_F(ReadOnly, HotJournalIsRolledBackInAPrivateCopy) {
+    const std::string file = path("finished.cpcprof");
+    write_profile(file, 3000);
+    std::string error;
+    std::vector<int64_t> before;
+    {
+        auto r = Reader::open(file, &error);
+        ASSERT_TRUE(r) << error;
+        r->for_each_sample([&](const StoredSample &s) { before.push_back(s.time_ns); }, &error);
+    }
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        sqlite3 *db = nullptr;
+        // A one-page cache: the transaction's pages spill into the file.
+        if (sqlite3_open(file.c_str(), &db) != SQLITE_OK ||
+            sqlite3_exec(db,
+                         "PRAGMA cache_size = 1; BEGIN; "
+                         "UPDATE sample SET time_ns = time_ns + 1000000",
+                         nullptr, nullptr, nullptr) != SQLITE_OK)
+            _exit(2);
+        raise(SIGKILL);
+        _exit(3);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << status;
+    ASSERT_GT(std::filesystem::file_size(file + "-journal"), 0u);
+    auto listed = listing(dir);
+    std::vector<char> damaged = read_bytes(file);
+    std::vector<int64_t> after;
+    auto r = Reader::open(file, &error);
+    ASSERT_TRUE(r) << error;
+    EXPECT_TRUE(
+        r->for_each_sample([&](const StoredSample &s) { after.push_back(s.time_ns); }, &error))
+        << error;
+    EXPECT_EQ(after, before);
+    EXPECT_EQ(listing(dir), listed);
+    EXPECT_EQ(read_bytes(file), damaged);
 }
 
 TEST_F(ReadOnly, KilledRecordingIsReadFromAReadOnlyMount) {
