@@ -109,7 +109,9 @@ ReadSource read_source(const std::string &path) {
 
 std::string immutable_uri(const std::string &path) {
     static const char kHex[] = "0123456789ABCDEF";
-    std::string uri = "file:";
+    // An absolute path gets the empty authority ("file:///tmp/x"), so that
+    // one starting with "//" is not read as a host name.
+    std::string uri = path.starts_with('/') ? "file://" : "file:";
     for (unsigned char c : path) {
         bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                      c == '/' || c == '-' || c == '.' || c == '_' || c == '~';

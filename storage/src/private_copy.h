@@ -29,8 +29,8 @@ enum class ReadSource { as_is, immutable, private_copy };
 // check_file_header) is opened.
 ReadSource read_source(const std::string &path);
 
-// "file:PATH?immutable=1" with PATH percent-encoded (RFC 3986), for
-// sqlite3_open_v2 with SQLITE_OPEN_URI.
+// "file:PATH?immutable=1" ("file://" before an absolute PATH) with PATH
+// percent-encoded (RFC 3986), for sqlite3_open_v2 with SQLITE_OPEN_URI.
 std::string immutable_uri(const std::string &path);
 
 // A private temporary directory (in $TMPDIR, else /tmp, mode 0700) that

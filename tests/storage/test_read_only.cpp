@@ -6,6 +6,7 @@
 // mount namespace of a forked child; where the machine does not allow
 // that, the test says so and skips that part.
 #include "helpers.h"
+#include "private_copy.h"
 
 #include <sched.h>
 #include <sqlite3.h>
@@ -92,6 +93,12 @@ TEST_F(ReadOnly, ThePrivateCopyGoesWithTheReader) {
     std::filesystem::remove_all(tmp);
 }
 
+TEST(ImmutableUri, EveryPathIsOneFile) {
+    EXPECT_EQ(immutable_uri("/tmp/a b?c#d%e"), "file:///tmp/a%20b%3Fc%23d%25e?immutable=1");
+    EXPECT_EQ(immutable_uri("//srv/x"), "file:////srv/x?immutable=1"); // not a host
+    EXPECT_EQ(immutable_uri("rel/caf\xe9"), "file:rel/caf%E9?immutable=1");
+}
+
 TEST_F(ReadOnly, WalHeaderWithoutWalIsReadImmutable) {
     // Fold the WAL into the file, keep WAL mode, then lose -wal and -shm
     // (a file copied without them).
@@ -99,9 +106,12 @@ TEST_F(ReadOnly, WalHeaderWithoutWalIsReadImmutable) {
     std::filesystem::remove(killed + "-wal");
     std::filesystem::remove(killed + "-shm");
     ASSERT_EQ(query_text_without_writing(), "2");
+    // A name the URI must encode.
+    std::string odd = path("a b?c#d%e.cpcprof");
+    std::filesystem::rename(killed, odd);
     auto before = listing(dir);
     std::string error;
-    EXPECT_EQ(read_all_samples(killed, &error), 300) << error;
+    EXPECT_EQ(read_all_samples(odd, &error), 300) << error;
     EXPECT_EQ(listing(dir), before);
 }
 
