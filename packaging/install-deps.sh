@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what the project needs to build and test, from Debian 12's
-# packages.  Run as root (or through sudo).
+# packages.  Run as root (or through sudo).  clang and libclang-rt-14-dev
+# (libclang_rt.fuzzer, ASan/UBSan runtimes) build tests/fuzz (preset fuzz).
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
     exec sudo "$0" "$@"
@@ -15,6 +16,7 @@ packages="
     zlib1g-dev protobuf-compiler golang-github-google-pprof-dev python3-jsonschema
     nlohmann-json3-dev
     chromium
+    clang libclang-rt-14-dev
 "
 missing=""
 for p in $packages; do

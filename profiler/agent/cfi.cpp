@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 
 namespace cpcprof::agent {
@@ -35,9 +36,14 @@ struct Cursor {
     bool ok = true;
 
     bool has(size_t n) {
-        if (static_cast<size_t>(end - p) < n)
+        if (p > end || static_cast<size_t>(end - p) < n)
             ok = false;
         return ok;
+    }
+    // Skips n bytes that must lie before end.
+    void skip(uint64_t n) {
+        if (has(n))
+            p += n;
     }
     template <class T> T get() {
         T v{};
@@ -70,7 +76,7 @@ struct Cursor {
             shift += 7;
         } while ((b & 0x80) && shift < 64);
         if (shift < 64 && (b & 0x40))
-            v |= -(int64_t(1) << shift);
+            v = int64_t(uint64_t(v) | (~uint64_t(0) << shift)); // sign-extend; no overflow
         return v;
     }
     // A pointer in the DW_EH_PE encoding enc; datarel is relative to base.
@@ -101,6 +107,13 @@ struct Cursor {
     }
 };
 
+// factor * align as DWARF means it, wrapping instead of overflowing (a
+// malformed table's factors are anything; the row is then nonsense, not
+// undefined behaviour).
+int64_t scaled(uint64_t factor, int64_t align) {
+    return int64_t(factor * uint64_t(align));
+}
+
 struct Cie {
     uint64_t code_align = 1;
     int64_t data_align = -8;
@@ -120,18 +133,50 @@ struct State {
     bool ra_undefined = false;
 };
 
-bool parse_cie(const uint8_t *p, Cie *cie) {
-    uint32_t len;
-    std::memcpy(&len, p, 4);
-    if (len == 0 || len == 0xffffffff)
+// What a module's unwind data may point into (its loaded segments), and
+// how much work its compilation may take: a malformed library's tables
+// point anywhere, overlap, or list one huge record many times.
+struct Bounds {
+    std::span<const CfiMemory> readable;
+    uint64_t budget; // instruction bytes still allowed to run
+
+    // The end of the readable range that holds [addr, addr + n), or null.
+    const uint8_t *end_of(uint64_t addr, uint64_t n) const {
+        for (const CfiMemory &m : readable) {
+            auto lo = reinterpret_cast<uintptr_t>(m.lo), hi = reinterpret_cast<uintptr_t>(m.hi);
+            if (addr >= lo && addr <= hi && n <= hi - addr)
+                return m.hi;
+        }
+        return nullptr;
+    }
+    // A cursor over the record (4-byte length, then that many bytes) at
+    // addr; ok == false when it is not wholly readable or has the 64-bit
+    // form (not produced for x86-64 .eh_frame).
+    Cursor record(uint64_t addr) const {
+        const uint8_t *end = end_of(addr, 4);
+        if (end == nullptr)
+            return {nullptr, nullptr, false};
+        auto *p = reinterpret_cast<const uint8_t *>(addr);
+        uint32_t len;
+        std::memcpy(&len, p, 4);
+        if (len == 0 || len == 0xffffffff || end_of(addr + 4, len) == nullptr)
+            return {nullptr, nullptr, false};
+        return {p + 4, p + 4 + len};
+    }
+};
+
+bool parse_cie(uint64_t addr, const Bounds &b, Cie *cie) {
+    Cursor c = b.record(addr);
+    if (!c.ok)
         return false;
-    Cursor c{p + 4, p + 4 + len};
     if (c.get<uint32_t>() != 0) // CIE id
         return false;
     uint8_t version = c.get<uint8_t>();
+    if (!c.ok)
+        return false;
     const char *aug = reinterpret_cast<const char *>(c.p);
     size_t auglen = strnlen(aug, static_cast<size_t>(c.end - c.p));
-    c.p += auglen + 1;
+    c.skip(auglen + 1); // fails without the terminating NUL
     cie->code_align = c.uleb();
     cie->data_align = c.sleb();
     cie->ra_reg = version == 1 ? c.get<uint8_t>() : c.uleb();
@@ -140,6 +185,8 @@ bool parse_cie(const uint8_t *p, Cie *cie) {
         switch (aug[i]) {
         case 'z': {
             uint64_t n = c.uleb();
+            if (!c.has(n))
+                return false;
             aug_end = c.p + n;
             cie->has_z = true;
             break;
@@ -178,19 +225,25 @@ bool plt_expression(const uint8_t *e, uint64_t n, uint8_t *threshold) {
 
 class Program {
   public:
-    Program(const Cie &cie, std::vector<CfiRow> &out, uintptr_t bias)
-        : cie_(cie), out_(out), bias_(bias) {}
+    Program(const Cie &cie, std::vector<CfiRow> &out, uintptr_t bias, uint64_t *budget)
+        : cie_(cie), out_(out), bias_(bias), budget_(budget) {}
 
-    // Runs insns from loc; emits a row at every location change.
+    // Runs insns from loc; emits a row at every location change.  false
+    // on an unknown instruction or when the budget is spent.
     bool run(const uint8_t *p, const uint8_t *end, uint64_t *loc, State *st, bool emit) {
         Cursor c{p, end};
+        if (p > end || uint64_t(end - p) > *budget_) {
+            *budget_ = 0;
+            return false;
+        }
+        *budget_ -= uint64_t(end - p);
         while (c.ok && c.p < c.end) {
             uint8_t op = c.get<uint8_t>();
             uint8_t low = op & 0x3f;
             switch (op & 0xc0) {
             case 0x40: advance(loc, low * cie_.code_align, *st, emit); continue;
             case 0x80:
-                set_offset(st, low, c.uleb() * cie_.data_align);
+                set_offset(st, low, scaled(c.uleb(), cie_.data_align));
                 if (emit)
                     emit_row(*loc, *st);
                 continue;
@@ -262,7 +315,7 @@ class Program {
         case 0x02: advance(loc, c.get<uint8_t>() * cie_.code_align, *st, emit); return true;
         case 0x03: advance(loc, c.get<uint16_t>() * cie_.code_align, *st, emit); return true;
         case 0x04: advance(loc, c.get<uint32_t>() * cie_.code_align, *st, emit); return true;
-        case 0x05: { uint64_t r = c.uleb(); set_offset(st, r, c.uleb() * cie_.data_align); return true; }
+        case 0x05: { uint64_t r = c.uleb(); set_offset(st, r, scaled(c.uleb(), cie_.data_align)); return true; }
         case 0x06: restore(st, c.uleb()); return true;
         case 0x07: { uint64_t r = c.uleb(); if (r == cie_.ra_reg) st->ra_undefined = true; if (r == kRbp) st->rbp_off = 0; return true; }
         case 0x08: { uint64_t r = c.uleb(); if (r == kRbp) st->rbp_off = 0; return true; }
@@ -288,12 +341,12 @@ class Program {
             if (r == kRbp || r == cie_.ra_reg) st->cfa_bad = true;
             return true;
         }
-        case 0x11: { uint64_t r = c.uleb(); set_offset(st, r, c.sleb() * cie_.data_align); return true; }
-        case 0x12: st->cfa_reg = static_cast<uint8_t>(c.uleb()); st->cfa_off = c.sleb() * cie_.data_align; st->cfa_plt = false; return true;
-        case 0x13: st->cfa_off = c.sleb() * cie_.data_align; return true;
+        case 0x11: { uint64_t r = c.uleb(); set_offset(st, r, scaled(uint64_t(c.sleb()), cie_.data_align)); return true; }
+        case 0x12: st->cfa_reg = static_cast<uint8_t>(c.uleb()); st->cfa_off = scaled(uint64_t(c.sleb()), cie_.data_align); st->cfa_plt = false; return true;
+        case 0x13: st->cfa_off = scaled(uint64_t(c.sleb()), cie_.data_align); return true;
         case 0x14: case 0x15: { uint64_t r = c.uleb(); (op == 0x14) ? (void)c.uleb() : (void)c.sleb(); if (r == kRbp || r == cie_.ra_reg) st->cfa_bad = true; return true; }
         case 0x2e: c.uleb(); return true; // GNU_args_size
-        case 0x2f: { uint64_t r = c.uleb(); set_offset(st, r, -int64_t(c.uleb()) * cie_.data_align); return true; }
+        case 0x2f: { uint64_t r = c.uleb(); set_offset(st, r, scaled(0 - c.uleb(), cie_.data_align)); return true; }
         default: return false;
         }
     }
@@ -301,37 +354,38 @@ class Program {
     const Cie &cie_;
     std::vector<CfiRow> &out_;
     uintptr_t bias_;
+    uint64_t *budget_;
     std::vector<State> stack_;
 };
 
-void compile_fde(const uint8_t *fde, uintptr_t bias, std::vector<CfiRow> &out) {
-    uint32_t len;
-    std::memcpy(&len, fde, 4);
-    if (len == 0 || len == 0xffffffff)
+void compile_fde(uint64_t fde, uintptr_t bias, Bounds &b, std::vector<CfiRow> &out) {
+    Cursor c = b.record(fde);
+    if (!c.ok)
         return;
-    Cursor c{fde + 4, fde + 4 + len};
-    const uint8_t *id_at = c.p;
+    auto id_at = reinterpret_cast<uintptr_t>(c.p);
     uint32_t cie_off = c.get<uint32_t>();
-    if (cie_off == 0)
-        return; // a CIE
+    if (!c.ok || cie_off == 0 || cie_off > id_at)
+        return; // a CIE, or nothing
     Cie cie;
-    if (!parse_cie(id_at - cie_off, &cie))
+    if (!parse_cie(id_at - cie_off, b, &cie))
         return;
     uint64_t begin = c.pointer(cie.fde_enc);
     uint64_t range = c.pointer(cie.fde_enc & 0x0f);
     if (cie.has_z)
-        c.p += c.uleb();
+        c.skip(c.uleb());
     if (!c.ok || range == 0)
         return;
-    Program prog(cie, out, bias);
+    Program prog(cie, out, bias, &b.budget);
     State st;
     uint64_t loc = begin;
     if (!prog.run(cie.insns, cie.insns_end, &loc, &st, false))
         return;
     prog.initial = st;
     loc = begin;
+    // The function's rows start here (out.size() - 1 after the emit would
+    // underflow when the row is dropped, pc beyond 4 GiB from the bias).
+    size_t first = out.size();
     prog.emit_row(loc, st);
-    size_t first = out.size() - 1;
     if (!prog.run(c.p, c.end, &loc, &st, true)) {
         out.resize(first); // unknown instruction: no rows for this function
         return;
@@ -361,7 +415,8 @@ auto &tables() {
 
 // The module's table from the recording's cache, or compiled here (and
 // cached for the other processes).
-Table load_table(const dl_phdr_info *info, const uint8_t *hdr) {
+Table load_table(const dl_phdr_info *info, const uint8_t *hdr,
+                 std::span<const CfiMemory> readable) {
     const char *name = info->dlpi_name;
     std::string key =
         cfi_cache_key(info, name != nullptr && *name != '\0' ? name : "/proc/self/exe");
@@ -369,7 +424,8 @@ Table load_table(const dl_phdr_info *info, const uint8_t *hdr) {
     t.rows = cfi_cache_find(key, &t.count);
     if (t.rows != nullptr)
         return t;
-    t.owned = std::make_unique<std::vector<CfiRow>>(compile_eh_frame(hdr, info->dlpi_addr));
+    t.owned =
+        std::make_unique<std::vector<CfiRow>>(compile_eh_frame(hdr, info->dlpi_addr, readable));
     cfi_cache_store(key, *t.owned);
     t.rows = t.owned->data();
     t.count = static_cast<uint32_t>(t.owned->size());
@@ -389,10 +445,15 @@ int collect_module(dl_phdr_info *info, size_t, void *arg) {
     auto *col = static_cast<Collect *>(arg);
     const uint8_t *hdr = nullptr;
     uintptr_t lo = UINTPTR_MAX, hi = 0;
+    std::vector<CfiMemory> readable;
     for (int i = 0; i < info->dlpi_phnum; ++i) {
         const ElfW(Phdr) &ph = info->dlpi_phdr[i];
         if (ph.p_type == PT_GNU_EH_FRAME)
             hdr = reinterpret_cast<const uint8_t *>(info->dlpi_addr + ph.p_vaddr);
+        if (ph.p_type == PT_LOAD && (ph.p_flags & PF_R)) {
+            auto *start = reinterpret_cast<const uint8_t *>(info->dlpi_addr + ph.p_vaddr);
+            readable.push_back({start, start + ph.p_filesz}); // beyond: maybe unmapped
+        }
         if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
             lo = std::min<uintptr_t>(lo, info->dlpi_addr + ph.p_vaddr);
             hi = std::max<uintptr_t>(hi, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
@@ -405,7 +466,7 @@ int collect_module(dl_phdr_info *info, size_t, void *arg) {
                               static_cast<const void *>(hdr));
     auto found = tables().find(key);
     if (found == tables().end())
-        found = tables().emplace(key, load_table(info, hdr)).first;
+        found = tables().emplace(key, load_table(info, hdr, readable)).first;
     const Table &table = found->second;
     col->index->modules.push_back({lo, hi, info->dlpi_addr, table.rows, table.count});
     return 0;
@@ -415,23 +476,31 @@ int collect_module(dl_phdr_info *info, size_t, void *arg) {
 
 void refresh_locked();
 
-std::vector<CfiRow> compile_eh_frame(const uint8_t *hdr, uintptr_t bias) {
+std::vector<CfiRow> compile_eh_frame(const uint8_t *hdr, uintptr_t bias,
+                                     std::span<const CfiMemory> readable) {
     std::vector<CfiRow> rows;
-    if (hdr[0] != 1)
+    uint64_t size = 0;
+    for (const CfiMemory &m : readable)
+        size += m.hi > m.lo ? uint64_t(m.hi - m.lo) : 0;
+    Bounds b{readable, kCfiWorkPerByte * size + (1u << 20)};
+    const uint8_t *end = b.end_of(reinterpret_cast<uintptr_t>(hdr), 4);
+    if (end == nullptr || hdr[0] != 1)
         return rows;
-    Cursor c{hdr + 4, hdr + (1 << 30)};
+    Cursor c{hdr + 4, end};
     uint8_t ptr_enc = hdr[1], count_enc = hdr[2], table_enc = hdr[3];
     auto datarel = reinterpret_cast<uintptr_t>(hdr);
     c.pointer(ptr_enc, datarel); // eh_frame start: not needed, the table names every FDE
     uint64_t count = c.pointer(count_enc, datarel);
     if (!c.ok || table_enc == DW_EH_PE_omit || count > (1u << 24))
         return rows;
-    for (uint64_t i = 0; i < count && c.ok; ++i) {
+    for (uint64_t i = 0; i < count && c.ok && b.budget > 0; ++i) {
         c.pointer(table_enc, datarel); // initial location
         uint64_t fde = c.pointer(table_enc, datarel);
         if (c.ok)
-            compile_fde(reinterpret_cast<const uint8_t *>(fde), bias, rows);
+            compile_fde(fde, bias, b, rows);
     }
+    if (b.budget == 0)
+        return {}; // not a table anyone wrote: no rows rather than some
     // Where one function ends and the next begins at the same address, the
     // next one's row must win the lookup (the last row at that address).
     std::stable_sort(rows.begin(), rows.end(), [](const CfiRow &a, const CfiRow &b) {

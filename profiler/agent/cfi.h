@@ -15,17 +15,18 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace cpcprof::agent {
 
 // How to find the caller's frame at one range of code.
 struct CfiRow {
-    uint32_t pc;     // start, as an offset from the module's load bias
-    uint8_t kind;    // see Kind
+    uint32_t pc;           // start, as an offset from the module's load bias
+    uint8_t kind;          // see Kind
     uint8_t plt_threshold; // kind plt: CFA += 8 when (pc & 15) >= threshold
-    int16_t rbp_off; // caller's rbp saved at CFA + rbp_off; 0: rbp unchanged
-    int32_t cfa_off; // CFA = register + cfa_off
+    int16_t rbp_off;       // caller's rbp saved at CFA + rbp_off; 0: rbp unchanged
+    int32_t cfa_off;       // CFA = register + cfa_off
     enum Kind : uint8_t { none = 0, sp, fp, plt, outermost };
 };
 
@@ -52,9 +53,23 @@ void refresh_cfi_if_changed();
 // [async-signal-safe] The row that covers pc, or null.
 const CfiRow *find_cfi(uintptr_t pc, uintptr_t *bias);
 
+// Memory the unwind tables of a module may point into: [lo, hi).
+struct CfiMemory {
+    const uint8_t *lo, *hi;
+};
+
+// Work allowed per readable byte (instruction bytes run): real tables run
+// each FDE's bytes once and the CIE's few per FDE; a malformed one that
+// lists a huge record many times gets no rows instead of a stall.
+inline constexpr uint64_t kCfiWorkPerByte = 64;
+
 // Compiles one module's .eh_frame, found through its .eh_frame_hdr
-// (PT_GNU_EH_FRAME) at hdr; bias is the module's load bias.  Exposed for
-// tests.  Not async-signal-safe.
-std::vector<CfiRow> compile_eh_frame(const uint8_t *hdr, uintptr_t bias);
+// (PT_GNU_EH_FRAME) at hdr; bias is the module's load bias.  Every byte
+// it reads lies inside `readable` (the module's loaded segments, as the
+// program headers say): a malformed or hostile library gets fewer or no
+// rows, never a fault.  Exposed for tests and the fuzzer
+// (tests/fuzz/fuzz_eh_frame.cpp).  Not async-signal-safe.
+std::vector<CfiRow> compile_eh_frame(const uint8_t *hdr, uintptr_t bias,
+                                     std::span<const CfiMemory> readable);
 
 } // namespace cpcprof::agent

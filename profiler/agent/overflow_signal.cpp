@@ -127,6 +127,20 @@ bool run_program_action(const struct sigaction &p, int sig, siginfo_t *si, void 
     return true;
 }
 
+void follow_program_trap_stack(const struct sigaction &program) {
+    if (!(program.sa_flags & SA_SIGINFO) &&
+        (program.sa_handler == SIG_DFL || program.sa_handler == SIG_IGN))
+        return;
+    unsigned long want = program.sa_flags & SA_ONSTACK;
+    if ((g_libcpc_trap.flags & SA_ONSTACK) == want)
+        return;
+    // The watcher compares handlers only: changing the flags is no takeover.
+    KernelSigaction k = g_libcpc_trap;
+    k.flags = (k.flags & ~static_cast<unsigned long>(SA_ONSTACK)) | want;
+    if (write_kernel_action(SIGTRAP, k))
+        g_libcpc_trap = k;
+}
+
 int capture_overflow_handler(sigaction_fn real, const struct sigaction *act,
                              struct sigaction *old) {
     struct sigaction before;
@@ -134,6 +148,7 @@ int capture_overflow_handler(sigaction_fn real, const struct sigaction *act,
     if (rc != 0 || !read_kernel_action(SIGTRAP, &g_libcpc_trap))
         return rc;
     g_program_trap.set(before);
+    follow_program_trap_stack(before);
     g_captured.store(true, std::memory_order_release);
     if (old != nullptr) {
         std::memset(old, 0, sizeof *old);

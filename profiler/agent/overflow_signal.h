@@ -15,6 +15,14 @@ using sigaction_fn = int (*)(int, const struct sigaction *, struct sigaction *);
 // libcpc's installation of its SIGTRAP handler (the agent's first bind):
 // installs it with `real`, keeps it, and gives libcpc, as the disposition
 // it replaced, the agent's dispatcher to the program's SIGTRAP action.
+// The program's SIGTRAP handler asked for the alternate signal stack (Go's
+// runtime requires it of every handler it is given): libcpc's handler,
+// which runs it for the program's own traps, then asks for it too, and
+// stops asking when the program's handler does not.  Otherwise overflows
+// stay off a program's alternate stacks, which are often smaller than the
+// kernel's signal frame (libcpc's install_overflow_handler).
+void follow_program_trap_stack(const struct sigaction &program);
+
 int capture_overflow_handler(sigaction_fn real, const struct sigaction *act, struct sigaction *old);
 
 // Whether libcpc's SIGTRAP handler is installed and guarded.

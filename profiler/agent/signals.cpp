@@ -160,8 +160,12 @@ using namespace cpcprof::agent;
 extern "C" __attribute__((visibility("default"))) int
 sigaction(int sig, const struct sigaction *act, struct sigaction *old) noexcept {
     if (sig == SIGTRAP) {
-        if (overflow_handler_captured())
-            return keep(program_trap_action(), g_saw_trap, act, old);
+        if (overflow_handler_captured()) {
+            int rc = keep(program_trap_action(), g_saw_trap, act, old);
+            if (rc == 0 && act != nullptr)
+                follow_program_trap_stack(*act);
+            return rc;
+        }
         if (tls_agent_depth > 0 && act != nullptr)
             return capture_overflow_handler(real_sigaction(), act, old); // libcpc's
     } else if (sig == SIGEMT && signals_guarded()) {

@@ -1,5 +1,6 @@
 #include "check.h"
 
+#include "storage/file_problems.h"
 #include "storage/profile.h"
 
 #include "../common/accounting_text.h"
@@ -10,7 +11,6 @@
 namespace cpcprof::check {
 namespace {
 
-using storage::Accounting;
 using storage::Reader;
 using storage::StoredSample;
 
@@ -27,20 +27,16 @@ std::string count(uint64_t n, const char *one, const char *many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string unbalanced(const Accounting &a) {
-    return "taken " + std::to_string(a.taken) + " != stored " + std::to_string(a.stored) +
-           " + dropped " + std::to_string(a.dropped);
-}
-
 class FileCheck {
   public:
     FileCheck(const std::string &path, const Reader &r) : path_(path), r_(r) {}
 
     void run(std::vector<std::string> *problems) {
         problems_ = problems;
-        for (const std::string &p : r_.integrity_check())
-            problem("damaged (SQLite integrity_check): " + p);
-        accounting();
+        // Reader::open has run PRAGMA integrity_check: a damaged file did
+        // not open.
+        for (const std::string &p : storage::accounting_problems(r_))
+            problem(p);
         samples();
         stored_counts();
     }
@@ -48,23 +44,12 @@ class FileCheck {
   private:
     void problem(const std::string &what) { problems_->push_back(path_ + ": " + what); }
 
-    void accounting() {
-        for (const auto &[pid, a] : r_.accounting())
-            if (!a.balanced())
-                problem("accounting of process " + std::to_string(pid) +
-                        " does not balance: " + unbalanced(a));
-        Accounting total = r_.accounting_total();
-        if (!total.balanced())
-            problem("accounting does not balance in total: " + unbalanced(total));
-    }
-
     void samples() {
         size_t events = r_.run().events.size();
         uint64_t bad = 0;
         std::string error;
         bool read = r_.for_each_sample_checked(
             [&](const StoredSample &s) {
-                ++per_pid_[s.pid];
                 if (s.values.size() != events)
                     ++value_counts_[s.values.size()];
             },
@@ -80,33 +65,22 @@ class FileCheck {
             problem(error);
         scanned_ = read && bad == 0;
         for (const auto &[n, samples] : value_counts_)
-            problem(count(samples, "sample has ", "samples have ") + count(n, "value", "values") +
-                    ", the run has " + count(events, "event", "events"));
+            problem(storage::value_count_problem(samples, n, events));
     }
 
     // Every sample that reached the recorder was stored: a finished file
-    // holds exactly the accounting's stored count per process.  (A killed
-    // recorder may have committed samples whose accounting it had not yet
-    // written.)
+    // holds exactly the accounting's stored count per process.
     void stored_counts() {
-        if (!r_.complete() || !scanned_)
+        auto per_pid = r_.samples_per_process();
+        if (!scanned_ || !per_pid)
             return;
-        std::map<int, std::pair<uint64_t, uint64_t>> by_pid; // pid -> (rows, accounted)
-        for (const auto &[pid, n] : per_pid_)
-            by_pid[pid].first = n;
-        for (const auto &[pid, a] : r_.accounting())
-            by_pid[pid].second = a.stored;
-        for (const auto &[pid, n] : by_pid)
-            if (n.first != n.second)
-                problem("process " + std::to_string(pid) + " has " +
-                        count(n.first, "sample", "samples") + " in the file, its accounting says " +
-                        std::to_string(n.second) + " stored");
+        for (const std::string &p : storage::stored_count_problems(r_, *per_pid))
+            problem(p);
     }
 
     const std::string &path_;
     const Reader &r_;
     std::vector<std::string> *problems_ = nullptr;
-    std::map<int, uint64_t> per_pid_;
     std::map<size_t, uint64_t> value_counts_; // wrong number of values -> samples
     bool scanned_ = false;
 };

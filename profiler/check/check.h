@@ -1,8 +1,8 @@
 // `cpcprof check FILE...`: says whether each profile is sound.
 //
-// A file is opened with storage's Reader (raw header, SQLite quick_check,
+// A file is opened with storage's Reader (raw header, SQLite integrity_check,
 // identity, version, schema, metadata, stack trie, symbol tables), then
-// checked further: PRAGMA integrity_check, the accounting balance
+// checked further: the accounting balance
 // (taken == stored + dropped per process and in total), every sample's
 // thread, stack node and values, and, for a complete file, that each
 // process has as many samples as its accounting says it stored.

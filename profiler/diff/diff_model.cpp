@@ -42,7 +42,7 @@ std::optional<double> covered_seconds(const Query &q) {
     const auto &r = q.reader();
     if (!r.end_ns())
         return std::nullopt;
-    int64_t from = 0, to = *r.end_ns() - r.run().start_mono_ns;
+    int64_t from = 0, to = r.since_start(*r.end_ns());
     if (q.filter().from_ns)
         from = std::min(*q.filter().from_ns, to);
     if (q.filter().to_ns)

@@ -12,6 +12,7 @@
 // it again.
 #include "export_formats.h"
 #include "proto_writer.h"
+#include "utf8_text.h"
 
 #include <algorithm>
 #include <map>
@@ -96,10 +97,13 @@ class PprofBuilder {
     uint64_t truncated_ = 0;
 };
 
-int64_t PprofBuilder::str(const std::string &s) {
+int64_t PprofBuilder::str(const std::string &text) {
+    // protobuf's string fields are UTF-8: names and arguments from the
+    // profile are bytes.
+    std::string s = view::valid_utf8(text);
     auto [it, fresh] = string_ids_.try_emplace(s, int64_t(strings_.size()));
     if (fresh)
-        strings_.push_back(s);
+        strings_.push_back(std::move(s));
     return it->second;
 }
 
@@ -263,12 +267,13 @@ void PprofBuilder::add_header(int event, const std::string &source) {
 
     const storage::Reader &r = q_.reader();
     int64_t from = q_.filter().from_ns.value_or(0);
-    out_.int_field(profile_field::kTimeNanos, r.run().start_ns + from);
+    // Wrapping sums: a file's times may be anything.
+    out_.int_field(profile_field::kTimeNanos, int64_t(uint64_t(r.run().start_ns) + uint64_t(from)));
     if (r.end_ns()) {
-        int64_t to = *r.end_ns() - r.run().start_mono_ns;
+        int64_t to = r.since_start(*r.end_ns());
         if (q_.filter().to_ns)
             to = std::min(to, *q_.filter().to_ns);
-        out_.int_field(profile_field::kDurationNanos, std::max<int64_t>(0, to - from));
+        out_.int_field(profile_field::kDurationNanos, to > from ? to - from : 0); // from >= 0
     }
     std::string command;
     for (const std::string &a : r.run().command)

@@ -9,6 +9,7 @@
 // first sample: speedscope's "Time Order" view shows them in that order,
 // each stack once with its whole weight, not the samples' timeline.
 #include "export_formats.h"
+#include "utf8_text.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -19,54 +20,10 @@ namespace cpcprof::exporter {
 
 namespace {
 
-// Length of the valid UTF-8 sequence at s[i], 0 if it is not one.
-size_t utf8_length(std::string_view s, size_t i) {
-    auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-    unsigned char c = byte(i);
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    if (n == 0 || i + n > s.size() || (n == 2 && c < 0xc2))
-        return 0;
-    for (size_t k = 1; k < n; ++k)
-        if ((byte(i + k) & 0xc0) != 0x80)
-            return 0;
-    if (n == 3) { // no overlong form, no surrogate
-        unsigned c1 = byte(i + 1);
-        if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0))
-            return 0;
-    }
-    if (n == 4) { // no overlong form, nothing above U+10FFFF
-        unsigned c1 = byte(i + 1);
-        if ((c == 0xf0 && c1 < 0x90) || c > 0xf4 || (c == 0xf4 && c1 >= 0x90))
-            return 0;
-    }
-    return n;
-}
-
-// s as a JSON string: quotes, backslashes and control characters escaped,
-// bytes that are not UTF-8 replaced by U+FFFD.
+// s as a JSON string (quotes, backslashes and control characters
+// escaped, invalid UTF-8 replaced by U+FFFD).
 void append_json(std::string &out, std::string_view s) {
-    out += '"';
-    for (size_t i = 0; i < s.size();) {
-        unsigned char c = static_cast<unsigned char>(s[i]);
-        size_t n = utf8_length(s, i);
-        if (n == 0) {
-            out += "\xEF\xBF\xBD";
-            ++i;
-        } else if (c == '"' || c == '\\') {
-            out += '\\';
-            out += char(c);
-            ++i;
-        } else if (c < 0x20) {
-            char buf[8];
-            std::snprintf(buf, sizeof buf, "\\u%04x", c);
-            out += buf;
-            ++i;
-        } else {
-            out.append(s.substr(i, n));
-            i += n;
-        }
-    }
-    out += '"';
+    view::append_json_string(out, s);
 }
 
 std::string thread_title(const storage::Query::ThreadCost &t) {

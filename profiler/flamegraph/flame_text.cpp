@@ -1,32 +1,16 @@
 // Escaping, numbers and colours for the flame graph renderers (flame_text.h).
 #include "flame_text.h"
 
+#include "utf8_text.h"
+
 #include <charconv>
 
 namespace cpcprof::flamegraph {
 
 namespace {
 
-constexpr std::string_view kReplacement = "\xEF\xBF\xBD"; // U+FFFD
-
-// Length of the valid UTF-8 sequence at s[i] (1..4), or 0 if invalid.
-size_t utf8_length(std::string_view s, size_t i) {
-    auto b = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-    unsigned char c = b(i);
-    if (c < 0x80)
-        return 1;
-    size_t n = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0;
-    if (n == 0 || c > 0xF4 || i + n > s.size())
-        return 0;
-    for (size_t k = 1; k < n; ++k)
-        if ((b(i + k) & 0xC0) != 0x80)
-            return 0;
-    // Overlong 3/4-byte forms, surrogates, beyond U+10FFFF.
-    if ((c == 0xE0 && b(i + 1) < 0xA0) || (c == 0xED && b(i + 1) >= 0xA0) ||
-        (c == 0xF0 && b(i + 1) < 0x90) || (c == 0xF4 && b(i + 1) >= 0x90))
-        return 0;
-    return n;
-}
+using view::kReplacementCharacter;
+using view::utf8_length;
 
 // Calls ascii(c) for each ASCII character and multi(seq) for each valid
 // multi-byte character, multi(U+FFFD) for each byte of invalid UTF-8.
@@ -38,20 +22,13 @@ void walk_utf8(std::string_view s, Ascii ascii, Multi multi) {
             ascii(s[i]);
             i += 1;
         } else if (n == 0) {
-            multi(kReplacement);
+            multi(kReplacementCharacter);
             i += 1;
         } else {
             multi(s.substr(i, n));
             i += n;
         }
     }
-}
-
-void append_hex4(std::string &out, unsigned v) {
-    static const char kHex[] = "0123456789abcdef";
-    out += "\\u";
-    for (int shift = 12; shift >= 0; shift -= 4)
-        out += kHex[(v >> shift) & 0xF];
 }
 
 } // namespace
@@ -78,53 +55,12 @@ void append_xml(std::string &out, std::string_view s) {
                 break;
             default:
                 if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n')
-                    out += kReplacement;
+                    out += kReplacementCharacter;
                 else
                     out += c;
             }
         },
         [&](std::string_view seq) { out += seq; });
-}
-
-void append_json_string(std::string &out, std::string_view s) {
-    out += '"';
-    walk_utf8(
-        s,
-        [&](char c) {
-            switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            case '<':
-            case '>':
-            case '&':
-                append_hex4(out, unsigned(c));
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20)
-                    append_hex4(out, unsigned(c));
-                else
-                    out += c;
-            }
-        },
-        [&](std::string_view seq) {
-            if (seq == "\xE2\x80\xA8")
-                append_hex4(out, 0x2028);
-            else if (seq == "\xE2\x80\xA9")
-                append_hex4(out, 0x2029);
-            else
-                out += seq;
-        });
-    out += '"';
 }
 
 void append_uint(std::string &out, uint64_t v) {

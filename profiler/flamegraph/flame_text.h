@@ -5,6 +5,7 @@
 #pragma once
 
 #include "flame_model.h"
+#include "utf8_text.h"
 
 #include <cstdint>
 #include <string>
@@ -17,11 +18,12 @@ namespace cpcprof::flamegraph {
 // U+FFFD, so that the document stays well-formed whatever the name.
 void append_xml(std::string &out, std::string_view s);
 
-// Appends s as a JSON string literal, quotes included, safe inside an
-// HTML <script> element: < > & written as \u003c \u003e \u0026 (no
-// "</script>" or "<!--" can appear), U+2028/U+2029 and control
-// characters escaped, invalid UTF-8 replaced by U+FFFD.
-void append_json_string(std::string &out, std::string_view s);
+// JSON inside a <script> element: view::append_json_string with
+// JsonFlavor::script (< > & and U+2028/U+2029 escaped, invalid UTF-8
+// replaced by U+FFFD).
+inline void append_json_string(std::string &out, std::string_view s) {
+    view::append_json_string(out, s, view::JsonFlavor::script);
+}
 
 void append_uint(std::string &out, uint64_t v);
 // v with `decimals` digits after the point ("12.35").

@@ -31,7 +31,7 @@ std::optional<double> duration_s(const Query &q) {
     const auto &r = q.reader();
     if (!r.end_ns())
         return std::nullopt;
-    return double(*r.end_ns() - r.run().start_mono_ns) / 1e9;
+    return double(r.since_start(*r.end_ns())) / 1e9;
 }
 
 std::string derived_text(const DerivedColumn &d, const DerivedValue &v) {

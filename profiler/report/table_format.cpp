@@ -58,23 +58,6 @@ std::string fixed(std::optional<double> v, int decimals) {
     return buf;
 }
 
-std::string json_string(std::string_view s) {
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            char esc[8];
-            std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(c));
-            out += esc;
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
-
 std::string json_number(std::optional<double> v) {
     if (!v || !std::isfinite(*v))
         return "null";

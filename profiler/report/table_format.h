@@ -2,6 +2,8 @@
 // strings and numbers, RFC 4180 CSV fields, shares as percentages.
 #pragma once
 
+#include "utf8_text.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,8 +29,9 @@ std::string percent(std::optional<double> fraction);
 // "%.*f", "-" for nothing.
 std::string fixed(std::optional<double> v, int decimals);
 
-// A JSON string literal (quotes, escapes, control characters as \u00XX).
-std::string json_string(std::string_view s);
+// A JSON string literal: quotes, escapes, control characters as \u00XX,
+// invalid UTF-8 replaced by U+FFFD (the one escaper of every JSON output).
+using view::json_string;
 // A JSON number (up to 10 significant digits) or null.
 std::string json_number(std::optional<double> v);
 

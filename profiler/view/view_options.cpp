@@ -1,6 +1,8 @@
 // Shared options and file handling of the viewing commands (view_options.h).
 #include "view_options.h"
 
+#include "storage/file_problems.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -91,7 +93,8 @@ int parse_view_option(const char *cmd, const std::vector<std::string> &args, siz
         ok = parse_seconds(to, &ns);
         out->filter.to_ns = ns;
     }
-    if (ok && out->filter.from_ns && out->filter.to_ns && *out->filter.to_ns <= *out->filter.from_ns)
+    if (ok && out->filter.from_ns && out->filter.to_ns &&
+        *out->filter.to_ns <= *out->filter.from_ns)
         ok = false;
     if (!ok) {
         std::fprintf(stderr,
@@ -111,6 +114,22 @@ std::unique_ptr<storage::Query> open_profile(const char *cmd, const std::string 
         std::fprintf(stderr, "cpcprof %s: %s\n", cmd, error.c_str());
         return nullptr;
     }
+    const storage::Reader &r = q->reader();
+    if (r.run().events.empty()) {
+        std::fprintf(stderr,
+                     "cpcprof %s: %s: no events and no samples: the recording stopped before "
+                     "it began (nothing to show)\n",
+                     cmd, path.c_str());
+        return nullptr;
+    }
+    // What `cpcprof check` reports about a file that opened: the costs
+    // shown may be off, so say so, in check's words.
+    std::vector<std::string> problems = storage::accounting_problems(r);
+    if (auto per_pid = r.samples_per_process())
+        for (std::string &p : storage::stored_count_problems(r, *per_pid))
+            problems.push_back(std::move(p));
+    for (const std::string &p : problems)
+        std::fprintf(stderr, "cpcprof %s: %s: warning: %s\n", cmd, path.c_str(), p.c_str());
     if (!q->reader().complete())
         std::fprintf(stderr,
                      "cpcprof %s: %s: the recording did not finish (recorder stopped early); "

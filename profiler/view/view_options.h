@@ -44,7 +44,10 @@ int parse_view_option(const char *cmd, const std::vector<std::string> &args, siz
 extern const char kViewOptionsHelp[];
 
 // Opens path with the filter; prints "cpcprof cmd: reason" and returns
-// nullptr when refused.  Says on stderr when the profile was never
+// nullptr when refused, and when the profile has no events (the recording
+// stopped before it began).  Says on stderr, in `cpcprof check`'s words,
+// when the accounting does not balance or disagrees with the samples
+// stored ("cpcprof cmd: path: warning: ..."), when the profile was never
 // symbolized or when modules reached by the kept samples lack symbols.
 std::unique_ptr<storage::Query> open_profile(const char *cmd, const std::string &path,
                                              const ViewOptions &options);

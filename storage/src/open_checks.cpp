@@ -1,5 +1,6 @@
 #include "open_checks.h"
 
+#include "private_copy.h"
 #include "schema.h"
 #include "sqlite_handle.h"
 
@@ -144,7 +145,7 @@ bool check_file_header(const std::string &path, std::string *reason) {
     }
     // A WAL with content may hold a newer header and pages the main file
     // does not have yet (recorder killed mid-checkpoint): SQLite reconciles
-    // the two, quick_check judges the result and check_identity reads the
+    // the two, integrity_check judges the result and check_identity reads the
     // identification through SQLite.
     if (file_size(path + "-wal") > 0)
         return true;
@@ -261,9 +262,9 @@ bool harden(sqlite3 *db, std::string *reason) {
     return true;
 }
 
-bool quick_check(sqlite3 *db, std::string *reason) {
+bool integrity_check(sqlite3 *db, std::string *reason) {
     sql::Statement s;
-    int rc = s.prepare(db, "PRAGMA quick_check(5)");
+    int rc = s.prepare(db, "PRAGMA integrity_check(5)");
     std::vector<std::string> problems;
     if (rc == SQLITE_OK)
         while ((rc = s.step()) == SQLITE_ROW)
@@ -272,33 +273,60 @@ bool quick_check(sqlite3 *db, std::string *reason) {
         // Damage bad enough to stop the check itself comes back as an error.
         int primary = rc & 0xff;
         bool damaged = primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
-        *reason = sql::describe(db, rc, damaged ? "damaged (SQLite quick_check" : "cannot be read");
+        *reason =
+            sql::describe(db, rc, damaged ? "damaged (SQLite integrity_check" : "cannot be read");
         if (damaged)
             *reason += ")";
         return false;
     }
     if (problems.size() == 1 && problems[0] == "ok")
         return true;
-    *reason = "damaged (SQLite quick_check:";
+    *reason = "damaged (SQLite integrity_check:";
     for (const std::string &p : problems)
         *reason += " " + p + ";";
     reason->back() = ')';
     return false;
 }
 
-bool open_profile(const std::string &path, Access access, sql::Db *db, std::string *reason) {
+bool open_profile(const std::string &path, Access access, sql::Db *db, std::string *reason,
+                  std::unique_ptr<PrivateCopy> *copy) {
     if (!check_file_header(path, reason))
         return false;
+    int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+    std::string name = path;
+    if (access == Access::read_write) {
+        flags |= SQLITE_OPEN_READWRITE;
+    } else {
+        flags |= SQLITE_OPEN_READONLY;
+        switch (read_source(path)) {
+        case ReadSource::private_copy:
+            if (copy == nullptr) {
+                *reason = "internal error: a journal to read without a private copy";
+                return false;
+            }
+            *copy = PrivateCopy::make(path, reason);
+            if (!*copy)
+                return false;
+            name = (*copy)->path();
+            if ((*copy)->needs_rollback())
+                flags = (flags & ~SQLITE_OPEN_READONLY) | SQLITE_OPEN_READWRITE;
+            break;
+        case ReadSource::immutable:
+            name = immutable_uri(path);
+            flags |= SQLITE_OPEN_URI;
+            break;
+        case ReadSource::as_is:
+            break;
+        }
+    }
     sqlite3 *raw = nullptr;
-    int flags = access == Access::read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-    int rc = sqlite3_open_v2(path.c_str(), &raw,
-                             flags | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, nullptr);
+    int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
     db->reset(raw);
     if (rc != SQLITE_OK) {
         *reason = sql::describe(raw, rc, "cannot open");
         return false;
     }
-    return harden(raw, reason) && quick_check(raw, reason) && check_identity(raw, reason) &&
+    return harden(raw, reason) && integrity_check(raw, reason) && check_identity(raw, reason) &&
            check_schema(raw, reason);
 }
 

@@ -156,7 +156,7 @@ struct Query::Impl {
             return false;
         if (filter.tid && s.tid != *filter.tid)
             return false;
-        int64_t t = s.time_ns - reader->run().start_mono_ns;
+        int64_t t = reader->since_start(s.time_ns);
         if (filter.from_ns && t < *filter.from_ns)
             return false;
         if (filter.to_ns && t >= *filter.to_ns)

@@ -9,6 +9,7 @@
 #include "sqlite_handle.h"
 #include "varint.h"
 
+#include "storage/file_problems.h"
 #include "storage/profile.h"
 
 namespace cpcprof::storage {
@@ -20,9 +21,11 @@ int format_version() {
 }
 
 struct Reader::Impl {
-    sql::Db db;
+    std::unique_ptr<PrivateCopy> copy; // what db reads, if not the file itself
+    sql::Db db;                        // closed before copy is removed
     LoadedProfile p;
-    mutable std::unique_ptr<AddressMap> address_map; // built by the first locate()
+    mutable std::unique_ptr<AddressMap> address_map;        // built by the first locate()
+    mutable std::optional<std::map<int, uint64_t>> per_pid; // by the last whole scan
 
     // One pass over the samples; a bad sample stops it, or with bad set is
     // reported there and skipped.
@@ -34,7 +37,7 @@ struct Reader::Impl {
 std::unique_ptr<Reader> Reader::open(const std::string &path, std::string *error) {
     auto impl = std::make_unique<Impl>();
     std::string reason;
-    if (!open_profile(path, Access::read_only, &impl->db, &reason) ||
+    if (!open_profile(path, Access::read_only, &impl->db, &reason, &impl->copy) ||
         !impl->p.load(impl->db.get(), LoadedProfile::Symbols::load, &reason)) {
         *error = path + ": " + reason;
         return nullptr;
@@ -151,6 +154,8 @@ bool Reader::Impl::scan(const std::function<void(const StoredSample &)> &visit,
         return false;
     };
     const std::vector<StackNode> &nodes = p.nodes;
+    const size_t nevents = p.run.events.size();
+    std::vector<uint64_t> per_thread(p.threads.size(), 0);
     for (rc = s.query(db.get(), "SELECT id, thread, time_ns, stack, complete, value, "
                                 "more_values FROM sample ORDER BY id");
          rc == SQLITE_ROW; rc = s.step()) {
@@ -187,6 +192,13 @@ bool Reader::Impl::scan(const std::function<void(const StoredSample &)> &visit,
                 continue;
             return false;
         }
+        if (values.size() != nevents && bad == nullptr) {
+            // check's words: "1 sample has 2 values, ..." -> "sample N has 2 values, ..."
+            std::string what = value_count_problem(1, values.size(), nevents);
+            report(what.substr(what.find("has ")));
+            return false;
+        }
+        ++per_thread[thread->second];
         const ThreadInfo &t = p.threads[thread->second];
         visit(
             StoredSample{t.pid, t.tid, p.abs(s.int64(2)), s.int64(4) != 0, stack, frames, values});
@@ -195,7 +207,15 @@ bool Reader::Impl::scan(const std::function<void(const StoredSample &)> &visit,
         *error = sql::describe(db.get(), rc, "cannot read the samples");
         return false;
     }
+    std::map<int, uint64_t> counts;
+    for (size_t i = 0; i < per_thread.size(); ++i)
+        counts[p.threads[i].pid] += per_thread[i];
+    per_pid = std::move(counts);
     return true;
+}
+
+std::optional<std::map<int, uint64_t>> Reader::samples_per_process() const {
+    return impl_->per_pid;
 }
 
 } // namespace cpcprof::storage

@@ -233,7 +233,8 @@ int main(int argc, char **argv) {
                 write_s, n / write_s, (n + static_cast<double>(nodes)) / write_s);
     std::printf("  finish        %.3f s (index, checkpoint, back to rollback journal)\n",
                 seconds(finished - written));
-    std::printf("  open          %.3f s (quick_check, schema, trie)\n", seconds(opened - finished));
+    std::printf("  open          %.3f s (integrity_check, schema, trie)\n",
+                seconds(opened - finished));
     std::printf("  read          %.3f s = %.0f samples/s, %.1f frames/sample\n",
                 seconds(done - opened), static_cast<double>(read) / seconds(done - opened),
                 static_cast<double>(frames) / static_cast<double>(read));

@@ -235,8 +235,8 @@ int main(int argc, char **argv) {
         std::fprintf(stderr, "%s\n", error.c_str());
         return 1;
     }
-    std::printf("Reader::open (quick_check, trie, %u chains): %.3f s\n", r->symbol_table().size(),
-                since(t));
+    std::printf("Reader::open (integrity_check, trie, %u chains): %.3f s\n",
+                r->symbol_table().size(), since(t));
     // A report: cost per located node over every sample, then per function
     // (self and total), each located node visited once.
     t = Clock::now();

@@ -1,5 +1,10 @@
 #include "helpers.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+
 #include <map>
 
 #include <cstdio>
@@ -205,6 +210,31 @@ void write_bytes(const std::string &path, const std::vector<char> &bytes) {
                << "refused, but the reason \"" << error << "\" does not say \"" << expected << "\"";
     std::printf("refused as expected: %s\n", error.c_str()); // for a human reading the log
     return ::testing::AssertionSuccess() << error;
+}
+
+void write_then_die(const std::string &file, int committed, int pending) {
+    pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        std::string error;
+        auto w = Writer::create(file, &error);
+        if (!w)
+            _exit(2);
+        w->begin_run(test_run());
+        w->add_thread({100, 100, "prog"});
+        for (int i = 0; i < committed + pending; ++i) {
+            OwnedSample s = numbered_sample(i);
+            w->add_sample(s.view());
+            w->add_accounting(s.pid, {1, 1, 0});
+            if (i + 1 == committed && !w->commit())
+                _exit(3);
+        }
+        raise(SIGKILL);
+        _exit(4);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
 }
 
 } // namespace storagetest

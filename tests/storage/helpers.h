@@ -61,6 +61,11 @@ void symbolize_profile(const std::string &path);
 // Sources: /src/a.c, /src/m.h.  Fails the test on error.
 void write_known_profile(const std::string &path);
 
+// A recorder killed mid-batch: a forked child commits `committed`
+// samples, adds `pending` more in an open batch, then SIGKILLs itself.
+// The file is left in WAL mode with its -wal and -shm.
+void write_then_die(const std::string &file, int committed, int pending);
+
 // Runs literal SQL on the file through an ordinary read-write connection
 // (to damage it); returns SQLite's error message or "" on success.
 std::string run_sql(const std::string &path, const char *sql);

@@ -119,7 +119,8 @@ TEST_F(Check, DamagedFile) {
     write_bytes(file, bytes);
     FileReport r = check_file(file);
     ASSERT_EQ(r.problems.size(), 1u);
-    EXPECT_EQ(r.problems[0].rfind(file + ": damaged (SQLite quick_check:", 0), 0u) << r.problems[0];
+    EXPECT_EQ(r.problems[0].rfind(file + ": damaged (SQLite integrity_check:", 0), 0u)
+        << r.problems[0];
     std::string out;
     EXPECT_EQ(run({file}, &out), 1);
 }

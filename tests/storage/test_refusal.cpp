@@ -138,7 +138,7 @@ TEST_F(Refusal, FlippedBitsInATablePage) {
     auto bytes = read_bytes(file);
     bytes[(page - 1) * page_size()] ^= 0x5a; // the b-tree page type
     write_bytes(file, bytes);
-    EXPECT_TRUE(refused(file, "damaged (SQLite quick_check:"));
+    EXPECT_TRUE(refused(file, "damaged (SQLite integrity_check:"));
 }
 
 TEST_F(Refusal, FlippedBitsInTheSchemaText) {
@@ -389,4 +389,42 @@ TEST_F(SymbolRefusal, FlippedBitsAnywhereNeverCrash) {
             w->finish(&error);
         }
     }
+}
+
+// Damage that quick_check does not see: an index that disagrees with its
+// table (a row changed behind the index's back).  PRAGMA integrity_check
+// finds it, so Reader::open refuses it as `cpcprof check` does.
+TEST_F(Refusal, IndexThatDisagreesWithItsTable) {
+    const std::string file = copy("index.cpcprof");
+    std::string rootpage =
+        query_text(file, "SELECT rootpage FROM sqlite_schema WHERE name = 'stack_node_child'");
+    std::string sql =
+        query_text(file, "SELECT sql FROM sqlite_schema WHERE name = 'stack_node_child'");
+    ASSERT_FALSE(rootpage.empty());
+    ASSERT_EQ(run_sql(file, "PRAGMA writable_schema = ON; "
+                            "DELETE FROM sqlite_schema WHERE name = 'stack_node_child'"),
+              "");
+    ASSERT_EQ(run_sql(file, "UPDATE stack_node SET address = address + 1 WHERE id = 3"), "");
+    std::string restore = "PRAGMA writable_schema = ON; INSERT INTO sqlite_schema VALUES "
+                          "('index', 'stack_node_child', 'stack_node', " +
+                          rootpage + ", '" + sql + "')";
+    ASSERT_EQ(run_sql(file, restore.c_str()), "");
+    ASSERT_EQ(query_text(file, "PRAGMA quick_check"), "ok"); // invisible to quick_check
+    ASSERT_NE(integrity_check(file), "ok");
+    EXPECT_TRUE(refused(file, "damaged (SQLite integrity_check:"));
+}
+
+// A sample with another number of values than the run has events: the
+// readers stop at it with check's words.
+TEST_F(Refusal, SampleWithTheWrongNumberOfValues) {
+    const std::string file = copy("values.cpcprof");
+    ASSERT_EQ(run_sql(file, "UPDATE sample SET more_values = NULL WHERE id = 7"), "");
+    std::string error;
+    auto r = Reader::open(file, &error);
+    ASSERT_TRUE(r) << error;
+    uint64_t n = 0;
+    EXPECT_FALSE(r->for_each_sample([&](const StoredSample &) { ++n; }, &error));
+    EXPECT_EQ(error, "inconsistent: sample 7 has 1 value, the run has 2 events");
+    EXPECT_EQ(n, 6u);
+    EXPECT_FALSE(r->samples_per_process()); // no whole pass
 }

@@ -46,14 +46,16 @@ struct Symbols : StorageTest {
         w->add_module({200, "/lib/libfoo.so", "bb", kFooC, kFooC + 0x10000, 0, t + 1});   // 7
         w->add_module({300, "/usr/bin/other", "cc", 0x400000, 0x403000, 0, t + 1});       // 8
         samples = {
-            {100, 100, t + 10, true, {kFooA + 0x100, 0x401010, 0x400500}, {1}},
-            {100, 100, t + 700, true, {kFooB + 0x100, 0x401010, 0x400500}, {1}}, // reloaded
-            {200, 200, t + 10, true, {kFooC + 0x100, 0x401010, 0x400500}, {1}},  // the fork
-            {300, 300, t + 10, true, {0x401010, 0x400500}, {1}}, // other program, same nodes
-            {100, 101, t + 20, true, {0x401010, 0x400500}, {1}}, // a PC that is also a return
-            {100, 100, t + 30, true, {0xffffffff81000000, 0x400500}, {1}}, // kernel: no module
-            {100, 100, t + 40, true, {}, {1}},                             // no frames
-            {100, 100, t + 550, true, {kFooA + 0x200}, {1}}, // after the unload, before the reload
+            // one value per event of test_run(): 2
+            {100, 100, t + 10, true, {kFooA + 0x100, 0x401010, 0x400500}, {1, 0}},
+            {100, 100, t + 700, true, {kFooB + 0x100, 0x401010, 0x400500}, {1, 0}}, // reloaded
+            {200, 200, t + 10, true, {kFooC + 0x100, 0x401010, 0x400500}, {1, 0}},  // the fork
+            {300, 300, t + 10, true, {0x401010, 0x400500}, {1, 0}}, // other program, same nodes
+            {100, 101, t + 20, true, {0x401010, 0x400500}, {1, 0}}, // a PC that is also a return
+            {100, 100, t + 30, true, {0xffffffff81000000, 0x400500}, {1, 0}}, // kernel: no module
+            {100, 100, t + 40, true, {}, {1, 0}},                             // no frames
+            {100, 100, t + 550, true, {kFooA + 0x200}, {1, 0}}, // after the unload, before the
+                                                                // reload
         };
         for (const OwnedSample &s : samples)
             w->add_sample(s.view());

@@ -1,7 +1,8 @@
 // Reader: opens a .cpcprof file, which may come from someone else.
 //
 // open() reads the file read-only and defensively (SQLite defensive mode,
-// trusted_schema off, triggers and views disabled), runs PRAGMA quick_check,
+// trusted_schema off, triggers and views disabled; nothing written beside
+// the file: src/private_copy.h), runs PRAGMA integrity_check,
 // checks the application id, the format version and that sqlite_schema is
 // exactly the expected one, then loads and validates the metadata, the
 // stack trie and the symbol tables.  A file that fails any of this is
@@ -38,6 +39,13 @@ class Reader {
     const RunInfo &run() const;
     // CLOCK_MONOTONIC end of the run, set by Writer::finish.
     std::optional<int64_t> end_ns() const;
+    // A CLOCK_MONOTONIC time (a sample's, end_ns()) as ns since the run's
+    // start.  Wraps as the file's relative times do, so that a file's
+    // extreme values cannot overflow the subtraction.
+    int64_t since_start(int64_t mono_ns) const {
+        return static_cast<int64_t>(static_cast<uint64_t>(mono_ns) -
+                                    static_cast<uint64_t>(run().start_mono_ns));
+    }
     // Writer::finish completed.  false: the recorder stopped early; the
     // file holds every batch committed before that.
     bool complete() const;
@@ -58,8 +66,8 @@ class Reader {
 
     // Calls visit for every sample, in arrival order.  false with *error
     // set if a sample is inconsistent (refers to a missing thread or stack
-    // node, bad value encoding) or the file cannot be read; the samples
-    // before it have been visited.
+    // node, bad value encoding, not one value per event of the run) or the
+    // file cannot be read; the samples before it have been visited.
     //
     // Frames::skip leaves StoredSample::frames empty (stack, the trie node,
     // is still set): callers that resolve stacks per node (StackLocator)
@@ -68,11 +76,18 @@ class Reader {
     bool for_each_sample(const std::function<void(const StoredSample &)> &visit, std::string *error,
                          Frames frames = Frames::walk) const;
     // The same for checking a file: an inconsistent sample is passed to
-    // bad ("sample N refers to ...") and skipped, and the scan goes on.
-    // false with *error only if the file cannot be read.
+    // bad ("sample N refers to ...") and skipped, and the scan goes on; a
+    // sample with another number of values than the run has events is
+    // visited (the caller counts them).  false with *error only if the
+    // file cannot be read.
     bool for_each_sample_checked(const std::function<void(const StoredSample &)> &visit,
                                  const std::function<void(const std::string &)> &bad,
                                  std::string *error) const;
+
+    // The samples visited per process by the last pass of either function
+    // above that reached the end; empty before one has.  For
+    // file_problems.h's stored_count_problems().
+    std::optional<std::map<int, uint64_t>> samples_per_process() const;
 
     // ---- Symbols --------------------------------------------------------
     // CLOCK_REALTIME of the last symbolization; empty: never symbolized.
@@ -86,8 +101,9 @@ class Reader {
     // to resolve samples in bulk use StackLocator (storage/stack_locator.h).
     CodeAddress locate(int pid, uint64_t address, int64_t time_ns) const;
 
-    // PRAGMA integrity_check: every page, row and index (open() runs only
-    // the quicker quick_check).  The problems SQLite names; empty = none.
+    // PRAGMA integrity_check: every page, row and index (open() has run it
+    // too and refused the file on a problem).  The problems SQLite names;
+    // empty = none.
     std::vector<std::string> integrity_check() const;
 
   private:
