@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -135,6 +136,31 @@ TEST(RecordBlockedSignals, OverflowsOfABlockedThreadAreCounted) {
     EXPECT_LE(double(a.taken), 1.05 * expected + 5) << "taken " << a.taken;
     EXPECT_GE(double(a.dropped), 0.5 * blocked_cpu * 1000)
         << "the blocked thread's overflows are dropped, not missing";
+}
+
+// The same thread blocking every signal through pthread_sigmask, which
+// the agent sees: the profiler's signals stay unblocked and the thread is
+// sampled like any other, said once.
+TEST(RecordBlockedSignals, ALibraryMaskKeepsTheProfilersSignalsOpen) {
+    if (skip_sanitized())
+        GTEST_SKIP() << "the sanitized agent cannot be preloaded into the targets";
+    TempDir dir;
+    Recorded r = record(dir, {"-e", "cpu-clock,1000000"}, {SIGBLOCK_EXE, "--libc"});
+    ASSERT_EQ(r.bare.status, 0);
+    EXPECT_EQ(r.run.status, 0) << r.run.err;
+    EXPECT_EQ(r.run.out, r.bare.out);
+    ASSERT_TRUE(r.profile) << r.profile.error;
+    EXPECT_EQ(count_lines_containing(r.run.err, "keeps them unblocked"), 1u) << r.run.err;
+    storage::Accounting a = r.profile.reader->accounting_total();
+    EXPECT_EQ(a.taken, a.stored + a.dropped);
+    EXPECT_LE(a.dropped, a.taken / 20) << "the thread was sampled, not only counted";
+    double blocked_cpu = figure(r.run.err, "cpu", 1);
+    std::map<int, size_t> per_thread;
+    for (const SampleCopy &s : r.profile.samples)
+        ++per_thread[s.tid];
+    ASSERT_EQ(per_thread.size(), 2u);
+    for (const auto &[tid, n] : per_thread)
+        EXPECT_GE(double(n), 0.7 * blocked_cpu * 1000) << "thread " << tid;
 }
 
 // 2,000 threads alive at once: every one has a slot, is in the file and
