@@ -40,7 +40,7 @@ bool check_frequency(uint64_t hz, std::optional<uint64_t> max_rate, std::string 
 bool check_clock_period(const std::string &event, uint64_t period_ns, bool from_freq,
                         std::optional<uint64_t> max_rate,
                         const std::function<std::optional<OverflowCost>(std::string *)> &measure,
-                        std::string *error) {
+                        std::string *error, std::string *warning) {
     if (period_ns >= kMeasureBelowNs)
         return true;
     // What the kernel delivers at most.
@@ -67,8 +67,21 @@ bool check_clock_period(const std::string &event, uint64_t period_ns, bool from_
               "half of the program's CPU";
     }
     uint64_t lowest = static_cast<uint64_t>(std::ceil(floor / 1000)) * 1000;
-    if (period_ns >= lowest)
+    if (period_ns >= lowest) {
+        double share = cost->ns_per_overflow / double(period_ns);
+        if (warning != nullptr && share > kWarnAboveShare) {
+            double cheap = std::ceil(cost->ns_per_overflow / kWarnAboveShare / 1000) * 1000;
+            *warning = "one overflow costs " + us(cost->ns_per_overflow) +
+                       " of CPU time on this machine (measured): at a period of " +
+                       us(double(period_ns)) + " sampling takes about " +
+                       std::to_string(int(share * 100 + 0.5)) +
+                       "% of the program's CPU time, which runs that much slower (its samples "
+                       "per CPU-second stay right); periods of " +
+                       us(cheap) + " and up cost under " +
+                       std::to_string(int(kWarnAboveShare * 100)) + "%";
+        }
         return true;
+    }
     std::string asked = from_freq ? "-F " + std::to_string(1000000000 / period_ns) + " (a " +
                                         event + " period of " + us(double(period_ns)) + ")"
                                   : "a " + event + " period of " + us(double(period_ns));

@@ -33,9 +33,13 @@ constexpr uint64_t kMeasureBelowNs = 100 * 1000;
 // this machine (`measure` is called only for periods below
 // kMeasureBelowNs).  The message names the lowest period accepted.
 // from_freq: the period came from -F (the message then speaks of -F).
+// An accepted period whose measured round trips take more than
+// kWarnAboveShare of the program's CPU sets *warning (when not null): the
+// program runs that much slower, its samples per CPU-second stay right.
 bool check_clock_period(const std::string &event, uint64_t period_ns, bool from_freq,
                         std::optional<uint64_t> max_rate,
                         const std::function<std::optional<OverflowCost>(std::string *)> &measure,
-                        std::string *error);
+                        std::string *error, std::string *warning = nullptr);
+constexpr double kWarnAboveShare = 0.10;
 
 } // namespace cpcprof::record

@@ -100,14 +100,15 @@ bool check_set(cpc_t *cpc, const Plan &p, std::string *error) {
 // machine deliver (a cpu-clock period of 10 us or less never let the
 // program finish).
 bool within_bounds(const Options &o, const EventArg &asked, const PlannedEvent &e,
-                   std::string *error) {
+                   std::string *error, std::string *warning) {
     std::optional<uint64_t> max_rate = kernel_max_sample_rate();
     if (o.freq && !check_frequency(*o.freq, max_rate, error))
         return false;
     if (!time_based(e.name))
         return true;
     bool from_freq = o.freq && asked.period == 0 && !o.period;
-    return check_clock_period(e.name, e.period, from_freq, max_rate, measure_overflow_cost, error);
+    return check_clock_period(e.name, e.period, from_freq, max_rate, measure_overflow_cost, error,
+                              warning);
 }
 
 } // namespace
@@ -149,7 +150,7 @@ std::optional<Plan> plan_events(const Options &o, std::string *error) {
         cpc_close(cpc);
         return std::nullopt;
     }
-    if (!within_bounds(o, events[0], p.events[0], error)) {
+    if (!within_bounds(o, events[0], p.events[0], error, &p.warning)) {
         cpc_close(cpc);
         return std::nullopt;
     }

@@ -20,7 +20,8 @@ struct Plan {
     std::vector<PlannedEvent> events;
     bool hw_pmu = false;
     std::string cpu_model;
-    std::string notice; // said once before recording (e.g. no PMU)
+    std::string notice;  // said once before recording (e.g. no PMU)
+    std::string warning; // said even with -q (the period slows the program)
 };
 
 std::optional<Plan> plan_events(const Options &o, std::string *error);

@@ -179,6 +179,8 @@ int record_main(const std::vector<std::string> &args) {
         return fail(error);
     if (!plan->notice.empty() && !o->quiet)
         std::fprintf(stderr, "cpcprof: %s\n", plan->notice.c_str());
+    if (!plan->warning.empty())
+        std::fprintf(stderr, "cpcprof: warning: %s\n", plan->warning.c_str());
     auto agent = find_agent(&error);
     if (!agent)
         return fail(error);

@@ -71,6 +71,30 @@ TEST(PeriodBounds, TwiceTheRoundTripIsTheFloor) {
         << error;
 }
 
+// Accepted, but the round trips take a large share of the CPU: said, with
+// the period from which they cost under 10 %.
+TEST(PeriodBounds, AnExpensivePeriodIsAcceptedWithAWarning) {
+    FakeCost cost{16000};
+    std::string error, warning;
+    EXPECT_TRUE(rec::check_clock_period("cpu-clock", 40000, false, 100000, std::ref(cost), &error,
+                                        &warning))
+        << error;
+    EXPECT_NE(warning.find("at a period of 40 us sampling takes about 40% of the program's CPU"),
+              std::string::npos)
+        << warning;
+    EXPECT_NE(warning.find("periods of 160 us and up cost under 10%"), std::string::npos)
+        << warning;
+    warning.clear();
+    EXPECT_TRUE(rec::check_clock_period("cpu-clock", 99000, false, 100000, std::ref(cost), &error,
+                                        &warning));
+    EXPECT_NE(warning.find("about 16%"), std::string::npos) << warning;
+    FakeCost cheap{1000};
+    warning.clear();
+    EXPECT_TRUE(rec::check_clock_period("cpu-clock", 50000, false, 100000, std::ref(cheap), &error,
+                                        &warning));
+    EXPECT_EQ(warning, "") << "2 % of the CPU is not worth a word";
+}
+
 TEST(PeriodBounds, TheKernelsLimitsWhenSignalsAreCheap) {
     FakeCost cost{1000};
     std::string error;
