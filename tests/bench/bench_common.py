@@ -2,6 +2,8 @@
 import os
 import re
 import shutil
+import sqlite3
+import subprocess
 import sys
 
 
@@ -23,3 +25,29 @@ def fixed_times(p):
     w = re.search(r"^wall ([\d.]+)$", p.stdout, re.M)
     c = re.search(r"^cpu ([\d.]+)$", p.stdout, re.M)
     return (float(w.group(1)) if w else float("nan"), float(c.group(1)) if c else float("nan"))
+
+
+def cpcprof_samples(path):
+    """Samples stored in a .cpcprof file."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    return db.execute("SELECT count(*) FROM sample").fetchone()[0]
+
+
+def cpcprof_accounting(path):
+    """(taken, stored, dropped) summed over a .cpcprof file's processes."""
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    row = db.execute("SELECT sum(taken), sum(stored), sum(dropped) FROM accounting").fetchone()
+    return tuple(int(x or 0) for x in row)
+
+
+def perf_samples(path):
+    """Samples in a perf.data file (exact counts per pid, summed)."""
+    p = subprocess.run(["perf", "report", "--stdio", "-n", "--sort", "pid", "-g", "none",
+                        "-i", path], capture_output=True, text=True)
+    total = 0
+    for line in p.stdout.splitlines():
+        # "Children  Self  Samples  Pid:Command" (or without Children)
+        m = re.match(r"\s*[\d.]+%\s+(?:[\d.]+%\s+)?(\d+)\s", line)
+        if m:
+            total += int(m.group(1))
+    return total

@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 
-from bench_common import built_tools
+from bench_common import built_tools, cpcprof_samples, perf_samples
 
 PERIOD_NS = 50_000
 
@@ -53,24 +53,6 @@ def timed(cmd, out=subprocess.DEVNULL):
     if p.returncode != 0:
         sys.exit(f"bench_view: {' '.join(cmd)} failed ({p.returncode}): {p.stderr[-2000:]}")
     return dt
-
-
-def cpcprof_samples(path):
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    return db.execute("SELECT count(*) FROM sample").fetchone()[0]
-
-
-def perf_samples(path):
-    # Samples per pid (exact counts), summed.
-    p = subprocess.run(["perf", "report", "--stdio", "-n", "--sort", "pid", "-g", "none",
-                        "-i", path], capture_output=True, text=True)
-    total = 0
-    for line in p.stdout.splitlines():
-        # "Children  Self  Samples  Pid:Command" (or without Children)
-        m = re.match(r"\s*[\d.]+%\s+(?:[\d.]+%\s+)?(\d+)\s", line)
-        if m:
-            total += int(m.group(1))
-    return total
 
 
 def main():
