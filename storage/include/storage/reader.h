@@ -68,10 +68,12 @@ class Reader {
                          Frames frames = Frames::walk) const;
     // The same for checking a file: an inconsistent sample is passed to
     // bad ("sample N refers to ...") and skipped, and the scan goes on.
-    // false with *error only if the file cannot be read.
+    // false with *error only if the file cannot be read.  Frames::skip as
+    // above (`cpcprof check` needs the nodes, not the walks: those would
+    // cost samples x depth).
     bool for_each_sample_checked(const std::function<void(const StoredSample &)> &visit,
                                  const std::function<void(const std::string &)> &bad,
-                                 std::string *error) const;
+                                 std::string *error, Frames frames = Frames::walk) const;
 
     // ---- Symbols --------------------------------------------------------
     // CLOCK_REALTIME of the last symbolization; empty: never symbolized.
