@@ -97,7 +97,8 @@ void write_overlapping_mappings_profile(const std::string &path, uint32_t mappin
     ASSERT_TRUE(w->finish(kStartMono + span + 1, &error)) << error;
 }
 
-void write_valued_profile(const std::string &path, uint64_t period_value, uint64_t count) {
+void write_valued_profile(const std::string &path, uint64_t period_value, uint64_t count,
+                          uint32_t hot_samples) {
     std::string error;
     auto w = Writer::create(path, &error);
     ASSERT_TRUE(w) << error;
@@ -108,10 +109,11 @@ void write_valued_profile(const std::string &path, uint64_t period_value, uint64
     std::vector<uint64_t> hot = {kBase + 0x2000, kBase + 0x1000};
     std::vector<uint64_t> cold = {kBase + 0x3000, kBase + 0x1000};
     std::vector<uint64_t> v1 = {period_value, count}, v2 = {1'000'000, 1};
-    w->add_sample({100, 100, kStartMono + 1000, true, hot, v1});
-    w->add_sample({100, 100, kStartMono + 2000, true, cold, v2});
-    w->add_accounting(100, {2, 2, 0});
-    ASSERT_TRUE(w->finish(kStartMono + 3000, &error)) << error;
+    for (uint32_t k = 0; k < hot_samples; ++k)
+        w->add_sample({100, 100, kStartMono + 1000 + k, true, hot, v1});
+    w->add_sample({100, 100, kStartMono + 2000 * (hot_samples + 1), true, cold, v2});
+    w->add_accounting(100, {hot_samples + 1, hot_samples + 1, 0});
+    ASSERT_TRUE(w->finish(kStartMono + 2000 * (hot_samples + 2), &error)) << error;
     symbolize(path, {{0x1000, {"main", "/src/v.c", 1, false}},
                      {0x2000, {"hot", "/src/v.c", 2, false}},
                      {0x3000, {"cold", "/src/v.c", 3, false}}});

@@ -26,9 +26,11 @@ void write_deep_profile(const std::string &path, uint32_t depth, uint32_t sample
 void write_overlapping_mappings_profile(const std::string &path, uint32_t mappings,
                                         uint32_t samples);
 
-// The known two-stack profile with sample values chosen by the caller:
-// sample 1 "main > hot" with values {period_value, count}, sample 2
-// "main > cold" with {1'000'000, 1}.  Event 0 is cpu-clock, period 1e6.
-void write_valued_profile(const std::string &path, uint64_t period_value, uint64_t count);
+// A two-stack profile with sample values chosen by the caller: `hot`
+// samples "main > hot" with values {period_value, count}, then one
+// "main > cold" with {1'000'000, 1}.  Event 0 is cpu-clock, period 1e6;
+// event 1 page-faults.
+void write_valued_profile(const std::string &path, uint64_t period_value, uint64_t count,
+                          uint32_t hot = 1);
 
 } // namespace cpcprof::test

@@ -65,8 +65,8 @@ TEST_F(Growth, JsonCalleesTree) {
     grows_linearly({"report", "--callees", "f0", "--format", "json"});
 }
 
-TEST_F(Growth, TextCallersTree) {
-    grows_linearly({"report", "--callers", "f0"});
+TEST_F(Growth, TextCalleesTree) {
+    grows_linearly({"report", "--callees", "f0"});
 }
 
 TEST_F(Growth, CsvCalleesTree) {
@@ -94,7 +94,11 @@ TEST_F(Growth, RecursiveTreesStaySmall) {
         LimitedRun r =
             ok({"report", file("recursive.cpcprof"), tree, "recurse", "--format", "csv"});
         EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), long(kLarge) + 1) << tree;
+        EXPECT_LT(r.cpu_s, 5.0) << tree;
     }
+    // The bottom-up tree too: built from the suffixes of one chain.
+    LimitedRun r = ok({"flamegraph", file("recursive.cpcprof"), "--inverted", "-o", "-"});
+    EXPECT_NE(r.out.find("recurse"), std::string::npos);
 }
 
 TEST_F(Growth, BoundedMemory) {

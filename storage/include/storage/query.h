@@ -227,11 +227,13 @@ class CallTree {
     // sum of the depths of distinct stacks in the worst case; past it the
     // builder throws TooLarge.  Top-down and callees trees have at most
     // one node per frame node and are not bounded.
-    static constexpr size_t kMaxReversedNodes = size_t{1} << 21;
+    static constexpr size_t kMaxReversedNodes = size_t{1} << 20;
 
   private:
     CallTree(const Query &q);
     uint32_t child(uint32_t parent, const PathFrame &frame);
+    // The node of frame node v's path read from v to the root, made.
+    uint32_t walk_up(uint32_t v, const std::vector<Query::FrameNode> &f, const char *what);
     // Costs of every node from its self cost: totals summed up the tree.
     void sum_totals();
     size_t nevents_ = 0;
