@@ -19,7 +19,10 @@
 //   CallTree tree = CallTree::top_down(*q);
 //
 // Memory and time: one pass over the samples (~1 s per 2 M samples), each
-// distinct stack located and named once.  Not thread-safe; a Query is
+// distinct stack located and named once; stacks are kept as a trie of
+// frames (frame_nodes()), and everything computed from them (function,
+// line and module costs, trees) is one walk over it, without recursion, so
+// a stack of any depth costs what its rows in the file cost.  Not thread-safe; a Query is
 // immutable after open(), so readers on several threads are fine.
 #pragma once
 
