@@ -2,6 +2,7 @@
 
 #include "storage/file_problems.h"
 #include "storage/profile.h"
+#include "storage/sample_values.h"
 
 #include "../common/accounting_text.h"
 
@@ -46,24 +47,34 @@ class FileCheck {
 
     void samples() {
         size_t events = r_.run().events.size();
-        uint64_t bad = 0;
+        uint64_t bad = 0, ordinal = 0, impossible = 0;
+        std::string first_impossible;
         std::string error;
         bool read = r_.for_each_sample_checked(
             [&](const StoredSample &s) {
+                ++ordinal;
                 if (s.values.size() != events)
                     ++value_counts_[s.values.size()];
+                std::string why = storage::impossible_values(r_.run(), s.values);
+                if (!why.empty() && impossible++ == 0)
+                    first_impossible = "sample " + std::to_string(ordinal) + " (pid " +
+                                       std::to_string(s.pid) + ", tid " + std::to_string(s.tid) +
+                                       "): " + why;
             },
             [&](const std::string &what) {
                 if (++bad <= kMaxSampleProblems)
                     problem("inconsistent: " + what);
             },
-            &error);
+            &error, Reader::Frames::skip);
         if (bad > kMaxSampleProblems)
             problem("... and " + count(bad - kMaxSampleProblems, "more inconsistent sample",
                                        "more inconsistent samples"));
         if (!read)
             problem(error);
         scanned_ = read && bad == 0;
+        if (impossible != 0)
+            problem(count(impossible, "sample has", "samples have") +
+                    " values no recording produces; the first, " + first_impossible);
         for (const auto &[n, samples] : value_counts_)
             problem(storage::value_count_problem(samples, n, events));
     }

@@ -6,10 +6,13 @@
 #include "flamegraph.h"
 #include "list.h"
 #include "report.h"
+#include "storage/query.h"
 #include "symbolize_profile.h"
 
 #include <cstdio>
 #include <cstring>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,15 +33,40 @@ const char kUsage[] = "usage: cpcprof COMMAND [ARGS]\n"
                       "\n"
                       "cpcprof COMMAND --help describes a command.\n";
 
+int dispatch(const std::string &cmd, const std::vector<std::string> &args);
+
 } // namespace
 
+// A profile can ask for more than the machine (or RLIMIT_AS) gives: the
+// command says so and exits 1 instead of aborting on an uncaught
+// exception.
 int main(int argc, char **argv) {
     if (argc < 2 || std::strcmp(argv[1], "-h") == 0 || std::strcmp(argv[1], "--help") == 0) {
         std::fputs(kUsage, argc < 2 ? stderr : stdout);
         return argc < 2 ? 2 : 0;
     }
     std::string cmd = argv[1];
-    std::vector<std::string> args(argv + 2, argv + argc);
+    try {
+        return dispatch(cmd, std::vector<std::string>(argv + 2, argv + argc));
+    } catch (const std::bad_alloc &) {
+        std::fprintf(stderr,
+                     "cpcprof %s: this profile needs more memory than this process can have "
+                     "(the machine's or its limit, ulimit -v); select fewer samples "
+                     "(--pid, --tid, --time) where the command has them\n",
+                     cmd.c_str());
+    } catch (const cpcprof::storage::TooLarge &e) {
+        std::fprintf(stderr, "cpcprof %s: %s\n", cmd.c_str(), e.what());
+    } catch (const std::length_error &e) {
+        std::fprintf(stderr,
+                     "cpcprof %s: the profile needs a larger structure than possible (%s)\n",
+                     cmd.c_str(), e.what());
+    }
+    return 1;
+}
+
+namespace {
+
+int dispatch(const std::string &cmd, const std::vector<std::string> &args) {
     if (cmd == "record")
         return cpcprof::record::record_main(args);
     if (cmd == "symbolize")
@@ -60,3 +88,5 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "cpcprof: unknown command '%s'\n%s", cmd.c_str(), kUsage);
     return 2;
 }
+
+} // namespace

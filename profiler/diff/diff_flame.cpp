@@ -128,24 +128,42 @@ class Renderer {
 };
 
 void Renderer::layout(uint32_t node, std::optional<uint32_t> base, double x, int depth) {
-    double all = double(now_.nodes[0].total);
-    double w = double(now_.nodes[node].total) / all;
-    if (w * kWidth < kMinFramePx)
-        return;
-    Frame f{node, base, x, w, depth, 0};
-    f.points = (share(now_, node, false) - share(base_, base, false)) * 100.0;
-    frames_.push_back(f);
-    max_depth_ = std::max(max_depth_, depth);
-    max_points_ = std::max(max_points_, std::fabs(f.points));
-    for (const auto &[key, child] : now_.nodes[node].children) {
-        std::optional<uint32_t> b;
-        if (base) {
-            auto it = base_.nodes[*base].children.find(key);
-            if (it != base_.nodes[*base].children.end())
-                b = it->second;
+    // Depth-first with a stack of its own: a call path can be as deep as
+    // the deepest stack in the file.
+    struct Todo {
+        uint32_t node;
+        std::optional<uint32_t> base;
+        double x;
+        int depth;
+    };
+    const double all = double(now_.nodes[0].total);
+    std::vector<Todo> todo{{node, base, x, depth}};
+    std::vector<Todo> kids;
+    while (!todo.empty()) {
+        Todo t = todo.back();
+        todo.pop_back();
+        double w = double(now_.nodes[t.node].total) / all;
+        if (w * kWidth < kMinFramePx)
+            continue;
+        Frame f{t.node, t.base, t.x, w, t.depth, 0};
+        f.points = (share(now_, t.node, false) - share(base_, t.base, false)) * 100.0;
+        frames_.push_back(f);
+        max_depth_ = std::max(max_depth_, t.depth);
+        max_points_ = std::max(max_points_, std::fabs(f.points));
+        kids.clear();
+        double cx = t.x;
+        for (const auto &[key, child] : now_.nodes[t.node].children) {
+            std::optional<uint32_t> b;
+            if (t.base) {
+                auto it = base_.nodes[*t.base].children.find(key);
+                if (it != base_.nodes[*t.base].children.end())
+                    b = it->second;
+            }
+            kids.push_back({child, b, cx, t.depth + 1});
+            cx += double(now_.nodes[child].total) / all;
         }
-        layout(child, b, x, depth + 1);
-        x += double(now_.nodes[child].total) / all;
+        // Reversed, so that children come out in key order as before.
+        todo.insert(todo.end(), kids.rbegin(), kids.rend());
     }
 }
 

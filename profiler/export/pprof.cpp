@@ -202,7 +202,8 @@ uint64_t PprofBuilder::truncated_location() {
 }
 
 std::vector<uint64_t> PprofBuilder::location_ids(size_t stack) {
-    std::span<const PathFrame> frames = q_.stack(stack);
+    const std::vector<PathFrame> path = q_.stack(stack);
+    std::span<const PathFrame> frames = path;
     std::vector<uint64_t> ids; // leaf first, as pprof wants
     size_t end = frames.size();
     while (end > 0) {
@@ -224,8 +225,12 @@ void PprofBuilder::add_samples() {
         if (ids[st.stack].empty())
             ids[st.stack] = location_ids(st.stack);
         const auto &thread = q_.threads()[st.thread];
+        // pprof's values are int64: a sum beyond INT64_MAX (only absurd
+        // files have one) is written as INT64_MAX, never as a negative.
         std::vector<uint64_t> values = {st.cost.samples};
         values.insert(values.end(), st.cost.values.begin(), st.cost.values.end());
+        for (uint64_t &v : values)
+            v = std::min<uint64_t>(v, INT64_MAX);
         ProtoWriter s;
         s.packed_field(sample_field::kLocationId, ids[st.stack]);
         s.packed_field(sample_field::kValue, values);
@@ -261,7 +266,8 @@ void PprofBuilder::add_header(int event, const std::string &source) {
         const std::string &name = events[sampling].name;
         out_.message_field(profile_field::kPeriodType,
                            value_type(name, is_time_event(name) ? "nanoseconds" : "count"));
-        out_.int_field(profile_field::kPeriod, int64_t(events[sampling].period));
+        out_.int_field(profile_field::kPeriod,
+                       int64_t(std::min<uint64_t>(events[sampling].period, INT64_MAX)));
     }
     out_.int_field(profile_field::kDefaultSampleType, str(weight_name(q_, event)));
 

@@ -11,6 +11,17 @@ using storage::CallTree;
 
 namespace {
 
+// Text and JSON trees indent 2 columns per level up to this many levels,
+// so that output grows with the number of nodes, not with the square of
+// the depth; text marks deeper nodes with their depth.
+constexpr unsigned kMaxIndentLevels = 40;
+
+std::string tree_indent(unsigned level, uint32_t depth) {
+    if (level <= kMaxIndentLevels)
+        return std::string(2 * level, ' ');
+    return std::string(2 * kMaxIndentLevels, ' ') + "[" + std::to_string(depth) + "] ";
+}
+
 struct Walk {
     const ReportContext &c;
     const CallTree &tree;
@@ -35,48 +46,98 @@ struct Walk {
         return c.q.functions()[n.function].name + (n.inlined ? " [inlined]" : "");
     }
 
-    void text(uint32_t node, unsigned depth, Table &t) const {
-        const CallTree::Node &n = tree.nodes()[node];
-        size_t e = size_t(c.weigh);
-        const std::string &m = c.q.functions()[n.function].module;
-        t.rows.push_back({percent(share(n.total.values[e], c.q.total().values[e])),
-                          std::to_string(n.total.samples), std::string(2 * depth, ' ') + name(n),
-                          m.empty() ? "?" : basename_of(m)});
-        for (uint32_t k : ordered_children(node))
-            text(k, depth + 1, t);
-    }
-
-    std::string json(uint32_t node, unsigned indent) const {
-        const CallTree::Node &n = tree.nodes()[node];
-        const auto &fn = c.q.functions()[n.function];
-        std::string pad(indent, ' ');
-        std::string out = pad + "{\"function\": " + json_string(fn.name) +
-                          ", \"module\": " + json_string(fn.module) +
-                          ", \"inlined\": " + (n.inlined ? "true" : "false") +
-                          ", \"self\": " + json_cost(c.q, n.self) +
-                          ", \"total\": " + json_cost(c.q, n.total) + ", \"children\": [";
-        std::vector<uint32_t> kids = ordered_children(node);
-        for (size_t i = 0; i < kids.size(); ++i)
-            out += (i ? ",\n" : "\n") + json(kids[i], indent + 2);
-        out += kids.empty() ? "]}" : "\n" + pad + "]}";
-        return out;
-    }
-
-    void csv(uint32_t node, std::string &out) const {
-        const CallTree::Node &n = tree.nodes()[node];
-        const auto &fn = c.q.functions()[n.function];
-        std::vector<std::string> f = {std::to_string(n.depth), fn.name, fn.module,
-                                      n.inlined ? "1" : "0", std::to_string(n.self.samples),
-                                      std::to_string(n.total.samples)};
-        for (size_t e = 0; e < n.total.values.size(); ++e) {
-            f.push_back(std::to_string(n.self.values[e]));
-            f.push_back(std::to_string(n.total.values[e]));
-            auto s = share(n.total.values[e], c.q.total().values[e]);
-            f.push_back(s ? fixed(*s * 100, 4) : "");
+    // Depth-first from root, children in ordered_children's order, with
+    // a stack of its own (a tree can be as deep as the deepest stack):
+    // enter(node, level) before a node's children, leave(node, level,
+    // had_children) after them; level 0 is root's.
+    template <class Enter, class Leave> void walk(uint32_t root, Enter enter, Leave leave) const {
+        struct Open {
+            uint32_t node;
+            std::vector<uint32_t> kids;
+            size_t next = 0;
+        };
+        std::vector<Open> path;
+        enter(root, 0u);
+        path.push_back({root, ordered_children(root)});
+        while (!path.empty()) {
+            Open &top = path.back();
+            if (top.next == top.kids.size()) {
+                leave(top.node, unsigned(path.size() - 1), !top.kids.empty());
+                path.pop_back();
+                continue;
+            }
+            uint32_t k = top.kids[top.next++];
+            enter(k, unsigned(path.size()));
+            path.push_back({k, ordered_children(k)});
         }
-        out += csv_line(f);
-        for (uint32_t k : ordered_children(node))
-            csv(k, out);
+    }
+
+    void text(uint32_t root, Table &t) const {
+        size_t e = size_t(c.weigh);
+        walk(
+            root,
+            [&](uint32_t node, unsigned level) {
+                const CallTree::Node &n = tree.nodes()[node];
+                const std::string &m = c.q.functions()[n.function].module;
+                t.rows.push_back({percent(share(n.total.values[e], c.q.total().values[e])),
+                                  std::to_string(n.total.samples),
+                                  tree_indent(level, n.depth) + name(n),
+                                  m.empty() ? "?" : basename_of(m)});
+            },
+            [](uint32_t, unsigned, bool) {});
+    }
+
+    // Nested objects, appended to out; indentation stops growing at
+    // kMaxIndentLevels (the nesting still says the depth).
+    void json(uint32_t root, unsigned indent, std::string &out) const {
+        auto pad = [&](unsigned level) {
+            return std::string(indent + 2 * std::min(level, kMaxIndentLevels), ' ');
+        };
+        std::vector<bool> first_child{true}; // per open level: no child written yet
+        walk(
+            root,
+            [&](uint32_t node, unsigned level) {
+                if (level > 0) {
+                    out += first_child[level - 1] ? "\n" : ",\n";
+                    first_child[level - 1] = false;
+                }
+                if (first_child.size() <= level)
+                    first_child.resize(level + 1);
+                first_child[level] = true;
+                const CallTree::Node &n = tree.nodes()[node];
+                const auto &fn = c.q.functions()[n.function];
+                out += pad(level) + "{\"function\": " + json_string(fn.name) +
+                       ", \"module\": " + json_string(fn.module) +
+                       ", \"inlined\": " + (n.inlined ? "true" : "false") +
+                       ", \"self\": " + json_cost(c.q, n.self) +
+                       ", \"total\": " + json_cost(c.q, n.total) + ", \"children\": [";
+            },
+            [&](uint32_t, unsigned level, bool had_children) {
+                out += had_children ? "\n" + pad(level) + "]}" : "]}";
+            });
+    }
+
+    void csv(uint32_t root, std::string &out) const {
+        walk(
+            root,
+            [&](uint32_t node, unsigned) {
+                const CallTree::Node &n = tree.nodes()[node];
+                const auto &fn = c.q.functions()[n.function];
+                std::vector<std::string> f = {std::to_string(n.depth),
+                                              fn.name,
+                                              fn.module,
+                                              n.inlined ? "1" : "0",
+                                              std::to_string(n.self.samples),
+                                              std::to_string(n.total.samples)};
+                for (size_t e = 0; e < n.total.values.size(); ++e) {
+                    f.push_back(std::to_string(n.self.values[e]));
+                    f.push_back(std::to_string(n.total.values[e]));
+                    auto s = share(n.total.values[e], c.q.total().values[e]);
+                    f.push_back(s ? fixed(*s * 100, 4) : "");
+                }
+                out += csv_line(f);
+            },
+            [](uint32_t, unsigned, bool) {});
     }
 };
 
@@ -96,14 +157,15 @@ std::string render_trees(const ReportContext &c, TreeKind kind, const std::strin
         bool first = true;
         for (const CallTree &t : trees)
             for (uint32_t root : t.nodes()[0].children) {
-                out += (first ? "\n" : ",\n") + Walk{c, t}.json(root, 4);
+                out += first ? "\n" : ",\n";
+                Walk{c, t}.json(root, 4, out);
                 first = false;
             }
         return out + (first ? "]\n}\n" : "\n  ]\n}\n");
     }
     if (c.options.format == Format::csv) {
-        std::vector<std::string> head = {"depth", "function", "module", "inlined",
-                                         "self_samples", "total_samples"};
+        std::vector<std::string> head = {"depth",   "function",     "module",
+                                         "inlined", "self_samples", "total_samples"};
         for (const auto &e : c.q.events())
             for (const char *p : {"self_", "total_", "total_pct_"})
                 head.push_back(p + e.name);
@@ -122,7 +184,7 @@ std::string render_trees(const ReportContext &c, TreeKind kind, const std::strin
         t.headers = {"total:" + ev, "samples", "function", "module"};
         t.left = {false, false, true, true};
         for (uint32_t root : trees[i].nodes()[0].children)
-            Walk{c, trees[i]}.text(root, 0, t);
+            Walk{c, trees[i]}.text(root, t);
         out += t.render();
     }
     return out;

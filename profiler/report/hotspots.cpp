@@ -5,7 +5,6 @@
 #include <map>
 #include <string_view>
 #include <tuple>
-#include <unordered_set>
 
 namespace cpcprof::report {
 
@@ -72,16 +71,21 @@ std::vector<HotspotRow> module_rows(const Query &q) {
     for (uint32_t f = 0; f < fns.size(); ++f)
         at(fns[f].module).self.add(q.function_self()[f]);
     // A module's total counts each sample once however many of its
-    // frames the stack holds.
-    std::unordered_set<std::string_view> seen;
-    for (size_t i = 0; i < q.stack_count(); ++i) {
-        seen.clear();
-        for (const storage::PathFrame &fr : q.stack(i)) {
-            const std::string &m = fns[fr.function].module;
-            if (seen.insert(m).second)
-                at(m).total.add(q.stack_cost(i));
-        }
+    // frames the stack holds: one walk over the stacks' trie.
+    std::map<std::string_view, uint32_t> module_key;
+    std::vector<std::string_view> module_of_key;
+    const auto &nodes = q.frame_nodes();
+    std::vector<uint32_t> key(nodes.size(), Query::kNoKey);
+    for (size_t v = 1; v < nodes.size(); ++v) {
+        const std::string &m = fns[nodes[v].frame.function].module;
+        auto [it, fresh] = module_key.try_emplace(m, uint32_t(module_of_key.size()));
+        if (fresh)
+            module_of_key.push_back(m);
+        key[v] = it->second;
     }
+    std::vector<storage::Cost> totals = q.once_per_stack(key, module_of_key.size());
+    for (size_t k = 0; k < totals.size(); ++k)
+        at(std::string(module_of_key[k])).total.add(totals[k]);
     std::vector<HotspotRow> rows;
     for (auto &[m, r] : by_module)
         rows.push_back(std::move(r));

@@ -1,6 +1,7 @@
 #include "address_map.h"
 
 #include <algorithm>
+#include <limits>
 #include <tuple>
 
 namespace cpcprof::storage {
@@ -39,61 +40,102 @@ uint32_t AddressMap::context(int pid, int64_t time_ns) {
     size_t span = static_cast<size_t>(
         std::upper_bound(p.boundaries.begin(), p.boundaries.end(), time_ns) - p.boundaries.begin());
     uint32_t &c = p.by_span[span];
-    if (c == 0)
-        c = build_context(p, span);
+    if (c == 0) {
+        if (!p.indexed) {
+            p.index.build(mappings_, p.mappings);
+            p.indexed = true;
+        }
+        // Every time t in span i >= 1 has boundaries[i-1] <= t < boundaries[i];
+        // loads and unloads are boundaries, so "load <= t" is "load <=
+        // boundaries[i-1]" and "t < unload" is "unload > boundaries[i-1]".
+        contexts_.push_back({last_process_, span != 0, span != 0 ? p.boundaries[span - 1] : 0});
+        c = static_cast<uint32_t>(contexts_.size() - 1);
+    }
     return c;
 }
 
-uint32_t AddressMap::build_context(Process &p, size_t span) {
-    // Every time t in span i >= 1 has boundaries[i-1] <= t < boundaries[i];
-    // loads and unloads are boundaries, so "load <= t" is "load <=
-    // boundaries[i-1]" and "t < unload" is "unload > boundaries[i-1]".
-    std::vector<Interval> live, earlier, later;
-    for (uint32_t i : p.mappings) {
-        const ModuleRecord &m = mappings_[i];
+void AddressMap::Index::build(std::span<const ModuleRecord> all,
+                              const std::vector<uint32_t> &mappings) {
+    for (uint32_t i : mappings)
+        if (all[i].info.end > all[i].info.start) {
+            cuts.push_back(all[i].info.start);
+            cuts.push_back(all[i].info.end);
+        }
+    std::sort(cuts.begin(), cuts.end());
+    cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
+    const size_t leaves = cuts.size() < 2 ? 0 : cuts.size() - 1;
+    lists.assign(2 * leaves, {});
+    auto leaf = [&](uint64_t a) {
+        return size_t(std::lower_bound(cuts.begin(), cuts.end(), a) - cuts.begin());
+    };
+    for (uint32_t i : mappings) {
+        const ModuleRecord &m = all[i];
         if (m.info.end <= m.info.start)
             continue;
-        Interval v{m.info.start, m.info.end, m.info.load_ns, i};
-        if (span == 0 || m.info.load_ns > p.boundaries[span - 1])
-            later.push_back(v);
-        else if (!m.unload_ns || *m.unload_ns > p.boundaries[span - 1])
-            live.push_back(v);
-        else
-            earlier.push_back(v);
+        Entry e{m.info.load_ns, m.unload_ns.value_or(std::numeric_limits<int64_t>::max()), i};
+        for (size_t l = leaf(m.info.start) + leaves, r = leaf(m.info.end) + leaves; l < r;
+             l >>= 1, r >>= 1) {
+            if (l & 1)
+                lists[l++].push_back(e);
+            if (r & 1)
+                lists[--r].push_back(e);
+        }
     }
-    Context c;
-    c.live.build(std::move(live));
-    c.earlier.build(std::move(earlier));
-    c.later.build(std::move(later));
-    contexts_.push_back(std::move(c));
-    return static_cast<uint32_t>(contexts_.size() - 1);
+    sparse.assign(lists.size(), {});
+    for (size_t k = 0; k < lists.size(); ++k) {
+        std::vector<Entry> &list = lists[k];
+        std::sort(list.begin(), list.end(), [](const Entry &a, const Entry &b) {
+            return std::tie(a.load_ns, a.mapping) < std::tie(b.load_ns, b.mapping);
+        });
+        const size_t n = list.size();
+        std::vector<int64_t> &t = sparse[k];
+        for (size_t i = 0; i < n; ++i)
+            t.push_back(list[i].unload_ns);
+        for (size_t j = 1; (size_t{1} << j) <= n; ++j) {
+            size_t prev = (j - 1) * n, half = size_t{1} << (j - 1);
+            t.resize((j + 1) * n, 0);
+            for (size_t i = 0; i + (size_t{1} << j) <= n; ++i)
+                t[j * n + i] = std::max(t[prev + i], t[prev + i + half]);
+        }
+    }
 }
 
-void AddressMap::Intervals::build(std::vector<Interval> intervals) {
-    std::sort(intervals.begin(), intervals.end(),
-              [](const Interval &a, const Interval &b) { return a.start < b.start; });
-    list = std::move(intervals);
-    max_end.resize(list.size());
-    uint64_t running = 0;
-    for (size_t i = 0; i < list.size(); ++i)
-        max_end[i] = running = std::max(running, list[i].end);
-}
-
-uint32_t AddressMap::Intervals::find(uint64_t address, bool latest) const {
-    auto after = std::upper_bound(list.begin(), list.end(), address,
-                                  [](uint64_t a, const Interval &v) { return a < v.start; });
-    const Interval *best = nullptr;
-    for (size_t i = static_cast<size_t>(after - list.begin()); i-- > 0 && max_end[i] > address;) {
-        const Interval &v = list[i];
-        if (address >= v.end)
+uint32_t AddressMap::Index::find(uint64_t address, bool loaded_before, int64_t t) const {
+    const size_t leaves = lists.size() / 2;
+    auto after = std::upper_bound(cuts.begin(), cuts.end(), address);
+    if (after == cuts.begin() || after == cuts.end())
+        return kNoMapping;
+    const Entry *live = nullptr, *earlier = nullptr, *later = nullptr;
+    auto key = [](const Entry *e) { return std::tie(e->load_ns, e->mapping); };
+    for (size_t k = size_t(after - cuts.begin()) - 1 + leaves; k > 0; k >>= 1) {
+        const std::vector<Entry> &list = lists[k];
+        if (list.empty())
             continue;
-        bool better =
-            best == nullptr ||
-            (latest ? std::tie(v.load_ns, v.mapping) > std::tie(best->load_ns, best->mapping)
-                    : std::tie(v.load_ns, v.mapping) < std::tie(best->load_ns, best->mapping));
-        if (better)
-            best = &v;
+        if (later == nullptr || key(&list[0]) < key(later))
+            later = &list[0];
+        if (!loaded_before)
+            continue;
+        // Entries loaded at or before t: a prefix of the list.
+        size_t p =
+            size_t(std::upper_bound(list.begin(), list.end(), t,
+                                    [](int64_t v, const Entry &e) { return v < e.load_ns; }) -
+                   list.begin());
+        if (p == 0)
+            continue;
+        if (earlier == nullptr || key(&list[p - 1]) > key(earlier))
+            earlier = &list[p - 1];
+        // The last of them still loaded after t (unload_ns > t): skip
+        // blocks of 2^j entries whose unloads are all <= t.
+        const std::vector<int64_t> &st = sparse[k];
+        const size_t n = list.size();
+        size_t pos = p;
+        for (size_t j = 64 - size_t(__builtin_clzll(p)); j-- > 0;)
+            if (pos >= (size_t{1} << j) && st[j * n + pos - (size_t{1} << j)] <= t)
+                pos -= size_t{1} << j;
+        if (pos > 0 && (live == nullptr || key(&list[pos - 1]) > key(live)))
+            live = &list[pos - 1];
     }
+    const Entry *best = live ? live : earlier ? earlier : later;
     return best ? best->mapping : kNoMapping;
 }
 
@@ -101,10 +143,7 @@ uint32_t AddressMap::find(uint32_t context, uint64_t address) const {
     if (context == 0 || context >= contexts_.size())
         return kNoMapping;
     const Context &c = contexts_[context];
-    uint32_t m = c.live.find(address, true);
-    if (m == kNoMapping)
-        m = c.earlier.find(address, true);
-    return m != kNoMapping ? m : c.later.find(address, false);
+    return processes_[c.process].index.find(address, c.loaded_before, c.t);
 }
 
 CodeAddress AddressMap::locate(uint32_t context, uint64_t address) const {

@@ -4,9 +4,16 @@
 //
 // Built for many lookups: a process's time is cut at every load and unload
 // of its mappings into spans in which its mappings do not change; a
-// context is one (process, span) and is built the first time a lookup
-// falls in it.  Same context, same answers: callers resolve each
-// (context, stack node) once.
+// context is one (process, span), numbered the first time a lookup falls
+// in it.  Same context, same answers: callers resolve each (context,
+// stack node) once.
+//
+// Memory and time follow the number of mappings M, however they overlap:
+// per process, one segment tree over the address ranges holds each
+// mapping in O(log M) nodes, each node's mappings sorted by load time with
+// a sparse table of their unload times; a lookup visits O(log M) nodes,
+// O(log M) each.  (Building every span's own sorted list of mappings, as
+// before, took O(M^2): 3.4 GB for a 741 KB file of overlapping mappings.)
 #pragma once
 
 #include "storage/records.h"
@@ -40,33 +47,36 @@ class AddressMap {
     CodeAddress locate(uint32_t context, uint64_t address) const;
 
   private:
-    struct Interval {
-        uint64_t start = 0, end = 0;
+    struct Entry {
         int64_t load_ns = 0;
+        int64_t unload_ns = 0; // INT64_MAX: never unloaded
         uint32_t mapping = 0;
     };
-    // Intervals sorted by start, with the running maximum of their ends,
-    // so that a lookup scans back only over intervals that can hold it.
-    struct Intervals {
-        std::vector<Interval> list;
-        std::vector<uint64_t> max_end;
-        void build(std::vector<Interval> intervals);
-        // The best interval holding address: the latest loaded when
-        // latest, else the earliest; kNoMapping if none.
-        uint32_t find(uint64_t address, bool latest) const;
+    // A process's mappings by address: leaf i is [cuts[i], cuts[i+1]); node
+    // k of the (bottom-up, iterative) segment tree lists the mappings that
+    // cover its whole range and not its parent's, by (load_ns, mapping).
+    struct Index {
+        std::vector<uint64_t> cuts;
+        std::vector<std::vector<Entry>> lists; // by node, [1, 2 * leaves)
+        std::vector<std::vector<int64_t>>
+            sparse; // by node: max unload_ns of 2^j entries from i, level j at j * size
+        void build(std::span<const ModuleRecord> all, const std::vector<uint32_t> &mappings);
+        // The rule of the format at time t (loaded_before: some load <= t
+        // exists, i.e. the span is not the first).
+        uint32_t find(uint64_t address, bool loaded_before, int64_t t) const;
     };
     struct Context {
-        Intervals live;    // loaded at or before the span, not unloaded in it
-        Intervals earlier; // loaded and unloaded before the span
-        Intervals later;   // loaded after the span
+        uint32_t process = 0;
+        bool loaded_before = false; // not the span before every load
+        int64_t t = 0;              // the span's start
     };
     struct Process {
         std::vector<uint32_t> mappings;  // indices of its mappings
         std::vector<int64_t> boundaries; // every load and unload time, sorted, unique
-        std::vector<uint32_t> by_span;   // context of span i, 0 = not built yet
+        std::vector<uint32_t> by_span;   // context of span i, 0 = not numbered yet
+        Index index;
+        bool indexed = false;
     };
-
-    uint32_t build_context(Process &p, size_t span);
 
     std::span<const ModuleRecord> mappings_;
     std::unordered_map<int, uint32_t> pid_index_; // pid -> processes_[]

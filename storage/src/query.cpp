@@ -13,6 +13,7 @@
 #include "storage/query.h"
 
 #include "flat_map.h"
+#include "storage/sample_values.h"
 #include "storage/stack_locator.h"
 
 #include <algorithm>
@@ -24,11 +25,11 @@
 namespace cpcprof::storage {
 
 void Cost::add(const Cost &other) {
-    samples += other.samples;
+    samples = saturating_add(samples, other.samples);
     if (values.size() < other.values.size())
         values.resize(other.values.size());
     for (size_t i = 0; i < other.values.size(); ++i)
-        values[i] += other.values[i];
+        values[i] = saturating_add(values[i], other.values[i]);
 }
 
 namespace {
@@ -64,10 +65,10 @@ struct Query::Impl {
     std::unordered_map<std::string, uint32_t> function_ids; // name '\0' module
 
     struct Stack {
-        uint32_t first = 0, count = 0;
+        uint32_t leaf = 0; // frame node
         bool truncated = false;
     };
-    std::vector<PathFrame> frames; // every stack's, root first, back to back
+    std::vector<FrameNode> fnodes{FrameNode{}};
     std::vector<Stack> stacks;
     std::vector<Cost> stack_costs;
 
@@ -129,25 +130,47 @@ struct Query::Impl {
         return {node_frames.data() + first, node_frames.size() - first};
     }
 
-    // Appends the frames of located node n, root first, as a new stack.
-    void name_stack(const StackLocator &loc, uint32_t n, bool truncated) {
+    // The frame node of located node n's innermost frame: its own frames
+    // below that of its caller, each located node expanded once.  Walks
+    // up to the first node done, then down: no recursion, O(new frames).
+    std::vector<uint32_t> fnode_of; // located node -> frame node; 0 = not yet
+    std::vector<uint32_t> up;       // scratch
+    uint32_t frame_node(const StackLocator &loc, uint32_t n) {
         const auto &nodes = loc.nodes();
-        leaf_first.clear();
-        if (n == 0)
-            leaf_first.push_back({function_id(kNoStack, "", false, ""), 0, 0, false});
-        for (uint32_t at = n; at != 0; at = nodes[at].parent) {
-            std::span<const PathFrame> own = expand(nodes[at], at);
-            leaf_first.insert(leaf_first.end(), own.begin(), own.end());
+        if (fnode_of.size() < nodes.size())
+            fnode_of.resize(nodes.size(), 0);
+        up.clear();
+        uint32_t at = n;
+        for (; at != 0 && fnode_of[at] == 0; at = nodes[at].parent)
+            up.push_back(at);
+        uint32_t base = at == 0 ? 0 : fnode_of[at];
+        for (auto it = up.rbegin(); it != up.rend(); ++it) {
+            std::span<const PathFrame> own = expand(nodes[*it], *it); // innermost first
+            for (size_t k = own.size(); k-- > 0;)
+                base = push_frame(base, own[k]);
+            fnode_of[*it] = base;
         }
-        Stack s;
-        s.first = uint32_t(frames.size());
-        s.count = uint32_t(leaf_first.size());
-        s.truncated = truncated;
-        frames.insert(frames.end(), leaf_first.rbegin(), leaf_first.rend());
-        stacks.push_back(s);
+        return base;
+    }
+    uint32_t push_frame(uint32_t parent, const PathFrame &f) {
+        fnodes.push_back({parent, fnodes[parent].depth + 1, f});
+        return uint32_t(fnodes.size() - 1);
+    }
+    uint32_t no_stack = 0; // the frame node of "[no stack]", once made
+
+    // Adds located node n as a new stack.
+    void name_stack(const StackLocator &loc, uint32_t n, bool truncated) {
+        uint32_t leaf;
+        if (n == 0) {
+            if (no_stack == 0)
+                no_stack = push_frame(0, {function_id(kNoStack, "", false, ""), 0, 0, false});
+            leaf = no_stack;
+        } else {
+            leaf = frame_node(loc, n);
+        }
+        stacks.push_back({leaf, truncated});
         stack_costs.push_back(Cost{0, std::vector<uint64_t>(nevents)});
     }
-    std::vector<PathFrame> leaf_first; // scratch
 
     bool inline_frames_wanted() const { return filter.inline_frames; }
 
@@ -164,21 +187,14 @@ struct Query::Impl {
         return true;
     }
 
-    void sum_functions() {
+    void sum_functions(const Query &q) {
         fself.assign(functions.size(), Cost{0, std::vector<uint64_t>(nevents)});
-        ftotal.assign(functions.size(), Cost{0, std::vector<uint64_t>(nevents)});
-        std::vector<size_t> seen(functions.size(), SIZE_MAX);
-        for (size_t i = 0; i < stacks.size(); ++i) {
-            const Stack &s = stacks[i];
-            const PathFrame *f = frames.data() + s.first;
-            fself[f[s.count - 1].function].add(stack_costs[i]);
-            for (uint32_t k = 0; k < s.count; ++k) {
-                if (seen[f[k].function] == i)
-                    continue;
-                seen[f[k].function] = i;
-                ftotal[f[k].function].add(stack_costs[i]);
-            }
-        }
+        for (size_t i = 0; i < stacks.size(); ++i)
+            fself[fnodes[stacks[i].leaf].frame.function].add(stack_costs[i]);
+        std::vector<uint32_t> key(fnodes.size());
+        for (size_t v = 1; v < fnodes.size(); ++v)
+            key[v] = fnodes[v].frame.function;
+        ftotal = q.once_per_stack(key, functions.size());
     }
 };
 
@@ -213,9 +229,16 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
     Impl &q = *impl;
     uint64_t last_tkey = 0;
     uint32_t last_thread = UINT32_MAX;
+    uint64_t impossible = 0;
+    std::string first_impossible;
     bool ok = r.for_each_sample(
         [&](const StoredSample &s) {
             ++q.read;
+            std::string why = impossible_values(r.run(), s.values);
+            if (!why.empty() && impossible++ == 0)
+                first_impossible = "sample " + std::to_string(q.read) + " (pid " +
+                                   std::to_string(s.pid) + ", tid " + std::to_string(s.tid) +
+                                   "): " + why;
             if (!q.keep(s))
                 return;
             ++q.kept;
@@ -252,14 +275,21 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
                     {stack, last_thread, Cost{0, std::vector<uint64_t>(q.nevents)}});
             }
             Cost &c = q.stack_threads[st].cost;
-            c.samples += 1;
+            c.samples = saturating_add(c.samples, 1);
             size_t nv = std::min(s.values.size(), q.nevents);
             for (size_t e = 0; e < nv; ++e)
-                c.values[e] += s.values[e];
+                c.values[e] = saturating_add(c.values[e], s.values[e]);
         },
         error, Reader::Frames::skip);
     if (!ok) {
         *error = path + ": " + *error;
+        return nullptr;
+    }
+    if (impossible != 0) {
+        *error = path + ": " + std::to_string(impossible) +
+                 (impossible == 1 ? " sample has values" : " samples have values") +
+                 " no recording produces; the first, " + first_impossible +
+                 " (cpcprof check lists the file's problems)";
         return nullptr;
     }
     for (const StackThreadCost &st : q.stack_threads) {
@@ -267,13 +297,22 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
         q.threads[st.thread].cost.add(st.cost);
         q.total.add(st.cost);
     }
-    q.sum_functions();
-    return std::unique_ptr<Query>(new Query(std::move(impl)));
+    q.fnode_of = {};
+    q.up = {};
+    auto query = std::unique_ptr<Query>(new Query(std::move(impl)));
+    query->impl_->sum_functions(*query);
+    return query;
 }
 
-const Reader &Query::reader() const { return *impl_->reader; }
-const QueryFilter &Query::filter() const { return impl_->filter; }
-const std::vector<EventInfo> &Query::events() const { return impl_->reader->run().events; }
+const Reader &Query::reader() const {
+    return *impl_->reader;
+}
+const QueryFilter &Query::filter() const {
+    return impl_->filter;
+}
+const std::vector<EventInfo> &Query::events() const {
+    return impl_->reader->run().events;
+}
 
 int Query::event_index(const std::string &name) const {
     const auto &ev = events();
@@ -291,7 +330,9 @@ int Query::event_index(const std::string &name) const {
     return -1;
 }
 
-const std::vector<FunctionInfo> &Query::functions() const { return impl_->functions; }
+const std::vector<FunctionInfo> &Query::functions() const {
+    return impl_->functions;
+}
 const std::vector<std::string> &Query::files() const {
     return impl_->reader->symbol_table().files();
 }
@@ -308,19 +349,48 @@ std::vector<uint32_t> Query::find_functions(const std::string &name) const {
     return exact.empty() ? part : exact;
 }
 
-size_t Query::stack_count() const { return impl_->stacks.size(); }
-std::span<const PathFrame> Query::stack(size_t i) const {
-    const Impl::Stack &s = impl_->stacks.at(i);
-    return {impl_->frames.data() + s.first, s.count};
+size_t Query::stack_count() const {
+    return impl_->stacks.size();
 }
-bool Query::stack_truncated(size_t i) const { return impl_->stacks.at(i).truncated; }
-const Cost &Query::stack_cost(size_t i) const { return impl_->stack_costs.at(i); }
-const Cost &Query::total() const { return impl_->total; }
-uint64_t Query::samples_kept() const { return impl_->kept; }
-uint64_t Query::samples_read() const { return impl_->read; }
-const std::vector<Cost> &Query::function_self() const { return impl_->fself; }
-const std::vector<Cost> &Query::function_total() const { return impl_->ftotal; }
-const std::vector<Query::ThreadCost> &Query::threads() const { return impl_->threads; }
+std::vector<PathFrame> Query::stack(size_t i) const {
+    const auto &fnodes = impl_->fnodes;
+    uint32_t leaf = impl_->stacks.at(i).leaf;
+    std::vector<PathFrame> out(fnodes[leaf].depth);
+    size_t k = out.size();
+    for (uint32_t at = leaf; at != 0; at = fnodes[at].parent)
+        out[--k] = fnodes[at].frame;
+    return out;
+}
+uint32_t Query::stack_leaf(size_t i) const {
+    return impl_->stacks.at(i).leaf;
+}
+const std::vector<Query::FrameNode> &Query::frame_nodes() const {
+    return impl_->fnodes;
+}
+bool Query::stack_truncated(size_t i) const {
+    return impl_->stacks.at(i).truncated;
+}
+const Cost &Query::stack_cost(size_t i) const {
+    return impl_->stack_costs.at(i);
+}
+const Cost &Query::total() const {
+    return impl_->total;
+}
+uint64_t Query::samples_kept() const {
+    return impl_->kept;
+}
+uint64_t Query::samples_read() const {
+    return impl_->read;
+}
+const std::vector<Cost> &Query::function_self() const {
+    return impl_->fself;
+}
+const std::vector<Cost> &Query::function_total() const {
+    return impl_->ftotal;
+}
+const std::vector<Query::ThreadCost> &Query::threads() const {
+    return impl_->threads;
+}
 const std::vector<Query::StackThreadCost> &Query::stack_thread_costs() const {
     return impl_->stack_threads;
 }
@@ -337,6 +407,68 @@ std::vector<std::string> Query::modules_without_symbols() const {
     return out;
 }
 
+std::vector<Cost> Query::once_per_stack(std::span<const uint32_t> key_of, size_t keys) const {
+    const auto &fnodes = impl_->fnodes;
+    const size_t n = fnodes.size(), w = impl_->nevents + 1;
+    // The cost of the stacks ending at or below each node: flat rows of
+    // samples, then one value per event.
+    std::vector<uint64_t> below(n * w, 0);
+    auto add_row = [&](uint64_t *dst, const uint64_t *src) {
+        for (size_t e = 0; e < w; ++e)
+            dst[e] = saturating_add(dst[e], src[e]);
+    };
+    for (size_t i = 0; i < impl_->stacks.size(); ++i) {
+        uint64_t *row = &below[size_t(impl_->stacks[i].leaf) * w];
+        const Cost &c = impl_->stack_costs[i];
+        row[0] = saturating_add(row[0], c.samples);
+        for (size_t e = 0; e + 1 < w && e < c.values.size(); ++e)
+            row[e + 1] = saturating_add(row[e + 1], c.values[e]);
+    }
+    for (size_t v = n; v-- > 1;)
+        add_row(&below[size_t(fnodes[v].parent) * w], &below[v * w]);
+
+    // Children lists (counting sort by parent), then a depth-first walk
+    // that knows how often each key is open on the path from the root: a
+    // node whose key is not yet open is the outermost occurrence on every
+    // stack below it.
+    std::vector<uint32_t> first(n + 1, 0), kids(n > 0 ? n - 1 : 0);
+    for (size_t v = 1; v < n; ++v)
+        ++first[fnodes[v].parent + 1];
+    for (size_t v = 0; v < n; ++v)
+        first[v + 1] += first[v];
+    std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+    for (size_t v = 1; v < n; ++v)
+        kids[fill[fnodes[v].parent]++] = uint32_t(v);
+
+    std::vector<Cost> out(keys, Cost{0, std::vector<uint64_t>(w - 1)});
+    std::vector<uint32_t> open(keys, 0);
+    auto key = [&](uint32_t v) { return v < key_of.size() ? key_of[v] : kNoKey; };
+    struct Visit {
+        uint32_t node, next; // next: index into kids
+    };
+    std::vector<Visit> path{{0, first[0]}};
+    while (!path.empty()) {
+        Visit &top = path.back();
+        if (top.next == first[top.node + 1]) {
+            uint32_t k = key(top.node);
+            if (top.node != 0 && k < keys)
+                --open[k];
+            path.pop_back();
+            continue;
+        }
+        uint32_t v = kids[top.next++];
+        uint32_t k = key(v);
+        if (k < keys && open[k]++ == 0) {
+            const uint64_t *row = &below[size_t(v) * w];
+            out[k].samples = saturating_add(out[k].samples, row[0]);
+            for (size_t e = 1; e < w; ++e)
+                out[k].values[e - 1] = saturating_add(out[k].values[e - 1], row[e]);
+        }
+        path.push_back({v, first[v]});
+    }
+    return out;
+}
+
 std::vector<Query::LineCost> Query::line_costs() const {
     struct Key {
         uint32_t function, file, line;
@@ -347,120 +479,25 @@ std::vector<Query::LineCost> Query::line_costs() const {
             return std::hash<uint64_t>()((uint64_t(k.function) << 32 | k.file) * 31 + k.line);
         }
     };
-    std::unordered_map<Key, size_t, Hash> index;
-    std::vector<LineCost> out;
+    const auto &fnodes = impl_->fnodes;
     const size_t ne = impl_->nevents;
-    auto at = [&](const PathFrame &f) -> LineCost & {
-        auto [it, fresh] = index.try_emplace(Key{f.function, f.file, f.line}, out.size());
+    std::unordered_map<Key, uint32_t, Hash> index;
+    std::vector<LineCost> out;
+    std::vector<uint32_t> line_of(fnodes.size(), kNoKey);
+    for (size_t v = 1; v < fnodes.size(); ++v) {
+        const PathFrame &f = fnodes[v].frame;
+        auto [it, fresh] = index.try_emplace(Key{f.function, f.file, f.line}, uint32_t(out.size()));
         if (fresh)
             out.push_back({f.function, f.file, f.line, Cost{0, std::vector<uint64_t>(ne)},
                            Cost{0, std::vector<uint64_t>(ne)}});
-        return out[it->second];
-    };
-    std::vector<size_t> seen; // line index -> the last stack that counted it
-    for (size_t i = 0; i < stack_count(); ++i) {
-        std::span<const PathFrame> s = stack(i);
-        const Cost &c = stack_cost(i);
-        at(s.back()).self.add(c);
-        for (const PathFrame &f : s) {
-            size_t idx = size_t(&at(f) - out.data());
-            if (idx >= seen.size())
-                seen.resize(out.size(), SIZE_MAX);
-            if (seen[idx] == i)
-                continue;
-            seen[idx] = i;
-            out[idx].total.add(c);
-        }
+        line_of[v] = it->second;
     }
+    for (size_t i = 0; i < stack_count(); ++i)
+        out[line_of[impl_->stacks[i].leaf]].self.add(stack_cost(i));
+    std::vector<Cost> totals = once_per_stack(line_of, out.size());
+    for (size_t k = 0; k < out.size(); ++k)
+        out[k].total = std::move(totals[k]);
     return out;
-}
-
-// ---- CallTree ---------------------------------------------------------------
-
-CallTree::CallTree(const Query &q) : nevents_(q.events().size()) {
-    nodes_.push_back(Node{});
-    nodes_[0].self.values.assign(nevents_, 0);
-    nodes_[0].total.values.assign(nevents_, 0);
-}
-
-uint32_t CallTree::child(uint32_t parent, const PathFrame &frame) {
-    uint64_t key = uint64_t(parent) << 32 | frame.function;
-    auto [it, fresh] = index_.try_emplace(key, uint32_t(nodes_.size()));
-    if (fresh) {
-        Node n;
-        n.parent = parent;
-        n.function = frame.function;
-        n.depth = nodes_[parent].depth + 1;
-        n.inlined = frame.inlined;
-        n.self.values.assign(nevents_, 0);
-        n.total.values.assign(nevents_, 0);
-        nodes_.push_back(std::move(n));
-        nodes_[parent].children.push_back(it->second);
-    } else {
-        nodes_[it->second].inlined = nodes_[it->second].inlined && frame.inlined;
-    }
-    return it->second;
-}
-
-void CallTree::add_path(std::span<const PathFrame> seq, const Cost &cost, size_t self_at) {
-    nodes_[0].total.add(cost);
-    uint32_t at = 0;
-    for (size_t k = 0; k < seq.size(); ++k) {
-        at = child(at, seq[k]);
-        nodes_[at].total.add(cost);
-        if (k == self_at)
-            nodes_[at].self.add(cost);
-    }
-}
-
-CallTree CallTree::top_down(const Query &q) {
-    CallTree t(q);
-    for (size_t i = 0; i < q.stack_count(); ++i) {
-        auto s = q.stack(i);
-        t.add_path(s, q.stack_cost(i), s.size() - 1);
-    }
-    return t;
-}
-
-CallTree CallTree::bottom_up(const Query &q) {
-    CallTree t(q);
-    std::vector<PathFrame> seq;
-    for (size_t i = 0; i < q.stack_count(); ++i) {
-        auto s = q.stack(i);
-        seq.assign(s.rbegin(), s.rend());
-        t.add_path(seq, q.stack_cost(i), 0);
-    }
-    return t;
-}
-
-CallTree CallTree::callers(const Query &q, uint32_t fn) {
-    CallTree t(q);
-    std::vector<PathFrame> seq;
-    for (size_t i = 0; i < q.stack_count(); ++i) {
-        auto s = q.stack(i);
-        size_t k = s.size();
-        while (k > 0 && s[k - 1].function != fn)
-            --k;
-        if (k == 0)
-            continue;
-        seq.assign(std::make_reverse_iterator(s.begin() + k), s.rend());
-        t.add_path(seq, q.stack_cost(i), k == s.size() ? 0 : SIZE_MAX);
-    }
-    return t;
-}
-
-CallTree CallTree::callees(const Query &q, uint32_t fn) {
-    CallTree t(q);
-    for (size_t i = 0; i < q.stack_count(); ++i) {
-        auto s = q.stack(i);
-        size_t k = 0;
-        while (k < s.size() && s[k].function != fn)
-            ++k;
-        if (k == s.size())
-            continue;
-        t.add_path(s.subspan(k), q.stack_cost(i), s.size() - 1 - k);
-    }
-    return t;
 }
 
 } // namespace cpcprof::storage

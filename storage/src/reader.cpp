@@ -133,8 +133,8 @@ bool Reader::for_each_sample(const std::function<void(const StoredSample &)> &vi
 
 bool Reader::for_each_sample_checked(const std::function<void(const StoredSample &)> &visit,
                                      const std::function<void(const std::string &)> &bad,
-                                     std::string *error) const {
-    return impl_->scan(visit, &bad, Frames::walk, error);
+                                     std::string *error, Frames frames) const {
+    return impl_->scan(visit, &bad, frames, error);
 }
 
 bool Reader::Impl::scan(const std::function<void(const StoredSample &)> &visit,

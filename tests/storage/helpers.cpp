@@ -59,7 +59,8 @@ OwnedSample numbered_sample(int i) {
     const auto &shape = shapes[i % shapes.size()];
     s.frames.assign(shape.rbegin(), shape.rend());
     s.complete = i % 7 != 6;
-    s.values = {1'000'000 + static_cast<uint64_t>(i % 5), static_cast<uint64_t>(i % 3)};
+    // The sampling event's value is its period (storage/sample_values.h).
+    s.values = {1'000'000, static_cast<uint64_t>(i % 5)};
     return s;
 }
 

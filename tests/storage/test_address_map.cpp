@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <random>
+
 using namespace cpcprof::storage;
 
 namespace {
@@ -112,5 +115,60 @@ TEST(AddressMap, ManyMappingsBinarySearch) {
     for (int i = 0; i < 1000; ++i) {
         EXPECT_EQ(map.locate(c, 0x100000 * (i + 1) + 0x10), (CodeAddress{i + 1, 0x10}));
         EXPECT_EQ(map.locate(c, 0x100000 * (i + 1) + 0x9000).module_id, 0);
+    }
+}
+
+// The index against the rule of the format, brute force, on random
+// overlapping mappings (issue 12: many overlapping mappings).
+namespace {
+
+uint32_t by_the_rule(const std::vector<ModuleRecord> &maps, int pid, int64_t t, uint64_t a) {
+    // The mapping live at t (latest loaded); else the latest loaded among
+    // those unloaded by t; else the first loaded after t.  Ties: the
+    // later/earlier index, as (load, index) orders them.
+    int best_live = -1, best_earlier = -1, best_later = -1;
+    auto key = [&](int i) { return std::make_pair(maps[i].info.load_ns, i); };
+    for (int i = 0; i < int(maps.size()); ++i) {
+        const ModuleRecord &m = maps[i];
+        if (m.info.pid != pid || a < m.info.start || a >= m.info.end)
+            continue;
+        if (m.info.load_ns > t) {
+            if (best_later < 0 || key(i) < key(best_later))
+                best_later = i;
+        } else if (!m.unload_ns || *m.unload_ns > t) {
+            if (best_live < 0 || key(i) > key(best_live))
+                best_live = i;
+        } else if (best_earlier < 0 || key(i) > key(best_earlier)) {
+            best_earlier = i;
+        }
+    }
+    int best = best_live >= 0 ? best_live : best_earlier >= 0 ? best_earlier : best_later;
+    return best < 0 ? AddressMap::kNoMapping : uint32_t(best);
+}
+
+} // namespace
+
+TEST(AddressMap, OverlappingMappingsFollowTheRule) {
+    std::mt19937_64 rng(12);
+    for (int round = 0; round < 20; ++round) {
+        std::vector<ModuleRecord> maps;
+        const int n = 1 + int(rng() % 60);
+        for (int i = 0; i < n; ++i) {
+            uint64_t start = 0x1000 * (rng() % 40), len = 0x1000 * (1 + rng() % 20);
+            int64_t load = int64_t(rng() % 100);
+            std::optional<int64_t> unload;
+            if (rng() % 2)
+                unload = load + int64_t(rng() % 50);
+            maps.push_back(mapping(1 + int(rng() % 2), i + 1, start, start + len, 0, load, unload));
+        }
+        AddressMap map(maps);
+        for (int q = 0; q < 400; ++q) {
+            int pid = 1 + int(rng() % 2);
+            int64_t t = int64_t(rng() % 160) - 5;
+            uint64_t a = rng() % (0x1000 * 62);
+            uint32_t c = map.context(pid, t);
+            ASSERT_EQ(map.find(c, a), by_the_rule(maps, pid, t, a))
+                << "round " << round << " pid " << pid << " t " << t << " address " << a;
+        }
     }
 }

@@ -19,7 +19,10 @@
 //   CallTree tree = CallTree::top_down(*q);
 //
 // Memory and time: one pass over the samples (~1 s per 2 M samples), each
-// distinct stack located and named once.  Not thread-safe; a Query is
+// distinct stack located and named once; stacks are kept as a trie of
+// frames (frame_nodes()), and everything computed from them (function,
+// line and module costs, trees) is one walk over it, without recursion, so
+// a stack of any depth costs what its rows in the file cost.  Not thread-safe; a Query is
 // immutable after open(), so readers on several threads are fine.
 #pragma once
 
@@ -30,6 +33,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -66,11 +70,29 @@ struct PathFrame {
 };
 
 // Samples and the sum of each event's values.
+// Sums saturate at UINT64_MAX rather than wrap: a share computed from a
+// saturated sum is wrong only in files whose values are already absurd
+// (and refused by `cpcprof check`), never above 100 %.
 struct Cost {
     uint64_t samples = 0;
     std::vector<uint64_t> values; // one per event
 
     void add(const Cost &other);
+};
+
+// a + b, or UINT64_MAX where the sum does not fit.
+inline uint64_t saturating_add(uint64_t a, uint64_t b) {
+    uint64_t sum = 0;
+    return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
+
+// Thrown by the builders of trees whose size does not follow from the
+// file's (bottom-up and callers trees of deep, varied stacks); what()
+// says what was asked and how big it would have been.  Commands report
+// it and exit instead of exhausting the machine.
+class TooLarge : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
 };
 
 class Query {
@@ -101,9 +123,32 @@ class Query {
     // first frame is not a true root.  A sample without frames has the
     // single frame of the function "[no stack]".
     size_t stack_count() const;
-    std::span<const PathFrame> stack(size_t i) const;
+    // Stack i's frames, root first, built on each call: O(its depth).
+    std::vector<PathFrame> stack(size_t i) const;
+    // The frame node of stack i's innermost frame (frame_nodes()).
+    uint32_t stack_leaf(size_t i) const;
     bool stack_truncated(size_t i) const;
     const Cost &stack_cost(size_t i) const;
+
+    // The stacks as a trie of frames, so that walks over every stack cost
+    // what the file holds (the trie), not the sum of the stacks' depths.
+    // Node 0 is the root (no frame); a node's parent has a smaller index;
+    // a stack is the path from the root to its leaf.  Stacks that begin
+    // with the same code share nodes (two addresses with the same function
+    // and line may still be two nodes).
+    struct FrameNode {
+        uint32_t parent = 0;
+        uint32_t depth = 0; // 1 for an outermost frame
+        PathFrame frame;
+    };
+    const std::vector<FrameNode> &frame_nodes() const;
+
+    // For keys given to frame nodes (key_of[node], kNoKey or >= keys: none;
+    // key_of[0] is ignored): per key, the summed cost of the stacks with
+    // that key on at least one frame, counted once per stack however often
+    // it occurs.  One walk over the trie: O(frame nodes + keys).
+    static constexpr uint32_t kNoKey = UINT32_MAX;
+    std::vector<Cost> once_per_stack(std::span<const uint32_t> key_of, size_t keys) const;
 
     // Sum over every kept sample.
     const Cost &total() const;
@@ -181,11 +226,19 @@ class CallTree {
     // Node 0 holds the total over everything in total and nothing else.
     const std::vector<Node> &nodes() const { return nodes_; }
 
+    // Bound on the nodes of a bottom-up or callers tree, whose size is the
+    // sum of the depths of distinct stacks in the worst case; past it the
+    // builder throws TooLarge.  Top-down and callees trees have at most
+    // one node per frame node and are not bounded.
+    static constexpr size_t kMaxReversedNodes = size_t{1} << 20;
+
   private:
     CallTree(const Query &q);
     uint32_t child(uint32_t parent, const PathFrame &frame);
-    // seq in tree order (root first); the frame at self_at (if any) gets the self cost.
-    void add_path(std::span<const PathFrame> seq, const Cost &cost, size_t self_at);
+    // The node of frame node v's path read from v to the root, made.
+    uint32_t walk_up(uint32_t v, const std::vector<Query::FrameNode> &f, const char *what);
+    // Costs of every node from its self cost: totals summed up the tree.
+    void sum_totals();
     size_t nevents_ = 0;
     std::vector<Node> nodes_;
     std::unordered_map<uint64_t, uint32_t> index_; // (parent << 32 | function) -> node

@@ -79,10 +79,11 @@ class Reader {
     // bad ("sample N refers to ...") and skipped, and the scan goes on; a
     // sample with another number of values than the run has events is
     // visited (the caller counts them).  false with *error only if the
-    // file cannot be read.
+    // file cannot be read.  Frames::skip as above (`cpcprof check` needs
+    // the nodes, not the walks: those would cost samples x depth).
     bool for_each_sample_checked(const std::function<void(const StoredSample &)> &visit,
                                  const std::function<void(const std::string &)> &bad,
-                                 std::string *error) const;
+                                 std::string *error, Frames frames = Frames::walk) const;
 
     // The samples visited per process by the last pass of either function
     // above that reached the end; empty before one has.  For
