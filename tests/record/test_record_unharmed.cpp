@@ -87,6 +87,33 @@ INSTANTIATE_TEST_SUITE_P(Record, AltStack, ::testing::Values("2048", "min", "819
                                                  : std::string("EightKiBGuarded");
                          });
 
+// A real Rust program (its runtime's 8 KiB guarded alternate stacks on
+// every thread), built with rustc where it is installed: profiled in every
+// call-graph mode, its output and status those of the bare run.
+TEST(RecordRust, ThreadsWithRustsAlternateStacksAreProfiled) {
+    if (skip_sanitized())
+        GTEST_SKIP() << "the sanitized agent cannot be preloaded into the targets";
+    if (std::system("command -v rustc >/dev/null 2>&1") != 0)
+        GTEST_SKIP() << "rustc is not installed (apt-get install rustc)";
+    TempDir dir;
+    std::string exe = dir.file("rust_threads");
+    std::string build = "rustc -O -g -o " + exe + " " RUST_THREADS_SRC " > " +
+                        dir.file("build.log") + " 2>&1";
+    ASSERT_EQ(std::system(build.c_str()), 0) << read_file(dir.file("build.log"));
+    for (const char *mode : {"dwarf", "fp", "none"}) {
+        Recorded r = record(dir, {"-F", "2000", "--call-graph", mode}, {exe, "1500"});
+        ASSERT_EQ(r.bare.status, 0) << r.bare.err;
+        EXPECT_EQ(r.run.status, 0) << mode << "\n" << r.run.err;
+        EXPECT_EQ(r.run.out, r.bare.out) << mode;
+        ASSERT_TRUE(r.profile) << r.profile.error;
+        std::set<int> threads;
+        for (const SampleCopy &s : r.profile.samples)
+            threads.insert(s.tid);
+        EXPECT_GT(r.profile.samples.size(), 200u) << mode;
+        EXPECT_EQ(threads.size(), 4u) << mode << ": main and its three threads";
+    }
+}
+
 // How deep below the interrupted code a sample writes: the kernel's
 // signal frame plus the handlers.  The frame is measured on this machine
 // (a plain signal with an empty handler, same target); the profiler's
