@@ -449,6 +449,21 @@ void deliver_pending_overflows() {
     syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &ours, nullptr, sizeof ours);
 }
 
+// The main thread's name (the process's, /proc/self/comm).
+std::string process_name() {
+    char buf[64] = {};
+    FILE *f = std::fopen("/proc/self/comm", "r");
+    if (f != nullptr) {
+        if (std::fgets(buf, sizeof buf, f) == nullptr)
+            buf[0] = '\0';
+        std::fclose(f);
+    }
+    std::string s(buf);
+    if (!s.empty() && s.back() == '\n')
+        s.pop_back();
+    return s;
+}
+
 State &state() {
     return g_state;
 }

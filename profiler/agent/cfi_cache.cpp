@@ -26,8 +26,9 @@ constexpr char kMagic[8] = {'c', 'p', 'c', 'c', 'f', 'i', '1', '\0'};
 
 std::string g_dir; // empty: no cache
 
-// The module's GNU build-id as hex, from its notes in memory; "none".
-std::string build_id_hex(const dl_phdr_info *info) {
+} // namespace
+
+std::string module_build_id(const dl_phdr_info *info) {
     for (int i = 0; i < info->dlpi_phnum; ++i) {
         const ElfW(Phdr) &ph = info->dlpi_phdr[i];
         if (ph.p_type != PT_NOTE)
@@ -54,8 +55,10 @@ std::string build_id_hex(const dl_phdr_info *info) {
             p = reinterpret_cast<const char *>(desc) + ((n->n_descsz + 3) & ~3u);
         }
     }
-    return "none";
+    return {};
 }
+
+namespace {
 
 } // namespace
 
@@ -78,7 +81,8 @@ std::string cfi_cache_key(const dl_phdr_info *info, const char *path) {
         name, sizeof name, "%llx-%llx-%llx-%llx.%09ld-", static_cast<unsigned long long>(st.st_dev),
         static_cast<unsigned long long>(st.st_ino), static_cast<unsigned long long>(st.st_size),
         static_cast<unsigned long long>(st.st_mtim.tv_sec), st.st_mtim.tv_nsec);
-    return g_dir + "/" + name + build_id_hex(info);
+    std::string id = module_build_id(info);
+    return g_dir + "/" + name + (id.empty() ? std::string("none") : id);
 }
 
 const CfiRow *cfi_cache_find(const std::string &key, uint32_t *count) {

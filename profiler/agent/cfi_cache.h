@@ -32,6 +32,10 @@
 
 namespace cpcprof::agent {
 
+// The module's GNU build-id as lowercase hex, from its notes in memory
+// (bounded by each note segment); "" when it has none.
+std::string module_build_id(const dl_phdr_info *info);
+
 // Reads CPCPROF_CFI_CACHE (once, at the agent's start).
 void cfi_cache_init();
 

@@ -4,7 +4,9 @@
 #include "drain.h"
 
 #include "cfi.h"
+#include "cfi_cache.h"
 #include "channel.h"
+#include "process.h"
 #include "overflow_signal.h"
 #include "signals.h"
 #include "state.h"
@@ -51,21 +53,6 @@ int64_t mono_ns() {
     return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-std::string thread_name(pid_t tid) {
-    char path[64];
-    std::snprintf(path, sizeof path, "/proc/self/task/%d/comm", tid);
-    FILE *f = std::fopen(path, "r");
-    if (f == nullptr)
-        return {};
-    char buf[64] = {};
-    if (std::fgets(buf, sizeof buf, f) == nullptr)
-        buf[0] = '\0';
-    std::fclose(f);
-    std::string s(buf);
-    if (!s.empty() && s.back() == '\n')
-        s.pop_back();
-    return s;
-}
 
 // name: as the thread's slot has it (state.h); null or empty, the
 // process's main thread is named from /proc (the entry of a process's
@@ -77,36 +64,10 @@ void send_thread(pid_t tid, const char *name) {
     if (name != nullptr && name[0] != '\0')
         w.put_string(std::string(name, strnlen(name, 16)));
     else
-        w.put_string(tid == getpid() ? thread_name(tid) : std::string());
+        w.put_string(tid == getpid() ? process_name() : std::string());
     send_message(w.finish());
 }
 
-std::string build_id(const dl_phdr_info *info) {
-    for (int i = 0; i < info->dlpi_phnum; ++i) {
-        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
-        if (ph.p_type != PT_NOTE)
-            continue;
-        auto *p = reinterpret_cast<const char *>(info->dlpi_addr + ph.p_vaddr);
-        auto *end = p + ph.p_memsz;
-        while (p + sizeof(ElfW(Nhdr)) <= end) {
-            auto *n = reinterpret_cast<const ElfW(Nhdr) *>(p);
-            const char *name = p + sizeof *n;
-            const unsigned char *desc =
-                reinterpret_cast<const unsigned char *>(name + ((n->n_namesz + 3) & ~3u));
-            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && std::string(name) == "GNU") {
-                std::string hex;
-                char b[3];
-                for (unsigned k = 0; k < n->n_descsz; ++k) {
-                    std::snprintf(b, sizeof b, "%02x", desc[k]);
-                    hex += b;
-                }
-                return hex;
-            }
-            p = reinterpret_cast<const char *>(desc) + ((n->n_descsz + 3) & ~3u);
-        }
-    }
-    return {};
-}
 
 std::string exe_path() {
     char buf[4096];
@@ -125,7 +86,7 @@ int add_module(dl_phdr_info *info, size_t, void *arg) {
     std::string path = info->dlpi_name ? info->dlpi_name : "";
     if (path.empty())
         path = ml->count == 0 ? ml->exe : "[vdso]";
-    std::string id = build_id(info);
+    std::string id = module_build_id(info);
     for (int i = 0; i < info->dlpi_phnum; ++i) {
         const ElfW(Phdr) &ph = info->dlpi_phdr[i];
         if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))

@@ -19,6 +19,7 @@
 #include "overflow_signal.h"
 
 #include "channel.h"
+#include "process.h"
 #include "signals.h"
 
 #include <libcpc.h>
@@ -60,19 +61,6 @@ void trap_to_program(int sig, siginfo_t *si, void *uc) {
     run_program_action(p, sig, si, uc, g_libcpc_trap);
 }
 
-std::string process_name() {
-    char buf[64] = {};
-    FILE *f = std::fopen("/proc/self/comm", "r");
-    if (f != nullptr) {
-        if (std::fgets(buf, sizeof buf, f) == nullptr)
-            buf[0] = '\0';
-        std::fclose(f);
-    }
-    std::string s(buf);
-    if (!s.empty() && s.back() == '\n')
-        s.pop_back();
-    return s;
-}
 
 std::string describe(const KernelSigaction &now) {
     auto h = reinterpret_cast<sighandler_t>(now.handler);

@@ -16,6 +16,9 @@ bool sampling();
 // up).
 bool reporting();
 
+// The process's name (its main thread's, /proc/self/comm); "" unreadable.
+std::string process_name();
+
 // The process the agent set itself up in (a vfork child has another pid).
 pid_t agent_pid();
 
