@@ -62,16 +62,30 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
             break;
         uintptr_t cfa;
         switch (row->kind) {
-        case CfiRow::outermost: *complete = true; return n;
-        case CfiRow::sp: cfa = sp + row->cfa_off; break;
-        case CfiRow::fp: cfa = fp + row->cfa_off; break;
-        case CfiRow::plt: cfa = sp + 8 + ((pc & 15) >= row->plt_threshold ? 8 : 0); break;
-        default: return n;
+        case CfiRow::outermost:
+            *complete = true;
+            return n;
+        case CfiRow::sp:
+            cfa = sp + row->cfa_off;
+            break;
+        case CfiRow::fp:
+            cfa = fp + row->cfa_off;
+            break;
+        case CfiRow::plt:
+            cfa = sp + 8 + ((pc & 15) >= row->plt_threshold ? 8 : 0);
+            break;
+        default:
+            return n;
         }
         uintptr_t ra;
         if (cfa <= sp || !read_word(cfa - 8, lo, hi, &ra))
             break;
-        if (row->rbp_off != 0 && !read_word(cfa + row->rbp_off, lo, hi, &fp))
+        // A saved rbp below sp has been popped already (an epilogue after
+        // `pop %rbp`, where the CFI still names its slot in the red zone):
+        // the register holds the caller's value.  Only a slot at or above
+        // sp is read.
+        if (row->rbp_off != 0 && cfa + row->rbp_off >= sp &&
+            !read_word(cfa + row->rbp_off, lo, hi, &fp))
             break;
         if (ra == 0) {
             *complete = true;

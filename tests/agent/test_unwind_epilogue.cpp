@@ -1,0 +1,130 @@
+// The DWARF walk from a PC right after `pop %rbp`: the CFI still says the
+// caller's rbp is saved at CFA - 16, just below rsp (the red zone), but
+// the register already holds it.  The walk must neither stop there nor
+// read the red zone: the test overwrites that slot, and its caller finds
+// its CFA from rbp.
+#include "cfi.h"
+#include "unwind.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <ucontext.h>
+
+#include <string>
+
+using namespace cpcprof::agent;
+
+namespace {
+
+struct EpilogueWalk {
+    uint64_t frames[256];
+    int n = 0;
+    bool complete = false;
+    uintptr_t lo = 0, hi = 0;
+    uint64_t pc = 0;
+};
+
+EpilogueWalk g_walk;
+
+std::string name_at(uint64_t pc) {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(pc), &info) == 0 || info.dli_sname == nullptr)
+        return "?";
+    return info.dli_sname;
+}
+
+} // namespace
+
+// epi_outer: an rbp frame (CFA = rbp + 16) that calls epi_inner.
+// epi_inner: pushes rbp, pops it, and at epi_after_pop scribbles over the
+// popped slot (its own red zone) and stops on ud2 (SIGILL).
+asm(R"(
+    .text
+    .globl epi_outer, epi_inner, epi_after_pop
+    .type epi_outer, @function
+epi_outer:
+    .cfi_startproc
+    pushq %rbp
+    .cfi_def_cfa_offset 16
+    .cfi_offset 6, -16
+    movq %rsp, %rbp
+    .cfi_def_cfa_register 6
+    subq $32, %rsp
+    call epi_inner
+    leave
+    .cfi_def_cfa 7, 8
+    ret
+    .cfi_endproc
+    .size epi_outer, .-epi_outer
+    .type epi_inner, @function
+epi_inner:
+    .cfi_startproc
+    pushq %rbp
+    .cfi_def_cfa_offset 16
+    .cfi_offset 6, -16
+    movq %rsp, %rbp
+    .cfi_def_cfa_register 6
+    popq %rbp
+    .cfi_def_cfa 7, 8
+epi_after_pop:
+    movq $0x1234567, -8(%rsp)
+    ud2
+    ret
+    .cfi_endproc
+    .size epi_inner, .-epi_inner
+)");
+
+extern "C" void epi_outer();
+extern "C" char epi_after_pop[];
+
+extern "C" __attribute__((noinline)) void epi_driver() {
+    epi_outer();
+    asm volatile("" ::: "memory"); // not a tail call
+}
+
+namespace {
+
+void on_sigill(int, siginfo_t *, void *ucv) {
+    auto *uc = static_cast<ucontext_t *>(ucv);
+    g_walk.pc = uc->uc_mcontext.gregs[REG_RIP];
+    g_walk.n = unwind_dwarf(uc, g_walk.lo, g_walk.hi, g_walk.frames, 256, &g_walk.complete);
+    uc->uc_mcontext.gregs[REG_RIP] += 2; // past ud2, to the ret
+}
+
+} // namespace
+
+TEST(UnwindEpilogue, AfterPopRbpTheWalkGoesOnWithTheRegister) {
+    refresh_cfi();
+    pthread_attr_t attr;
+    ASSERT_EQ(pthread_getattr_np(pthread_self(), &attr), 0);
+    void *addr;
+    size_t size;
+    pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_destroy(&attr);
+    g_walk.lo = reinterpret_cast<uintptr_t>(addr);
+    g_walk.hi = g_walk.lo + size;
+
+    struct sigaction sa {
+    }, old{};
+    sa.sa_sigaction = on_sigill;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    ASSERT_EQ(sigaction(SIGILL, &sa, &old), 0);
+    epi_driver();
+    sigaction(SIGILL, &old, nullptr);
+
+    // The ud2 is 9 bytes (the movq) after epi_after_pop.
+    ASSERT_EQ(g_walk.pc, reinterpret_cast<uintptr_t>(epi_after_pop) + 9);
+    ASSERT_GE(g_walk.n, 4) << "the walk stopped in the epilogue";
+    EXPECT_EQ(name_at(g_walk.frames[0]), "epi_inner");
+    EXPECT_EQ(name_at(g_walk.frames[1]), "epi_outer");
+    EXPECT_EQ(name_at(g_walk.frames[2]), "epi_driver");
+    bool saw_main = false;
+    for (int i = 3; i < g_walk.n; ++i)
+        saw_main = saw_main || name_at(g_walk.frames[i]) == "main";
+    EXPECT_TRUE(saw_main);
+    EXPECT_TRUE(g_walk.complete) << "the walk did not reach _start";
+}
