@@ -217,9 +217,28 @@ void prepare_thread() {
 
 namespace {
 
+int find_code(dl_phdr_info *info, size_t, void *arg);
+
+// The profiler's own code: the agent's (this file's) and libcpc's
+// executable segments, whose frames the unwinders leave out.
+void find_own_code(const dl_phdr_info *info, State *st) {
+    const uintptr_t ours[2] = {reinterpret_cast<uintptr_t>(&find_code),
+                               reinterpret_cast<uintptr_t>(&cpc_open)};
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph.p_vaddr, hi = lo + ph.p_memsz;
+        for (int k = 0; k < 2; ++k)
+            if (ours[k] >= lo && ours[k] < hi)
+                st->own_lo[k] = lo, st->own_hi[k] = hi;
+    }
+}
+
 // libc's code range: frame-pointer stacks that end there are complete.
 int find_code(dl_phdr_info *info, size_t, void *arg) {
     auto *st = static_cast<State *>(arg);
+    find_own_code(info, st);
     if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "/libc.so") == nullptr)
         return 0;
     uintptr_t *lo = &st->libc_lo, *hi = &st->libc_hi;

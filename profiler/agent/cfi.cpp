@@ -120,6 +120,7 @@ struct Cie {
     uint64_t ra_reg = kRip;
     uint8_t fde_enc = DW_EH_PE_absptr;
     bool has_z = false;
+    bool signal = false; // "S": a signal frame
     const uint8_t *insns = nullptr, *insns_end = nullptr;
 };
 
@@ -198,7 +199,7 @@ bool parse_cie(uint64_t addr, const Bounds &b, Cie *cie) {
             c.pointer(enc);
             break;
         }
-        case 'S': break;
+        case 'S': cie->signal = true; break;
         default:
             if (aug_end == nullptr)
                 return false;
@@ -390,6 +391,9 @@ void compile_fde(uint64_t fde, uintptr_t bias, Bounds &b, std::vector<CfiRow> &o
         out.resize(first); // unknown instruction: no rows for this function
         return;
     }
+    if (cie.signal) // the trampoline's own CFA rules are expressions
+        for (size_t i = first; i < out.size(); ++i)
+            out[i].kind = CfiRow::signal;
     State end;
     end.cfa_bad = true;
     prog.emit_row(begin + range, end); // nothing known past the function

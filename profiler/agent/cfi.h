@@ -27,7 +27,9 @@ struct CfiRow {
     uint8_t plt_threshold; // kind plt: CFA += 8 when (pc & 15) >= threshold
     int16_t rbp_off;       // caller's rbp saved at CFA + rbp_off; 0: rbp unchanged
     int32_t cfa_off;       // CFA = register + cfa_off
-    enum Kind : uint8_t { none = 0, sp, fp, plt, outermost };
+    // signal: a signal trampoline (the CIE's "S" augmentation): the
+    // interrupted context is the ucontext at the CFA's stack pointer.
+    enum Kind : uint8_t { none = 0, sp, fp, plt, outermost, signal };
 };
 
 struct ModuleCfi {

@@ -49,6 +49,10 @@ struct State {
     // process start code) or at the executable's entry point.
     uintptr_t libc_lo = 0, libc_hi = 0;
     uintptr_t entry_lo = 0, entry_hi = 0;
+    // The profiler's own code (the agent's and libcpc's executable
+    // segments): its frames between the program's (thread start, the
+    // pthread_create wrappers) are left out of the program's stacks.
+    uintptr_t own_lo[2] = {}, own_hi[2] = {};
     std::atomic<uint64_t> no_slot{0}; // overflows lost for want of a free slot
     // Threads started without counters - the descriptor budget was spent
     // (fds.h), the kernel refused them (libcpc's error handler), or the
@@ -58,7 +62,7 @@ struct State {
     // time's increments as the accounting's unsampled time.
     std::atomic<uint64_t> threads_unsampled_no_counters{0};
     std::atomic<uint64_t> unsampled_cpu_ns_no_counters{0};
-    double tsc_per_ns = 0;            // 0: handler costs are not measured
+    double tsc_per_ns = 0; // 0: handler costs are not measured
     // Costs of threads whose slots were freed (drain thread only).
     uint64_t cost_total[2][kCostBuckets] = {};
 };

@@ -5,6 +5,7 @@
 
 #include "cfi.h"
 
+#include <cstddef>
 #include <cstring>
 
 namespace cpcprof::agent {
@@ -16,9 +17,18 @@ bool is_root(uintptr_t ip) {
     return (ip >= s.libc_lo && ip < s.libc_hi) || (ip >= s.entry_lo && ip < s.entry_hi);
 }
 
-} // namespace
+// The profiler's own code: never a frame of the program's stack.
+bool is_own(uintptr_t ip) {
+    const State &s = state();
+    for (int i = 0; i < 2; ++i)
+        if (ip >= s.own_lo[i] && ip < s.own_hi[i])
+            return true;
+    return false;
+}
 
-namespace {
+// Steps a walk may take beyond its frames (the profiler's own frames,
+// signal trampolines), so that it stays bounded whatever the stack holds.
+constexpr int kExtraSteps = 16;
 
 struct Regs {
     uintptr_t pc, sp, fp;
@@ -41,6 +51,35 @@ bool read_word(uintptr_t addr, uintptr_t lo, uintptr_t hi, uintptr_t *out) {
     return true;
 }
 
+#if defined(__x86_64__)
+// glibc's x86-64 signal trampoline (__restore_rt): mov $15, %rax; syscall.
+constexpr unsigned char kRestoreRt[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+
+// Whether pc starts the trampoline; only libc's code is read (it is
+// mapped for as long as the process runs).
+bool at_restore_rt(uintptr_t pc) {
+    const State &s = state();
+    if (pc < s.libc_lo || pc > s.libc_hi || s.libc_hi - pc < sizeof kRestoreRt)
+        return false;
+    return std::memcmp(reinterpret_cast<const void *>(pc), kRestoreRt, sizeof kRestoreRt) == 0;
+}
+
+// The context a signal interrupted, from the trampoline's frame: on
+// x86-64 the handler returned into the trampoline with rsp at the
+// ucontext of its rt_sigframe.  false when it lies outside [lo, hi) or
+// would not move the walk up the stack.
+bool signal_context(uintptr_t sp, uintptr_t lo, uintptr_t hi, Regs *r) {
+    constexpr size_t gregs = offsetof(ucontext_t, uc_mcontext.gregs);
+    uintptr_t pc, nsp, fp;
+    if (!read_word(sp + gregs + REG_RIP * 8, lo, hi, &pc) ||
+        !read_word(sp + gregs + REG_RSP * 8, lo, hi, &nsp) ||
+        !read_word(sp + gregs + REG_RBP * 8, lo, hi, &fp) || nsp <= sp)
+        return false;
+    *r = {pc, nsp, fp};
+    return true;
+}
+#endif
+
 } // namespace
 
 int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *frames, int max,
@@ -53,18 +92,31 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
     if (lo == 0 || sp > lo)
         lo = sp; // nothing below the interrupted stack pointer is a frame
     int n = 0;
-    while (n < max) {
-        frames[n++] = pc;
+    // pc is where the thread was interrupted (the leaf, or the frame a
+    // signal interrupted), not a return address after a call.
+    bool exact = true;
+    for (int steps = 0; n < max && steps < max + kExtraSteps; ++steps) {
+        if (n == 0 || !is_own(pc))
+            frames[n++] = pc;
         uintptr_t bias = 0;
         // Return addresses point after the call: look up the call itself.
-        const CfiRow *row = find_cfi(n == 1 ? pc : pc - 1, &bias);
-        if (row == nullptr)
-            break;
+        const CfiRow *row = find_cfi(exact ? pc : pc - 1, &bias);
+        uint8_t kind = row != nullptr ? row->kind : uint8_t(CfiRow::none);
+        if (kind != CfiRow::signal && kind != CfiRow::outermost && at_restore_rt(pc))
+            kind = CfiRow::signal;
         uintptr_t cfa;
-        switch (row->kind) {
+        switch (kind) {
         case CfiRow::outermost:
             *complete = true;
             return n;
+        case CfiRow::signal: {
+            Regs r;
+            if (!signal_context(sp, lo, hi, &r))
+                return n;
+            pc = r.pc, sp = r.sp, fp = r.fp;
+            exact = true;
+            continue;
+        }
         case CfiRow::sp:
             cfa = sp + row->cfa_off;
             break;
@@ -93,6 +145,7 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
         }
         sp = cfa;
         pc = ra;
+        exact = false;
     }
     return n;
 #else
@@ -110,7 +163,7 @@ int unwind_fp(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *frames
         return n; // stack bounds not known yet for this thread
     if (lo == 0 || sp > lo)
         lo = sp; // nothing below the interrupted stack pointer is a frame
-    while (n < max) {
+    for (int steps = 0; n < max && steps < max + kExtraSteps; ++steps) {
         // A frame is [saved fp][return address], 16 bytes inside the stack,
         // above the previous one.
         if (fp < lo || fp > hi - 16 || (fp & 7) != 0)
@@ -120,7 +173,8 @@ int unwind_fp(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *frames
         std::memcpy(&ret, reinterpret_cast<void *>(fp + 8), sizeof ret);
         if (ret == 0)
             break;
-        frames[n++] = ret;
+        if (!is_own(ret))
+            frames[n++] = ret;
         if (next <= fp)
             break;
         fp = next;

@@ -1,0 +1,116 @@
+// The DWARF walk through a signal frame: from inside a handler, past
+// glibc's __restore_rt (its CIE has the "S" augmentation) to the context
+// the signal interrupted, which is looked up at its own PC, not PC - 1.
+// The interrupted instruction is the first of its function, so PC - 1
+// lies in the function before it, whose rules would give a wrong CFA.
+#include "cfi.h"
+#include "unwind.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <ucontext.h>
+
+#include <cstring>
+#include <string>
+
+using namespace cpcprof::agent;
+
+namespace {
+
+struct SignalWalk {
+    uint64_t frames[256];
+    int n = 0;
+    bool complete = false;
+    uintptr_t lo = 0, hi = 0;
+};
+
+SignalWalk g_sig;
+
+std::string fn_at(uint64_t pc) {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(pc), &info) == 0 || info.dli_sname == nullptr)
+        return "?";
+    return info.dli_sname;
+}
+
+} // namespace
+
+// sig_prev ends with CFA = rsp + 16, right before sig_first, whose first
+// instruction (ud2) raises SIGILL with CFA = rsp + 8.
+asm(R"(
+    .text
+    .globl sig_prev, sig_first
+    .type sig_prev, @function
+sig_prev:
+    .cfi_startproc
+    pushq %rbp
+    .cfi_def_cfa_offset 16
+    nop
+    .cfi_endproc
+    .size sig_prev, .-sig_prev
+    .type sig_first, @function
+sig_first:
+    .cfi_startproc
+    ud2
+    ret
+    .cfi_endproc
+    .size sig_first, .-sig_first
+)");
+
+extern "C" void sig_first();
+
+extern "C" __attribute__((noinline)) void sig_driver() {
+    sig_first();
+    asm volatile("" ::: "memory"); // not a tail call
+}
+
+extern "C" __attribute__((noinline)) void sig_handler(int, siginfo_t *, void *ucv) {
+    ucontext_t here;
+    getcontext(&here);
+    g_sig.n = unwind_dwarf(&here, g_sig.lo, g_sig.hi, g_sig.frames, 256, &g_sig.complete);
+    static_cast<ucontext_t *>(ucv)->uc_mcontext.gregs[REG_RIP] += 2; // past ud2
+}
+
+TEST(UnwindSignal, WalkGoesFromTheHandlerToTheInterruptedCode) {
+    refresh_cfi();
+    pthread_attr_t attr;
+    ASSERT_EQ(pthread_getattr_np(pthread_self(), &attr), 0);
+    void *addr;
+    size_t size;
+    pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_destroy(&attr);
+    g_sig.lo = reinterpret_cast<uintptr_t>(addr);
+    g_sig.hi = g_sig.lo + size;
+
+    struct sigaction sa {
+    }, old{};
+    sa.sa_sigaction = sig_handler;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    ASSERT_EQ(sigaction(SIGILL, &sa, &old), 0);
+    sig_driver();
+    sigaction(SIGILL, &old, nullptr);
+
+    std::string names;
+    for (int i = 0; i < g_sig.n; ++i)
+        names += fn_at(g_sig.frames[i]) + " ";
+    ASSERT_GE(g_sig.n, 5) << names;
+    EXPECT_EQ(fn_at(g_sig.frames[0]), "sig_handler") << names;
+    // __restore_rt is a local symbol (dladdr cannot name it): its code,
+    // mov $15, %rax; syscall (rt_sigreturn).
+    const unsigned char restore_rt[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+    EXPECT_EQ(
+        std::memcmp(reinterpret_cast<const void *>(g_sig.frames[1]), restore_rt, sizeof restore_rt),
+        0)
+        << names;
+    EXPECT_EQ(g_sig.frames[2], reinterpret_cast<uintptr_t>(&sig_first)) << names;
+    EXPECT_EQ(fn_at(g_sig.frames[3]), "sig_driver") << names;
+    bool saw_main = false;
+    for (int i = 4; i < g_sig.n; ++i)
+        saw_main = saw_main || fn_at(g_sig.frames[i]) == "main";
+    EXPECT_TRUE(saw_main) << names;
+    EXPECT_TRUE(g_sig.complete) << "the walk did not reach _start: " << names;
+}
