@@ -1,0 +1,92 @@
+// Stacks through what the compiled tables alone did not pass: a program
+// spending its time in its own signal handler (the walk goes through the
+// signal frame to the code the signal interrupted), and threads started
+// through the profiler's own wrappers (its frames are left out, and fp
+// mode passes through them to the thread's start).
+#include "profile_symbols.h"
+#include "record_harness.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+
+using namespace cpcprof::test;
+
+namespace {
+
+bool has(const std::vector<std::string> &names, const std::string &f) {
+    return std::find(names.begin(), names.end(), f) != names.end();
+}
+
+// Whether a module is the profiler's own (libcpc or the agent).
+bool profiler_module(const cpcprof::storage::ModuleRecord *m) {
+    return m != nullptr && (m->info.path.find("/libcpc.so") != std::string::npos ||
+                            m->info.path.find("libcpcprof-agent") != std::string::npos);
+}
+
+Profile record(const TempDir &dir, const char *call_graph, const std::vector<std::string> &cmd) {
+    std::vector<std::string> args = {"record", "--call-graph", call_graph,
+                                     "-o",     "out.cpcprof",  "--"};
+    args.insert(args.end(), cmd.begin(), cmd.end());
+    RunResult run = run_cpcprof(dir, args, 60);
+    EXPECT_EQ(run.status, 0) << run.err;
+    return load_profile(dir.file("out.cpcprof"));
+}
+
+} // namespace
+
+// dwarf mode: every sample in the handler reaches main through the
+// handler, __restore_rt and the interrupted pause().
+TEST(RecordUnwind, SignalHandlerStacksReachMain) {
+    TempDir dir;
+    Profile p = record(dir, "dwarf", {SIGSPIN_EXE, "1"});
+    ASSERT_TRUE(p) << p.error;
+    ProfileSymbols syms(*p.reader);
+    size_t in_spin = 0, through = 0;
+    for (const SampleCopy &s : p.samples) {
+        std::vector<std::string> names = syms.stack(s.view());
+        if (names.empty() || !has(names, "ss_spin"))
+            continue;
+        ++in_spin;
+        through += s.complete && has(names, "ss_on_alarm") && has(names, "pause") &&
+                   has(names, "ss_wait") && has(names, "main");
+    }
+    ASSERT_GT(in_spin, 300u) << "too few samples in the handler to judge";
+    double share = 100.0 * double(through) / double(in_spin);
+    std::printf("signal handler, dwarf: %zu of %zu samples (%.2f%%) complete through the "
+                "signal frame to main\n",
+                through, in_spin, share);
+    EXPECT_GE(share, 99.0);
+}
+
+// fp mode, frame-pointer build: the second thread's stacks pass through
+// the agent's and libcpc's thread-start wrappers to libc's thread start,
+// and no frame but a leaf is in the profiler's code, in either mode.
+TEST(RecordUnwind, ThreadStacksPassTheProfilersOwnFrames) {
+    for (const char *mode : {"fp", "dwarf"}) {
+        TempDir dir;
+        Profile p = record(dir, mode, {WORKLOAD_FP, "--seconds", "1"});
+        ASSERT_TRUE(p) << p.error;
+        ASSERT_EQ(p.reader->processes().size(), 1u);
+        int pid = p.reader->processes()[0].info.pid;
+        ProfileSymbols syms(*p.reader);
+        size_t thread = 0, complete = 0, own = 0;
+        for (const SampleCopy &s : p.samples) {
+            for (size_t i = 1; i < s.frames.size(); ++i)
+                own += profiler_module(syms.module(s.pid, s.frames[i], s.time_ns));
+            std::vector<std::string> names = syms.stack(s.view());
+            if (s.tid == pid || !has(names, "wl_thread_work"))
+                continue;
+            ++thread;
+            complete += s.complete && has(names, "wl_thread_main");
+        }
+        ASSERT_GT(thread, 300u) << mode << ": too few samples in the second thread";
+        double share = 100.0 * double(complete) / double(thread);
+        std::printf("%s mode: %zu of %zu second-thread samples (%.2f%%) complete to "
+                    "wl_thread_main; %zu frames in the profiler's code\n",
+                    mode, complete, thread, share, own);
+        EXPECT_EQ(own, 0u) << mode;
+        EXPECT_GE(share, 95.0) << mode;
+    }
+}
