@@ -90,3 +90,26 @@ TEST(RecordUnwind, ThreadStacksPassTheProfilersOwnFrames) {
         EXPECT_GE(share, 95.0) << mode;
     }
 }
+
+// dwarf mode: samples taken after `pop %rbp` (the red-zone slot
+// overwritten) reach main through the frame-pointer caller.
+TEST(RecordUnwind, EpilogueStacksReachMain) {
+    TempDir dir;
+    Profile p = record(dir, "dwarf", {EPILOGUE_EXE, "1"});
+    ASSERT_TRUE(p) << p.error;
+    ProfileSymbols syms(*p.reader);
+    size_t in_tail = 0, through = 0;
+    for (const SampleCopy &s : p.samples) {
+        std::vector<std::string> names = syms.stack(s.view());
+        if (names.empty() || names[0] != "ep_tail")
+            continue;
+        ++in_tail;
+        through += s.complete && names.size() > 2 && names[1] == "ep_caller" && names[2] == "main";
+    }
+    ASSERT_GT(in_tail, 300u) << "too few samples after the pop to judge";
+    double share = 100.0 * double(through) / double(in_tail);
+    std::printf("epilogue, dwarf: %zu of %zu samples (%.2f%%) after pop %%rbp complete "
+                "through ep_caller to main\n",
+                through, in_tail, share);
+    EXPECT_GE(share, 99.0);
+}
