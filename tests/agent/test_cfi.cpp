@@ -82,4 +82,88 @@ TEST(CompileEhFrame, NothingOutsideTheReadableMemoryIsRead) {
     EXPECT_TRUE(compile_seed(seed, 40).empty());
 }
 
+// A crafted .eh_frame_hdr and .eh_frame: two CIEs, "zRS" (a signal
+// trampoline, as glibc's __restore_rt) and "zR", each with one FDE whose
+// CFA is an expression (breg7 160; deref: the ucontext's rsp).  Absolute
+// 4-byte addresses, load bias 0.
+class EhFrameBuilder {
+  public:
+    void u8(uint8_t v) { b_.push_back(v); }
+    void u32(uint32_t v) {
+        for (int i = 0; i < 4; ++i)
+            b_.push_back(uint8_t(v >> (8 * i)));
+    }
+    void bytes(std::initializer_list<uint8_t> v) { b_.insert(b_.end(), v); }
+    size_t size() const { return b_.size(); }
+    void put32(size_t at, uint32_t v) {
+        for (int i = 0; i < 4; ++i)
+            b_[at + i] = uint8_t(v >> (8 * i));
+    }
+    // A CIE with augmentation aug ("zR" or "zRS"); returns its offset.
+    size_t cie(const char *aug) {
+        size_t at = size();
+        u32(0); // length, set below
+        u32(0); // CIE id
+        u8(1);  // version
+        for (const char *p = aug; *p; ++p)
+            u8(uint8_t(*p));
+        u8(0);
+        bytes({0x01, 0x78, 0x10}); // code align 1, data align -8, ra r16
+        bytes({0x01, 0x03});       // augmentation data: R = udata4
+        bytes({0x0c, 0x07, 0x08}); // def_cfa rsp+8
+        end(at);
+        return at;
+    }
+    // An FDE of [pc, pc + 16) under the CIE at cie; returns its offset.
+    size_t fde(size_t cie_at, uint32_t pc) {
+        size_t at = size();
+        u32(0);
+        u32(uint32_t(size() - cie_at)); // CIE pointer
+        u32(pc);
+        u32(16);
+        u8(0);                                       // augmentation data length
+        bytes({0x0f, 0x04, 0x77, 0xa0, 0x01, 0x06}); // def_cfa_expression
+        end(at);
+        return at;
+    }
+    void end(size_t at) {
+        while ((size() - at) % 4 != 0)
+            u8(0); // DW_CFA_nop
+        put32(at, uint32_t(size() - at - 4));
+    }
+    std::vector<uint8_t> b_;
+};
+
+TEST(CompileEhFrame, SignalFramesOfTheSAugmentation) {
+    EhFrameBuilder e;
+    // Header: version 1, eh_frame_ptr udata4, count udata4, table datarel sdata4.
+    e.bytes({0x01, 0x03, 0x03, 0x3b});
+    e.u32(0); // eh_frame_ptr: unused
+    e.u32(2);
+    size_t table = e.size();
+    for (int i = 0; i < 4; ++i)
+        e.u32(0); // (initial location, FDE) x 2, set below
+    size_t signal_cie = e.cie("zRS");
+    size_t signal_fde = e.fde(signal_cie, 0x1000);
+    size_t plain_cie = e.cie("zR");
+    size_t plain_fde = e.fde(plain_cie, 0x2000);
+    e.put32(table + 4, uint32_t(signal_fde));
+    e.put32(table + 12, uint32_t(plain_fde));
+    const CfiMemory range[] = {{e.b_.data(), e.b_.data() + e.size()}};
+    std::vector<CfiRow> rows = compile_eh_frame(e.b_.data(), 0, range);
+    auto kind_at = [&](uint32_t pc) {
+        int k = -1;
+        for (const CfiRow &r : rows)
+            if (r.pc <= pc)
+                k = r.kind;
+        return k;
+    };
+    EXPECT_EQ(kind_at(0x1000), CfiRow::signal);
+    EXPECT_EQ(kind_at(0x100f), CfiRow::signal);
+    EXPECT_EQ(kind_at(0x1010), CfiRow::none); // past the trampoline
+    EXPECT_EQ(kind_at(0x2000), CfiRow::none); // an expression without "S"
+    EXPECT_TRUE(
+        std::any_of(rows.begin(), rows.end(), [](const CfiRow &r) { return r.pc == 0x2000; }));
+}
+
 } // namespace
