@@ -4,6 +4,7 @@
 // The interrupted instruction is the first of its function, so PC - 1
 // lies in the function before it, whose rules would give a wrong CFA.
 #include "cfi.h"
+#include "state.h"
 #include "unwind.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +12,9 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <string>
@@ -60,7 +63,19 @@ sig_first:
     .size sig_first, .-sig_first
 )");
 
+// A signal trampoline with glibc's code but no unwind table of its own.
+asm(R"(
+    .text
+    .globl fake_restorer
+    nop
+fake_restorer:
+    movq $15, %rax
+    syscall
+    hlt
+)");
+
 extern "C" void sig_first();
+extern "C" void fake_restorer();
 
 extern "C" __attribute__((noinline)) void sig_driver() {
     sig_first();
@@ -112,5 +127,53 @@ TEST(UnwindSignal, WalkGoesFromTheHandlerToTheInterruptedCode) {
     for (int i = 4; i < g_sig.n; ++i)
         saw_main = saw_main || fn_at(g_sig.frames[i]) == "main";
     EXPECT_TRUE(saw_main) << names;
+    EXPECT_TRUE(g_sig.complete) << "the walk did not reach _start: " << names;
+}
+
+namespace {
+
+// The kernel's struct sigaction on x86-64 (rt_sigaction).
+struct KernelSigaction {
+    void (*handler)(int, siginfo_t *, void *);
+    unsigned long flags;
+    void (*restorer)();
+    uint64_t mask;
+};
+constexpr unsigned long kSaRestorer = 0x04000000;
+
+} // namespace
+
+// Without an "S" row, the trampoline is known by its code (in libc's
+// range, which the test points at it).
+TEST(UnwindSignal, TrampolineKnownByItsCode) {
+    refresh_cfi();
+    State &st = state();
+    uintptr_t saved_lo = st.libc_lo, saved_hi = st.libc_hi;
+    st.libc_lo = reinterpret_cast<uintptr_t>(&fake_restorer);
+    st.libc_hi = st.libc_lo + 16;
+    g_sig = SignalWalk{};
+    pthread_attr_t attr;
+    ASSERT_EQ(pthread_getattr_np(pthread_self(), &attr), 0);
+    void *addr;
+    size_t size;
+    pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_destroy(&attr);
+    g_sig.lo = reinterpret_cast<uintptr_t>(addr);
+    g_sig.hi = g_sig.lo + size;
+
+    KernelSigaction ksa{sig_handler, SA_SIGINFO | kSaRestorer, fake_restorer, 0}, old{};
+    ASSERT_EQ(syscall(SYS_rt_sigaction, SIGILL, &ksa, &old, 8), 0);
+    sig_driver();
+    syscall(SYS_rt_sigaction, SIGILL, &old, nullptr, 8);
+    st.libc_lo = saved_lo, st.libc_hi = saved_hi;
+
+    std::string names;
+    for (int i = 0; i < g_sig.n; ++i)
+        names += fn_at(g_sig.frames[i]) + " ";
+    ASSERT_GE(g_sig.n, 5) << names;
+    EXPECT_EQ(fn_at(g_sig.frames[0]), "sig_handler") << names;
+    EXPECT_EQ(g_sig.frames[1], reinterpret_cast<uintptr_t>(&fake_restorer)) << names;
+    EXPECT_EQ(g_sig.frames[2], reinterpret_cast<uintptr_t>(&sig_first)) << names;
+    EXPECT_EQ(fn_at(g_sig.frames[3]), "sig_driver") << names;
     EXPECT_TRUE(g_sig.complete) << "the walk did not reach _start: " << names;
 }
