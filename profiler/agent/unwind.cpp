@@ -12,14 +12,12 @@ namespace cpcprof::agent {
 
 namespace {
 
-bool is_root(uintptr_t ip) {
-    const State &s = state();
+bool is_root(const State &s, uintptr_t ip) {
     return (ip >= s.libc_lo && ip < s.libc_hi) || (ip >= s.entry_lo && ip < s.entry_hi);
 }
 
 // The profiler's own code: never a frame of the program's stack.
-bool is_own(uintptr_t ip) {
-    const State &s = state();
+bool is_own(const State &s, uintptr_t ip) {
     for (int i = 0; i < 2; ++i)
         if (ip >= s.own_lo[i] && ip < s.own_hi[i])
             return true;
@@ -57,8 +55,7 @@ constexpr unsigned char kRestoreRt[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00
 
 // Whether pc starts the trampoline; only libc's code is read (it is
 // mapped for as long as the process runs).
-bool at_restore_rt(uintptr_t pc) {
-    const State &s = state();
+bool at_restore_rt(const State &s, uintptr_t pc) {
     if (pc < s.libc_lo || pc > s.libc_hi || s.libc_hi - pc < sizeof kRestoreRt)
         return false;
     return std::memcmp(reinterpret_cast<const void *>(pc), kRestoreRt, sizeof kRestoreRt) == 0;
@@ -86,6 +83,7 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
                  bool *complete) {
     *complete = false;
 #if defined(__x86_64__)
+    const State &s = state();
     auto [pc, sp, fp] = interrupted(uc);
     if (hi == 0)
         lo = hi = sp; // bounds unknown: read nothing
@@ -96,13 +94,13 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
     // signal interrupted), not a return address after a call.
     bool exact = true;
     for (int steps = 0; n < max && steps < max + kExtraSteps; ++steps) {
-        if (n == 0 || !is_own(pc))
+        if (n == 0 || !is_own(s, pc))
             frames[n++] = pc;
         uintptr_t bias = 0;
         // Return addresses point after the call: look up the call itself.
         const CfiRow *row = find_cfi(exact ? pc : pc - 1, &bias);
         uint8_t kind = row != nullptr ? row->kind : uint8_t(CfiRow::none);
-        if (kind != CfiRow::signal && kind != CfiRow::outermost && at_restore_rt(pc))
+        if (kind != CfiRow::signal && kind != CfiRow::outermost && at_restore_rt(s, pc))
             kind = CfiRow::signal;
         uintptr_t cfa;
         switch (kind) {
@@ -155,6 +153,7 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
 
 int unwind_fp(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *frames, int max,
               bool *complete) {
+    const State &s = state();
     auto [pc, sp, fp] = interrupted(uc);
     int n = 0;
     frames[n++] = pc;
@@ -173,13 +172,13 @@ int unwind_fp(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *frames
         std::memcpy(&ret, reinterpret_cast<void *>(fp + 8), sizeof ret);
         if (ret == 0)
             break;
-        if (!is_own(ret))
+        if (!is_own(s, ret))
             frames[n++] = ret;
         if (next <= fp)
             break;
         fp = next;
     }
-    *complete = n < max && n > 1 && is_root(frames[n - 1]);
+    *complete = n < max && n > 1 && is_root(s, frames[n - 1]);
     return n;
 }
 
