@@ -17,9 +17,9 @@ if command -v ccache >/dev/null; then
 fi
 # shellcheck disable=SC2086
 cmake -S "$src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_INSTALL_PREFIX=/usr -DCPCPROF_BUILD_TESTS=OFF -DCPCPROF_COMPRESS_MAN=ON $launcher
+    -DCMAKE_INSTALL_PREFIX=/usr -DCPCPROF_BUILD_TESTS=OFF -DCPCPROF_DEBIAN_FILES=ON $launcher
 cmake --build "$build" -j"${CPCPROF_JOBS:-2}"
-(cd "$build" && cpack -G DEB -B "$out/_cpack")
-mv "$out"/_cpack/*.deb "$out"/
-rm -rf "$out/_cpack"
+rm -f "$build"/cpack/*.deb
+(cd "$build" && cpack -G DEB)
+mv "$build"/cpack/*.deb "$out"/
 ls "$out"/*.deb
