@@ -43,7 +43,7 @@ ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 lib=$root/usr/lib/$ma
 for f in usr/bin/cpcprof usr/bin/cputrack usr/sbin/cpustat "usr/lib/$ma/cpcprof/libcpcprof-agent.so" \
          "usr/lib/$ma/libcpc.so.1" "usr/lib/$ma/libpctx.so.1" "usr/lib/$ma/libcpc.so" \
-         "usr/lib/$ma/pkgconfig/libcpc.pc" usr/include/libcpc.h usr/share/man/man1/cputrack.1.gz \
+         "usr/lib/$ma/pkgconfig/libcpc.pc" usr/include/libcpc.h usr/share/man/man1/cputrack.1.gz usr/share/man/man1/cpcprof-record.1.gz \
          usr/share/man/man3/cpc_open.3cpc.gz usr/share/man/man8/cpustat.8.gz; do
     [ -e "$root/$f" ] || fail "/$f not installed by the packages"
 done
@@ -79,8 +79,10 @@ done
 grep -Eq "exit +[0-9]+" cputrack.out || { cat cputrack.out; fail "cputrack printed no count at exit"; }
 
 if command -v man >/dev/null; then
-    page=$(MANPATH="$root/usr/share/man" man -w cputrack 2>/dev/null) || fail "man -w cputrack"
-    case $page in "$root"/*) ;; *) fail "man -w cputrack gives $page" ;; esac
+    for name in cpcprof-record cpcprof cputrack; do
+        page=$(MANPATH="$root/usr/share/man" man -w $name 2>/dev/null) || fail "man -w $name finds no page"
+        case $page in "$root"/*) ;; *) fail "man -w $name gives $page" ;; esac
+    done
 fi
 
 # Removed: nothing of them is left but the directories dpkg keeps.
