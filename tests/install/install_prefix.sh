@@ -33,6 +33,14 @@ for f in "$src"/packaging/man/*; do
     [ -e "$prefix/share/man/man$s/$n" ] || fail "man page $n not in share/man/man$s"
 done
 
+# A page for cpcprof and for every subcommand its --help lists.
+cmds=$(LD_LIBRARY_PATH="$prefix/$libdir" "$prefix/bin/cpcprof" --help 2>&1 |
+       sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p')
+[ -n "$cmds" ] || fail "cpcprof --help lists no commands"
+for c in cpcprof $(echo "$cmds" | sed 's/^/cpcprof-/'); do
+    [ -e "$prefix/share/man/man1/$c.1" ] || fail "no man page $c(1)"
+done
+
 # SONAMEs, and only the API exported (the names the version scripts list).
 for lib in cpc pctx; do
     so=$prefix/$libdir/lib$lib.so.1
