@@ -96,5 +96,5 @@ left=""
 if dpkg --root="$root" -l 2>/dev/null | grep -E '^ii +(libcpc1|libcpc-dev|cpcprof) '; then
     fail "still installed after dpkg -r"
 fi
-echo "packages: $(cd "$debs" && ls *.deb | tr '\n' ' ')"
+echo "packages: $(cd "$debs" && echo ./*.deb)"
 echo "PASS"

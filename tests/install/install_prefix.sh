@@ -17,6 +17,7 @@ prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; fail "cmake --install"; }
 
 # The files, under the GNU directories of this configuration.
+# shellcheck disable=SC2016 # the .pc file's own ${prefix}
 libdir=$(sed -n 's/^libdir=\${prefix}\///p' "$prefix"/lib*/pkgconfig/libcpc.pc 2>/dev/null | head -1)
 [ -n "$libdir" ] || fail "no libcpc.pc with a libdir under $prefix"
 for f in "$libdir/libcpc.so.1" "$libdir/libpctx.so.1" "$libdir/libcpc.so" "$libdir/libpctx.so" \
