@@ -15,8 +15,11 @@
 #include <cstring>
 #include <vector>
 
-#ifndef CPCPROF_AGENT_INSTALLED
-#define CPCPROF_AGENT_INSTALLED ""
+// The agent's directory relative to the installed cpcprof's bin/: for
+// example "../lib/x86_64-linux-gnu/cpcprof" (CMAKE_INSTALL_LIBDIR, made
+// relative to CMAKE_INSTALL_BINDIR), so that an installed tree can move.
+#ifndef CPCPROF_AGENT_RELDIR
+#define CPCPROF_AGENT_RELDIR "../lib/cpcprof"
 #endif
 
 namespace cpcprof::record {
@@ -58,16 +61,20 @@ std::optional<std::string> find_agent(std::string *error) {
     if (const char *env = std::getenv("CPCPROF_AGENT"))
         candidates.push_back(env);
     std::string dir = self_dir();
+    // Installed: PREFIX/bin/cpcprof and PREFIX/LIBDIR/cpcprof/; build tree:
+    // build/profiler/cpcprof/cpcprof and build/profiler/agent/.
+    candidates.push_back(dir + "/" CPCPROF_AGENT_RELDIR "/libcpcprof-agent.so");
     candidates.push_back(dir + "/../agent/libcpcprof-agent.so");
-    if (*CPCPROF_AGENT_INSTALLED)
-        candidates.push_back(CPCPROF_AGENT_INSTALLED);
     for (const std::string &c : candidates) {
         char real[4096];
         if (realpath(c.c_str(), real) != nullptr && access(real, R_OK) == 0)
             return std::string(real);
     }
-    *error = "cannot find libcpcprof-agent.so (looked in " + candidates.front() +
-             "; set CPCPROF_AGENT to its path)";
+    std::string looked;
+    for (const std::string &c : candidates)
+        looked += (looked.empty() ? "" : ", ") + c;
+    *error =
+        "cannot find libcpcprof-agent.so (looked in " + looked + "; set CPCPROF_AGENT to its path)";
     return std::nullopt;
 }
 
@@ -106,8 +113,8 @@ std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::s
         // systemd's LISTEN_FDS).
         int channel = sv[1];
         rlimit rl{};
-        long high = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? long(std::min<rlim_t>(rl.rlim_cur, 1024)) - 32
-                                                      : 0;
+        long high =
+            getrlimit(RLIMIT_NOFILE, &rl) == 0 ? long(std::min<rlim_t>(rl.rlim_cur, 1024)) - 32 : 0;
         int moved = high > 10 ? fcntl(sv[1], F_DUPFD, static_cast<int>(high)) : -1;
         if (moved >= 0) {
             close(sv[1]);
