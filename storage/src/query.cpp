@@ -35,6 +35,7 @@ void Cost::add(const Cost &other) {
 namespace {
 
 constexpr const char kNoStack[] = "[no stack]";
+constexpr const char kTruncated[] = "[truncated]";
 
 std::string base_name(const std::string &path) {
     size_t slash = path.rfind('/');
@@ -73,7 +74,8 @@ struct Query::Impl {
     std::vector<Cost> stack_costs;
 
     Cost total;
-    uint64_t kept = 0, read = 0;
+    uint64_t kept = 0, read = 0, complete = 0;
+    uint32_t truncated_fn = kNoFunction;
     std::vector<Cost> fself, ftotal;
     std::vector<ThreadCost> threads;
     std::vector<StackThreadCost> stack_threads;
@@ -297,6 +299,12 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
         q.threads[st.thread].cost.add(st.cost);
         q.total.add(st.cost);
     }
+    for (size_t i = 0; i < q.stacks.size(); ++i) {
+        if (!q.stacks[i].truncated)
+            q.complete += q.stack_costs[i].samples;
+        else if (q.truncated_fn == kNoFunction)
+            q.truncated_fn = q.function_id(kTruncated, "", false, "");
+    }
     q.fnode_of = {};
     q.up = {};
     auto query = std::unique_ptr<Query>(new Query(std::move(impl)));
@@ -375,6 +383,12 @@ const Cost &Query::stack_cost(size_t i) const {
 }
 const Cost &Query::total() const {
     return impl_->total;
+}
+uint64_t Query::samples_complete() const {
+    return impl_->complete;
+}
+uint32_t Query::truncated_function() const {
+    return impl_->truncated_fn;
 }
 uint64_t Query::samples_kept() const {
     return impl_->kept;

@@ -177,6 +177,26 @@ TEST_F(FlamegraphTest, SvgFramesAreAsWideAsTheirSamples) {
         widths.push_back(std::round(f.width * kSamples / kSvgSpan));
     std::sort(widths.begin(), widths.end());
     EXPECT_EQ(widths, (std::vector<double>{1, 1, 3, 3, 3}));
+    // The cut stack sits under "[truncated]", a root beside main (same row,
+    // one sample wide), not as a second "recurse" root beside main.
+    auto cut = named(frames, "[truncated]");
+    ASSERT_EQ(cut.size(), 1u) << svg.substr(0, 3000);
+    EXPECT_NEAR(cut[0].width, kSvgSpan * 1 / kSamples, 0.01);
+    EXPECT_NEAR(cut[0].y, named(frames, "main")[0].y, 0.01);
+    size_t on_main_row = 0;
+    for (const SvgFrame &f : frames)
+        on_main_row += std::abs(f.y - cut[0].y) < 0.01 ? 1 : 0;
+    EXPECT_EQ(on_main_row, 2u); // main and [truncated]
+    for (const SvgFrame &f : recurse)
+        if (std::round(f.width * kSamples / kSvgSpan) == 1) {
+            EXPECT_LT(f.y, cut[0].y);
+            EXPECT_GE(f.x, cut[0].x - 0.01);
+            EXPECT_LE(f.x + f.width, cut[0].x + cut[0].width + 0.01);
+        }
+    // The share of complete stacks is stated under the title: 10 of 11.
+    EXPECT_NE(svg.find("complete stacks: 90.9 %, the cut ones under [truncated]"),
+              std::string::npos)
+        << svg.substr(0, 3000);
 
     // Callers below their callees; callees start where their caller starts.
     auto main = named(frames, "main")[0], compute = named(frames, "compute")[0],
@@ -214,9 +234,11 @@ TEST_F(FlamegraphTest, EventPicksTheWidth) {
     EXPECT_NEAR(named(frames, "main")[0].width, kSvgSpan, 0.01); // every fault is under main
     EXPECT_NEAR(named(frames, "compute")[0].width, kSvgSpan * 12 / kFaults, 0.01);
     EXPECT_NEAR(named(frames, "libx.so+0x500")[0].width, kSvgSpan * 5 / kFaults, 0.01);
-    // The recursion took no page faults: its 5 frames are not drawn, and said so.
+    // The recursion took no page faults: its 5 frames are not drawn, nor
+    // the [truncated] root that holds 2 of them: 6 nodes, and said so.
     EXPECT_TRUE(named(frames, "recurse").empty());
-    EXPECT_NE(r.err.find("5 call tree nodes"), std::string::npos) << r.err;
+    EXPECT_TRUE(named(frames, "[truncated]").empty());
+    EXPECT_NE(r.err.find("6 call tree nodes"), std::string::npos) << r.err;
 
     r = run({"flamegraph", known, "--event", "no-such-event", "-o", dir.file("g.svg")});
     EXPECT_EQ(r.status, 2);
@@ -547,8 +569,9 @@ TEST_F(BrowserTest, HtmlZoomSearchAndEvents) {
     ASSERT_EQ(d.size(), 4u) << l.dom.substr(0, 4000) << l.log;
 
     // Loaded: every function, widths from the samples, callers below.
-    EXPECT_EQ(frame_names(d[0]), (std::set<std::string>{"all", "main", "compute", "square",
-                                                        "recurse", "libx.so+0x500"}));
+    EXPECT_EQ(frame_names(d[0]),
+              (std::set<std::string>{"all", "main", "compute", "square", "recurse", "libx.so+0x500",
+                                     "[truncated]"}));
     EXPECT_NEAR(d[0].find("main")->second.w, 10 / kSamples, 0.002);
     EXPECT_NEAR(d[0].find("compute")->second.w, 6 / kSamples, 0.002);
     EXPECT_EQ(d[0].find("square")->second.flags, "inl");
@@ -597,8 +620,9 @@ TEST_F(BrowserTest, SvgZoomAndSearch) {
     EXPECT_EQ(no_errors(l), "");
     auto d = dumps(test_state(l.dom));
     ASSERT_EQ(d.size(), 3u) << l.dom.substr(0, 4000) << l.log;
-    EXPECT_EQ(frame_names(d[0]), (std::set<std::string>{"all", "main", "compute", "square",
-                                                        "recurse", "libx.so+0x500"}));
+    EXPECT_EQ(frame_names(d[0]),
+              (std::set<std::string>{"all", "main", "compute", "square", "recurse", "libx.so+0x500",
+                                     "[truncated]"}));
     EXPECT_EQ(frame_names(d[1]), (std::set<std::string>{"all", "main", "compute", "square"}));
     EXPECT_NEAR(d[1].find("compute")->second.w, 1, 0.002);
     EXPECT_NEAR(d[1].find("square")->second.x, 0, 0.002);

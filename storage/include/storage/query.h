@@ -152,6 +152,13 @@ class Query {
 
     // Sum over every kept sample.
     const Cost &total() const;
+    // Kept samples whose stack is complete (not stack_truncated()).
+    uint64_t samples_complete() const;
+    // The function "[truncated]" that pictures put cut stacks under (as the
+    // exports do); no frame of any stack is in it.  kNoFunction when no
+    // kept stack is truncated.
+    static constexpr uint32_t kNoFunction = UINT32_MAX;
+    uint32_t truncated_function() const;
     // Samples the filter kept / read.
     uint64_t samples_kept() const;
     uint64_t samples_read() const;
@@ -204,8 +211,10 @@ class Query {
 // merged by function: a node is a path of functions from a root.
 class CallTree {
   public:
-    // Roots are the outermost frames; children are callees.
-    static CallTree top_down(const Query &q);
+    // Roots are the outermost frames; children are callees.  With
+    // truncated_root, the stacks cut short sit under one root of
+    // Query::truncated_function() instead of beside the true roots.
+    static CallTree top_down(const Query &q, bool truncated_root = false);
     // Roots are the innermost frames; children are callers.
     static CallTree bottom_up(const Query &q);
     // The callers of fn: root fn (every sample with fn on its stack, from
