@@ -438,7 +438,8 @@ std::string chromium_path() {
 struct Loaded {
     std::string dom, log;
 };
-Loaded load_in_chromium(const TempDir &dir, const std::string &url) {
+Loaded load_in_chromium(const TempDir &dir, const std::string &url,
+                        const std::string &window = "1200,800") {
     std::string profile = dir.file("chromium-profile"), out = dir.file("dom.txt"),
                 err = dir.file("chromium.log");
     std::vector<std::string> argv = {chromium_path(),
@@ -447,7 +448,7 @@ Loaded load_in_chromium(const TempDir &dir, const std::string &url) {
                                      "--disable-gpu",
                                      "--no-first-run",
                                      "--user-data-dir=" + profile,
-                                     "--window-size=1200,800",
+                                     "--window-size=" + window,
                                      "--virtual-time-budget=3000",
                                      "--enable-logging=stderr",
                                      "--v=0",
@@ -611,6 +612,41 @@ TEST_F(BrowserTest, HtmlZoomSearchAndEvents) {
     EXPECT_EQ(d[3].find("zoom")->second.flags, "");
     std::snprintf(expect, sizeof expect, "Matched: %.1f%% (0 of 17 page-faults)", 0.0);
     EXPECT_EQ(d[3].find("matched")->second.flags, expect);
+}
+
+// The page fits its window at every width: frames are never wider than
+// the chart, also when the graph is taller than the window (a scrollbar
+// narrows the page after the frames were placed) or a zoom's crumbs wrap
+// onto another line.  The dump measures what was drawn (bounding boxes).
+TEST_F(BrowserTest, HtmlFramesFitThePage) {
+    std::vector<std::string> deep;
+    for (int i = 0; i < 70; ++i)
+        deep.push_back("function_with_a_long_name_" + std::to_string(i));
+    std::vector<std::string> other(deep.begin(), deep.begin() + 40);
+    other.push_back("side");
+    std::string p = dir.file("deep.cpcprof");
+    write_named_profile(p, {{deep, 3}, {other, 1}});
+    ASSERT_EQ(run({"flamegraph", p, "-o", dir.file("deep.html")}).status, 0);
+    for (const char *window : {"1200,800", "1013,700", "731,900", "480,600"}) {
+        Loaded l = load_in_chromium(dir,
+                                    "file://" + dir.file("deep.html") +
+                                        "#dump&click=function_with_a_long_name_50&dump",
+                                    window);
+        EXPECT_EQ(no_errors(l), "") << window;
+        auto d = dumps(test_state(l.dom));
+        ASSERT_EQ(d.size(), 2u) << window << l.dom.substr(0, 4000) << l.log;
+        for (size_t k = 0; k < d.size(); ++k) {
+            EXPECT_NEAR(d[k].find("all")->second.w, 1.0, 0.002) << window << " dump " << k;
+            for (const auto &[name, f] : d[k])
+                if (name != "matched" && name != "tip" && name != "zoom") {
+                    EXPECT_GE(f.x, -0.0005) << name << " at " << window << " dump " << k;
+                    EXPECT_LE(f.x + f.w, 1.0005) << name << " at " << window << " dump " << k;
+                }
+        }
+        // The zoomed frame spans the chart; "side" (1 of 4) a quarter of it unzoomed.
+        EXPECT_NEAR(d[1].find("function_with_a_long_name_50")->second.w, 1.0, 0.002) << window;
+        EXPECT_NEAR(d[0].find("side")->second.w, 0.25, 0.002) << window;
+    }
 }
 
 TEST_F(BrowserTest, SvgZoomAndSearch) {
