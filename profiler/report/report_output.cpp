@@ -268,9 +268,15 @@ std::string text_header(const ReportContext &c) {
         out += "# modules without symbols: not symbolized (cpcprof symbolize " + c.options.file +
                ")\n";
     } else {
+        // Every module whose sampled addresses lack names, with the share
+        // of samples on such an address of it.
         std::string mods;
-        for (const std::string &m : q.modules_without_symbols())
-            mods += (mods.empty() ? "" : ", ") + m;
+        for (const Query::ModuleCost &m : q.modules_lacking_names()) {
+            char share[48];
+            std::snprintf(share, sizeof share, " (%.1f %% of samples)",
+                          100.0 * double(m.cost.samples) / double(q.samples_kept()));
+            mods += (mods.empty() ? "" : ", ") + m.path + share;
+        }
         out += "# modules without symbols: " + (mods.empty() ? std::string("none") : mods) + "\n";
     }
     // What the recorder said about processes (a signal taken, sampling
@@ -324,9 +330,15 @@ std::string json_preamble(const ReportContext &c) {
            ", \"unsampled_cpu_s\": " + json_number(double(acc.unsampled_ns) / 1e9) +
            ", \"complete_stacks\": " + std::to_string(q.samples_complete()) + "}";
     out += ", \"modules_without_symbols\": [";
-    std::vector<std::string> mods = q.modules_without_symbols();
+    // Empty when never symbolized (`symbolized` says so), as before.
+    std::vector<Query::ModuleCost> mods;
+    if (q.reader().symbolized())
+        mods = q.modules_lacking_names();
     for (size_t i = 0; i < mods.size(); ++i)
-        out += (i ? ", " : "") + json_string(mods[i]);
+        out += (i ? ", " : "") + json_string(mods[i].path);
+    out += "], \"modules_without_symbols_samples\": [";
+    for (size_t i = 0; i < mods.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(mods[i].cost.samples);
     const storage::QueryFilter &f = q.filter();
     auto opt = [](const auto &v) { return v ? std::to_string(*v) : std::string("null"); };
     auto secs = [](const std::optional<int64_t> &ns) {

@@ -421,6 +421,35 @@ std::vector<std::string> Query::modules_without_symbols() const {
     return out;
 }
 
+std::vector<Query::ModuleCost> Query::modules_lacking_names() const {
+    const auto &fns = impl_->functions;
+    const auto &fnodes = impl_->fnodes;
+    std::unordered_map<std::string, uint32_t> index; // module path -> key
+    std::vector<ModuleCost> out;
+    std::vector<uint32_t> fn_key(fns.size(), kNoKey);
+    for (size_t f = 0; f < fns.size(); ++f) {
+        if (fns[f].has_symbols || fns[f].module.empty())
+            continue;
+        auto [it, fresh] = index.try_emplace(fns[f].module, uint32_t(out.size()));
+        if (fresh)
+            out.push_back({fns[f].module, {}});
+        fn_key[f] = it->second;
+    }
+    if (out.empty())
+        return out;
+    std::vector<uint32_t> key(fnodes.size(), kNoKey);
+    for (size_t v = 1; v < fnodes.size(); ++v)
+        key[v] = fn_key[fnodes[v].frame.function];
+    std::vector<Cost> costs = once_per_stack(key, out.size());
+    for (size_t k = 0; k < out.size(); ++k)
+        out[k].cost = std::move(costs[k]);
+    std::erase_if(out, [](const ModuleCost &m) { return m.cost.samples == 0; });
+    std::sort(out.begin(), out.end(), [](const ModuleCost &a, const ModuleCost &b) {
+        return a.cost.samples != b.cost.samples ? a.cost.samples > b.cost.samples : a.path < b.path;
+    });
+    return out;
+}
+
 std::vector<Cost> Query::once_per_stack(std::span<const uint32_t> key_of, size_t keys) const {
     const auto &fnodes = impl_->fnodes;
     const size_t n = fnodes.size(), w = impl_->nevents + 1;

@@ -90,6 +90,55 @@ TEST_F(QueryTest, CodeWithoutSymbolsIsNamedByModuleAndOffset) {
     EXPECT_EQ(q->functions()[id].module, "/lib/libx.so");
     EXPECT_EQ(q->function_self()[id].values[1], 5u);
     EXPECT_EQ(q->modules_without_symbols(), std::vector<std::string>{"/lib/libx.so"});
+    ASSERT_EQ(q->modules_lacking_names().size(), 1u);
+    EXPECT_EQ(q->modules_lacking_names()[0].path, "/lib/libx.so");
+    EXPECT_EQ(q->modules_lacking_names()[0].cost.samples, 1u);
+}
+
+// A module with symbols whose sampled code is not among them (a stripped
+// library's .dynsym names its exports only) lacks names too, and is listed
+// with its samples, most first; a module without symbols at all as well.
+TEST_F(QueryTest, ModulesLackingNamesIncludeThoseWithSomeSymbols) {
+    const std::string file2 = path("stripped.cpcprof");
+    constexpr uint64_t kProg = 0x400000, kLib = 0x7f0000000000;
+    std::string error;
+    auto w = Writer::create(file2, &error);
+    ASSERT_TRUE(w) << error;
+    w->begin_run(test_run());
+    w->add_process({100, 1, {"./prog"}, "/opt/prog", kStartMono});
+    w->add_thread({100, 100, "prog"});
+    w->add_module({100, "/opt/prog", "", kProg, kProg + 0x10000, 0, kStartMono});
+    w->add_module({100, "/lib/libx.so", "", kLib, kLib + 0x10000, 0, kStartMono});
+    const std::vector<uint64_t> values = {1'000'000, 0};
+    int64_t t = kStartMono;
+    auto add = [&](const std::vector<uint64_t> &frames, int n) {
+        for (int i = 0; i < n; ++i)
+            w->add_sample({100, 100, ++t, true, frames, values});
+    };
+    add({kProg + 0x9000, kProg + 0x1010}, 5); // main > an unnamed address of prog
+    add({kLib + 0x500, kProg + 0x1010}, 2);   // main > libx.so, which has no symbols
+    add({kProg + 0x1010}, 1);                 // main alone
+    w->add_accounting(100, {8, 8, 0});
+    ASSERT_TRUE(w->finish(t + 1, &error)) << error;
+    auto s = SymbolWriter::open(file2, &error);
+    ASSERT_TRUE(s) << error;
+    const std::vector<SymbolFrame> main_frame = {{"main", "/src/a.c", 10, false}};
+    for (const AddressToResolve &a : s->addresses()) {
+        if (a.path == "/opt/prog" && a.offset == 0x1010)
+            s->add(a.module_id, a.offset, main_frame);
+        s->set_module_symbols(a.module_id, a.path == "/opt/prog");
+    }
+    ASSERT_TRUE(s->finish(&error)) << error;
+
+    auto q = Query::open(file2, {}, &error);
+    ASSERT_TRUE(q) << error;
+    EXPECT_EQ(q->modules_without_symbols(), std::vector<std::string>{"/lib/libx.so"});
+    auto lacking = q->modules_lacking_names();
+    ASSERT_EQ(lacking.size(), 2u);
+    EXPECT_EQ(lacking[0].path, "/opt/prog");
+    EXPECT_EQ(lacking[0].cost.samples, 5u);
+    EXPECT_EQ(lacking[1].path, "/lib/libx.so");
+    EXPECT_EQ(lacking[1].cost.samples, 2u);
 }
 
 TEST_F(QueryTest, TruncatedStacksAreKeptApart) {

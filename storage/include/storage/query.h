@@ -189,6 +189,17 @@ class Query {
     // (symbolized and found none).  Empty if the file was never symbolized.
     std::vector<std::string> modules_without_symbols() const;
 
+    // Every module that kept samples reached at addresses without a name
+    // (a module without symbols, or a stripped one whose symbol table lacks
+    // the functions sampled), with the cost of the samples that have such
+    // an address of it on their stack (once per sample): most samples
+    // first, then by path.  Addresses in no module are left out.
+    struct ModuleCost {
+        std::string path;
+        Cost cost;
+    };
+    std::vector<ModuleCost> modules_lacking_names() const;
+
     // Per source line of a function: self = samples whose innermost frame
     // is in it at that line; total = samples with a frame of it at that
     // line (once per sample).
