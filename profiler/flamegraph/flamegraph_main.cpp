@@ -144,8 +144,7 @@ std::string describe(const storage::Query &q, const Options &o, int event) {
         complete_stacks_text(q.samples_complete(), q.samples_kept(), q.reader().run().call_graph);
     if (!stacks.empty()) {
         s += "; " + stacks;
-        if (!o.inverted && q.samples_complete() < q.samples_kept() &&
-            q.reader().run().call_graph != "none")
+        if (q.samples_complete() < q.samples_kept() && q.reader().run().call_graph != "none")
             s += ", the cut ones under [truncated]";
     }
     return s;

@@ -212,8 +212,9 @@ uint32_t CallTree::walk_up(uint32_t v, const std::vector<Query::FrameNode> &f, c
     return at;
 }
 
-CallTree CallTree::bottom_up(const Query &q) {
+CallTree CallTree::bottom_up(const Query &q, bool truncated_root) {
     CallTree t(q);
+    const uint32_t marker = truncated_root ? q.truncated_function() : Query::kNoFunction;
     const auto &f = q.frame_nodes();
     uint64_t steps = 0;
     for (size_t i = 0; i < q.stack_count(); ++i)
@@ -229,6 +230,8 @@ CallTree CallTree::bottom_up(const Query &q) {
         uint32_t leaf = q.stack_leaf(i);
         uint32_t end = path.empty() ? t.walk_up(leaf, f, "bottom-up")
                                     : rev.node(t, path[leaf], &CallTree::child);
+        if (marker != Query::kNoFunction && q.stack_truncated(i))
+            end = t.child(end, PathFrame{marker, 0, 0, false}); // above the outermost frame
         t.nodes_[t.child(0, f[leaf].frame)].self.add(q.stack_cost(i));
         t.nodes_[end].total.add(q.stack_cost(i));
     }

@@ -184,6 +184,21 @@ TEST_F(QueryTest, TruncatedStacksSitUnderTheMarkerWhenAsked) {
     }
     EXPECT_EQ(t.nodes().size(), CallTree::top_down(*q).nodes().size() + 1);
 
+    // Bottom up, the marker is the cut stack's outermost caller: recurse
+    // (the leaf) < recurse < [truncated].
+    CallTree bu = CallTree::bottom_up(*q, true);
+    size_t markers = 0;
+    for (const CallTree::Node &n : bu.nodes())
+        if (n.function == q->truncated_function()) {
+            ++markers;
+            EXPECT_EQ(n.depth, 3u);
+            EXPECT_EQ(n.total.samples, 1u);
+            EXPECT_TRUE(n.children.empty());
+        }
+    EXPECT_EQ(markers, 1u);
+    EXPECT_EQ(bu.nodes()[0].total.samples, 11u);
+    EXPECT_EQ(bu.nodes().size(), CallTree::bottom_up(*q).nodes().size() + 1);
+
     // Thread 100 has no cut stack: no marker, the same tree either way.
     QueryFilter f;
     f.tid = 100;

@@ -269,6 +269,12 @@ TEST_F(FlamegraphTest, InvertedPutsTheSampledFunctionsOnTop) {
     ASSERT_EQ(compute.size(), 1u);
     EXPECT_LT(all[0].y, square[0].y);
     EXPECT_LT(square[0].y, compute[0].y);
+    // The cut stack recurse < recurse ends in "[truncated]", its third row
+    // below "all", one sample wide; the complete ones end in main.
+    auto cut = named(frames, "[truncated]");
+    ASSERT_EQ(cut.size(), 1u);
+    EXPECT_NEAR(cut[0].width, kSvgSpan * 1 / kSamples, 0.01);
+    EXPECT_NEAR(cut[0].y, all[0].y + 3 * 16, 0.01);
 }
 
 TEST_F(FlamegraphTest, NarrowFramesArePrunedAndCounted) {

@@ -226,8 +226,10 @@ class CallTree {
     // truncated_root, the stacks cut short sit under one root of
     // Query::truncated_function() instead of beside the true roots.
     static CallTree top_down(const Query &q, bool truncated_root = false);
-    // Roots are the innermost frames; children are callers.
-    static CallTree bottom_up(const Query &q);
+    // Roots are the innermost frames; children are callers.  With
+    // truncated_root, a cut stack's outermost frame has the caller
+    // Query::truncated_function().
+    static CallTree bottom_up(const Query &q, bool truncated_root = false);
     // The callers of fn: root fn (every sample with fn on its stack, from
     // its innermost occurrence), children its callers, and theirs.
     static CallTree callers(const Query &q, uint32_t fn);
