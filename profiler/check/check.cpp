@@ -107,13 +107,17 @@ FileReport check_file(const std::string &path) {
         return report;
     }
     FileCheck(path, *r).run(&report.problems);
-    if (report.problems.empty())
+    if (report.problems.empty()) {
+        std::string stacks;
+        if (auto complete = r->complete_stack_samples())
+            stacks = complete_stacks_text(*complete, r->sample_count(), r->run().call_graph);
         report.summary = path + ": ok: " + count(r->sample_count(), "sample", "samples") + ", " +
                          count(r->processes().size(), "process", "processes") + ", " +
                          count(r->threads().size(), "thread", "threads") + ", " +
-                         (r->complete() ? "complete" : "incomplete") + ", " +
+                         (r->complete() ? "recording finished" : "recording unfinished") + ", " +
                          (r->symbolized() ? "symbolized" : "not symbolized") +
-                         losses_text(r->accounting_total());
+                         losses_text(r->accounting_total()) + (stacks.empty() ? "" : ", " + stacks);
+    }
     return report;
 }
 

@@ -76,7 +76,8 @@ struct KeyedTree {
 };
 
 KeyedTree keyed_tree(const Query &q, int event) {
-    CallTree tree = CallTree::top_down(q);
+    // Cut stacks under "[truncated]" in both profiles, as in the flame graph.
+    CallTree tree = CallTree::top_down(q, q.reader().run().call_graph != "none");
     const auto &nodes = tree.nodes();
     KeyedTree k;
     k.nodes.push_back({"all", "", 0, nodes[0].total.values[size_t(event)], {}});
@@ -98,7 +99,7 @@ struct Frame {
     std::optional<uint32_t> base; // the same call path in BASE
     double x = 0, w = 0;          // fractions of NEW's total
     int depth = 0;
-    double points = 0; // change of the total share, percentage points
+    double points = 0; // change of the self share, percentage points (what the gate judges)
 };
 
 class Renderer {
@@ -146,7 +147,7 @@ void Renderer::layout(uint32_t node, std::optional<uint32_t> base, double x, int
         if (w * kWidth < kMinFramePx)
             continue;
         Frame f{t.node, t.base, t.x, w, t.depth, 0};
-        f.points = (share(now_, t.node, false) - share(base_, t.base, false)) * 100.0;
+        f.points = (share(now_, t.node, true) - share(base_, t.base, true)) * 100.0;
         frames_.push_back(f);
         max_depth_ = std::max(max_depth_, t.depth);
         max_points_ = std::max(max_points_, std::fabs(f.points));
@@ -198,8 +199,8 @@ std::string Renderer::frame_svg(const Frame &f, int height) const {
                report::percent(share(base_, f.base, true));
     else
         tip += "\nBASE: not on this call path (0%)";
-    tip += "\nchange: total " + signed_points(f.points) + ", self " +
-           signed_points((share(now_, f.node, true) - share(base_, f.base, true)) * 100.0);
+    tip += "\nchange: self " + signed_points(f.points) + ", total " +
+           signed_points((share(now_, f.node, false) - share(base_, f.base, false)) * 100.0);
 
     double px = f.x * kWidth, pw = f.w * kWidth;
     int y = height - (f.depth + 1) * kFrameHeight;
@@ -271,12 +272,14 @@ std::string Renderer::page() {
            ".key { display: inline-block; width: 1em; height: 1em; vertical-align: middle; }\n"
            "</style></head><body>\n<h1>Differential flame graph</h1>\n<p>";
     append_html_escaped(&out, "Event " + in_.event_name + ". Frames: " + in_.new_file +
-                                  " (NEW); colour: change of each call path's share of the "
-                                  "total against " +
+                                  " (NEW); colour: change of each call path's self share (the "
+                                  "samples taken in the frame itself, what cpcprof diff's "
+                                  "gate judges) against " +
                                   in_.base_file + " (BASE).");
     out += "<br><span class=\"key grew\"></span> grew &nbsp; <span class=\"key shrank\"></span> "
            "shrank (full colour = the largest change in the picture, at least 1 point); "
-           "hover a frame for both shares, click to zoom. Functions that only BASE has are "
+           "hover a frame for its self and total shares in both, click to zoom. Functions that "
+           "only BASE has are "
            "not drawn: see <code>cpcprof diff</code>'s table. "
            "<button id=\"reset\">Reset zoom</button></p>\n";
     char svg[160];

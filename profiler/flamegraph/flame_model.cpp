@@ -21,7 +21,13 @@ FrameKind kind_of(const storage::Query &q, const CallTree::Node &n, uint32_t nod
 
 FlameModel build_model(const storage::Query &q, bool inverted, const std::vector<int> &weights,
                        double min_share) {
-    FlameModel m{inverted ? CallTree::bottom_up(q) : CallTree::top_down(q), {}, 0, 0};
+    // Cut stacks under "[truncated]" (as the exports put them), not as
+    // extra roots beside the true ones (inverted: it is the cut stacks'
+    // outermost caller); a run without stacks has only cut
+    // ones, and the marker would say nothing.
+    bool marker = q.reader().run().call_graph != "none";
+    FlameModel m{
+        inverted ? CallTree::bottom_up(q, marker) : CallTree::top_down(q, marker), {}, 0, 0};
     const auto &nodes = m.tree.nodes();
     const auto &fns = q.functions();
     std::vector<uint64_t> floor;

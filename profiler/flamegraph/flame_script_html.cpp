@@ -77,8 +77,16 @@ function num(v) { return v.toLocaleString("en-US"); }
 function render() {
   chart.textContent = "";
   tip.hidden = true; // its frame may be gone; the next mouse move shows it again
-  var cw = chart.clientWidth, zw = total(zoomed, weight);
+  var path = [];
+  for (var p = zoomed; p > 0; p = parent(p)) path.unshift(name(p));
+  crumbs.textContent = zoomed === 0 ? "" : "Zoomed: " + path.join(" \u203a ");
+  resetBtn.disabled = zoomed === 0;
   chart.style.height = ((maxDepth + 1) * H) + "px";
+  // Frames are placed in percent of the chart, so that they fit it however
+  // its width changes after this (a page grown taller than the window gets
+  // a scrollbar, which narrows the chart); pixels, measured after the
+  // height and crumbs are set, only decide what is too narrow to draw or label.
+  var cw = chart.getBoundingClientRect().width, zw = total(zoomed, weight);
   if (N === 0 || zw === 0) {
     chart.textContent = "No samples of " + weightName(weight) + " in this selection.";
     chart.style.height = "auto";
@@ -94,13 +102,14 @@ function render() {
     else if (i > 0 && funcs[fn(i)][3] === 1) cls += " nosym";
     d.className = cls;
     d.dataset.i = i;
-    d.style.left = left + "px";
-    d.style.width = width + "px";
+    d.style.left = (100 * left / cw) + "%";
+    d.style.width = (100 * width / cw) + "%";
     var row = D.inverted ? depth[i] : maxDepth - depth[i];
     d.style.top = (row * H) + "px";
     d.style.background = i === 0 ? "rgb(230,200,170)" : inlined(i) ? "rgb(110,210,210)"
                                                       : funcs[fn(i)][4];
     d.textContent = width >= 18 ? name(i) : "";
+    if (width < 8) d.style.padding = "0"; // else the padding would widen it
     frag.appendChild(d);
   }
   for (var p = zoomed === 0 ? -1 : parent(zoomed); p >= 0; p = parent(p)) add(p, 0, cw, true);
@@ -111,10 +120,6 @@ function render() {
     i++;
   }
   chart.appendChild(frag);
-  var path = [];
-  for (var p = zoomed; p > 0; p = parent(p)) path.unshift(name(p));
-  crumbs.textContent = zoomed === 0 ? "" : "Zoomed: " + path.join(" \u203a ");
-  resetBtn.disabled = zoomed === 0;
 }
 function weightName(w) { return w === 0 ? "samples" : D.events[w - 1]; }
 
@@ -188,13 +193,15 @@ if (D.pruned > 0)
       D.minShare + "% of every weight are not shown.";
 setWeight(weight);
 
+// Where each frame was drawn, in fractions of the chart's width as laid
+// out now (not as render() meant it).
 function dump() {
-  var ds = chart.querySelectorAll(".f"), cw = chart.clientWidth;
+  var ds = chart.querySelectorAll(".f"), c = chart.getBoundingClientRect();
   for (var k = 0; k < ds.length; k++) {
-    var d = ds[k], i = +d.dataset.i, flags = [];
+    var d = ds[k], i = +d.dataset.i, flags = [], r = d.getBoundingClientRect();
     ["anc", "m", "inl", "nosym"].forEach(function (c) { if (d.classList.contains(c)) flags.push(c); });
-    log("frame\t" + name(i) + "\t" + (parseFloat(d.style.left) / cw).toFixed(3) + "\t" +
-        (parseFloat(d.style.width) / cw).toFixed(3) + "\t" + flags.join(",") + "\t" +
+    log("frame\t" + name(i) + "\t" + ((r.left - c.left) / c.width).toFixed(3) + "\t" +
+        (r.width / c.width).toFixed(3) + "\t" + flags.join(",") + "\t" +
         Math.round(parseFloat(d.style.top) / H));
   }
   log("matched\t" + matched.textContent);

@@ -5,6 +5,8 @@
 #include "flamegraph.h"
 #include "view_options.h"
 
+#include "../common/accounting_text.h"
+
 #include <cstdio>
 
 namespace cpcprof::flamegraph {
@@ -138,6 +140,13 @@ std::string describe(const storage::Query &q, const Options &o, int event) {
     s += "; width: " + q.events()[size_t(event)].name;
     if (o.inverted)
         s += "; inverted (callers below)";
+    std::string stacks =
+        complete_stacks_text(q.samples_complete(), q.samples_kept(), q.reader().run().call_graph);
+    if (!stacks.empty()) {
+        s += "; " + stacks;
+        if (q.samples_complete() < q.samples_kept() && q.reader().run().call_graph != "none")
+            s += ", the cut ones under [truncated]";
+    }
     return s;
 }
 

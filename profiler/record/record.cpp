@@ -10,6 +10,7 @@
 #include "symbolize_profile.h"
 
 #include "../common/accounting_text.h"
+#include "storage/reader.h"
 
 #include <signal.h>
 #include <sys/prctl.h>
@@ -71,14 +72,24 @@ void print_summary(const Options &o, const Summary &s) {
     std::string unsampled;
     if (s.unsampled_ns != 0)
         unsampled = losses_text({0, 0, 0, s.unsampled_ns});
+    // What the file holds, read back: the share of stacks that were cut.
+    std::string stacks;
+    std::string error;
+    if (auto r = storage::Reader::open(o.output, &error)) {
+        auto complete = r->complete_stack_samples();
+        if (complete)
+            stacks = complete_stacks_text(*complete, r->sample_count(), r->run().call_graph);
+    }
+    if (!stacks.empty())
+        stacks.insert(0, "; ");
     std::fprintf(stderr,
                  "cpcprof: recorded %.2f s: %zu process%s, %zu thread%s; samples taken %llu, "
-                 "stored %llu, dropped %llu%s; wrote %s (%.1f KB)\n",
+                 "stored %llu, dropped %llu%s; wrote %s (%.1f KB)%s\n",
                  s.seconds, s.processes, s.processes == 1 ? "" : "es", s.threads,
                  s.threads == 1 ? "" : "s", static_cast<unsigned long long>(s.taken),
                  static_cast<unsigned long long>(s.stored),
                  static_cast<unsigned long long>(s.dropped), unsampled.c_str(), o.output.c_str(),
-                 double(st.st_size) / 1024.0);
+                 double(st.st_size) / 1024.0, stacks.c_str());
 }
 
 // Said even with -q: the profile lacks samples and nothing else shows it.

@@ -35,8 +35,8 @@ std::optional<double> duration_s(const Query &q) {
 }
 
 std::string derived_text(const DerivedColumn &d, const DerivedValue &v) {
-    std::string s = d.kind == "miss_ratio" ? percent(v.value)
-                                           : fixed(v.value, d.kind == "cpi" ? 3 : 2);
+    std::string s =
+        d.kind == "miss_ratio" ? percent(v.value) : fixed(v.value, d.kind == "cpi" ? 3 : 2);
     return s + " (n=" + std::to_string(v.samples) + ")";
 }
 
@@ -256,17 +256,27 @@ std::string text_header(const ReportContext &c) {
     out += "# samples: " + std::to_string(q.samples_kept()) + " kept / " +
            std::to_string(q.samples_read()) + " stored, " + std::to_string(acc.dropped) +
            " dropped" + losses_text({0, 0, 0, acc.unsampled_ns}) + "\n";
+    std::string stacks =
+        complete_stacks_text(q.samples_complete(), q.samples_kept(), run.call_graph);
+    if (!stacks.empty())
+        out += "# " + stacks + "\n";
     auto d = duration_s(q);
-    out += "# duration: " + (d ? fixed(d, 3) + " s" : std::string("unknown (recording did not finish)")) +
-           "\n";
+    out += "# duration: " +
+           (d ? fixed(d, 3) + " s" : std::string("unknown (recording did not finish)")) + "\n";
     out += std::string("# hardware PMU: ") + (run.hw_pmu ? "yes" : "no") + "\n";
     if (!q.reader().symbolized()) {
         out += "# modules without symbols: not symbolized (cpcprof symbolize " + c.options.file +
                ")\n";
     } else {
+        // Every module whose sampled addresses lack names, with the share
+        // of samples on such an address of it.
         std::string mods;
-        for (const std::string &m : q.modules_without_symbols())
-            mods += (mods.empty() ? "" : ", ") + m;
+        for (const Query::ModuleCost &m : q.modules_lacking_names()) {
+            char share[48];
+            std::snprintf(share, sizeof share, " (%.1f %% of samples)",
+                          100.0 * double(m.cost.samples) / double(q.samples_kept()));
+            mods += (mods.empty() ? "" : ", ") + m.path + share;
+        }
         out += "# modules without symbols: " + (mods.empty() ? std::string("none") : mods) + "\n";
     }
     // What the recorder said about processes (a signal taken, sampling
@@ -317,11 +327,18 @@ std::string json_preamble(const ReportContext &c) {
            ", \"stored\": " + std::to_string(q.samples_read()) +
            ", \"dropped\": " + std::to_string(acc.dropped) +
            ", \"taken\": " + std::to_string(acc.taken) +
-           ", \"unsampled_cpu_s\": " + json_number(double(acc.unsampled_ns) / 1e9) + "}";
+           ", \"unsampled_cpu_s\": " + json_number(double(acc.unsampled_ns) / 1e9) +
+           ", \"complete_stacks\": " + std::to_string(q.samples_complete()) + "}";
     out += ", \"modules_without_symbols\": [";
-    std::vector<std::string> mods = q.modules_without_symbols();
+    // Empty when never symbolized (`symbolized` says so), as before.
+    std::vector<Query::ModuleCost> mods;
+    if (q.reader().symbolized())
+        mods = q.modules_lacking_names();
     for (size_t i = 0; i < mods.size(); ++i)
-        out += (i ? ", " : "") + json_string(mods[i]);
+        out += (i ? ", " : "") + json_string(mods[i].path);
+    out += "], \"modules_without_symbols_samples\": [";
+    for (size_t i = 0; i < mods.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(mods[i].cost.samples);
     const storage::QueryFilter &f = q.filter();
     auto opt = [](const auto &v) { return v ? std::to_string(*v) : std::string("null"); };
     auto secs = [](const std::optional<int64_t> &ns) {
@@ -338,9 +355,10 @@ std::string json_preamble(const ReportContext &c) {
                ", \"sampling\": " + (e.sampling ? "true" : "false") +
                ", \"total\": " + std::to_string(q.total().values[i]) + "}";
     }
-    out += "],\n  \"weigh_event\": " +
-           (q.events().empty() ? std::string("null") : json_string(q.events()[size_t(c.weigh)].name)) +
-           ",\n";
+    out +=
+        "],\n  \"weigh_event\": " +
+        (q.events().empty() ? std::string("null") : json_string(q.events()[size_t(c.weigh)].name)) +
+        ",\n";
     out += "  \"derived\": [";
     for (size_t i = 0; i < c.derived.size(); ++i) {
         const DerivedColumn &d = c.derived[i];

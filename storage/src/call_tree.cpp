@@ -139,14 +139,40 @@ void CallTree::sum_totals() {
         nodes_[nodes_[i].parent].total.add(nodes_[i].total);
 }
 
-CallTree CallTree::top_down(const Query &q) {
+CallTree CallTree::top_down(const Query &q, bool truncated_root) {
     CallTree t(q);
     const auto &fn = q.frame_nodes();
-    std::vector<uint32_t> at(fn.size(), 0);
-    for (size_t v = 1; v < fn.size(); ++v)
-        at[v] = t.child(at[fn[v].parent], fn[v].frame);
+    const uint32_t marker = q.truncated_function();
+    if (!truncated_root || marker == Query::kNoFunction) {
+        std::vector<uint32_t> at(fn.size(), 0);
+        for (size_t v = 1; v < fn.size(); ++v)
+            at[v] = t.child(at[fn[v].parent], fn[v].frame);
+        for (size_t i = 0; i < q.stack_count(); ++i) {
+            Node &n = t.nodes_[at[q.stack_leaf(i)]];
+            n.self.add(q.stack_cost(i));
+            n.total.add(q.stack_cost(i));
+        }
+        t.sum_totals();
+        return t;
+    }
+    // Cut stacks under the marker, the others as they are: a frame node
+    // may be on both kinds, so each kind maps it on its own (at[kind][v]),
+    // from a stack's leaf up to the first node already mapped, then down;
+    // each frame node is mapped at most once per kind, and only frame nodes
+    // some stack of that kind reaches make tree nodes.
+    std::vector<uint32_t> at[2] = {std::vector<uint32_t>(fn.size(), kNone),
+                                   std::vector<uint32_t>(fn.size(), kNone)};
+    at[0][0] = 0;
+    at[1][0] = t.child(0, PathFrame{marker, 0, 0, false});
+    std::vector<uint32_t> up;
     for (size_t i = 0; i < q.stack_count(); ++i) {
-        Node &n = t.nodes_[at[q.stack_leaf(i)]];
+        std::vector<uint32_t> &map = at[q.stack_truncated(i) ? 1 : 0];
+        up.clear();
+        for (uint32_t v = q.stack_leaf(i); map[v] == kNone; v = fn[v].parent)
+            up.push_back(v);
+        for (size_t k = up.size(); k-- > 0;)
+            map[up[k]] = t.child(map[fn[up[k]].parent], fn[up[k]].frame);
+        Node &n = t.nodes_[map[q.stack_leaf(i)]];
         n.self.add(q.stack_cost(i));
         n.total.add(q.stack_cost(i));
     }
@@ -186,8 +212,9 @@ uint32_t CallTree::walk_up(uint32_t v, const std::vector<Query::FrameNode> &f, c
     return at;
 }
 
-CallTree CallTree::bottom_up(const Query &q) {
+CallTree CallTree::bottom_up(const Query &q, bool truncated_root) {
     CallTree t(q);
+    const uint32_t marker = truncated_root ? q.truncated_function() : Query::kNoFunction;
     const auto &f = q.frame_nodes();
     uint64_t steps = 0;
     for (size_t i = 0; i < q.stack_count(); ++i)
@@ -203,6 +230,8 @@ CallTree CallTree::bottom_up(const Query &q) {
         uint32_t leaf = q.stack_leaf(i);
         uint32_t end = path.empty() ? t.walk_up(leaf, f, "bottom-up")
                                     : rev.node(t, path[leaf], &CallTree::child);
+        if (marker != Query::kNoFunction && q.stack_truncated(i))
+            end = t.child(end, PathFrame{marker, 0, 0, false}); // above the outermost frame
         t.nodes_[t.child(0, f[leaf].frame)].self.add(q.stack_cost(i));
         t.nodes_[end].total.add(q.stack_cost(i));
     }

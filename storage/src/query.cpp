@@ -35,6 +35,7 @@ void Cost::add(const Cost &other) {
 namespace {
 
 constexpr const char kNoStack[] = "[no stack]";
+constexpr const char kTruncated[] = "[truncated]";
 
 std::string base_name(const std::string &path) {
     size_t slash = path.rfind('/');
@@ -73,7 +74,8 @@ struct Query::Impl {
     std::vector<Cost> stack_costs;
 
     Cost total;
-    uint64_t kept = 0, read = 0;
+    uint64_t kept = 0, read = 0, complete = 0;
+    uint32_t truncated_fn = kNoFunction;
     std::vector<Cost> fself, ftotal;
     std::vector<ThreadCost> threads;
     std::vector<StackThreadCost> stack_threads;
@@ -297,6 +299,12 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
         q.threads[st.thread].cost.add(st.cost);
         q.total.add(st.cost);
     }
+    for (size_t i = 0; i < q.stacks.size(); ++i) {
+        if (!q.stacks[i].truncated)
+            q.complete += q.stack_costs[i].samples;
+        else if (q.truncated_fn == kNoFunction)
+            q.truncated_fn = q.function_id(kTruncated, "", false, "");
+    }
     q.fnode_of = {};
     q.up = {};
     auto query = std::unique_ptr<Query>(new Query(std::move(impl)));
@@ -376,6 +384,12 @@ const Cost &Query::stack_cost(size_t i) const {
 const Cost &Query::total() const {
     return impl_->total;
 }
+uint64_t Query::samples_complete() const {
+    return impl_->complete;
+}
+uint32_t Query::truncated_function() const {
+    return impl_->truncated_fn;
+}
 uint64_t Query::samples_kept() const {
     return impl_->kept;
 }
@@ -404,6 +418,35 @@ std::vector<std::string> Query::modules_without_symbols() const {
     }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+std::vector<Query::ModuleCost> Query::modules_lacking_names() const {
+    const auto &fns = impl_->functions;
+    const auto &fnodes = impl_->fnodes;
+    std::unordered_map<std::string, uint32_t> index; // module path -> key
+    std::vector<ModuleCost> out;
+    std::vector<uint32_t> fn_key(fns.size(), kNoKey);
+    for (size_t f = 0; f < fns.size(); ++f) {
+        if (fns[f].has_symbols || fns[f].module.empty())
+            continue;
+        auto [it, fresh] = index.try_emplace(fns[f].module, uint32_t(out.size()));
+        if (fresh)
+            out.push_back({fns[f].module, {}});
+        fn_key[f] = it->second;
+    }
+    if (out.empty())
+        return out;
+    std::vector<uint32_t> key(fnodes.size(), kNoKey);
+    for (size_t v = 1; v < fnodes.size(); ++v)
+        key[v] = fn_key[fnodes[v].frame.function];
+    std::vector<Cost> costs = once_per_stack(key, out.size());
+    for (size_t k = 0; k < out.size(); ++k)
+        out[k].cost = std::move(costs[k]);
+    std::erase_if(out, [](const ModuleCost &m) { return m.cost.samples == 0; });
+    std::sort(out.begin(), out.end(), [](const ModuleCost &a, const ModuleCost &b) {
+        return a.cost.samples != b.cost.samples ? a.cost.samples > b.cost.samples : a.path < b.path;
+    });
     return out;
 }
 

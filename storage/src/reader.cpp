@@ -26,6 +26,7 @@ struct Reader::Impl {
     LoadedProfile p;
     mutable std::unique_ptr<AddressMap> address_map;        // built by the first locate()
     mutable std::optional<std::map<int, uint64_t>> per_pid; // by the last whole scan
+    mutable std::optional<uint64_t> complete_stacks;        // by the first ask
 
     // One pass over the samples; a bad sample stops it, or with bad set is
     // reported there and skipped.
@@ -76,6 +77,16 @@ const std::vector<Notice> &Reader::notices() const {
 }
 uint64_t Reader::sample_count() const {
     return impl_->p.sample_count;
+}
+std::optional<uint64_t> Reader::complete_stack_samples() const {
+    if (!impl_->complete_stacks) {
+        Statement s;
+        if (s.query(impl_->db.get(), "SELECT count(*) FROM sample WHERE complete <> 0") !=
+            SQLITE_ROW)
+            return std::nullopt;
+        impl_->complete_stacks = static_cast<uint64_t>(s.int64(0));
+    }
+    return impl_->complete_stacks;
 }
 const std::vector<StackNode> &Reader::stack_nodes() const {
     return impl_->p.nodes;

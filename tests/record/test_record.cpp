@@ -32,7 +32,9 @@ const storage::ProcessRecord *process(const Profile &p, int pid) {
     return nullptr;
 }
 
-bool exists(const std::string &path) { return access(path.c_str(), F_OK) == 0; }
+bool exists(const std::string &path) {
+    return access(path.c_str(), F_OK) == 0;
+}
 
 // CPU seconds the first child of process pid has used (its utime and
 // stime in /proc), or -1 while it has none.
@@ -60,14 +62,13 @@ double child_cpu_seconds(pid_t pid) {
     return double(utime + stime) / double(sysconf(_SC_CLK_TCK));
 }
 
-
 } // namespace
 
 TEST(RecordCli, ExitStatusIsTheTargets) {
     for (int code : {0, 3, 42}) {
         TempDir dir;
-        RunResult r = run_cpcprof(
-            dir, {"record", "-q", "-o", "out.cpcprof", "--", "sh", "-c", "exit " + std::to_string(code)});
+        RunResult r = run_cpcprof(dir, {"record", "-q", "-o", "out.cpcprof", "--", "sh", "-c",
+                                        "exit " + std::to_string(code)});
         EXPECT_EQ(r.status, code) << r.err;
         Profile p = load_profile(dir.file("out.cpcprof"));
         ASSERT_TRUE(p) << p.error;
@@ -117,9 +118,9 @@ TEST(RecordCli, PeriodShorterThanTheEventCheckRecords) {
 // dropped; a 16 KB ring at 10 kHz with 40-deep stacks must drop some.
 TEST(RecordCli, SummaryAccountsForEverySample) {
     TempDir dir;
-    RunResult r = run_cpcprof(dir, {"record", "-F", "10000", "--ring-kb", "16", "-o", "out.cpcprof",
-                                    "--", WORKLOAD_FP, "--seconds", "0.6", "--thread-seconds",
-                                    "0.3"});
+    RunResult r =
+        run_cpcprof(dir, {"record", "-F", "10000", "--ring-kb", "16", "-o", "out.cpcprof", "--",
+                          WORKLOAD_FP, "--seconds", "0.6", "--thread-seconds", "0.3"});
     ASSERT_EQ(r.status, 0) << r.err;
     auto s = parse_summary(r.err);
     ASSERT_TRUE(s) << "no summary line in:\n" << r.err;
@@ -137,6 +138,16 @@ TEST(RecordCli, SummaryAccountsForEverySample) {
     EXPECT_EQ(total.dropped, s->dropped);
     EXPECT_EQ(p.reader->sample_count(), s->stored);
     EXPECT_EQ(p.samples.size(), s->stored);
+    // The summary states the share of complete stacks in the file, in
+    // tenths of a percent rounded down.
+    std::smatch m;
+    static const std::regex share_re(R"(; complete stacks: (\d+)\.(\d) %\n)");
+    ASSERT_TRUE(std::regex_search(r.err, m, share_re)) << r.err;
+    uint64_t complete = 0;
+    for (const SampleCopy &c : p.samples)
+        complete += c.complete ? 1 : 0;
+    EXPECT_EQ(std::stoull(m[1]) * 10 + std::stoull(m[2]), complete * 1000 / p.samples.size())
+        << r.err << complete << " of " << p.samples.size();
 }
 
 TEST(RecordCli, KeepsAnExistingOutputFileAsOld) {
@@ -254,8 +265,8 @@ TEST(RecordCrash, SamplesUpToTheCrashAreKept) {
 // batches are large.  Every sample in the file is one the sampler took.
 TEST(RecordCrash, AccountingBalancesWhenAThreadedTargetCrashes) {
     TempDir dir;
-    RunResult r = run_cpcprof(dir, {"record", "-F", "10000", "-o", "out.cpcprof", "--", CRASH_EXE,
-                                    "0.02", "128"});
+    RunResult r = run_cpcprof(
+        dir, {"record", "-F", "10000", "-o", "out.cpcprof", "--", CRASH_EXE, "0.02", "128"});
     EXPECT_EQ(r.status, 139) << r.err;
     auto s = parse_summary(r.err);
     ASSERT_TRUE(s) << r.err;
@@ -360,14 +371,17 @@ bool any_contains(const std::vector<std::string> &lines, const std::string &need
 TEST(RecordChildren, ExcludedExecChildHasNoProfilerFdOrPreload) {
     {
         TempDir dir;
-        RunResult r = run_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", FORKER_EXE, "exec-lister"});
+        RunResult r =
+            run_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", FORKER_EXE, "exec-lister"});
         ASSERT_EQ(r.status, 0) << r.err;
         Listing l = listing(r.out);
         ASSERT_GT(l.lister_pid, 0) << r.out;
-        EXPECT_TRUE(any_contains(l.fds, "socket:")) << "followed child: the channel is inherited\n" << r.out;
+        EXPECT_TRUE(any_contains(l.fds, "socket:")) << "followed child: the channel is inherited\n"
+                                                    << r.out;
         EXPECT_TRUE(any_contains(l.env, "libcpcprof-agent")) << r.out;
         EXPECT_TRUE(any_contains(l.env, "CPC_SIGEMT_STABLE=1"))
-            << "a followed child's agent guards SIGEMT too\n" << r.out;
+            << "a followed child's agent guards SIGEMT too\n"
+            << r.out;
         Profile p = load_profile(dir.file("out.cpcprof"));
         ASSERT_TRUE(p) << p.error;
         EXPECT_NE(process(p, l.lister_pid), nullptr) << "followed child not recorded";
@@ -383,7 +397,8 @@ TEST(RecordChildren, ExcludedExecChildHasNoProfilerFdOrPreload) {
     for (const std::string &e : l.env) {
         EXPECT_EQ(e.find("libcpcprof-agent"), std::string::npos) << e;
         EXPECT_NE(e.rfind("CPCPROF_", 0), 0u) << e;
-        EXPECT_NE(e.rfind("CPC_SIGEMT_STABLE", 0), 0u) << "no agent guards an excluded child's SIGEMT";
+        EXPECT_NE(e.rfind("CPC_SIGEMT_STABLE", 0), 0u)
+            << "no agent guards an excluded child's SIGEMT";
     }
     Profile p = load_profile(dir.file("out.cpcprof"));
     ASSERT_TRUE(p) << p.error;

@@ -3,6 +3,8 @@
 #include "check.h"
 #include "helpers.h"
 
+#include "../../profiler/common/accounting_text.h"
+
 using namespace storagetest;
 using cpcprof::check::check_file;
 using cpcprof::check::check_main;
@@ -44,8 +46,11 @@ TEST_F(Check, GoodFile) {
     FileReport r = check_file(good);
     EXPECT_TRUE(r.problems.empty()) << lines(r);
     // The fixture's accounting has 3 overflows dropped: check says so.
-    EXPECT_EQ(r.summary, good + ": ok: 200 samples, 2 processes, 3 threads, complete, not "
-                                "symbolized, 3 of 203 overflows dropped");
+    // Every 7th numbered sample (i % 7 == 6) is cut short: 28 of 200, so
+    // 172 complete stacks, 86.0 %.
+    EXPECT_EQ(r.summary, good + ": ok: 200 samples, 2 processes, 3 threads, recording finished, "
+                                "not symbolized, 3 of 203 overflows dropped, complete stacks: "
+                                "86.0 %");
     std::string out;
     EXPECT_EQ(run({good}, &out), 0);
     EXPECT_EQ(out, r.summary + "\n");
@@ -55,8 +60,8 @@ TEST_F(Check, SymbolizedFile) {
     symbolize_profile(good);
     FileReport r = check_file(good);
     EXPECT_TRUE(r.problems.empty()) << lines(r);
-    EXPECT_EQ(r.summary, good + ": ok: 200 samples, 2 processes, 3 threads, complete, "
-                                "symbolized, 3 of 203 overflows dropped");
+    EXPECT_EQ(r.summary, good + ": ok: 200 samples, 2 processes, 3 threads, recording finished, "
+                                "symbolized, 3 of 203 overflows dropped, complete stacks: 86.0 %");
 }
 
 TEST_F(Check, IncompleteFileIsSoundAndSaysSo) {
@@ -64,10 +69,41 @@ TEST_F(Check, IncompleteFileIsSoundAndSaysSo) {
     write_profile(file, 1, false);
     FileReport r = check_file(file);
     EXPECT_TRUE(r.problems.empty()) << lines(r);
-    EXPECT_EQ(r.summary, file + ": ok: 1 sample, 2 processes, 1 thread, incomplete, not "
-                                "symbolized, 3 of 4 overflows dropped");
+    EXPECT_EQ(r.summary, file + ": ok: 1 sample, 2 processes, 1 thread, recording unfinished, "
+                                "not symbolized, 3 of 4 overflows dropped, complete stacks: "
+                                "100.0 %");
     std::string out;
     EXPECT_EQ(run({file}, &out), 0);
+}
+
+// The share of complete stacks is read from the samples' flags: mark
+// them all complete, or all cut, and the ok line follows.
+TEST_F(Check, CompleteStacksFollowTheSamples) {
+    const std::string all = copy("all.cpcprof"), none = copy("none.cpcprof");
+    ASSERT_EQ(run_sql(all, "UPDATE sample SET complete = 1"), "");
+    ASSERT_EQ(run_sql(none, "UPDATE sample SET complete = 0"), "");
+    EXPECT_TRUE(check_file(all).summary.ends_with(", complete stacks: 100.0 %"))
+        << check_file(all).summary;
+    EXPECT_TRUE(check_file(none).summary.ends_with(", complete stacks: 0.0 %"))
+        << check_file(none).summary;
+    // PCs only: no stack was taken, so none is called cut.
+    ASSERT_EQ(run_sql(all, "UPDATE run SET call_graph = 'none'"), "");
+    EXPECT_TRUE(
+        check_file(all).summary.ends_with(", complete stacks: none taken (--call-graph none)"))
+        << check_file(all).summary;
+}
+
+TEST(CompleteStacksText, RoundsDownAndSaysWhenNoneWereTaken) {
+    using cpcprof::complete_stacks_text;
+    EXPECT_EQ(complete_stacks_text(996, 1000, "dwarf"), "complete stacks: 99.6 %");
+    EXPECT_EQ(complete_stacks_text(9999, 10000, "dwarf"), "complete stacks: 99.9 %");
+    EXPECT_EQ(complete_stacks_text(5, 5, "fp"), "complete stacks: 100.0 %");
+    EXPECT_EQ(complete_stacks_text(1, 3, "fp"), "complete stacks: 33.3 %");
+    EXPECT_EQ(complete_stacks_text(0, 7, "dwarf"), "complete stacks: 0.0 %");
+    EXPECT_EQ(complete_stacks_text(UINT64_MAX - 1, UINT64_MAX, "dwarf"), "complete stacks: 99.9 %");
+    EXPECT_EQ(complete_stacks_text(0, 0, "dwarf"), "");
+    EXPECT_EQ(complete_stacks_text(0, 9, "none"),
+              "complete stacks: none taken (--call-graph none)");
 }
 
 TEST_F(Check, UnbalancedAccounting) {

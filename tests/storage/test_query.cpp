@@ -90,6 +90,55 @@ TEST_F(QueryTest, CodeWithoutSymbolsIsNamedByModuleAndOffset) {
     EXPECT_EQ(q->functions()[id].module, "/lib/libx.so");
     EXPECT_EQ(q->function_self()[id].values[1], 5u);
     EXPECT_EQ(q->modules_without_symbols(), std::vector<std::string>{"/lib/libx.so"});
+    ASSERT_EQ(q->modules_lacking_names().size(), 1u);
+    EXPECT_EQ(q->modules_lacking_names()[0].path, "/lib/libx.so");
+    EXPECT_EQ(q->modules_lacking_names()[0].cost.samples, 1u);
+}
+
+// A module with symbols whose sampled code is not among them (a stripped
+// library's .dynsym names its exports only) lacks names too, and is listed
+// with its samples, most first; a module without symbols at all as well.
+TEST_F(QueryTest, ModulesLackingNamesIncludeThoseWithSomeSymbols) {
+    const std::string file2 = path("stripped.cpcprof");
+    constexpr uint64_t kProg = 0x400000, kLib = 0x7f0000000000;
+    std::string error;
+    auto w = Writer::create(file2, &error);
+    ASSERT_TRUE(w) << error;
+    w->begin_run(test_run());
+    w->add_process({100, 1, {"./prog"}, "/opt/prog", kStartMono});
+    w->add_thread({100, 100, "prog"});
+    w->add_module({100, "/opt/prog", "", kProg, kProg + 0x10000, 0, kStartMono});
+    w->add_module({100, "/lib/libx.so", "", kLib, kLib + 0x10000, 0, kStartMono});
+    const std::vector<uint64_t> values = {1'000'000, 0};
+    int64_t t = kStartMono;
+    auto add = [&](const std::vector<uint64_t> &frames, int n) {
+        for (int i = 0; i < n; ++i)
+            w->add_sample({100, 100, ++t, true, frames, values});
+    };
+    add({kProg + 0x9000, kProg + 0x1010}, 5); // main > an unnamed address of prog
+    add({kLib + 0x500, kProg + 0x1010}, 2);   // main > libx.so, which has no symbols
+    add({kProg + 0x1010}, 1);                 // main alone
+    w->add_accounting(100, {8, 8, 0});
+    ASSERT_TRUE(w->finish(t + 1, &error)) << error;
+    auto s = SymbolWriter::open(file2, &error);
+    ASSERT_TRUE(s) << error;
+    const std::vector<SymbolFrame> main_frame = {{"main", "/src/a.c", 10, false}};
+    for (const AddressToResolve &a : s->addresses()) {
+        if (a.path == "/opt/prog" && a.offset == 0x1010)
+            s->add(a.module_id, a.offset, main_frame);
+        s->set_module_symbols(a.module_id, a.path == "/opt/prog");
+    }
+    ASSERT_TRUE(s->finish(&error)) << error;
+
+    auto q = Query::open(file2, {}, &error);
+    ASSERT_TRUE(q) << error;
+    EXPECT_EQ(q->modules_without_symbols(), std::vector<std::string>{"/lib/libx.so"});
+    auto lacking = q->modules_lacking_names();
+    ASSERT_EQ(lacking.size(), 2u);
+    EXPECT_EQ(lacking[0].path, "/opt/prog");
+    EXPECT_EQ(lacking[0].cost.samples, 5u);
+    EXPECT_EQ(lacking[1].path, "/lib/libx.so");
+    EXPECT_EQ(lacking[1].cost.samples, 2u);
 }
 
 TEST_F(QueryTest, TruncatedStacksAreKeptApart) {
@@ -102,6 +151,94 @@ TEST_F(QueryTest, TruncatedStacksAreKeptApart) {
             EXPECT_EQ(names(*q, q->stack(i)), (std::vector<std::string>{"recurse", "recurse"}));
         }
     EXPECT_EQ(truncated, 1u);
+}
+
+// Pictures put the cut stacks under one "[truncated]" root (as the
+// exports do): a tree of the known profile with the marker has two roots,
+// main (the 10 complete stacks) and [truncated] > recurse > recurse.
+TEST_F(QueryTest, TruncatedStacksSitUnderTheMarkerWhenAsked) {
+    auto q = open();
+    ASSERT_TRUE(q);
+    EXPECT_EQ(q->samples_complete(), 10u);
+    ASSERT_NE(q->truncated_function(), Query::kNoFunction);
+    EXPECT_EQ(q->functions()[q->truncated_function()].name, "[truncated]");
+    EXPECT_EQ(q->function_total()[q->truncated_function()].samples, 0u); // no stack's frame
+
+    auto roots_of = [&](const CallTree &t) {
+        std::map<std::string, uint64_t> out;
+        for (uint32_t n : t.nodes()[0].children)
+            out[q->functions()[t.nodes()[n].function].name] = t.nodes()[n].total.samples;
+        return out;
+    };
+    using Roots = std::map<std::string, uint64_t>;
+    EXPECT_EQ(roots_of(CallTree::top_down(*q)), (Roots{{"main", 10}, {"recurse", 1}}));
+    CallTree t = CallTree::top_down(*q, true);
+    EXPECT_EQ(roots_of(t), (Roots{{"main", 10}, {"[truncated]", 1}}));
+    EXPECT_EQ(t.nodes()[0].total.samples, 11u);
+    for (size_t n = 1; n < t.nodes().size(); ++n) {
+        EXPECT_GT(t.nodes()[n].total.samples, 0u) << "node " << n << " reached by no stack";
+        EXPECT_LT(t.nodes()[n].parent, n);
+        if (t.nodes()[n].depth == 3 &&
+            t.nodes()[t.nodes()[t.nodes()[n].parent].parent].function == q->truncated_function())
+            EXPECT_EQ(t.nodes()[n].self.samples, 1u); // the cut stack's leaf
+    }
+    EXPECT_EQ(t.nodes().size(), CallTree::top_down(*q).nodes().size() + 1);
+
+    // Bottom up, the marker is the cut stack's outermost caller: recurse
+    // (the leaf) < recurse < [truncated].
+    CallTree bu = CallTree::bottom_up(*q, true);
+    size_t markers = 0;
+    for (const CallTree::Node &n : bu.nodes())
+        if (n.function == q->truncated_function()) {
+            ++markers;
+            EXPECT_EQ(n.depth, 3u);
+            EXPECT_EQ(n.total.samples, 1u);
+            EXPECT_TRUE(n.children.empty());
+        }
+    EXPECT_EQ(markers, 1u);
+    EXPECT_EQ(bu.nodes()[0].total.samples, 11u);
+    EXPECT_EQ(bu.nodes().size(), CallTree::bottom_up(*q).nodes().size() + 1);
+
+    // Thread 100 has no cut stack: no marker, the same tree either way.
+    QueryFilter f;
+    f.tid = 100;
+    auto q100 = open(f);
+    ASSERT_TRUE(q100);
+    EXPECT_EQ(q100->samples_complete(), q100->samples_kept());
+    EXPECT_EQ(q100->truncated_function(), Query::kNoFunction);
+    EXPECT_EQ(CallTree::top_down(*q100, true).nodes().size(),
+              CallTree::top_down(*q100).nodes().size());
+}
+
+// A cut stack with the very frames of a complete one shares its frame
+// nodes in the Query; under the marker they are two paths.
+TEST_F(QueryTest, ACutStackSharingFramesWithACompleteOneIsApart) {
+    const std::string shared = path("shared.cpcprof");
+    std::string error;
+    auto w = Writer::create(shared, &error);
+    ASSERT_TRUE(w) << error;
+    w->begin_run(test_run());
+    w->add_process({100, 1, {"./prog"}, "/opt/prog", kStartMono});
+    w->add_thread({100, 100, "prog"});
+    w->add_module({100, "/opt/prog", "", 0x400000, 0x410000, 0, kStartMono});
+    const std::vector<uint64_t> frames = {0x402000, 0x401000}, values = {1'000'000, 0};
+    for (int i = 0; i < 4; ++i)
+        w->add_sample({100, 100, kStartMono + i, i != 3, frames, values}); // the last one cut
+    w->add_accounting(100, {4, 4, 0});
+    ASSERT_TRUE(w->finish(kStartMono + 10, &error)) << error;
+    auto q = Query::open(shared, {}, &error);
+    ASSERT_TRUE(q) << error;
+    EXPECT_EQ(q->samples_complete(), 3u);
+    CallTree t = CallTree::top_down(*q, true);
+    ASSERT_EQ(t.nodes()[0].children.size(), 2u);
+    uint64_t under_marker = 0, beside = 0;
+    for (uint32_t n : t.nodes()[0].children) {
+        const CallTree::Node &root = t.nodes()[n];
+        (root.function == q->truncated_function() ? under_marker : beside) = root.total.samples;
+        ASSERT_EQ(root.children.size(), 1u);
+    }
+    EXPECT_EQ(under_marker, 1u);
+    EXPECT_EQ(beside, 3u);
 }
 
 TEST_F(QueryTest, FiltersByThreadProcessAndTime) {

@@ -18,6 +18,7 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 namespace cpcprof::test {
 namespace {
@@ -362,14 +363,35 @@ TEST_F(DiffTest, DifferentialFlameGraph) {
     EXPECT_EQ(html.find(" src="), std::string::npos);
     EXPECT_EQ(html.find(" href="), std::string::npos);
 
-    // main > recurse: 3 of 11 stacks in BASE, 8 of 20 in NEW: grew, red.
+    // Colours follow the self share, what the gate judges; the total is in
+    // the tooltip.  main > recurse: on 3 of 11 stacks in BASE, 8 of 20 in
+    // NEW, but it takes no sample itself there: its total grew, it stays
+    // neutral grey.
     auto rec = html_frame(html, "recurse", 2);
     ASSERT_TRUE(rec) << html;
     EXPECT_NE(rec->tooltip.find("NEW: total " + pct(8 / kNewSamples)), std::string::npos)
         << rec->tooltip;
     EXPECT_NE(rec->tooltip.find("BASE: total " + pct(3 / kBaseSamples)), std::string::npos)
         << rec->tooltip;
-    EXPECT_GT(rec->r, rec->b);
+    EXPECT_NE(rec->tooltip.find("change: self " + pp(0) + " pp, total " +
+                                pp((8 / kNewSamples - 3 / kBaseSamples) * 100) + " pp"),
+              std::string::npos)
+        << rec->tooltip;
+    EXPECT_EQ(std::tie(rec->r, rec->g, rec->b), std::make_tuple(220, 220, 220));
+    // main, on every stack of NEW, takes no sample itself: grey too.
+    auto main_frame = html_frame(html, "main", 1);
+    ASSERT_TRUE(main_frame) << html;
+    EXPECT_EQ(std::tie(main_frame->r, main_frame->g, main_frame->b),
+              std::make_tuple(220, 220, 220));
+    // main > recurse > recurse > recurse, the innermost, takes them: 3 of 11
+    // self, then 8 of 20: grew, red, and the largest growth in the picture
+    // (+12.73 pp), so in full colour.
+    auto leaf = html_frame(html, "recurse", 4);
+    ASSERT_TRUE(leaf) << html;
+    EXPECT_NE(leaf->tooltip.find("change: self " + pp((8 / kNewSamples - 3 / kBaseSamples) * 100)),
+              std::string::npos)
+        << leaf->tooltip;
+    EXPECT_EQ(std::tie(leaf->r, leaf->g, leaf->b), std::make_tuple(255, 40, 40));
     // main > compute > square: 6 of 11, then 10 of 20: shrank, blue.
     auto sq = html_frame(html, "square", 3);
     ASSERT_TRUE(sq) << html;

@@ -177,6 +177,26 @@ TEST_F(FlamegraphTest, SvgFramesAreAsWideAsTheirSamples) {
         widths.push_back(std::round(f.width * kSamples / kSvgSpan));
     std::sort(widths.begin(), widths.end());
     EXPECT_EQ(widths, (std::vector<double>{1, 1, 3, 3, 3}));
+    // The cut stack sits under "[truncated]", a root beside main (same row,
+    // one sample wide), not as a second "recurse" root beside main.
+    auto cut = named(frames, "[truncated]");
+    ASSERT_EQ(cut.size(), 1u) << svg.substr(0, 3000);
+    EXPECT_NEAR(cut[0].width, kSvgSpan * 1 / kSamples, 0.01);
+    EXPECT_NEAR(cut[0].y, named(frames, "main")[0].y, 0.01);
+    size_t on_main_row = 0;
+    for (const SvgFrame &f : frames)
+        on_main_row += std::abs(f.y - cut[0].y) < 0.01 ? 1 : 0;
+    EXPECT_EQ(on_main_row, 2u); // main and [truncated]
+    for (const SvgFrame &f : recurse)
+        if (std::round(f.width * kSamples / kSvgSpan) == 1) {
+            EXPECT_LT(f.y, cut[0].y);
+            EXPECT_GE(f.x, cut[0].x - 0.01);
+            EXPECT_LE(f.x + f.width, cut[0].x + cut[0].width + 0.01);
+        }
+    // The share of complete stacks is stated under the title: 10 of 11.
+    EXPECT_NE(svg.find("complete stacks: 90.9 %, the cut ones under [truncated]"),
+              std::string::npos)
+        << svg.substr(0, 3000);
 
     // Callers below their callees; callees start where their caller starts.
     auto main = named(frames, "main")[0], compute = named(frames, "compute")[0],
@@ -214,9 +234,11 @@ TEST_F(FlamegraphTest, EventPicksTheWidth) {
     EXPECT_NEAR(named(frames, "main")[0].width, kSvgSpan, 0.01); // every fault is under main
     EXPECT_NEAR(named(frames, "compute")[0].width, kSvgSpan * 12 / kFaults, 0.01);
     EXPECT_NEAR(named(frames, "libx.so+0x500")[0].width, kSvgSpan * 5 / kFaults, 0.01);
-    // The recursion took no page faults: its 5 frames are not drawn, and said so.
+    // The recursion took no page faults: its 5 frames are not drawn, nor
+    // the [truncated] root that holds 2 of them: 6 nodes, and said so.
     EXPECT_TRUE(named(frames, "recurse").empty());
-    EXPECT_NE(r.err.find("5 call tree nodes"), std::string::npos) << r.err;
+    EXPECT_TRUE(named(frames, "[truncated]").empty());
+    EXPECT_NE(r.err.find("6 call tree nodes"), std::string::npos) << r.err;
 
     r = run({"flamegraph", known, "--event", "no-such-event", "-o", dir.file("g.svg")});
     EXPECT_EQ(r.status, 2);
@@ -247,6 +269,12 @@ TEST_F(FlamegraphTest, InvertedPutsTheSampledFunctionsOnTop) {
     ASSERT_EQ(compute.size(), 1u);
     EXPECT_LT(all[0].y, square[0].y);
     EXPECT_LT(square[0].y, compute[0].y);
+    // The cut stack recurse < recurse ends in "[truncated]", its third row
+    // below "all", one sample wide; the complete ones end in main.
+    auto cut = named(frames, "[truncated]");
+    ASSERT_EQ(cut.size(), 1u);
+    EXPECT_NEAR(cut[0].width, kSvgSpan * 1 / kSamples, 0.01);
+    EXPECT_NEAR(cut[0].y, all[0].y + 3 * 16, 0.01);
 }
 
 TEST_F(FlamegraphTest, NarrowFramesArePrunedAndCounted) {
@@ -416,7 +444,8 @@ std::string chromium_path() {
 struct Loaded {
     std::string dom, log;
 };
-Loaded load_in_chromium(const TempDir &dir, const std::string &url) {
+Loaded load_in_chromium(const TempDir &dir, const std::string &url,
+                        const std::string &window = "1200,800") {
     std::string profile = dir.file("chromium-profile"), out = dir.file("dom.txt"),
                 err = dir.file("chromium.log");
     std::vector<std::string> argv = {chromium_path(),
@@ -425,7 +454,7 @@ Loaded load_in_chromium(const TempDir &dir, const std::string &url) {
                                      "--disable-gpu",
                                      "--no-first-run",
                                      "--user-data-dir=" + profile,
-                                     "--window-size=1200,800",
+                                     "--window-size=" + window,
                                      "--virtual-time-budget=3000",
                                      "--enable-logging=stderr",
                                      "--v=0",
@@ -547,8 +576,9 @@ TEST_F(BrowserTest, HtmlZoomSearchAndEvents) {
     ASSERT_EQ(d.size(), 4u) << l.dom.substr(0, 4000) << l.log;
 
     // Loaded: every function, widths from the samples, callers below.
-    EXPECT_EQ(frame_names(d[0]), (std::set<std::string>{"all", "main", "compute", "square",
-                                                        "recurse", "libx.so+0x500"}));
+    EXPECT_EQ(frame_names(d[0]),
+              (std::set<std::string>{"all", "main", "compute", "square", "recurse", "libx.so+0x500",
+                                     "[truncated]"}));
     EXPECT_NEAR(d[0].find("main")->second.w, 10 / kSamples, 0.002);
     EXPECT_NEAR(d[0].find("compute")->second.w, 6 / kSamples, 0.002);
     EXPECT_EQ(d[0].find("square")->second.flags, "inl");
@@ -590,6 +620,41 @@ TEST_F(BrowserTest, HtmlZoomSearchAndEvents) {
     EXPECT_EQ(d[3].find("matched")->second.flags, expect);
 }
 
+// The page fits its window at every width: frames are never wider than
+// the chart, also when the graph is taller than the window (a scrollbar
+// narrows the page after the frames were placed) or a zoom's crumbs wrap
+// onto another line.  The dump measures what was drawn (bounding boxes).
+TEST_F(BrowserTest, HtmlFramesFitThePage) {
+    std::vector<std::string> deep;
+    for (int i = 0; i < 70; ++i)
+        deep.push_back("function_with_a_long_name_" + std::to_string(i));
+    std::vector<std::string> other(deep.begin(), deep.begin() + 40);
+    other.push_back("side");
+    std::string p = dir.file("deep.cpcprof");
+    write_named_profile(p, {{deep, 3}, {other, 1}});
+    ASSERT_EQ(run({"flamegraph", p, "-o", dir.file("deep.html")}).status, 0);
+    for (const char *window : {"1200,800", "1013,700", "731,900", "480,600"}) {
+        Loaded l = load_in_chromium(dir,
+                                    "file://" + dir.file("deep.html") +
+                                        "#dump&click=function_with_a_long_name_50&dump",
+                                    window);
+        EXPECT_EQ(no_errors(l), "") << window;
+        auto d = dumps(test_state(l.dom));
+        ASSERT_EQ(d.size(), 2u) << window << l.dom.substr(0, 4000) << l.log;
+        for (size_t k = 0; k < d.size(); ++k) {
+            EXPECT_NEAR(d[k].find("all")->second.w, 1.0, 0.002) << window << " dump " << k;
+            for (const auto &[name, f] : d[k])
+                if (name != "matched" && name != "tip" && name != "zoom") {
+                    EXPECT_GE(f.x, -0.0005) << name << " at " << window << " dump " << k;
+                    EXPECT_LE(f.x + f.w, 1.0005) << name << " at " << window << " dump " << k;
+                }
+        }
+        // The zoomed frame spans the chart; "side" (1 of 4) a quarter of it unzoomed.
+        EXPECT_NEAR(d[1].find("function_with_a_long_name_50")->second.w, 1.0, 0.002) << window;
+        EXPECT_NEAR(d[0].find("side")->second.w, 0.25, 0.002) << window;
+    }
+}
+
 TEST_F(BrowserTest, SvgZoomAndSearch) {
     ASSERT_EQ(run({"flamegraph", known, "-o", dir.file("k.svg")}).status, 0);
     Loaded l = load_in_chromium(dir, "file://" + dir.file("k.svg") +
@@ -597,8 +662,9 @@ TEST_F(BrowserTest, SvgZoomAndSearch) {
     EXPECT_EQ(no_errors(l), "");
     auto d = dumps(test_state(l.dom));
     ASSERT_EQ(d.size(), 3u) << l.dom.substr(0, 4000) << l.log;
-    EXPECT_EQ(frame_names(d[0]), (std::set<std::string>{"all", "main", "compute", "square",
-                                                        "recurse", "libx.so+0x500"}));
+    EXPECT_EQ(frame_names(d[0]),
+              (std::set<std::string>{"all", "main", "compute", "square", "recurse", "libx.so+0x500",
+                                     "[truncated]"}));
     EXPECT_EQ(frame_names(d[1]), (std::set<std::string>{"all", "main", "compute", "square"}));
     EXPECT_NEAR(d[1].find("compute")->second.w, 1, 0.002);
     EXPECT_NEAR(d[1].find("square")->second.x, 0, 0.002);

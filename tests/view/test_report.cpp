@@ -19,7 +19,9 @@ namespace {
 
 constexpr double kTol = 0.006; // shares are printed with two decimals
 
-double pct(double part, double whole) { return 100.0 * part / whole; }
+double pct(double part, double whole) {
+    return 100.0 * part / whole;
+}
 
 struct ReportTest : ::testing::Test {
     TempDir dir;
@@ -74,8 +76,13 @@ TEST_F(ReportTest, HeaderSaysWhatTheRunWas) {
     RunResult r = report({});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("# samples: 11 kept / 11 stored, 0 dropped"), std::string::npos) << r.out;
+    // 10 of the 11 stacks reach main; the cut one does not.
+    EXPECT_NE(r.out.find("# complete stacks: 90.9 %\n"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("# hardware PMU: no"), std::string::npos);
-    EXPECT_NE(r.out.find("# modules without symbols: /lib/libx.so\n"), std::string::npos);
+    // libx.so's one sample of 11 has no name: 9.1 %.
+    EXPECT_NE(r.out.find("# modules without symbols: /lib/libx.so (9.1 % of samples)\n"),
+              std::string::npos)
+        << r.out;
     EXPECT_NE(r.out.find("# duration: 0.050 s"), std::string::npos); // finish at +50 ms
     // The command keeps its odd words recognisable.
     EXPECT_NE(r.out.find("'big arg with spaces' ''"), std::string::npos);
@@ -94,7 +101,8 @@ TEST_F(ReportTest, SortKeys) {
         return out;
     };
     using V = std::vector<std::string>;
-    EXPECT_EQ(names({"--sort", "name"}), (V{"compute", "libx.so+0x500", "main", "recurse", "square"}));
+    EXPECT_EQ(names({"--sort", "name"}),
+              (V{"compute", "libx.so+0x500", "main", "recurse", "square"}));
     // total: main 10, then compute and square 6 (ties by self samples: square first).
     EXPECT_EQ(names({"--sort", "total"}).at(0), "main");
     EXPECT_EQ(names({"--sort", "total"}).at(1), "square");
@@ -130,6 +138,8 @@ TEST_F(ReportTest, ByThreadAndThreadFilter) {
     RunResult r = report({"--tid", "101"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("# samples: 2 kept / 11 stored"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("# complete stacks: 50.0 %\n"), std::string::npos)
+        << r.out; // of those kept
     TextTable w = parse_table(r.out);
     // Shares are of the kept samples: recurse's one of two.
     EXPECT_NEAR(percent_value(w.cell(w.find("function", "recurse"), "self:cpu-clock")), 50.0, kTol);
@@ -164,8 +174,7 @@ TEST_F(ReportTest, TimeFilterAndEmptySelection) {
     EXPECT_NE(r.out.find("# samples: 4 kept / 11 stored"), std::string::npos) << r.out;
     TextTable t = parse_table(r.out);
     EXPECT_NEAR(percent_value(t.cell(t.find("function", "square"), "self:cpu-clock")), 25.0, kTol);
-    EXPECT_NEAR(percent_value(t.cell(t.find("function", "recurse"), "self:cpu-clock")), 75.0,
-                kTol);
+    EXPECT_NEAR(percent_value(t.cell(t.find("function", "recurse"), "self:cpu-clock")), 75.0, kTol);
 
     RunResult none = report({"--time", "1,2"});
     EXPECT_EQ(none.status, 0) << none.err;
@@ -228,9 +237,12 @@ TEST_F(ReportTest, JsonParsesBack) {
     const Json *run = doc->get("run");
     ASSERT_TRUE(run && run->get("samples"));
     EXPECT_EQ(run->get("samples")->get("kept")->n, 11);
+    EXPECT_EQ(run->get("samples")->get("complete_stacks")->n, 10); // all but the cut one
     EXPECT_EQ(run->get("hw_pmu")->b, false);
     ASSERT_EQ(run->get("modules_without_symbols")->items.size(), 1u);
     EXPECT_EQ(run->get("modules_without_symbols")->items[0].s, "/lib/libx.so");
+    ASSERT_EQ(run->get("modules_without_symbols_samples")->items.size(), 1u);
+    EXPECT_EQ(run->get("modules_without_symbols_samples")->items[0].n, 1);
     const Json *events = doc->get("events");
     ASSERT_TRUE(events && events->items.size() == 2);
     EXPECT_EQ(events->items[1].get("name")->s, "page-faults");

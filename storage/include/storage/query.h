@@ -152,6 +152,13 @@ class Query {
 
     // Sum over every kept sample.
     const Cost &total() const;
+    // Kept samples whose stack is complete (not stack_truncated()).
+    uint64_t samples_complete() const;
+    // The function "[truncated]" that pictures put cut stacks under (as the
+    // exports do); no frame of any stack is in it.  kNoFunction when no
+    // kept stack is truncated.
+    static constexpr uint32_t kNoFunction = UINT32_MAX;
+    uint32_t truncated_function() const;
     // Samples the filter kept / read.
     uint64_t samples_kept() const;
     uint64_t samples_read() const;
@@ -182,6 +189,17 @@ class Query {
     // (symbolized and found none).  Empty if the file was never symbolized.
     std::vector<std::string> modules_without_symbols() const;
 
+    // Every module that kept samples reached at addresses without a name
+    // (a module without symbols, or a stripped one whose symbol table lacks
+    // the functions sampled), with the cost of the samples that have such
+    // an address of it on their stack (once per sample): most samples
+    // first, then by path.  Addresses in no module are left out.
+    struct ModuleCost {
+        std::string path;
+        Cost cost;
+    };
+    std::vector<ModuleCost> modules_lacking_names() const;
+
     // Per source line of a function: self = samples whose innermost frame
     // is in it at that line; total = samples with a frame of it at that
     // line (once per sample).
@@ -204,10 +222,14 @@ class Query {
 // merged by function: a node is a path of functions from a root.
 class CallTree {
   public:
-    // Roots are the outermost frames; children are callees.
-    static CallTree top_down(const Query &q);
-    // Roots are the innermost frames; children are callers.
-    static CallTree bottom_up(const Query &q);
+    // Roots are the outermost frames; children are callees.  With
+    // truncated_root, the stacks cut short sit under one root of
+    // Query::truncated_function() instead of beside the true roots.
+    static CallTree top_down(const Query &q, bool truncated_root = false);
+    // Roots are the innermost frames; children are callers.  With
+    // truncated_root, a cut stack's outermost frame has the caller
+    // Query::truncated_function().
+    static CallTree bottom_up(const Query &q, bool truncated_root = false);
     // The callers of fn: root fn (every sample with fn on its stack, from
     // its innermost occurrence), children its callers, and theirs.
     static CallTree callers(const Query &q, uint32_t fn);

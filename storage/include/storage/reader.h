@@ -61,6 +61,10 @@ class Reader {
     bool accounting_balanced() const;
 
     uint64_t sample_count() const;
+    // Samples whose stack is complete (reaches a true root: not cut by the
+    // depth bound or the unwinder); counted on first use.  Empty if the
+    // file cannot be read.
+    std::optional<uint64_t> complete_stack_samples() const;
     // The trie: index = node id, [0] = the virtual root.
     const std::vector<StackNode> &stack_nodes() const;
 
