@@ -148,9 +148,10 @@ INSTANTIATE_TEST_SUITE_P(Builds, Workload, testing::Values(kFp, kNoFp),
 //  - fp build: GCC keeps no frame in leaf functions that need no stack
 //    (wl_leaf, wl_chase, wl_compute), so the walk from such a leaf skips
 //    its caller (wl_recurse x 39 instead of 40, main instead of
-//    wl_phase_compute); the second thread's stacks stop in libcpc's start
-//    trampoline, built without frame pointers, so they are never complete.
-//    Main-thread stacks reach main and libc's start code.
+//    wl_phase_compute).  Main-thread stacks reach main and libc's start
+//    code; the second thread's pass through the profiler's own start
+//    frames (left out of the stack) to the thread's start
+//    (RecordUnwind.ThreadStacksPassTheProfilersOwnFrames asserts it).
 // Asserted: what holds whatever the build, the leaf (the interrupted PC),
 // with leaf-attributed shares within 2 points; and, for the fp build, that
 // main-thread stacks reach main.  The rest is printed.
