@@ -4,6 +4,7 @@
 #include "cfi.h"
 #include "state.h"
 #include "unwind.h"
+#include "unwind_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -23,40 +24,15 @@ State &state() {
 } // namespace cpcprof::agent
 
 using namespace cpcprof::agent;
+using unwindtest::Walk;
 
-namespace {
-
-struct Walk {
-    uint64_t frames[256];
-    int n = 0;
-    bool complete = false;
-};
-
-void stack_bounds(uintptr_t *lo, uintptr_t *hi) {
-    pthread_attr_t attr;
-    pthread_getattr_np(pthread_self(), &attr);
-    void *addr;
-    size_t size;
-    pthread_attr_getstack(&attr, &addr, &size);
-    pthread_attr_destroy(&attr);
-    *lo = reinterpret_cast<uintptr_t>(addr);
-    *hi = *lo + size;
-}
-
-std::string name_of(uint64_t pc) {
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(pc), &info) == 0 || info.dli_sname == nullptr)
-        return "?";
-    return info.dli_sname;
-}
-
-} // namespace
+namespace {} // namespace
 
 extern "C" __attribute__((noinline)) void unwind_leaf(Walk *w) {
     ucontext_t uc;
     getcontext(&uc);
     uintptr_t lo, hi;
-    stack_bounds(&lo, &hi);
+    unwindtest::thread_stack(&lo, &hi);
     w->n = unwind_dwarf(&uc, lo, hi, w->frames, 256, &w->complete);
 }
 
@@ -74,12 +50,12 @@ TEST(Unwind, FortyFramesDeepBackToTheFirstFrame) {
     unwind_recurse(40, &w);
     ASSERT_GT(w.n, 42);
     EXPECT_TRUE(w.complete) << "the walk did not reach _start";
-    EXPECT_EQ(name_of(w.frames[0]), "unwind_leaf");
+    EXPECT_EQ(unwindtest::symbol_at(w.frames[0]), "unwind_leaf");
     for (int i = 1; i <= 41; ++i)
-        EXPECT_EQ(name_of(w.frames[i]), "unwind_recurse") << "frame " << i;
+        EXPECT_EQ(unwindtest::symbol_at(w.frames[i]), "unwind_recurse") << "frame " << i;
     bool saw_main = false;
     for (int i = 42; i < w.n; ++i)
-        saw_main = saw_main || name_of(w.frames[i]) == "main";
+        saw_main = saw_main || unwindtest::symbol_at(w.frames[i]) == "main";
     EXPECT_TRUE(saw_main);
 }
 

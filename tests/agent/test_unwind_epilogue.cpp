@@ -5,6 +5,7 @@
 // its CFA from rbp.
 #include "cfi.h"
 #include "unwind.h"
+#include "unwind_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -19,22 +20,7 @@ using namespace cpcprof::agent;
 
 namespace {
 
-struct EpilogueWalk {
-    uint64_t frames[256];
-    int n = 0;
-    bool complete = false;
-    uintptr_t lo = 0, hi = 0;
-    uint64_t pc = 0;
-};
-
-EpilogueWalk g_walk;
-
-std::string name_at(uint64_t pc) {
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(pc), &info) == 0 || info.dli_sname == nullptr)
-        return "?";
-    return info.dli_sname;
-}
+unwindtest::Walk g_walk;
 
 } // namespace
 
@@ -98,14 +84,8 @@ void on_sigill(int, siginfo_t *, void *ucv) {
 
 TEST(UnwindEpilogue, AfterPopRbpTheWalkGoesOnWithTheRegister) {
     refresh_cfi();
-    pthread_attr_t attr;
-    ASSERT_EQ(pthread_getattr_np(pthread_self(), &attr), 0);
-    void *addr;
-    size_t size;
-    pthread_attr_getstack(&attr, &addr, &size);
-    pthread_attr_destroy(&attr);
-    g_walk.lo = reinterpret_cast<uintptr_t>(addr);
-    g_walk.hi = g_walk.lo + size;
+    unwindtest::thread_stack(&g_walk.lo, &g_walk.hi);
+    ASSERT_NE(g_walk.hi, 0u);
 
     struct sigaction sa {
     }, old{};
@@ -119,12 +99,12 @@ TEST(UnwindEpilogue, AfterPopRbpTheWalkGoesOnWithTheRegister) {
     // The ud2 is 9 bytes (the movq) after epi_after_pop.
     ASSERT_EQ(g_walk.pc, reinterpret_cast<uintptr_t>(epi_after_pop) + 9);
     ASSERT_GE(g_walk.n, 4) << "the walk stopped in the epilogue";
-    EXPECT_EQ(name_at(g_walk.frames[0]), "epi_inner");
-    EXPECT_EQ(name_at(g_walk.frames[1]), "epi_outer");
-    EXPECT_EQ(name_at(g_walk.frames[2]), "epi_driver");
+    EXPECT_EQ(unwindtest::symbol_at(g_walk.frames[0]), "epi_inner");
+    EXPECT_EQ(unwindtest::symbol_at(g_walk.frames[1]), "epi_outer");
+    EXPECT_EQ(unwindtest::symbol_at(g_walk.frames[2]), "epi_driver");
     bool saw_main = false;
     for (int i = 3; i < g_walk.n; ++i)
-        saw_main = saw_main || name_at(g_walk.frames[i]) == "main";
+        saw_main = saw_main || unwindtest::symbol_at(g_walk.frames[i]) == "main";
     EXPECT_TRUE(saw_main);
     EXPECT_TRUE(g_walk.complete) << "the walk did not reach _start";
 }

@@ -4,6 +4,7 @@
 #include "cfi.h"
 #include "state.h"
 #include "unwind.h"
+#include "unwind_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -19,34 +20,16 @@ using namespace cpcprof::agent;
 
 namespace {
 
-struct OwnWalk {
-    uint64_t frames[256];
-    int n = 0;
-    bool complete = false;
-};
-
-OwnWalk g_own;
-
-std::string own_name(uint64_t pc) {
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(pc), &info) == 0 || info.dli_sname == nullptr)
-        return "?";
-    return info.dli_sname;
-}
+unwindtest::Walk g_own;
 
 } // namespace
 
 extern "C" __attribute__((noinline)) void own_leaf() {
     ucontext_t uc;
     getcontext(&uc);
-    pthread_attr_t attr;
-    pthread_getattr_np(pthread_self(), &attr);
-    void *addr;
-    size_t size;
-    pthread_attr_getstack(&attr, &addr, &size);
-    pthread_attr_destroy(&attr);
-    auto lo = reinterpret_cast<uintptr_t>(addr);
-    g_own.n = unwind_dwarf(&uc, lo, lo + size, g_own.frames, 256, &g_own.complete);
+    uintptr_t lo, hi;
+    unwindtest::thread_stack(&lo, &hi);
+    g_own.n = unwind_dwarf(&uc, lo, hi, g_own.frames, 256, &g_own.complete);
 }
 
 extern "C" __attribute__((noinline)) int own_middle(int depth) {
@@ -78,10 +61,10 @@ TEST(UnwindOwnFrames, LeftOutAndWalkedThrough) {
 
     std::string names;
     for (int i = 0; i < g_own.n; ++i)
-        names += own_name(g_own.frames[i]) + " ";
+        names += unwindtest::symbol_at(g_own.frames[i]) + " ";
     ASSERT_GE(g_own.n, 3) << names;
-    EXPECT_EQ(own_name(g_own.frames[0]), "own_leaf") << names;
-    EXPECT_EQ(own_name(g_own.frames[1]), "own_outer") << names;
+    EXPECT_EQ(unwindtest::symbol_at(g_own.frames[0]), "own_leaf") << names;
+    EXPECT_EQ(unwindtest::symbol_at(g_own.frames[1]), "own_outer") << names;
     EXPECT_EQ(names.find("own_middle"), std::string::npos) << names;
     EXPECT_NE(names.find("main"), std::string::npos) << names;
     EXPECT_TRUE(g_own.complete) << names;

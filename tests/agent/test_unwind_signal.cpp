@@ -6,6 +6,7 @@
 #include "cfi.h"
 #include "state.h"
 #include "unwind.h"
+#include "unwind_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -23,21 +24,7 @@ using namespace cpcprof::agent;
 
 namespace {
 
-struct SignalWalk {
-    uint64_t frames[256];
-    int n = 0;
-    bool complete = false;
-    uintptr_t lo = 0, hi = 0;
-};
-
-SignalWalk g_sig;
-
-std::string fn_at(uint64_t pc) {
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(pc), &info) == 0 || info.dli_sname == nullptr)
-        return "?";
-    return info.dli_sname;
-}
+unwindtest::Walk g_sig;
 
 } // namespace
 
@@ -91,14 +78,8 @@ extern "C" __attribute__((noinline)) void sig_handler(int, siginfo_t *, void *uc
 
 TEST(UnwindSignal, WalkGoesFromTheHandlerToTheInterruptedCode) {
     refresh_cfi();
-    pthread_attr_t attr;
-    ASSERT_EQ(pthread_getattr_np(pthread_self(), &attr), 0);
-    void *addr;
-    size_t size;
-    pthread_attr_getstack(&attr, &addr, &size);
-    pthread_attr_destroy(&attr);
-    g_sig.lo = reinterpret_cast<uintptr_t>(addr);
-    g_sig.hi = g_sig.lo + size;
+    unwindtest::thread_stack(&g_sig.lo, &g_sig.hi);
+    ASSERT_NE(g_sig.hi, 0u);
 
     struct sigaction sa {
     }, old{};
@@ -111,9 +92,9 @@ TEST(UnwindSignal, WalkGoesFromTheHandlerToTheInterruptedCode) {
 
     std::string names;
     for (int i = 0; i < g_sig.n; ++i)
-        names += fn_at(g_sig.frames[i]) + " ";
+        names += unwindtest::symbol_at(g_sig.frames[i]) + " ";
     ASSERT_GE(g_sig.n, 5) << names;
-    EXPECT_EQ(fn_at(g_sig.frames[0]), "sig_handler") << names;
+    EXPECT_EQ(unwindtest::symbol_at(g_sig.frames[0]), "sig_handler") << names;
     // __restore_rt is a local symbol (dladdr cannot name it): its code,
     // mov $15, %rax; syscall (rt_sigreturn).
     const unsigned char restore_rt[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
@@ -122,10 +103,10 @@ TEST(UnwindSignal, WalkGoesFromTheHandlerToTheInterruptedCode) {
         0)
         << names;
     EXPECT_EQ(g_sig.frames[2], reinterpret_cast<uintptr_t>(&sig_first)) << names;
-    EXPECT_EQ(fn_at(g_sig.frames[3]), "sig_driver") << names;
+    EXPECT_EQ(unwindtest::symbol_at(g_sig.frames[3]), "sig_driver") << names;
     bool saw_main = false;
     for (int i = 4; i < g_sig.n; ++i)
-        saw_main = saw_main || fn_at(g_sig.frames[i]) == "main";
+        saw_main = saw_main || unwindtest::symbol_at(g_sig.frames[i]) == "main";
     EXPECT_TRUE(saw_main) << names;
     EXPECT_TRUE(g_sig.complete) << "the walk did not reach _start: " << names;
 }
@@ -151,15 +132,9 @@ TEST(UnwindSignal, TrampolineKnownByItsCode) {
     uintptr_t saved_lo = st.libc_lo, saved_hi = st.libc_hi;
     st.libc_lo = reinterpret_cast<uintptr_t>(&fake_restorer);
     st.libc_hi = st.libc_lo + 16;
-    g_sig = SignalWalk{};
-    pthread_attr_t attr;
-    ASSERT_EQ(pthread_getattr_np(pthread_self(), &attr), 0);
-    void *addr;
-    size_t size;
-    pthread_attr_getstack(&attr, &addr, &size);
-    pthread_attr_destroy(&attr);
-    g_sig.lo = reinterpret_cast<uintptr_t>(addr);
-    g_sig.hi = g_sig.lo + size;
+    g_sig = unwindtest::Walk{};
+    unwindtest::thread_stack(&g_sig.lo, &g_sig.hi);
+    ASSERT_NE(g_sig.hi, 0u);
 
     KernelSigaction ksa{sig_handler, SA_SIGINFO | kSaRestorer, fake_restorer, 0}, old{};
     ASSERT_EQ(syscall(SYS_rt_sigaction, SIGILL, &ksa, &old, 8), 0);
@@ -169,11 +144,11 @@ TEST(UnwindSignal, TrampolineKnownByItsCode) {
 
     std::string names;
     for (int i = 0; i < g_sig.n; ++i)
-        names += fn_at(g_sig.frames[i]) + " ";
+        names += unwindtest::symbol_at(g_sig.frames[i]) + " ";
     ASSERT_GE(g_sig.n, 5) << names;
-    EXPECT_EQ(fn_at(g_sig.frames[0]), "sig_handler") << names;
+    EXPECT_EQ(unwindtest::symbol_at(g_sig.frames[0]), "sig_handler") << names;
     EXPECT_EQ(g_sig.frames[1], reinterpret_cast<uintptr_t>(&fake_restorer)) << names;
     EXPECT_EQ(g_sig.frames[2], reinterpret_cast<uintptr_t>(&sig_first)) << names;
-    EXPECT_EQ(fn_at(g_sig.frames[3]), "sig_driver") << names;
+    EXPECT_EQ(unwindtest::symbol_at(g_sig.frames[3]), "sig_driver") << names;
     EXPECT_TRUE(g_sig.complete) << "the walk did not reach _start: " << names;
 }
