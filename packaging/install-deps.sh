@@ -2,6 +2,7 @@
 # Installs what the project needs to build and test, from Debian 12's
 # packages.  Run as root (or through sudo).  clang and libclang-rt-14-dev
 # (libclang_rt.fuzzer, ASan/UBSan runtimes) build tests/fuzz (preset fuzz).
+# Qt 6 builds cpcprof-gui; xvfb runs its screenshot tests.
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
     exec sudo "$0" "$@"
@@ -17,6 +18,7 @@ packages="
     nlohmann-json3-dev
     chromium
     clang libclang-rt-14-dev
+    qt6-base-dev qt6-svg-dev xvfb xauth
 "
 missing=""
 for p in $packages; do

@@ -1,0 +1,36 @@
+// A profile loaded for viewing: the Query and the trees every view starts
+// from, built once off the GUI thread and immutable afterwards, so that
+// views on any thread read it through a shared pointer without locks.
+#pragma once
+
+#include "storage/query.h"
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace cpcprof::gui {
+
+struct ProfileData {
+    std::string path;
+    std::unique_ptr<storage::Query> query;
+    // Stacks cut short sit under one "[truncated]" root (Query's
+    // truncated_function()), as in the flame graph of `cpcprof flamegraph`.
+    std::optional<storage::CallTree> top_down;
+    // Empty when too large to build (storage::TooLarge): bottom_up_error
+    // says what was asked and how big it would have been.
+    std::optional<storage::CallTree> bottom_up;
+    std::string bottom_up_error;
+};
+
+using ProfilePtr = std::shared_ptr<const ProfileData>;
+
+// Opens path through storage's defensive opening path and builds the
+// trees.  nullptr with *error naming the problem ("PATH: reason") when the
+// file is refused, and with *error = "cancelled" when cancel became true
+// between two steps.  Any thread; no Qt.
+ProfilePtr load_profile(const std::string &path, const std::atomic<bool> &cancel,
+                        std::string *error);
+
+} // namespace cpcprof::gui
