@@ -42,7 +42,8 @@ const char kUsage[] =
 const char kUsageTail[] =
     "  --event samples     weigh stacks by their number of samples\n"
     "\n"
-    "exit status: 0 written, 1 profile refused or output not written, 2 usage error\n";
+    "exit status: 0 written, 1 profile refused, output not written or more than\n"
+    "16,777,216 frames to export, 2 usage error\n";
 
 enum class Format { None, Folded, Pprof, Speedscope };
 
@@ -139,6 +140,40 @@ int pick_weight(const storage::Query &q, const view::ViewOptions &o) {
     return e < 0 ? -2 : e;
 }
 
+// The frames an export writes: every format repeats a stack's frames for
+// each distinct stack (folded: at most that; pprof and speedscope: for
+// each stack and thread), so a file of deep, varied stacks (a staircase
+// of 16,000 depths holds 128 M frames in a 2 MB file) asks for far more
+// output than it holds.  Past kMaxExportFrames the export is refused.
+constexpr uint64_t kMaxExportFrames = uint64_t{1} << 24;
+
+uint64_t frames_to_write(const storage::Query &q, Format format, int event) {
+    auto depth = [&](size_t stack) -> uint64_t {
+        return q.frame_nodes()[q.stack_leaf(stack)].depth + (q.stack_truncated(stack) ? 1 : 0);
+    };
+    uint64_t frames = 0;
+    if (format == Format::Folded) {
+        for (size_t i = 0; i < q.stack_count(); ++i)
+            if (weight(q.stack_cost(i), event) != 0)
+                frames = storage::saturating_add(frames, depth(i));
+        return frames;
+    }
+    for (const auto &st : q.stack_thread_costs())
+        if (format == Format::Pprof || weight(st.cost, event) != 0)
+            frames = storage::saturating_add(frames, depth(st.stack));
+    return frames;
+}
+
+std::string with_commas(uint64_t n) {
+    std::string digits = std::to_string(n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0)
+            out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
 } // namespace
 
 int export_main(const std::vector<std::string> &args) {
@@ -157,6 +192,16 @@ int export_main(const std::vector<std::string> &args) {
     if (q->samples_kept() == 0)
         std::fprintf(stderr, "cpcprof export: no samples %s; the export is empty\n",
                      q->samples_read() == 0 ? "in the profile" : "pass the filter");
+
+    if (uint64_t frames = frames_to_write(*q, o.format, event); frames > kMaxExportFrames) {
+        std::fprintf(stderr,
+                     "cpcprof export: %s: the export would hold %s frames (its stacks repeated "
+                     "per distinct stack), more than the %s it writes; keep fewer samples with "
+                     "--pid, --tid or --time\n",
+                     o.file.c_str(), with_commas(frames).c_str(),
+                     with_commas(kMaxExportFrames).c_str());
+        return view::kExitFailed;
+    }
 
     std::string text;
     switch (o.format) {

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 namespace cpcprof::test {
 namespace {
 
@@ -129,6 +131,27 @@ TEST_F(Growth, BoundedMemory) {
     ok({"report", file("large.cpcprof"), "--by", "module"}, l);
     ok({"check", file("large.cpcprof")}, l);
     ok({"flamegraph", file("large.cpcprof"), "-o", file("large.html")}, l);
+}
+
+TEST_F(Growth, ExportsOfMoreFramesThanTheyWriteAreRefused) {
+    // Every export format repeats each distinct stack's frames: the large
+    // staircase's 16,000 stacks hold 128 M frames (about 1 GB of folded
+    // text from a file of a few MB).  The export says how many it would
+    // hold and exits 1, writing nothing, within 256 MiB and quickly.
+    for (const char *format : {"folded", "pprof", "speedscope"}) {
+        std::string out = file("export.out");
+        LimitedRun r = run_limited(
+            *dir_, {"export", file("large.cpcprof"), "--format", format, "-o", out}, {0, 256, 120});
+        EXPECT_EQ(r.status, 1) << format << "\n" << r.err;
+        EXPECT_NE(r.err.find("the export would hold 128,008,000 frames"), std::string::npos)
+            << format << "\n" << r.err;
+        EXPECT_NE(r.err.find("--pid, --tid or --time"), std::string::npos) << r.err;
+        EXPECT_FALSE(std::filesystem::exists(out)) << format;
+        EXPECT_LT(r.cpu_s, 10.0) << format;
+    }
+    // The small staircase (8 M frames) is exported whole.
+    LimitedRun r = ok({"export", file("small.cpcprof"), "--format", "folded", "-o", "-"});
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), long(kSmall));
 }
 
 TEST_F(Growth, OutOfMemoryIsAMessage) {
