@@ -3,6 +3,7 @@
 #include "../common/protocol.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 namespace cpcprof::record {
@@ -344,6 +346,21 @@ void Session::ended(pid_t pid, int status) {
     proc.ended = true;
     proc.exited = code.has_value();
     w_.set_process_exit(pid, monotonic_ns(), code, sig);
+    if (sig == SIGTRAP && !proc.name.empty() && !proc.unsampled) {
+        // The agent defends SIGTRAP against every change it can see; a
+        // change by the system call instruction itself is seen only at the
+        // drain thread's next look, and an overflow before it kills a
+        // program that chose the default action (docs/profiler.md, "So
+        // does the overflow signal").  Said, and kept in the file, so that
+        // the death is not taken for the program's own.
+        std::string text = "was killed by SIGTRAP, the signal of the counters' overflows, "
+                           "while sampled: if the program does not raise SIGTRAP itself, it "
+                           "reset SIGTRAP with a raw rt_sigaction system call, which the "
+                           "profiler sees too late to keep an overflow from killing it";
+        std::fprintf(stderr, "cpcprof: process %d (%s) %s\n", pid, proc.name.c_str(),
+                     text.c_str());
+        w_.add_notice({pid, monotonic_ns(), text});
+    }
     if (pid == target_.pid) {
         target_done_ = true;
         sum_.exit_status = code ? *code : 128 + (sig ? *sig : 0);

@@ -146,6 +146,36 @@ TEST(RecordSigtrap, EverySignalTakenByRawSystemCallStopsSampling) {
     EXPECT_TRUE(r.profile.reader->accounting_balanced());
 }
 
+// SIGTRAP reset to the default action by the system call instruction, and
+// CPU work at once: the race docs/profiler.md describes.  Either the agent
+// looked first (sampling stopped, the program ran on unharmed) or an
+// overflow came first and killed the program; then the recorder says so,
+// and the file keeps it, so that the death is not taken for the program's.
+TEST(RecordSigtrap, RawDefaultActionRaceIsSaidEitherWay) {
+    TempDir dir;
+    Recorded r = record(dir, {TRAPPER_EXE, "raw-dfl-now"});
+    EXPECT_EQ(r.bare.status, 0) << r.bare.err;
+    ASSERT_TRUE(r.profile) << r.profile.error;
+    ASSERT_EQ(r.profile.reader->processes().size(), 1u);
+    const auto &proc = r.profile.reader->processes()[0];
+    const char kKilled[] = "was killed by SIGTRAP, the signal of the counters' overflows";
+    if (r.run.status == 0) {
+        std::printf("raw-dfl-now: the agent saw the change first\n");
+        EXPECT_EQ(r.run.out, r.bare.out);
+        EXPECT_EQ(count_lines_containing(r.run.err, kStopped), 1u) << r.run.err;
+        EXPECT_EQ(count_lines_containing(r.run.err, kKilled), 0u) << r.run.err;
+        EXPECT_EQ(proc.exit_status, std::optional<int>(0));
+    } else {
+        std::printf("raw-dfl-now: an overflow came first and killed the program\n");
+        EXPECT_EQ(r.run.status, 128 + SIGTRAP) << r.run.err;
+        EXPECT_EQ(proc.killed_by_signal, std::optional<int>(SIGTRAP));
+        std::string said = "process " + std::to_string(proc.info.pid) + " (record_trapper) " + kKilled;
+        EXPECT_EQ(count_lines_containing(r.run.err, said), 1u) << r.run.err;
+        EXPECT_EQ(notices(r.profile, proc.info.pid, kKilled), 1u);
+    }
+    EXPECT_TRUE(r.profile.reader->accounting_balanced());
+}
+
 // An ignored SIGTRAP stays ignored across exec, as it does without the
 // profiler: the new image's raise(SIGTRAP) is ignored; both images sampled.
 TEST(RecordSigtrap, IgnoredSigtrapStaysIgnoredAcrossExec) {

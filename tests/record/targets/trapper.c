@@ -291,6 +291,12 @@ int main(int argc, char **argv) {
             await_change();
         tr_spin(0.4);
         own_traps(0);
+    } else if (strcmp(mode, "raw-dfl-now") == 0) {
+        struct ksigaction ka = {0};
+        ka.handler = (void *)SIG_DFL;
+        if (set_action(RAW, SIGTRAP, &ka) != 0)
+            die("rt_sigaction");
+        tr_spin(0.4);
     } else if (strcmp(mode, "raw-all-fork") == 0) {
         take_all(RAW);
         await_change();
@@ -321,7 +327,7 @@ int main(int argc, char **argv) {
     } else {
         fprintf(stderr,
                 "usage: trapper dfl-before|dfl-after|handler-before|handler-after|"
-                "syscall-all|raw-all|raw-all-now|raw-all-fork|ign-exec|fork-reset|fork-reset-now|"
+                "syscall-all|raw-all|raw-all-now|raw-dfl-now|raw-all-fork|ign-exec|fork-reset|fork-reset-now|"
                 "fork-reset-syscall|fork-reset-libc\n");
         return 64;
     }
