@@ -246,6 +246,8 @@ int record_main(const std::vector<std::string> &args) {
     SpaceReserve reserve;
     reserve.hold(o->output, kEndReserveBytes); // best effort: the count may still fit
     Session session(*writer, *target, o->output, reserve);
+    if (static_exe)
+        session.target_unsampled();
     Summary s = session.run();
     if (!s.write_error.empty())
         return cut_short(*o, *writer, s);

@@ -336,7 +336,7 @@ void Session::on_stats(proto::Reader &r) {
     }
 }
 
-void Session::ended(pid_t pid, int status) {
+void Session::ended(pid_t pid, int status, const struct rusage &usage) {
     std::optional<int> code, sig;
     if (WIFEXITED(status))
         code = WEXITSTATUS(status);
@@ -346,6 +346,19 @@ void Session::ended(pid_t pid, int status) {
     proc.ended = true;
     proc.exited = code.has_value();
     w_.set_process_exit(pid, monotonic_ns(), code, sig);
+    if (proc.unsampled) {
+        // A process without counters (static, under a seccomp filter, or
+        // no agent for another reason it said): its whole CPU time went
+        // unobserved.  wait4's usage includes the children it reaped
+        // itself, and the time of an image that was sampled before an
+        // exec: an upper bound, exact for a program that forks nothing.
+        auto ns = [](const timeval &tv) {
+            return uint64_t(tv.tv_sec) * 1000000000 + uint64_t(tv.tv_usec) * 1000;
+        };
+        uint64_t cpu = ns(usage.ru_utime) + ns(usage.ru_stime);
+        w_.add_accounting(pid, {0, 0, 0, cpu});
+        sum_.unsampled_ns += cpu;
+    }
     if (sig == SIGTRAP && !proc.name.empty() && !proc.unsampled) {
         // The agent defends SIGTRAP against every change it can see; a
         // change by the system call instruction itself is seen only at the
@@ -372,10 +385,11 @@ void Session::ended(pid_t pid, int status) {
 void Session::reap(bool block) {
     for (;;) {
         int status = 0;
-        pid_t pid = waitpid(-1, &status, block && !target_done_ ? 0 : WNOHANG);
+        struct rusage usage {};
+        pid_t pid = wait4(-1, &status, block && !target_done_ ? 0 : WNOHANG, &usage);
         if (pid <= 0)
             return;
-        ended(pid, status);
+        ended(pid, status, usage);
     }
 }
 

@@ -11,6 +11,8 @@
 
 #include <storage/profile.h>
 
+#include <sys/resource.h>
+
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -52,6 +54,9 @@ class Session {
     // batch if the disk fills (may hold nothing).
     Session(storage::Writer &w, const Target &t, std::string output, SpaceReserve &reserve)
         : w_(w), target_(t), output_(std::move(output)), reserve_(reserve) {}
+    // The target is a program the agent cannot be loaded into (static):
+    // its CPU time counts as unsampled when it ends.
+    void target_unsampled() { procs_[target_.pid].unsampled = true; }
     // Runs until the target and every recorded process are gone.
     Summary run();
 
@@ -95,7 +100,7 @@ class Session {
     void reap(bool block);
     void watch(int pid);
     void check_gone();
-    void ended(pid_t pid, int status);
+    void ended(pid_t pid, int status, const struct rusage &usage);
     void settle(int pid, Proc &proc);
     void commit();
     void check_writer();

@@ -66,6 +66,13 @@ TEST(RecordStatic, TargetRunsUnsampledWithOneLine) {
     const storage::ProcessRecord *proc = process_running(p, "record_static_exit");
     ASSERT_NE(proc, nullptr) << "the static program is a process of the profile";
     EXPECT_EQ(proc->exit_status, std::optional<int>(3));
+    // Its CPU time (about 20 ms of spinning) is the recording's unsampled
+    // time, and the summary says so.
+    uint64_t unsampled = p.reader->accounting_total().unsampled_ns;
+    std::printf("static target: %.1f ms unsampled\n", double(unsampled) / 1e6);
+    EXPECT_GE(unsampled, 15'000'000u);
+    EXPECT_LT(unsampled, 2'000'000'000u);
+    EXPECT_NE(r.err.find("unsampled"), std::string::npos) << r.err;
 }
 
 TEST(RecordStatic, ExecdChildIsNamedNotTakenForSilent) {
