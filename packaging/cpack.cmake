@@ -1,7 +1,8 @@
 # Debian packages (CPack DEB, one per component): libcpc1 (libcpc.so.1,
 # libpctx.so.1), libcpc-dev (headers, .pc files, .so links, section-3 man
 # pages), cpcprof (the command, its agent, cputrack, cpustat, section-1/8
-# man pages).  Dependencies on Debian's libraries come from dpkg-shlibdeps.
+# man pages), cpcprof-gui (the viewer, its desktop integration).
+# Dependencies on Debian's libraries come from dpkg-shlibdeps.
 # Build them with packaging/build-debs.sh, which configures for /usr.
 set(CPCPROF_DEB_MAINTAINER "cpcprof maintainers <maintainers@users.noreply.a-seed-86b60e1f.example>"
     CACHE STRING "Maintainer field of the Debian packages")
@@ -20,6 +21,9 @@ set(CPACK_STRIP_FILES ON)
 
 set(CPACK_DEB_COMPONENT_INSTALL ON)
 set(CPACK_COMPONENTS_ALL libs dev cpcprof)
+if(CPCPROF_ENABLE_GUI)
+  list(APPEND CPACK_COMPONENTS_ALL gui)
+endif()
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER ${CPCPROF_DEB_MAINTAINER})
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
@@ -62,5 +66,14 @@ set(CPACK_COMPONENT_CPCPROF_DESCRIPTION
 cpcprof records a program's samples on libcpc's counter overflows
 (record) and reports them (report, flamegraph, diff, export); cputrack
 and cpustat count events per process and per CPU as on illumos.")
+
+set(CPACK_DEBIAN_GUI_PACKAGE_NAME cpcprof-gui)
+set(CPACK_DEBIAN_GUI_PACKAGE_SECTION devel)
+set(CPACK_COMPONENT_GUI_DESCRIPTION
+    "viewer of cpcprof profiles (Qt)
+cpcprof-gui opens the profiles cpcprof record writes: a flame graph
+that zooms and searches, top-down, bottom-up and caller/callee trees
+and a hotspots table, with every recorded event's costs and the ratios
+derived from them.")
 
 include(CPack)
