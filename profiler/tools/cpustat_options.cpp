@@ -1,8 +1,8 @@
 #include "cpustat_options.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
+#include "base/args.h"
+
+#include <climits>
 #include <unistd.h>
 
 namespace cpctools {
@@ -25,22 +25,18 @@ namespace {
 
 // A positive, finite number of seconds.
 bool parse_seconds(const char *text, double *out) {
-    errno = 0;
-    char *end = nullptr;
-    double v = std::strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !std::isfinite(v) || v <= 0)
+    auto v = cpcprof::base::parse_real(text);
+    if (!v || *v <= 0)
         return false;
-    *out = v;
+    *out = *v;
     return true;
 }
 
 bool parse_count(const char *text, long *out) {
-    errno = 0;
-    char *end = nullptr;
-    long v = std::strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || v <= 0)
+    auto v = cpcprof::base::parse_whole(text, 1, LONG_MAX);
+    if (!v)
         return false;
-    *out = v;
+    *out = long(*v);
     return true;
 }
 
@@ -76,8 +72,8 @@ CpustatArgs parse_cpustat_args(int argc, char **argv) {
                 return failure("-p takes a period in seconds greater than 0, not '" +
                                std::string(optarg) + "'");
             break;
-        case ':': return failure(std::string("option -") + char(optopt) + " needs a value");
-        default: return failure(std::string("unknown option -") + char(optopt));
+        default:
+            return failure(cpcprof::base::getopt_error(c, optopt));
         }
     }
     if (o.help) {

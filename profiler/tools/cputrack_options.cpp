@@ -1,9 +1,9 @@
 #include "cputrack_options.h"
 
-#include <cerrno>
+#include "base/args.h"
+
 #include <climits>
 #include <cmath>
-#include <cstdlib>
 #include <unistd.h>
 
 namespace cpctools {
@@ -32,26 +32,21 @@ namespace {
 
 // Seconds, 0 or more, as whole milliseconds that fit pctx_run's argument.
 bool parse_interval(const char *text, unsigned *ms) {
-    errno = 0;
-    char *end = nullptr;
-    double v = std::strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !std::isfinite(v) || v < 0 ||
-        v * 1000.0 > double(UINT_MAX))
+    auto v = cpcprof::base::parse_real(text);
+    if (!v || *v < 0 || *v * 1000.0 > double(UINT_MAX))
         return false;
-    double rounded = std::round(v * 1000.0);
-    if (v > 0 && rounded < 1) // a positive interval under a millisecond
+    double rounded = std::round(*v * 1000.0);
+    if (*v > 0 && rounded < 1) // a positive interval under a millisecond
         return false;
     *ms = static_cast<unsigned>(rounded);
     return true;
 }
 
 bool parse_whole(const char *text, long min, long max, long *out) {
-    errno = 0;
-    char *end = nullptr;
-    long v = std::strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || v < min || v > max)
+    auto v = cpcprof::base::parse_whole(text, min, max);
+    if (!v)
         return false;
-    *out = v;
+    *out = long(*v);
     return true;
 }
 
@@ -103,8 +98,8 @@ CputrackArgs parse_cputrack_args(int argc, char **argv) {
         case 'n': o.no_header = true; break;
         case 't': o.tsc = true; break;
         case 'v': o.verbose = true; break;
-        case ':': return failure(std::string("option -") + char(optopt) + " needs a value");
-        default: return failure(std::string("unknown option -") + char(optopt));
+        default:
+            return failure(cpcprof::base::getopt_error(c, optopt));
         }
     }
     if (o.help) {

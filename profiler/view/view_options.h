@@ -15,6 +15,7 @@
 
 #include "storage/query.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -39,6 +40,10 @@ struct ViewOptions {
 // cmd: ...").
 int parse_view_option(const char *cmd, const std::vector<std::string> &args, size_t *i,
                       ViewOptions *out);
+
+// parse_view_option for cmd and out, as base::ArgWalk::shared takes it.
+std::function<int(const std::vector<std::string> &, size_t *)> view_option_walker(const char *cmd,
+                                                                                  ViewOptions *out);
 
 // The help text of those options, for a command's --help.
 extern const char kViewOptionsHelp[];
