@@ -164,7 +164,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags) {
         return fail(e);
     }
     set->binding = Binding::curlwp;
-    set->binder = cpcprof::base::gettid();
+    set->binder = cpcprof::base::current_tid();
     return 0;
 }
 

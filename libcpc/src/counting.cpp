@@ -59,7 +59,7 @@ std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cp
     std::unique_ptr<Counting> c(new Counting());
     c->spec_ = spec;
     c->pid_ = pid;
-    c->tid_ = pid == 0 ? cpcprof::base::gettid() : pid;
+    c->tid_ = pid == 0 ? cpcprof::base::current_tid() : pid;
     c->cpu_ = cpu;
     size_t n = spec.attrs.size();
     c->slots_.resize(n);

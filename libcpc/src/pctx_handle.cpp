@@ -48,7 +48,7 @@ pctx_t *new_handle(void *arg, int verbose, pctx_errfn_t *errfn) {
     p->verbose = verbose;
     p->errfn = errfn;
     p->tracer_pid = getpid();
-    p->tracer_tid = cpcprof::base::gettid();
+    p->tracer_tid = cpcprof::base::current_tid();
     return p;
 }
 
@@ -74,7 +74,7 @@ void report_to(pctx_errfn_t *errfn, const char *fn, const char *fmt, ...) {
 bool is_tracer(const pctx_t *p) { return p->tracer_pid == getpid(); }
 
 bool is_tracer_thread(const pctx_t *p) {
-    return is_tracer(p) && p->tracer_tid == cpcprof::base::gettid();
+    return is_tracer(p) && p->tracer_tid == cpcprof::base::current_tid();
 }
 
 void notify_gone(pctx_t *p, pid_t lwpid) {

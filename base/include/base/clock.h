@@ -1,5 +1,5 @@
 // Clocks as nanoseconds, and the calling thread's id: one place for the
-// timespec arithmetic and the gettid(2) call.
+// timespec arithmetic and the gettid(2) call (current_tid).
 //
 // Every function here is [async-signal-safe]: clock_gettime(2) and
 // syscall(2) are, and nothing else is called; errno is left as they leave
@@ -51,9 +51,11 @@ inline int64_t thread_cpu_ns() {
     return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
-// The calling thread's id (gettid(2); glibc before 2.30 has no wrapper).
+// The calling thread's id: gettid(2), by syscall (glibc before 2.30 has no
+// wrapper; the name differs from glibc's ::gettid so that neither hides the
+// other).
 // [async-signal-safe]
-inline pid_t gettid() {
+inline pid_t current_tid() {
     return static_cast<pid_t>(syscall(SYS_gettid));
 }
 
