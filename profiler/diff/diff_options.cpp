@@ -74,15 +74,13 @@ int parse_diff_options(const std::vector<std::string> &args, DiffOptions *o) {
     base::ArgWalk walk{
         kProgram,
         {"--format", "--top", "--fail-above", "-o"},
-        view::view_option_walker("diff", &o->view),
+        nullptr, // the filter options: walk_view_args
         [&](const std::string &opt, const std::string &v) { return parse_value(opt, v, o); },
         [&](const std::string &a) {
             files.push_back(a);
             return true;
         }};
-    int r = base::walk_args(walk, args);
-    if (r == 0)
-        std::printf(kDiffUsage, view::kViewOptionsHelp);
+    int r = view::walk_view_args("diff", walk, &o->view, kDiffUsage, args);
     if (r <= 0)
         return r;
     if (files.size() != 2) {

@@ -85,7 +85,7 @@ int parse_report_options(const std::vector<std::string> &args, ReportOptions *ou
     base::ArgWalk walk{
         kProgram,
         {"--by", "--format", "--top", "--sort", "--callers", "--callees", "-o"},
-        view::view_option_walker("report", &out->view),
+        nullptr, // the filter options: walk_view_args
         [&](const std::string &opt, const std::string &v) { return parse_value(opt, v, out); },
         [&](const std::string &a) {
             if (have_file)
@@ -94,9 +94,7 @@ int parse_report_options(const std::vector<std::string> &args, ReportOptions *ou
             have_file = true;
             return true;
         }};
-    int r = base::walk_args(walk, args);
-    if (r == 0)
-        std::printf(kReportUsage, view::kViewOptionsHelp);
+    int r = view::walk_view_args("report", walk, &out->view, kReportUsage, args);
     if (r <= 0)
         return r;
     if (!out->callers.empty() && !out->callees.empty()) {

@@ -3,8 +3,6 @@
 
 #include "storage/file_problems.h"
 
-#include "base/args.h"
-
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -94,11 +92,15 @@ int parse_view_option(const char *cmd, const std::vector<std::string> &args, siz
     return 1;
 }
 
-std::function<int(const std::vector<std::string> &, size_t *)>
-view_option_walker(const char *cmd, ViewOptions *out) {
-    return [cmd, out](const std::vector<std::string> &args, size_t *i) {
-        return parse_view_option(cmd, args, i, out);
+int walk_view_args(const char *cmd, base::ArgWalk walk, ViewOptions *out, const char *usage,
+                   const std::vector<std::string> &args) {
+    walk.shared = [cmd, out](const std::vector<std::string> &a, size_t *i) {
+        return parse_view_option(cmd, a, i, out);
     };
+    int r = base::walk_args(walk, args);
+    if (r == 0)
+        std::printf(usage, kViewOptionsHelp);
+    return r;
 }
 
 std::unique_ptr<storage::Query> open_profile(const char *cmd, const std::string &path,

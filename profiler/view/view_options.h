@@ -13,9 +13,9 @@
 // files that cannot be read exit 1.
 #pragma once
 
+#include "base/args.h"
 #include "storage/query.h"
 
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,9 +41,12 @@ struct ViewOptions {
 int parse_view_option(const char *cmd, const std::vector<std::string> &args, size_t *i,
                       ViewOptions *out);
 
-// parse_view_option for cmd and out, as base::ArgWalk::shared takes it.
-std::function<int(const std::vector<std::string> &, size_t *)> view_option_walker(const char *cmd,
-                                                                                  ViewOptions *out);
+// A viewing command's whole argument list: base::walk_args with the
+// options above taken into *out first; on -h or --help, usage (a printf
+// format whose %s is kViewOptionsHelp) is printed on stdout.  Returns what
+// walk_args returns (1 parsed, 0 help printed, -1 usage error printed).
+int walk_view_args(const char *cmd, base::ArgWalk walk, ViewOptions *out, const char *usage,
+                   const std::vector<std::string> &args);
 
 // The help text of those options, for a command's --help.
 extern const char kViewOptionsHelp[];
