@@ -32,19 +32,7 @@ bool parse_seconds(const char *text, double *out) {
     return true;
 }
 
-bool parse_count(const char *text, long *out) {
-    auto v = cpcprof::base::parse_whole(text, 1, LONG_MAX);
-    if (!v)
-        return false;
-    *out = long(*v);
-    return true;
-}
-
-CpustatArgs failure(std::string why) {
-    CpustatArgs a;
-    a.error = std::move(why);
-    return a;
-}
+constexpr auto failure = &CpustatArgs::failure;
 
 } // namespace
 
@@ -88,9 +76,13 @@ CpustatArgs parse_cpustat_args(int argc, char **argv) {
     if (rest >= 1 && !parse_seconds(argv[optind], &o.interval))
         return failure(std::string("interval must be a number of seconds greater than 0, not '") +
                        argv[optind] + "'");
-    if (rest == 2 && !parse_count(argv[optind + 1], &o.count))
-        return failure(std::string("count must be a whole number greater than 0, not '") +
-                       argv[optind + 1] + "'");
+    if (rest == 2) {
+        auto count = cpcprof::base::parse_whole(argv[optind + 1], 1, LONG_MAX);
+        if (!count)
+            return failure(std::string("count must be a whole number greater than 0, not '") +
+                           argv[optind + 1] + "'");
+        o.count = long(*count);
+    }
     if (o.period > 0 && o.period < o.interval * static_cast<double>(o.specs.size()))
         return failure("period must be at least the interval times the number of event sets");
     a.ok = true;

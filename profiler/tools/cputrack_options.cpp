@@ -42,19 +42,7 @@ bool parse_interval(const char *text, unsigned *ms) {
     return true;
 }
 
-bool parse_whole(const char *text, long min, long max, long *out) {
-    auto v = cpcprof::base::parse_whole(text, min, max);
-    if (!v)
-        return false;
-    *out = long(*v);
-    return true;
-}
-
-CputrackArgs failure(std::string why) {
-    CputrackArgs a;
-    a.error = std::move(why);
-    return a;
-}
+constexpr auto failure = &CputrackArgs::failure;
 
 } // namespace
 
@@ -63,7 +51,7 @@ CputrackArgs parse_cputrack_args(int argc, char **argv) {
     CputrackOptions &o = a.opts;
     optind = 1;
     opterr = 0;
-    long n = 0;
+    std::optional<long long> n;
     int c;
     // '+': the first operand is the command; what follows it is its own.
     while ((c = getopt(argc, argv, "+:T:N:Defhntvo:c:p:")) != -1) {
@@ -74,16 +62,16 @@ CputrackArgs parse_cputrack_args(int argc, char **argv) {
                                "not 0), not '" + std::string(optarg) + "'");
             break;
         case 'N':
-            if (!parse_whole(optarg, 0, UINT_MAX, &n))
+            if (!(n = cpcprof::base::parse_whole(optarg, 0, UINT_MAX)))
                 return failure("-N takes a whole number of samples, 0 or more, not '" +
                                std::string(optarg) + "'");
-            o.count = static_cast<unsigned>(n);
+            o.count = static_cast<unsigned>(*n);
             break;
         case 'p':
-            if (!parse_whole(optarg, 1, INT_MAX, &n))
+            if (!(n = cpcprof::base::parse_whole(optarg, 1, INT_MAX)))
                 return failure("-p takes a process ID greater than 0, not '" +
                                std::string(optarg) + "'");
-            o.pid = static_cast<pid_t>(n);
+            o.pid = static_cast<pid_t>(*n);
             break;
         case 'o':
             if (*optarg == '\0')

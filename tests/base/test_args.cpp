@@ -151,3 +151,14 @@ TEST(WalkArgs, NotTakenBySharedFallsThrough) {
     EXPECT_EQ(walk(&seen, {"--shared", "x"}, &err), -1);
     EXPECT_EQ(err, "prog sub: unknown option '--shared' (prog sub --help lists them)\n");
 }
+
+TEST(ParsedArgs, AFailureCarriesOnlyItsReason) {
+    struct Opts {
+        int n = 4;
+    };
+    auto a = ParsedArgs<Opts>::failure("no -c given");
+    EXPECT_FALSE(a.ok);
+    EXPECT_EQ(a.error, "no -c given");
+    EXPECT_EQ(a.opts.n, 4); // defaults, nothing parsed
+    EXPECT_FALSE(ParsedArgs<Opts>{}.ok);
+}

@@ -27,6 +27,20 @@ inline std::optional<double> parse_real(const std::string &text) {
     return parse_real(text.c_str());
 }
 
+// What a getopt(3)-style tool's parser returns: the options, or why the
+// command line is wrong.
+template <typename Options> struct ParsedArgs {
+    bool ok = false;
+    Options opts;
+    std::string error; // why the command line is wrong, when !ok
+
+    static ParsedArgs failure(std::string why) {
+        ParsedArgs a;
+        a.error = std::move(why);
+        return a;
+    }
+};
+
 // Prints "PROGRAM: " and the printf(3)-formatted message, then a newline,
 // on stderr; returns false (so that `return usage_error(...)` ends a
 // parser's step).
