@@ -35,10 +35,6 @@ namespace {
 
 constexpr const char kProgram[] = "cpcprof diff";
 
-template <typename... Args> bool fail(const char *fmt, const Args &...args) {
-    return base::usage_error(kProgram, fmt, args.c_str()...);
-}
-
 bool parse_value(const std::string &opt, const std::string &v, DiffOptions *o) {
     if (opt == "--format") {
         if (v == "text")
@@ -46,22 +42,26 @@ bool parse_value(const std::string &opt, const std::string &v, DiffOptions *o) {
         else if (v == "json")
             o->format = Format::json;
         else
-            return fail("--format '%s': expected text or json", v);
+            return base::usage_error(kProgram, "--format '%s': expected text or json", v.c_str());
     } else if (opt == "--top") {
         auto n = base::parse_whole(v, 0, LLONG_MAX);
         if (!n)
-            return fail("--top '%s': expected a number of rows (0 = all)", v);
+            return base::usage_error(kProgram, "--top '%s': expected a number of rows (0 = all)",
+                                     v.c_str());
         o->top = size_t(*n);
     } else if (opt == "--fail-above") {
         auto p = base::parse_real(v);
         if (!p || *p < 0 || *p > 100)
-            return fail("--fail-above '%s': expected percentage points between 0 and 100 "
-                        "(e.g. 2 or 0.5)",
-                        v);
+            return base::usage_error(
+                kProgram,
+                "--fail-above '%s': expected percentage points between 0 and 100 "
+                "(e.g. 2 or 0.5)",
+                v.c_str());
         o->fail_above = *p;
     } else { // -o
         if (v.empty())
-            return fail("-o needs a file name for the flame graph (- for stdout)");
+            return base::usage_error(kProgram,
+                                     "-o needs a file name for the flame graph (- for stdout)");
         o->flame = v;
     }
     return true;

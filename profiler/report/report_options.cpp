@@ -32,10 +32,6 @@ namespace {
 
 constexpr const char kProgram[] = "cpcprof report";
 
-template <typename... Args> bool fail(const char *fmt, const Args &...args) {
-    return base::usage_error(kProgram, fmt, args.c_str()...);
-}
-
 bool parse_value(const std::string &opt, const std::string &v, ReportOptions *o) {
     if (opt == "--by") {
         if (v == "function")
@@ -47,7 +43,8 @@ bool parse_value(const std::string &opt, const std::string &v, ReportOptions *o)
         else if (v == "thread")
             o->by = GroupBy::thread;
         else
-            return fail("--by '%s': expected function, line, module or thread", v);
+            return base::usage_error(
+                kProgram, "--by '%s': expected function, line, module or thread", v.c_str());
     } else if (opt == "--format") {
         if (v == "text")
             o->format = Format::text;
@@ -56,23 +53,26 @@ bool parse_value(const std::string &opt, const std::string &v, ReportOptions *o)
         else if (v == "csv")
             o->format = Format::csv;
         else
-            return fail("--format '%s': expected text, json or csv", v);
+            return base::usage_error(kProgram, "--format '%s': expected text, json or csv",
+                                     v.c_str());
     } else if (opt == "--top") {
         auto n = base::parse_whole(v, 0, LLONG_MAX);
         if (!n)
-            return fail("--top '%s': expected a number of rows (0 = all)", v);
+            return base::usage_error(kProgram, "--top '%s': expected a number of rows (0 = all)",
+                                     v.c_str());
         o->top = size_t(*n);
     } else if (opt == "--sort") {
         if (v.empty())
-            return fail("--sort needs a key: self, total, samples, name or an event");
+            return base::usage_error(kProgram,
+                                     "--sort needs a key: self, total, samples, name or an event");
         o->sort = v;
     } else if (opt == "--callers" || opt == "--callees") {
         if (v.empty())
-            return fail("%s needs a function name", opt);
+            return base::usage_error(kProgram, "%s needs a function name", opt.c_str());
         (opt == "--callers" ? o->callers : o->callees) = v;
     } else { // -o
         if (v.empty())
-            return fail("-o needs a file name (- for stdout)");
+            return base::usage_error(kProgram, "-o needs a file name (- for stdout)");
         o->output = v;
     }
     return true;
@@ -89,7 +89,8 @@ int parse_report_options(const std::vector<std::string> &args, ReportOptions *ou
         [&](const std::string &opt, const std::string &v) { return parse_value(opt, v, out); },
         [&](const std::string &a) {
             if (have_file)
-                return fail("one profile at a time: '%s' after '%s'", a, out->file);
+                return base::usage_error(kProgram, "one profile at a time: '%s' after '%s'",
+                                         a.c_str(), out->file.c_str());
             out->file = a;
             have_file = true;
             return true;
@@ -98,7 +99,7 @@ int parse_report_options(const std::vector<std::string> &args, ReportOptions *ou
     if (r <= 0)
         return r;
     if (!out->callers.empty() && !out->callees.empty()) {
-        fail("--callers and --callees: one tree at a time");
+        base::usage_error(kProgram, "--callers and --callees: one tree at a time");
         return -1;
     }
     return 1;
