@@ -6,9 +6,10 @@
 #include "overflow.h"
 #include "thread_state.h"
 
+#include "base/clock.h"
+
 #include <sched.h>
 #include <sys/sysinfo.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,8 +22,6 @@ namespace {
 
 // Request indexes travel in the low byte of perf's sig_data.
 constexpr size_t kMaxRequests = 255;
-
-pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
 
 int fail(int e) {
     errno = e;
@@ -165,7 +164,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags) {
         return fail(e);
     }
     set->binding = Binding::curlwp;
-    set->binder = gettid_();
+    set->binder = cpcprof::base::current_tid();
     return 0;
 }
 

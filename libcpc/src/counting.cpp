@@ -4,6 +4,8 @@
 #include "thread_state.h"
 #include "tick.h"
 
+#include "base/clock.h"
+
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -30,10 +32,9 @@ int sys_perf_event_open(perf_event_attr *a, pid_t pid, int cpu, int group) {
         syscall(SYS_perf_event_open, a, pid, cpu, group, PERF_FLAG_FD_CLOEXEC));
 }
 
+// hrtime_t is CLOCK_MONOTONIC in ns (gethrtime(3C)).
 hrtime_t now_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<hrtime_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+    return cpcprof::base::monotonic_ns();
 }
 
 // The first link of a chain for 2^64 - preset events; *left gets the rest.
@@ -58,7 +59,7 @@ std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cp
     std::unique_ptr<Counting> c(new Counting());
     c->spec_ = spec;
     c->pid_ = pid;
-    c->tid_ = pid == 0 ? static_cast<pid_t>(syscall(SYS_gettid)) : pid;
+    c->tid_ = pid == 0 ? cpcprof::base::current_tid() : pid;
     c->cpu_ = cpu;
     size_t n = spec.attrs.size();
     c->slots_.resize(n);

@@ -25,9 +25,9 @@
 // only with the current value, to restart a full period.
 #pragma once
 
+#include "base/scoped_fd.h"
 #include "libcpc.h"
 #include "sample_ring.h"
-#include "scoped_fd.h"
 
 #include <linux/perf_event.h>
 #include <sys/types.h>
@@ -117,7 +117,7 @@ class Counting {
 
   private:
     struct Slot {
-        ScopedFd fd;
+        cpcprof::base::ScopedFd fd;
         SampleRing ring; // overflow requests: the group's values at overflow
         perf_event_attr attr{};
         uint64_t preset = 0;

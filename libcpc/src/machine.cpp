@@ -1,8 +1,8 @@
 #include "machine.h"
 
+#include "base/scoped_fd.h"
 #include "events.h"
 #include "pfm_events.h"
-#include "scoped_fd.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -90,8 +90,8 @@ int probe_open(const perf_event_attr &attr) {
     a.disabled = 1;
     a.exclude_kernel = 1;
     a.exclude_hv = 1;
-    ScopedFd fd(static_cast<int>(
-        syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
+    cpcprof::base::ScopedFd fd(
+        static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
     return fd.valid() ? 0 : errno;
 }
 
@@ -115,8 +115,8 @@ bool probe_overflow_host() {
     a.exclude_kernel = 1;
     a.sigtrap = 1;
     a.remove_on_exec = 1;
-    ScopedFd fd(static_cast<int>(
-        syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
+    cpcprof::base::ScopedFd fd(
+        static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
     return fd.valid();
 }
 

@@ -5,6 +5,8 @@
 #include "libcpc.h"
 #include "thread_state.h"
 
+#include "base/clock.h"
+
 #include <signal.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
@@ -77,7 +79,7 @@ void forward(int sig, siginfo_t *si, void *uc) {
     syscall(SYS_rt_sigaction, SIGTRAP, &dfl, nullptr, sizeof dfl.mask);
     uint64_t trap = uint64_t(1) << (SIGTRAP - 1);
     syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &trap, nullptr, sizeof trap);
-    syscall(SYS_tgkill, cached_pid(), syscall(SYS_gettid), SIGTRAP);
+    syscall(SYS_tgkill, cached_pid(), cpcprof::base::current_tid(), SIGTRAP);
 }
 
 // The kernel's struct sigaction (rt_sigaction(2)), read without going

@@ -3,6 +3,8 @@
 #include "impl.h"
 #include "tick.h"
 
+#include "base/clock.h"
+
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -23,10 +25,9 @@ int sys_perf_event_open(perf_event_attr *a, pid_t pid, int group) {
         syscall(SYS_perf_event_open, a, pid, -1, group, PERF_FLAG_FD_CLOEXEC));
 }
 
+// hrtime_t is CLOCK_MONOTONIC in ns (gethrtime(3C)).
 hrtime_t now_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<hrtime_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+    return cpcprof::base::monotonic_ns();
 }
 
 } // namespace

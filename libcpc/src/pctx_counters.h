@@ -14,9 +14,9 @@
 // that exec took apart.
 #pragma once
 
+#include "base/scoped_fd.h"
 #include "counting.h"
 #include "libcpc.h"
-#include "scoped_fd.h"
 
 #include <sys/types.h>
 
@@ -39,7 +39,7 @@ class PctxCounters {
     PctxCounters() = default;
     int read_one(int fd, uint64_t *value, uint64_t *enabled, uint64_t *running);
 
-    std::vector<ScopedFd> fds_; // requests, the leader first, then the tick
+    std::vector<cpcprof::base::ScopedFd> fds_; // requests, the leader first, then the tick
     std::vector<uint64_t> presets_;
     std::vector<uint64_t> buf_; // preallocated for group reads
 };

@@ -2,7 +2,8 @@
 // interface libcpc uses.
 #include "pctx_impl.h"
 
-#include <sys/syscall.h>
+#include "base/clock.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,8 +14,6 @@
 namespace pctx {
 
 namespace {
-
-pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
 
 void vreport(pctx_errfn_t *errfn, const char *fn, const char *fmt, va_list ap) {
     int saved = errno;
@@ -49,7 +48,7 @@ pctx_t *new_handle(void *arg, int verbose, pctx_errfn_t *errfn) {
     p->verbose = verbose;
     p->errfn = errfn;
     p->tracer_pid = getpid();
-    p->tracer_tid = gettid_();
+    p->tracer_tid = cpcprof::base::current_tid();
     return p;
 }
 
@@ -74,7 +73,9 @@ void report_to(pctx_errfn_t *errfn, const char *fn, const char *fmt, ...) {
 
 bool is_tracer(const pctx_t *p) { return p->tracer_pid == getpid(); }
 
-bool is_tracer_thread(const pctx_t *p) { return is_tracer(p) && p->tracer_tid == gettid_(); }
+bool is_tracer_thread(const pctx_t *p) {
+    return is_tracer(p) && p->tracer_tid == cpcprof::base::current_tid();
+}
 
 void notify_gone(pctx_t *p, pid_t lwpid) {
     // An observer may unregister itself (or another) while being told.

@@ -15,6 +15,8 @@
 #include "pctx_ptrace.h"
 #include "pctx_proc.h"
 
+#include "base/clock.h"
+
 #include <sys/wait.h>
 #include <time.h>
 
@@ -31,11 +33,7 @@ constexpr long kMaxSleepMs = 20;
 
 using TickFn = int (*)(pctx_t *, pid_t, id_t, void *);
 
-int64_t now_ms() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return int64_t(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
+using cpcprof::base::monotonic_ms;
 
 // SIGCHLD blocked in the calling thread for the life of the object.
 class SigchldBlock {
@@ -156,14 +154,14 @@ struct Ticker {
     int64_t goal = 0;
 
     Ticker(unsigned ms, unsigned n) : msec(ms), left(ms == 0 ? 0 : (n == 0 ? UINT_MAX : n)) {
-        goal = now_ms() + ms;
+        goal = monotonic_ms() + ms;
     }
     bool enabled() const { return msec != 0; }
-    long ms_left() const { return enabled() ? static_cast<long>(goal - now_ms()) : LONG_MAX; }
+    long ms_left() const { return enabled() ? static_cast<long>(goal - monotonic_ms()) : LONG_MAX; }
     // Moves to the next goal after a tick; false when nsamples are done.
     bool advance() {
         goal += msec;
-        while (now_ms() >= goal) {
+        while (monotonic_ms() >= goal) {
             goal += msec;
             if (left > 1)
                 --left;

@@ -1,6 +1,6 @@
 #include "tick.h"
 
-#include "scoped_fd.h"
+#include "base/scoped_fd.h"
 
 #include <linux/perf_event.h>
 #include <sys/mman.h>
@@ -28,7 +28,8 @@ bool read_perf_scale() {
     a.config = PERF_COUNT_SW_TASK_CLOCK;
     a.disabled = 1;
     a.exclude_kernel = 1;
-    ScopedFd fd(static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
+    cpcprof::base::ScopedFd fd(
+        static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
     if (!fd.valid())
         return false;
     long page = sysconf(_SC_PAGESIZE);

@@ -1,9 +1,9 @@
 #include "diff_options.h"
 
-#include <cerrno>
-#include <cmath>
+#include "base/args.h"
+
+#include <climits>
 #include <cstdio>
-#include <cstdlib>
 
 namespace cpcprof::diff {
 
@@ -33,12 +33,7 @@ const char kDiffUsage[] =
 
 namespace {
 
-bool fail(const char *fmt, const std::string &a) {
-    std::fprintf(stderr, "cpcprof diff: ");
-    std::fprintf(stderr, fmt, a.c_str());
-    std::fputc('\n', stderr);
-    return false;
-}
+constexpr const char kProgram[] = "cpcprof diff";
 
 bool parse_value(const std::string &opt, const std::string &v, DiffOptions *o) {
     if (opt == "--format") {
@@ -47,26 +42,26 @@ bool parse_value(const std::string &opt, const std::string &v, DiffOptions *o) {
         else if (v == "json")
             o->format = Format::json;
         else
-            return fail("--format '%s': expected text or json", v);
+            return base::usage_error(kProgram, "--format '%s': expected text or json", v.c_str());
     } else if (opt == "--top") {
-        char *end = nullptr;
-        errno = 0;
-        long long n = std::strtoll(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || errno != 0 || n < 0)
-            return fail("--top '%s': expected a number of rows (0 = all)", v);
-        o->top = size_t(n);
+        auto n = base::parse_whole(v, 0, LLONG_MAX);
+        if (!n)
+            return base::usage_error(kProgram, "--top '%s': expected a number of rows (0 = all)",
+                                     v.c_str());
+        o->top = size_t(*n);
     } else if (opt == "--fail-above") {
-        char *end = nullptr;
-        errno = 0;
-        double p = std::strtod(v.c_str(), &end);
-        if (v.empty() || *end != '\0' || errno != 0 || !std::isfinite(p) || p < 0 || p > 100)
-            return fail("--fail-above '%s': expected percentage points between 0 and 100 "
-                        "(e.g. 2 or 0.5)",
-                        v);
-        o->fail_above = p;
+        auto p = base::parse_real(v);
+        if (!p || *p < 0 || *p > 100)
+            return base::usage_error(
+                kProgram,
+                "--fail-above '%s': expected percentage points between 0 and 100 "
+                "(e.g. 2 or 0.5)",
+                v.c_str());
+        o->fail_above = *p;
     } else { // -o
         if (v.empty())
-            return fail("-o needs a file name for the flame graph (- for stdout)%s", "");
+            return base::usage_error(kProgram,
+                                     "-o needs a file name for the flame graph (- for stdout)");
         o->flame = v;
     }
     return true;
@@ -76,31 +71,18 @@ bool parse_value(const std::string &opt, const std::string &v, DiffOptions *o) {
 
 int parse_diff_options(const std::vector<std::string> &args, DiffOptions *o) {
     std::vector<std::string> files;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
-        if (a == "--help" || a == "-h") {
-            std::printf(kDiffUsage, view::kViewOptionsHelp);
-            return 0;
-        }
-        int v = view::parse_view_option("diff", args, &i, &o->view);
-        if (v < 0)
-            return -1;
-        if (v > 0)
-            continue;
-        if (a == "--format" || a == "--top" || a == "--fail-above" || a == "-o") {
-            if (i + 1 >= args.size()) {
-                fail("%s needs a value", a);
-                return -1;
-            }
-            if (!parse_value(a, args[++i], o))
-                return -1;
-        } else if (a.size() > 1 && a[0] == '-') {
-            fail("unknown option '%s' (cpcprof diff --help lists them)", a);
-            return -1;
-        } else {
+    base::ArgWalk walk{
+        kProgram,
+        {"--format", "--top", "--fail-above", "-o"},
+        nullptr, // the filter options: walk_view_args
+        [&](const std::string &opt, const std::string &v) { return parse_value(opt, v, o); },
+        [&](const std::string &a) {
             files.push_back(a);
-        }
-    }
+            return true;
+        }};
+    int r = view::walk_view_args("diff", walk, &o->view, kDiffUsage, args);
+    if (r <= 0)
+        return r;
     if (files.size() != 2) {
         std::fprintf(stderr,
                      "cpcprof diff: expected two profiles, BASE and NEW (got %zu); usage: "

@@ -4,6 +4,8 @@
 #include "period_bounds.h"
 #include "signal_cost.h"
 
+#include "../common/unique_cpc.h"
+
 #include <libcpc.h>
 
 #include <algorithm>
@@ -114,7 +116,8 @@ bool within_bounds(const Options &o, const EventArg &asked, const PlannedEvent &
 } // namespace
 
 std::optional<Plan> plan_events(const Options &o, std::string *error) {
-    cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
+    UniqueCpc owner(cpc_open(CPC_VER_CURRENT));
+    cpc_t *cpc = owner.get();
     if (cpc == nullptr) {
         *error = std::string("performance counters are not available: ") + std::strerror(errno);
         return std::nullopt;
@@ -134,7 +137,6 @@ std::optional<Plan> plan_events(const Options &o, std::string *error) {
         *error = "-F needs a time-based sampling event (cpu-clock, task-clock) or cycles; use "
                  "-c PERIOD with " +
                  events[0].name;
-        cpc_close(cpc);
         return std::nullopt;
     }
     for (size_t i = 0; i < events.size(); ++i) {
@@ -147,16 +149,12 @@ std::optional<Plan> plan_events(const Options &o, std::string *error) {
     }
     if (p.events.size() > 8) {
         *error = "at most 8 events can be recorded together";
-        cpc_close(cpc);
         return std::nullopt;
     }
     if (!within_bounds(o, events[0], p.events[0], error, &p.warning)) {
-        cpc_close(cpc);
         return std::nullopt;
     }
-    bool ok = check_set(cpc, p, error);
-    cpc_close(cpc);
-    if (!ok)
+    if (!check_set(cpc, p, error))
         return std::nullopt;
     if (!p.notice.empty())
         p.notice += " every " + std::to_string(p.events[0].period / 1000) + " us";

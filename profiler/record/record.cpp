@@ -10,6 +10,7 @@
 #include "symbolize_profile.h"
 
 #include "../common/accounting_text.h"
+#include "base/clock.h"
 #include "storage/reader.h"
 
 #include <signal.h>
@@ -36,8 +37,8 @@ int fail(const std::string &msg, int code = 1) {
 // The profile could not be created after the command started: the
 // channel is closed (its agent stops sampling at its next report) and the
 // command runs to its end unharmed, unrecorded.
-int unrecorded(const Target &t, const std::string &why) {
-    close(t.channel);
+int unrecorded(Target &t, const std::string &why) {
+    t.channel.reset();
     std::fprintf(stderr, "cpcprof record: %s; the command runs on without being recorded\n",
                  why.c_str());
     int status = 0;
@@ -51,8 +52,8 @@ storage::RunInfo run_info(const Options &o, const Plan &p) {
     r.command = o.command;
     for (size_t i = 0; i < p.events.size(); ++i)
         r.events.push_back({p.events[i].name, p.events[i].period, i == 0});
-    r.start_ns = realtime_ns();
-    r.start_mono_ns = monotonic_ns();
+    r.start_ns = base::realtime_ns();
+    r.start_mono_ns = base::monotonic_ns();
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     r.host = host;
@@ -112,7 +113,7 @@ void print_silent(const std::vector<int> &pids) {
 // still can be; nothing is symbolized.
 int cut_short(const Options &o, storage::Writer &w, const Summary &s) {
     std::string error;
-    bool finished = w.finish(monotonic_ns(), &error);
+    bool finished = w.finish(base::monotonic_ns(), &error);
     if (!o.quiet)
         print_summary(o, s);
     std::fprintf(stderr,
@@ -239,7 +240,7 @@ int record_main(const std::vector<std::string> &args) {
         info.ppid = getpid();
         info.exe = *static_exe;
         info.argv = o->command;
-        info.start_ns = monotonic_ns();
+        info.start_ns = base::monotonic_ns();
         writer->add_process(info);
     }
     writer->commit();
@@ -251,7 +252,7 @@ int record_main(const std::vector<std::string> &args) {
     Summary s = session.run();
     if (!s.write_error.empty())
         return cut_short(*o, *writer, s);
-    if (!writer->finish(monotonic_ns(), &error))
+    if (!writer->finish(base::monotonic_ns(), &error))
         return fail("writing " + o->output + ": " + error);
     if (!o->quiet)
         print_summary(*o, s);

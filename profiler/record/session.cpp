@@ -1,6 +1,7 @@
 #include "session.h"
 
 #include "../common/protocol.h"
+#include "base/clock.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -18,17 +19,7 @@
 
 namespace cpcprof::record {
 
-int64_t realtime_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
-int64_t monotonic_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
+using base::monotonic_ns;
 
 namespace {
 constexpr int64_t kCommitEveryNs = 100 * 1000 * 1000;
@@ -61,12 +52,12 @@ Summary Session::run() {
     int64_t last_data = start;
     last_commit_ = start;
     for (;;) {
-        pollfd pfd{target_.channel, POLLIN, 0};
+        pollfd pfd{target_.channel.get(), POLLIN, 0};
         int rc = poll(&pfd, 1, 50);
         if (rc == 0)
             check_gone(); // nothing queued: every bye sent has been read
         if (rc > 0) {
-            ssize_t n = recv(target_.channel, buf.data(), buf.size(), 0);
+            ssize_t n = recv(target_.channel.get(), buf.data(), buf.size(), 0);
             if (n == 0)
                 break; // every process holding the channel has gone
             if (n > 0) {

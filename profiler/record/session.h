@@ -52,6 +52,7 @@ class Session {
   public:
     // reserve: space of the output's file system released for the last
     // batch if the disk fills (may hold nothing).
+    // t (and its channel) must outlive the session.
     Session(storage::Writer &w, const Target &t, std::string output, SpaceReserve &reserve)
         : w_(w), target_(t), output_(std::move(output)), reserve_(reserve) {}
     // The target is a program the agent cannot be loaded into (static):
@@ -107,7 +108,7 @@ class Session {
     void count_lost();
 
     storage::Writer &w_;
-    Target target_;
+    const Target &target_;
     std::string output_;
     SpaceReserve &reserve_;
     bool storing_ = true; // false once the file has refused a write
@@ -117,8 +118,5 @@ class Session {
     bool target_done_ = false;
     int64_t last_commit_ = 0;
 };
-
-int64_t realtime_ns();
-int64_t monotonic_ns();
 
 } // namespace cpcprof::record

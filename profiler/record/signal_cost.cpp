@@ -1,5 +1,7 @@
 #include "signal_cost.h"
 
+#include "base/clock.h"
+
 #include <libcpc.h>
 
 #include <signal.h>
@@ -32,11 +34,7 @@ std::atomic<uint64_t> g_overflows{0};
 std::atomic<int64_t> g_deadline{0};
 static_assert(std::atomic<uint64_t>::is_always_lock_free);
 
-int64_t thread_cpu_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
+using base::thread_cpu_ns; // [async-signal-safe]: the handler reads it
 
 // [async-signal-safe] Counts the overflow and restarts the counters while
 // the budget lasts.

@@ -89,16 +89,19 @@ std::optional<std::string> static_command(const Options &o) {
 
 std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::string &agent,
                                    const std::string &cfi_cache, std::string *error) {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+    // Every descriptor is owned from its creation: none is left open on an
+    // early return (the child leaves by exec or _exit, running no destructor).
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
         *error = std::string("socketpair: ") + std::strerror(errno);
         return std::nullopt;
     }
-    int report[2]; // exec failure: the child writes errno here
-    if (pipe2(report, O_CLOEXEC) != 0) {
+    base::ScopedFd ours(fds[0]), theirs(fds[1]);
+    if (pipe2(fds, O_CLOEXEC) != 0) { // exec failure: the child writes errno here
         *error = std::string("pipe: ") + std::strerror(errno);
         return std::nullopt;
     }
+    base::ScopedFd report_in(fds[0]), report_out(fds[1]);
     std::vector<std::string> args = o.command;
     pid_t pid = fork();
     if (pid < 0) {
@@ -106,21 +109,21 @@ std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::s
         return std::nullopt;
     }
     if (pid == 0) {
-        close(sv[0]);
-        close(report[0]);
+        ours.reset();
+        report_in.reset();
         // The agent finds it after exec, at a number far from the low ones
         // that programs hand out to each other (fd 3 of a shell's "3>",
         // systemd's LISTEN_FDS).
-        int channel = sv[1];
+        int channel = theirs.get();
         rlimit rl{};
         long high =
             getrlimit(RLIMIT_NOFILE, &rl) == 0 ? long(std::min<rlim_t>(rl.rlim_cur, 1024)) - 32 : 0;
-        int moved = high > 10 ? fcntl(sv[1], F_DUPFD, static_cast<int>(high)) : -1;
+        int moved = high > 10 ? fcntl(theirs.get(), F_DUPFD, static_cast<int>(high)) : -1;
         if (moved >= 0) {
-            close(sv[1]);
+            theirs.reset();
             channel = moved;
         } else {
-            fcntl(sv[1], F_SETFD, 0);
+            fcntl(theirs.get(), F_SETFD, 0);
         }
         set_env(o, p, agent, channel, cfi_cache);
         std::vector<char *> argv;
@@ -129,22 +132,20 @@ std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::s
         argv.push_back(nullptr);
         execvp(argv[0], argv.data());
         int e = errno;
-        ssize_t n = write(report[1], &e, sizeof e);
+        ssize_t n = write(report_out.get(), &e, sizeof e);
         (void)n;
         _exit(127);
     }
-    close(sv[1]);
-    close(report[1]);
+    theirs.reset();
+    report_out.reset();
     int e = 0;
-    ssize_t n = read(report[0], &e, sizeof e);
-    close(report[0]);
+    ssize_t n = read(report_in.get(), &e, sizeof e);
     if (n == sizeof e) {
         waitpid(pid, nullptr, 0);
-        close(sv[0]);
         *error = "cannot run '" + o.command[0] + "': " + std::strerror(e);
         return std::nullopt;
     }
-    return Target{pid, sv[0]};
+    return Target{pid, std::move(ours)};
 }
 
 } // namespace cpcprof::record

@@ -4,6 +4,8 @@
 #include "options.h"
 #include "plan.h"
 
+#include "base/scoped_fd.h"
+
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -11,8 +13,8 @@
 namespace cpcprof::record {
 
 struct Target {
-    pid_t pid;
-    int channel; // the recorder's end of the channel
+    pid_t pid = -1;
+    base::ScopedFd channel; // the recorder's end of the channel
 };
 
 // The agent library: $CPCPROF_AGENT, else next to this program in the build

@@ -1,8 +1,9 @@
 #include "report_options.h"
 
-#include <cerrno>
+#include "base/args.h"
+
+#include <climits>
 #include <cstdio>
-#include <cstdlib>
 
 namespace cpcprof::report {
 
@@ -29,12 +30,7 @@ const char kReportUsage[] =
 
 namespace {
 
-bool fail(const char *fmt, const std::string &a, const std::string &b = "") {
-    std::fprintf(stderr, "cpcprof report: ");
-    std::fprintf(stderr, fmt, a.c_str(), b.c_str());
-    std::fputc('\n', stderr);
-    return false;
-}
+constexpr const char kProgram[] = "cpcprof report";
 
 bool parse_value(const std::string &opt, const std::string &v, ReportOptions *o) {
     if (opt == "--by") {
@@ -47,7 +43,8 @@ bool parse_value(const std::string &opt, const std::string &v, ReportOptions *o)
         else if (v == "thread")
             o->by = GroupBy::thread;
         else
-            return fail("--by '%s': expected function, line, module or thread", v);
+            return base::usage_error(
+                kProgram, "--by '%s': expected function, line, module or thread", v.c_str());
     } else if (opt == "--format") {
         if (v == "text")
             o->format = Format::text;
@@ -56,25 +53,26 @@ bool parse_value(const std::string &opt, const std::string &v, ReportOptions *o)
         else if (v == "csv")
             o->format = Format::csv;
         else
-            return fail("--format '%s': expected text, json or csv", v);
+            return base::usage_error(kProgram, "--format '%s': expected text, json or csv",
+                                     v.c_str());
     } else if (opt == "--top") {
-        char *end = nullptr;
-        errno = 0;
-        long long n = std::strtoll(v.c_str(), &end, 10);
-        if (v.empty() || *end != '\0' || errno != 0 || n < 0)
-            return fail("--top '%s': expected a number of rows (0 = all)", v);
-        o->top = size_t(n);
+        auto n = base::parse_whole(v, 0, LLONG_MAX);
+        if (!n)
+            return base::usage_error(kProgram, "--top '%s': expected a number of rows (0 = all)",
+                                     v.c_str());
+        o->top = size_t(*n);
     } else if (opt == "--sort") {
         if (v.empty())
-            return fail("--sort needs a key: self, total, samples, name or an event%s", "");
+            return base::usage_error(kProgram,
+                                     "--sort needs a key: self, total, samples, name or an event");
         o->sort = v;
     } else if (opt == "--callers" || opt == "--callees") {
         if (v.empty())
-            return fail("%s needs a function name%s", opt);
+            return base::usage_error(kProgram, "%s needs a function name", opt.c_str());
         (opt == "--callers" ? o->callers : o->callees) = v;
     } else { // -o
         if (v.empty())
-            return fail("-o needs a file name (- for stdout)%s", "");
+            return base::usage_error(kProgram, "-o needs a file name (- for stdout)");
         o->output = v;
     }
     return true;
@@ -84,36 +82,24 @@ bool parse_value(const std::string &opt, const std::string &v, ReportOptions *o)
 
 int parse_report_options(const std::vector<std::string> &args, ReportOptions *out) {
     bool have_file = false;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
-        if (a == "-h" || a == "--help") {
-            std::printf(kReportUsage, view::kViewOptionsHelp);
-            return 0;
-        }
-        int v = view::parse_view_option("report", args, &i, &out->view);
-        if (v < 0)
-            return -1;
-        if (v > 0)
-            continue;
-        if (a == "--by" || a == "--format" || a == "--top" || a == "--sort" ||
-            a == "--callers" || a == "--callees" || a == "-o") {
-            if (i + 1 >= args.size())
-                return fail("%s needs a value", a), -1;
-            if (!parse_value(a, args[++i], out))
-                return -1;
-        } else if (a.size() > 1 && a[0] == '-') {
-            fail("unknown option '%s' (cpcprof report --help lists them)", a);
-            return -1;
-        } else if (have_file) {
-            fail("one profile at a time: '%s' after '%s'", a, out->file);
-            return -1;
-        } else {
+    base::ArgWalk walk{
+        kProgram,
+        {"--by", "--format", "--top", "--sort", "--callers", "--callees", "-o"},
+        nullptr, // the filter options: walk_view_args
+        [&](const std::string &opt, const std::string &v) { return parse_value(opt, v, out); },
+        [&](const std::string &a) {
+            if (have_file)
+                return base::usage_error(kProgram, "one profile at a time: '%s' after '%s'",
+                                         a.c_str(), out->file.c_str());
             out->file = a;
             have_file = true;
-        }
-    }
+            return true;
+        }};
+    int r = view::walk_view_args("report", walk, &out->view, kReportUsage, args);
+    if (r <= 0)
+        return r;
     if (!out->callers.empty() && !out->callees.empty()) {
-        fail("--callers and --callees: one tree at a time%s", "");
+        base::usage_error(kProgram, "--callers and --callees: one tree at a time");
         return -1;
     }
     return 1;

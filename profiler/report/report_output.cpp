@@ -8,31 +8,9 @@
 
 namespace cpcprof::report {
 
-using storage::Cost;
 using storage::Query;
 
 namespace {
-
-const char *by_name(GroupBy by) {
-    switch (by) {
-    case GroupBy::line:
-        return "line";
-    case GroupBy::module:
-        return "module";
-    case GroupBy::thread:
-        return "thread";
-    case GroupBy::function:
-        break;
-    }
-    return "function";
-}
-
-std::optional<double> duration_s(const Query &q) {
-    const auto &r = q.reader();
-    if (!r.end_ns())
-        return std::nullopt;
-    return double(r.since_start(*r.end_ns())) / 1e9;
-}
 
 std::string derived_text(const DerivedColumn &d, const DerivedValue &v) {
     std::string s =
@@ -69,22 +47,6 @@ std::vector<std::string> key_cells(const HotspotRow &r, GroupBy by) {
         break;
     }
     return {r.function, module(r.module), location(r)};
-}
-
-std::string json_keys(const HotspotRow &r, GroupBy by) {
-    auto line = [&] { return r.line ? std::to_string(r.line) : std::string("null"); };
-    switch (by) {
-    case GroupBy::module:
-        return "\"module\": " + json_string(r.module);
-    case GroupBy::thread:
-        return "\"pid\": " + std::to_string(r.pid) + ", \"tid\": " + std::to_string(r.tid) +
-               ", \"thread\": " + json_string(r.thread);
-    case GroupBy::line:
-    case GroupBy::function:
-        break;
-    }
-    return "\"function\": " + json_string(r.function) + ", \"module\": " + json_string(r.module) +
-           ", \"file\": " + json_string(r.file) + ", \"line\": " + line();
 }
 
 std::vector<std::string> csv_keys(const HotspotRow &r, GroupBy by) {
@@ -157,32 +119,6 @@ std::string text_table(const ReportContext &c, const std::vector<HotspotRow> &ro
     return out;
 }
 
-std::string json_table(const ReportContext &c, const std::vector<HotspotRow> &rows,
-                       size_t all_rows) {
-    std::string out = "{\n" + json_preamble(c);
-    out += "  \"by\": " + json_string(by_name(c.options.by)) + ",\n";
-    out += "  \"sort\": " + json_string(c.options.sort) + ",\n";
-    out += "  \"rows_total\": " + std::to_string(all_rows) + ",\n";
-    out += "  \"rows\": [";
-    for (size_t i = 0; i < rows.size(); ++i) {
-        const HotspotRow &r = rows[i];
-        out += i ? ",\n    {" : "\n    {";
-        out += json_keys(r, c.options.by);
-        out += ", \"self\": " + json_cost(c.q, r.self);
-        out += ", \"total\": " + json_cost(c.q, r.total);
-        out += ", \"derived\": [";
-        for (size_t d = 0; d < c.derived.size(); ++d) {
-            DerivedValue v = derive(c.derived[d], r.self);
-            out += (d ? ", " : "") + std::string("{\"name\": ") + json_string(c.derived[d].name) +
-                   ", \"value\": " + json_number(v.value) +
-                   ", \"samples\": " + std::to_string(v.samples) + "}";
-        }
-        out += "]}";
-    }
-    out += rows.empty() ? "]\n}\n" : "\n  ]\n}\n";
-    return out;
-}
-
 std::string csv_table(const ReportContext &c, const std::vector<HotspotRow> &rows) {
     const auto &events = c.q.events();
     const auto &total = c.q.total();
@@ -221,6 +157,13 @@ std::string csv_table(const ReportContext &c, const std::vector<HotspotRow> &row
 }
 
 } // namespace
+
+std::optional<double> duration_s(const Query &q) {
+    const auto &r = q.reader();
+    if (!r.end_ns())
+        return std::nullopt;
+    return double(r.since_start(*r.end_ns())) / 1e9;
+}
 
 std::string shell_words(const std::vector<std::string> &words) {
     std::string out;
@@ -297,77 +240,6 @@ std::string text_header(const ReportContext &c) {
         add("inlined calls folded");
     if (!filter.empty())
         out += "# filter: " + filter + "\n";
-    return out;
-}
-
-std::string json_cost(const Query &q, const Cost &cost) {
-    std::string values, shares;
-    for (size_t e = 0; e < cost.values.size(); ++e) {
-        values += (e ? ", " : "") + std::to_string(cost.values[e]);
-        shares += (e ? ", " : "") + json_number(share(cost.values[e], q.total().values[e]));
-    }
-    return "{\"samples\": " + std::to_string(cost.samples) + ", \"values\": [" + values +
-           "], \"shares\": [" + shares + "]}";
-}
-
-std::string json_preamble(const ReportContext &c) {
-    const Query &q = c.q;
-    const storage::RunInfo &run = q.reader().run();
-    std::string out = "  \"format\": \"cpcprof-report\",\n  \"version\": 1,\n";
-    out += "  \"file\": " + json_string(c.options.file) + ",\n";
-    out += "  \"run\": {\"command\": [";
-    for (size_t i = 0; i < run.command.size(); ++i)
-        out += (i ? ", " : "") + json_string(run.command[i]);
-    storage::Accounting acc = q.reader().accounting_total();
-    out += "], \"duration_s\": " + json_number(duration_s(q));
-    out += std::string(", \"hw_pmu\": ") + (run.hw_pmu ? "true" : "false");
-    out += std::string(", \"complete\": ") + (q.reader().complete() ? "true" : "false");
-    out += std::string(", \"symbolized\": ") + (q.reader().symbolized() ? "true" : "false");
-    out += ", \"samples\": {\"kept\": " + std::to_string(q.samples_kept()) +
-           ", \"stored\": " + std::to_string(q.samples_read()) +
-           ", \"dropped\": " + std::to_string(acc.dropped) +
-           ", \"taken\": " + std::to_string(acc.taken) +
-           ", \"unsampled_cpu_s\": " + json_number(double(acc.unsampled_ns) / 1e9) +
-           ", \"complete_stacks\": " + std::to_string(q.samples_complete()) + "}";
-    out += ", \"modules_without_symbols\": [";
-    // Empty when never symbolized (`symbolized` says so), as before.
-    std::vector<Query::ModuleCost> mods;
-    if (q.reader().symbolized())
-        mods = q.modules_lacking_names();
-    for (size_t i = 0; i < mods.size(); ++i)
-        out += (i ? ", " : "") + json_string(mods[i].path);
-    out += "], \"modules_without_symbols_samples\": [";
-    for (size_t i = 0; i < mods.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(mods[i].cost.samples);
-    const storage::QueryFilter &f = q.filter();
-    auto opt = [](const auto &v) { return v ? std::to_string(*v) : std::string("null"); };
-    auto secs = [](const std::optional<int64_t> &ns) {
-        return json_number(ns ? std::optional<double>(double(*ns) / 1e9) : std::nullopt);
-    };
-    out += "], \"filter\": {\"pid\": " + opt(f.pid) + ", \"tid\": " + opt(f.tid) +
-           ", \"from_s\": " + secs(f.from_ns) + ", \"to_s\": " + secs(f.to_ns) +
-           ", \"inline\": " + (f.inline_frames ? "true" : "false") + "}},\n";
-    out += "  \"events\": [";
-    for (size_t i = 0; i < q.events().size(); ++i) {
-        const auto &e = q.events()[i];
-        out += (i ? ", " : "") + std::string("{\"name\": ") + json_string(e.name) +
-               ", \"period\": " + std::to_string(e.period) +
-               ", \"sampling\": " + (e.sampling ? "true" : "false") +
-               ", \"total\": " + std::to_string(q.total().values[i]) + "}";
-    }
-    out +=
-        "],\n  \"weigh_event\": " +
-        (q.events().empty() ? std::string("null") : json_string(q.events()[size_t(c.weigh)].name)) +
-        ",\n";
-    out += "  \"derived\": [";
-    for (size_t i = 0; i < c.derived.size(); ++i) {
-        const DerivedColumn &d = c.derived[i];
-        out += (i ? ", " : "") + std::string("{\"name\": ") + json_string(d.name) +
-               ", \"kind\": " + json_string(d.kind) +
-               ", \"numerator\": " + json_string(q.events()[size_t(d.numerator)].name) +
-               ", \"denominator\": " + json_string(q.events()[size_t(d.denominator)].name) + "}";
-    }
-    out += "],\n";
     return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "derived.h"
 #include "hotspots.h"
+#include "json_layout.h"
 #include "report_options.h"
 
 #include <string>
@@ -24,12 +25,23 @@ struct ReportContext {
 std::string text_header(const ReportContext &c);
 
 // The members every JSON document starts with ("format" ... "events",
-// "derived"), without the enclosing braces, each line ending with ",\n".
+// "derived"), in order.
+view::Json preamble_json(const ReportContext &c);
+// The same as text: view::json_members lines, the last also ending ",\n".
 std::string json_preamble(const ReportContext &c);
 
 // {"samples": N, "values": [...], "shares": [...]}: shares of the kept
 // total of each event (null when that total is 0).
+view::Json cost_json(const storage::Query &q, const storage::Cost &cost);
+// The same on one line (view::json_inline).
 std::string json_cost(const storage::Query &q, const storage::Cost &cost);
+
+// The JSON document of the hotspot table (report_json.cpp).
+std::string json_table(const ReportContext &c, const std::vector<HotspotRow> &rows,
+                       size_t all_rows);
+
+// Seconds from the run's start to its end; nothing when it did not finish.
+std::optional<double> duration_s(const storage::Query &q);
 
 // Text table, JSON document or CSV of rows (already sorted and cut to
 // --top); all_rows: how many there were before the cut.

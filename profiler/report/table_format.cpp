@@ -58,14 +58,6 @@ std::string fixed(std::optional<double> v, int decimals) {
     return buf;
 }
 
-std::string json_number(std::optional<double> v) {
-    if (!v || !std::isfinite(*v))
-        return "null";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.10g", *v);
-    return buf;
-}
-
 std::string csv_field(std::string_view s) {
     if (s.find_first_of(",\"\r\n") == std::string_view::npos)
         return std::string(s);

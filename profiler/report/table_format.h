@@ -2,6 +2,7 @@
 // strings and numbers, RFC 4180 CSV fields, shares as percentages.
 #pragma once
 
+#include "json_layout.h"
 #include "utf8_text.h"
 
 #include <cstdint>
@@ -33,7 +34,7 @@ std::string fixed(std::optional<double> v, int decimals);
 // invalid UTF-8 replaced by U+FFFD (the one escaper of every JSON output).
 using view::json_string;
 // A JSON number (up to 10 significant digits) or null.
-std::string json_number(std::optional<double> v);
+using view::json_number;
 
 // A CSV field, quoted when it holds a comma, quote, CR or LF (RFC 4180).
 std::string csv_field(std::string_view s);

@@ -1,8 +1,8 @@
 #include "cpustat_options.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
+#include "base/args.h"
+
+#include <climits>
 #include <unistd.h>
 
 namespace cpctools {
@@ -25,30 +25,14 @@ namespace {
 
 // A positive, finite number of seconds.
 bool parse_seconds(const char *text, double *out) {
-    errno = 0;
-    char *end = nullptr;
-    double v = std::strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !std::isfinite(v) || v <= 0)
+    auto v = cpcprof::base::parse_real(text);
+    if (!v || *v <= 0)
         return false;
-    *out = v;
+    *out = *v;
     return true;
 }
 
-bool parse_count(const char *text, long *out) {
-    errno = 0;
-    char *end = nullptr;
-    long v = std::strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || v <= 0)
-        return false;
-    *out = v;
-    return true;
-}
-
-CpustatArgs failure(std::string why) {
-    CpustatArgs a;
-    a.error = std::move(why);
-    return a;
-}
+constexpr auto failure = &CpustatArgs::failure;
 
 } // namespace
 
@@ -76,8 +60,8 @@ CpustatArgs parse_cpustat_args(int argc, char **argv) {
                 return failure("-p takes a period in seconds greater than 0, not '" +
                                std::string(optarg) + "'");
             break;
-        case ':': return failure(std::string("option -") + char(optopt) + " needs a value");
-        default: return failure(std::string("unknown option -") + char(optopt));
+        default:
+            return failure(cpcprof::base::getopt_error(c, optopt));
         }
     }
     if (o.help) {
@@ -92,9 +76,13 @@ CpustatArgs parse_cpustat_args(int argc, char **argv) {
     if (rest >= 1 && !parse_seconds(argv[optind], &o.interval))
         return failure(std::string("interval must be a number of seconds greater than 0, not '") +
                        argv[optind] + "'");
-    if (rest == 2 && !parse_count(argv[optind + 1], &o.count))
-        return failure(std::string("count must be a whole number greater than 0, not '") +
-                       argv[optind + 1] + "'");
+    if (rest == 2) {
+        auto count = cpcprof::base::parse_whole(argv[optind + 1], 1, LONG_MAX);
+        if (!count)
+            return failure(std::string("count must be a whole number greater than 0, not '") +
+                           argv[optind + 1] + "'");
+        o.count = long(*count);
+    }
     if (o.period > 0 && o.period < o.interval * static_cast<double>(o.specs.size()))
         return failure("period must be at least the interval times the number of event sets");
     a.ok = true;

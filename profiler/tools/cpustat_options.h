@@ -4,6 +4,8 @@
 #ifndef CPCTOOLS_CPUSTAT_OPTIONS_H
 #define CPCTOOLS_CPUSTAT_OPTIONS_H
 
+#include "base/args.h"
+
 #include <string>
 #include <vector>
 
@@ -22,11 +24,7 @@ struct CpustatOptions {
     bool help = false;              // -h
 };
 
-struct CpustatArgs {
-    bool ok = false;
-    CpustatOptions opts;
-    std::string error; // why the command line is wrong, when !ok
-};
+using CpustatArgs = cpcprof::base::ParsedArgs<CpustatOptions>;
 
 CpustatArgs parse_cpustat_args(int argc, char **argv);
 

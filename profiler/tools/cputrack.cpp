@@ -15,6 +15,7 @@
 // ("stop") whose write end only the first one holds: closing it (SIGINT,
 // SIGTERM, or the first one dying) makes every controller let its process
 // go.
+#include "base/clock.h"
 #include "caps.h"
 #include "cputrack_format.h"
 #include "cputrack_options.h"
@@ -153,10 +154,9 @@ struct Tool {
 };
 Tool g;
 
+// CLOCK_MONOTONIC: libcpc's hrtime base.
 int64_t now_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts); // libcpc's hrtime base
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+    return cpcprof::base::monotonic_ns();
 }
 
 // Seconds since the start; 0 = now.

@@ -1,9 +1,9 @@
 #include "cputrack_options.h"
 
-#include <cerrno>
+#include "base/args.h"
+
 #include <climits>
 #include <cmath>
-#include <cstdlib>
 #include <unistd.h>
 
 namespace cpctools {
@@ -32,34 +32,17 @@ namespace {
 
 // Seconds, 0 or more, as whole milliseconds that fit pctx_run's argument.
 bool parse_interval(const char *text, unsigned *ms) {
-    errno = 0;
-    char *end = nullptr;
-    double v = std::strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !std::isfinite(v) || v < 0 ||
-        v * 1000.0 > double(UINT_MAX))
+    auto v = cpcprof::base::parse_real(text);
+    if (!v || *v < 0 || *v * 1000.0 > double(UINT_MAX))
         return false;
-    double rounded = std::round(v * 1000.0);
-    if (v > 0 && rounded < 1) // a positive interval under a millisecond
+    double rounded = std::round(*v * 1000.0);
+    if (*v > 0 && rounded < 1) // a positive interval under a millisecond
         return false;
     *ms = static_cast<unsigned>(rounded);
     return true;
 }
 
-bool parse_whole(const char *text, long min, long max, long *out) {
-    errno = 0;
-    char *end = nullptr;
-    long v = std::strtol(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0' || v < min || v > max)
-        return false;
-    *out = v;
-    return true;
-}
-
-CputrackArgs failure(std::string why) {
-    CputrackArgs a;
-    a.error = std::move(why);
-    return a;
-}
+constexpr auto failure = &CputrackArgs::failure;
 
 } // namespace
 
@@ -68,7 +51,7 @@ CputrackArgs parse_cputrack_args(int argc, char **argv) {
     CputrackOptions &o = a.opts;
     optind = 1;
     opterr = 0;
-    long n = 0;
+    std::optional<long long> n;
     int c;
     // '+': the first operand is the command; what follows it is its own.
     while ((c = getopt(argc, argv, "+:T:N:Defhntvo:c:p:")) != -1) {
@@ -79,16 +62,16 @@ CputrackArgs parse_cputrack_args(int argc, char **argv) {
                                "not 0), not '" + std::string(optarg) + "'");
             break;
         case 'N':
-            if (!parse_whole(optarg, 0, UINT_MAX, &n))
+            if (!(n = cpcprof::base::parse_whole(optarg, 0, UINT_MAX)))
                 return failure("-N takes a whole number of samples, 0 or more, not '" +
                                std::string(optarg) + "'");
-            o.count = static_cast<unsigned>(n);
+            o.count = static_cast<unsigned>(*n);
             break;
         case 'p':
-            if (!parse_whole(optarg, 1, INT_MAX, &n))
+            if (!(n = cpcprof::base::parse_whole(optarg, 1, INT_MAX)))
                 return failure("-p takes a process ID greater than 0, not '" +
                                std::string(optarg) + "'");
-            o.pid = static_cast<pid_t>(n);
+            o.pid = static_cast<pid_t>(*n);
             break;
         case 'o':
             if (*optarg == '\0')
@@ -103,8 +86,8 @@ CputrackArgs parse_cputrack_args(int argc, char **argv) {
         case 'n': o.no_header = true; break;
         case 't': o.tsc = true; break;
         case 'v': o.verbose = true; break;
-        case ':': return failure(std::string("option -") + char(optopt) + " needs a value");
-        default: return failure(std::string("unknown option -") + char(optopt));
+        default:
+            return failure(cpcprof::base::getopt_error(c, optopt));
         }
     }
     if (o.help) {

@@ -6,6 +6,8 @@
 #ifndef CPCTOOLS_CPUTRACK_OPTIONS_H
 #define CPCTOOLS_CPUTRACK_OPTIONS_H
 
+#include "base/args.h"
+
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -28,11 +30,7 @@ struct CputrackOptions {
     bool help = false;                // -h
 };
 
-struct CputrackArgs {
-    bool ok = false;
-    CputrackOptions opts;
-    std::string error; // why the command line is wrong, when !ok
-};
+using CputrackArgs = cpcprof::base::ParsedArgs<CputrackOptions>;
 
 CputrackArgs parse_cputrack_args(int argc, char **argv);
 

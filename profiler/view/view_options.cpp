@@ -24,25 +24,11 @@ const char kViewOptionsHelp[] =
 
 namespace {
 
-bool parse_int(const std::string &s, int *out) {
-    if (s.empty())
-        return false;
-    char *end = nullptr;
-    errno = 0;
-    long v = std::strtol(s.c_str(), &end, 10);
-    if (errno != 0 || *end != '\0' || v <= 0 || v > INT32_MAX)
-        return false;
-    *out = int(v);
-    return true;
-}
-
 bool parse_seconds(const std::string &s, int64_t *ns) {
-    char *end = nullptr;
-    errno = 0;
-    double v = std::strtod(s.c_str(), &end);
-    if (errno != 0 || *end != '\0' || !std::isfinite(v) || v < 0 || v > 1e9)
+    auto v = base::parse_real(s);
+    if (!v || *v < 0 || *v > 1e9)
         return false;
-    *ns = int64_t(std::llround(v * 1e9));
+    *ns = int64_t(std::llround(*v * 1e9));
     return true;
 }
 
@@ -71,13 +57,13 @@ int parse_view_option(const char *cmd, const std::vector<std::string> &args, siz
         return 1;
     }
     if (a == "--pid" || a == "--tid") {
-        int id = 0;
-        if (!parse_int(v, &id)) {
+        auto id = base::parse_whole(v, 1, INT32_MAX);
+        if (!id) {
             std::fprintf(stderr, "cpcprof %s: %s '%s': not a process or thread id\n", cmd,
                          a.c_str(), v.c_str());
             return -1;
         }
-        (a == "--pid" ? out->filter.pid : out->filter.tid) = id;
+        (a == "--pid" ? out->filter.pid : out->filter.tid) = int(*id);
         return 1;
     }
     size_t comma = v.find(',');
@@ -104,6 +90,17 @@ int parse_view_option(const char *cmd, const std::vector<std::string> &args, siz
         return -1;
     }
     return 1;
+}
+
+int walk_view_args(const char *cmd, base::ArgWalk walk, ViewOptions *out, const char *usage,
+                   const std::vector<std::string> &args) {
+    walk.shared = [cmd, out](const std::vector<std::string> &a, size_t *i) {
+        return parse_view_option(cmd, a, i, out);
+    };
+    int r = base::walk_args(walk, args);
+    if (r == 0)
+        std::printf(usage, kViewOptionsHelp);
+    return r;
 }
 
 std::unique_ptr<storage::Query> open_profile(const char *cmd, const std::string &path,

@@ -13,6 +13,7 @@
 // files that cannot be read exit 1.
 #pragma once
 
+#include "base/args.h"
 #include "storage/query.h"
 
 #include <memory>
@@ -39,6 +40,13 @@ struct ViewOptions {
 // cmd: ...").
 int parse_view_option(const char *cmd, const std::vector<std::string> &args, size_t *i,
                       ViewOptions *out);
+
+// A viewing command's whole argument list: base::walk_args with the
+// options above taken into *out first; on -h or --help, usage (a printf
+// format whose %s is kViewOptionsHelp) is printed on stdout.  Returns what
+// walk_args returns (1 parsed, 0 help printed, -1 usage error printed).
+int walk_view_args(const char *cmd, base::ArgWalk walk, ViewOptions *out, const char *usage,
+                   const std::vector<std::string> &args);
 
 // The help text of those options, for a command's --help.
 extern const char kViewOptionsHelp[];

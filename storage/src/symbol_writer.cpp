@@ -8,6 +8,8 @@
 #include "profile_load.h"
 #include "sqlite_handle.h"
 
+#include "base/clock.h"
+
 #include <time.h>
 
 #include <map>
@@ -20,11 +22,7 @@ using sql::Statement;
 
 namespace {
 
-int64_t realtime_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
+using base::realtime_ns;
 
 // Text -> id 1, 2, ... in order of first use.
 struct Interner {

@@ -1,6 +1,9 @@
 #include "build_id.h"
 
+#include "elf_owners.h"
 #include "symbolize/symbolizer.h"
+
+#include "base/scoped_fd.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -60,17 +63,13 @@ std::string elf_build_id(Elf* elf) {
 
 std::string read_build_id(const std::string& path) {
     elf_version(EV_CURRENT);
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    base::ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid())
         return {};
-    std::string id;
-    if (Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr)) {
-        if (elf_kind(elf) == ELF_K_ELF)
-            id = elf_build_id(elf);
-        elf_end(elf);
-    }
-    close(fd);
-    return id;
+    UniqueElf elf(elf_begin(fd.get(), ELF_C_READ_MMAP, nullptr)); // ended before fd closes
+    if (elf == nullptr || elf_kind(elf.get()) != ELF_K_ELF)
+        return {};
+    return elf_build_id(elf.get());
 }
 
 } // namespace cpcprof::symbolize

@@ -6,8 +6,11 @@
 #include "address_cache.h"
 #include "build_id.h"
 #include "compile_unit.h"
+#include "elf_owners.h"
 #include "module_map.h"
 #include "symbol_table.h"
+
+#include "base/scoped_fd.h"
 
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
@@ -34,7 +37,8 @@ struct ModuleState {
 // The load segments of elf, or nothing if it is not the file the recording
 // saw (build-id differs).
 std::optional<std::vector<LoadSegment>> check_elf(int fd, const std::string& build_id) {
-    Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+    UniqueElf owner(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
+    Elf *elf = owner.get();
     if (elf == nullptr)
         return std::nullopt;
     std::optional<std::vector<LoadSegment>> segments;
@@ -48,17 +52,16 @@ std::optional<std::vector<LoadSegment>> check_elf(int fd, const std::string& bui
                 segments->push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_X) != 0});
         }
     }
-    elf_end(elf);
     return segments;
 }
 
 // The kernel's vDSO has no file.  This process's own is the same image when
 // the build-id matches (the same kernel build), so a copy of it in a memfd
-// stands in for the file; -1 if there is none.
-int own_vdso_fd() {
+// stands in for the file; none if there is none.
+base::ScopedFd own_vdso_fd() {
     FILE* maps = std::fopen("/proc/self/maps", "re");
     if (maps == nullptr)
-        return -1;
+        return {};
     unsigned long long start = 0, end = 0;
     bool found = false;
     char line[512];
@@ -71,17 +74,15 @@ int own_vdso_fd() {
     }
     std::fclose(maps);
     if (!found)
-        return -1;
-    int fd = memfd_create("vdso", MFD_CLOEXEC);
-    if (fd < 0)
-        return -1;
+        return {};
+    base::ScopedFd fd(memfd_create("vdso", MFD_CLOEXEC));
+    if (!fd.valid())
+        return {};
     const char* p = reinterpret_cast<const char*>(uintptr_t(start));
     for (size_t left = end - start; left > 0;) {
-        ssize_t n = write(fd, p, left);
-        if (n <= 0) {
-            close(fd);
-            return -1;
-        }
+        ssize_t n = write(fd.get(), p, left);
+        if (n <= 0)
+            return {};
         p += n;
         left -= size_t(n);
     }
@@ -95,10 +96,11 @@ Dwfl_Module* report(Dwfl* dwfl, const ModuleMap::Module& module) {
                       module.path == "[vdso]";
     if (vdso && module.build_id.empty()) // cannot tell whether ours is the same
         return nullptr;
-    int fd = vdso ? own_vdso_fd() : open(module.path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    base::ScopedFd fd =
+        vdso ? own_vdso_fd() : base::ScopedFd(open(module.path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid())
         return nullptr;
-    auto segments = check_elf(fd, module.build_id);
+    auto segments = check_elf(fd.get(), module.build_id);
     std::optional<uint64_t> bias;
     if (segments) {
         const Mapping& first = module.mappings.front();
@@ -106,9 +108,10 @@ Dwfl_Module* report(Dwfl* dwfl, const ModuleMap::Module& module) {
     }
     Dwfl_Module* mod = nullptr;
     if (bias) // on success dwfl_report_elf owns fd
-        mod = dwfl_report_elf(dwfl, module.path.c_str(), module.path.c_str(), fd, *bias, true);
-    if (mod == nullptr)
-        close(fd);
+        mod =
+            dwfl_report_elf(dwfl, module.path.c_str(), module.path.c_str(), fd.get(), *bias, true);
+    if (mod != nullptr)
+        fd.release();
     return mod;
 }
 
@@ -139,7 +142,7 @@ struct Session::Impl {
     std::string debuginfo_path;
     char* debuginfo_path_ptr = nullptr;
     Dwfl_Callbacks callbacks{};
-    Dwfl* dwfl = nullptr;
+    UniqueDwfl dwfl; // after callbacks and the path: it points at them
     Stats stats;
 
     Impl(const std::vector<Mapping>& mappings, const std::vector<std::string>& debug_dirs)
@@ -155,19 +158,17 @@ struct Session::Impl {
         callbacks.find_debuginfo = dwfl_standard_find_debuginfo; // build-id, debuglink, debuginfod
         callbacks.section_address = dwfl_offline_section_address;
         callbacks.debuginfo_path = &debuginfo_path_ptr;
-        dwfl = dwfl_begin(&callbacks);
+        dwfl.reset(dwfl_begin(&callbacks));
         if (dwfl == nullptr)
             return;
-        dwfl_report_begin(dwfl);
+        dwfl_report_begin(dwfl.get());
         for (size_t i = 0; i < modules.size(); ++i)
-            modules[i].dwfl = report(dwfl, map.modules()[i]);
-        dwfl_report_end(dwfl, nullptr, nullptr);
+            modules[i].dwfl = report(dwfl.get(), map.modules()[i]);
+        dwfl_report_end(dwfl.get(), nullptr, nullptr);
     }
-    ~Impl() {
-        modules.clear(); // CompileUnits hold DIEs of dwfl's Dwarf
-        if (dwfl)
-            dwfl_end(dwfl);
-    }
+    // CompileUnits hold DIEs of dwfl's Dwarf: they go first, then dwfl
+    // (members are destroyed after this body).
+    ~Impl() { modules.clear(); }
 
     SymbolTable& symbols(ModuleState& m) {
         if (!m.symbols) {

@@ -1,9 +1,9 @@
 // SampleRing: the group's values written by the kernel at each overflow,
 // taken back without a system call, across the ring's wrap and past a full
 // ring; not inherited by fork children.
+#include "base/scoped_fd.h"
 #include "helpers.h"
 #include "sample_ring.h"
-#include "scoped_fd.h"
 
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
@@ -16,7 +16,7 @@ namespace {
 // page-faults sampling every `period` faults, minor-faults beside it in
 // the group; no signal: the test reads the ring itself.
 struct Group {
-    cpc::ScopedFd leader, member;
+    cpcprof::base::ScopedFd leader, member;
     cpc::SampleRing ring;
 
     explicit Group(uint64_t period) {
