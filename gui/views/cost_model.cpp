@@ -2,6 +2,10 @@
 
 #include <QLocale>
 
+#include <strings.h>
+
+#include <algorithm>
+
 namespace cpcprof::gui {
 
 using storage::Cost;
@@ -12,6 +16,7 @@ void CostModel::resetProfile(ProfilePtr profile) {
     beginResetModel();
     profile_ = std::move(profile);
     columns_ = profile_ && profile_->query ? cost_columns(*profile_->query) : CostColumns{};
+    name_rank_.clear();
     if (profile_ && profile_->query && size_t(event_) >= profile_->query->events().size())
         event_ = 0;
 }
@@ -28,11 +33,10 @@ int CostModel::eventColumn(int event, CostColumn::Kind kind) const {
 }
 
 void CostModel::setEvent(int event) {
-    if (event == event_ || event < 0 || size_t(event) >= columns_.totals.size())
-        return;
-    event_ = event;
-    if (rowCount() > 0)
-        emit dataChanged(index(0, 0), index(rowCount() - 1, 0), {Qt::ToolTipRole});
+    // Only the name column's tooltip depends on it, and tooltips are
+    // asked for when shown: no dataChanged (a proxy would re-sort on it).
+    if (event >= 0 && size_t(event) < columns_.totals.size())
+        event_ = event;
 }
 
 QVariant CostModel::headerData(int section, Qt::Orientation o, int role) const {
@@ -71,13 +75,37 @@ QString formatCost(const CostColumns &c, const CostColumn &col, std::optional<do
     return QString::number(*v, 'f', kind == "cpi" ? 3 : 2);
 }
 
-double CostModel::sortValue(const QModelIndex &index) const {
+std::vector<double> CostModel::sortValues(int column) const {
+    std::vector<double> v(keyCount(), -1);
     const Cost *self = nullptr, *total = nullptr;
     uint32_t fn = 0;
-    int c = index.column() - firstCostColumn();
-    if (c < 0 || size_t(c) >= columns_.columns.size() || !costsOf(index, &self, &total, &fn))
-        return -1;
-    return column_value(columns_, columns_.columns[size_t(c)], *self, *total).value_or(-1);
+    if (column == 0 && profile_ && profile_->query) {
+        const auto &fns = profile_->query->functions();
+        if (name_rank_.size() != fns.size()) {
+            std::vector<uint32_t> order(fns.size());
+            for (uint32_t f = 0; f < order.size(); ++f)
+                order[f] = f;
+            std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+                int c = strcasecmp(fns[a].name.c_str(), fns[b].name.c_str());
+                return c != 0 ? c < 0 : a < b;
+            });
+            name_rank_.assign(fns.size(), 0);
+            for (uint32_t r = 0; r < order.size(); ++r)
+                name_rank_[order[r]] = r;
+        }
+        for (size_t k = 0; k < v.size(); ++k)
+            if (costsOf(quint64(k), &self, &total, &fn))
+                v[k] = name_rank_[fn];
+        return v;
+    }
+    int c = column - firstCostColumn();
+    if (c < 0 || size_t(c) >= columns_.columns.size())
+        return v;
+    const CostColumn &col = columns_.columns[size_t(c)];
+    for (size_t k = 0; k < v.size(); ++k)
+        if (costsOf(quint64(k), &self, &total, &fn))
+            v[k] = column_value(columns_, col, *self, *total).value_or(-1);
+    return v;
 }
 
 QVariant CostModel::costData(const QModelIndex &index, const CostColumn &col, int role) const {

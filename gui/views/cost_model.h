@@ -44,10 +44,15 @@ class CostModel : public QAbstractItemModel {
     void setEvent(int event);
     int event() const { return event_; }
 
-    // For CostProxy: the figure SortRole holds (cost columns), and which
-    // keys (KeyRole) to keep for the functions that match a search.
-    double sortValue(const QModelIndex &index) const;
+    // For CostProxy.  Rows have keys (KeyRole, the internal id of their
+    // indexes) in [0, keyCount()).  The figure SortRole holds in a cost
+    // column, per key (-1 for none); for the name column, the rank of the
+    // row's function name (case-insensitive): so that sorting compares
+    // numbers in one array, not QVariants.  O(keys) per call.
+    std::vector<double> sortValues(int column) const;
+    // Which keys to keep for the functions that match a search.
     virtual std::vector<uint8_t> keysMatching(const std::vector<bool> &function_matches) const = 0;
+    virtual size_t keyCount() const = 0;
     quint64 keyOf(const QModelIndex &index) const { return index.internalId(); }
 
   protected:
@@ -57,14 +62,19 @@ class CostModel : public QAbstractItemModel {
     virtual int keyColumns() const { return 0; }
     virtual QString keyHeader(int /*key column*/) const { return {}; }
     virtual QString keyText(const QModelIndex &, int /*key column*/) const { return {}; }
-    // The costs of the row of index; false for none.
-    virtual bool costsOf(const QModelIndex &index, const storage::Cost **self,
-                         const storage::Cost **total, uint32_t *function) const = 0;
+    // The costs of the row of key; false for none.
+    virtual bool costsOf(quint64 key, const storage::Cost **self, const storage::Cost **total,
+                         uint32_t *function) const = 0;
+    bool costsOf(const QModelIndex &index, const storage::Cost **self, const storage::Cost **total,
+                 uint32_t *function) const {
+        return index.isValid() && costsOf(keyOf(index), self, total, function);
+    }
 
   private:
     QVariant costData(const QModelIndex &index, const CostColumn &col, int role) const;
     ProfilePtr profile_;
     CostColumns columns_;
+    mutable std::vector<uint32_t> name_rank_; // per function; made on the first name sort
     int event_ = 0;
 };
 

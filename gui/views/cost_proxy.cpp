@@ -14,8 +14,12 @@ CostModel *CostProxy::cost() const {
 
 void CostProxy::setSourceModel(QAbstractItemModel *source) {
     QSortFilterProxyModel::setSourceModel(source);
-    if (source)
+    forgetSortValues();
+    if (source) {
+        connect(source, &QAbstractItemModel::modelAboutToBeReset, this,
+                &CostProxy::forgetSortValues);
         connect(source, &QAbstractItemModel::modelReset, this, &CostProxy::refilter);
+    }
 }
 
 bool CostProxy::setFilter(const QString &pattern, bool regex, QString *error) {
@@ -52,15 +56,25 @@ bool CostProxy::filterAcceptsRow(int source_row, const QModelIndex &source_paren
     return key < keep_.size() && keep_[key];
 }
 
+void CostProxy::forgetSortValues() {
+    sort_column_ = -1;
+    sort_values_.clear();
+}
+
 bool CostProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const {
     CostModel *c = cost();
-    if (!c || left.column() < c->firstCostColumn())
-        return QSortFilterProxyModel::lessThan(left, right);
-    double l = c->sortValue(left), r = c->sortValue(right);
-    if (l != r)
-        return l < r;
-    // Ties by name, so that the order does not depend on the source's.
-    return QSortFilterProxyModel::lessThan(left.siblingAtColumn(0), right.siblingAtColumn(0));
+    if (!c || (left.column() > 0 && left.column() < c->firstCostColumn()))
+        return QSortFilterProxyModel::lessThan(left, right); // module, location: text
+    if (sort_column_ != left.column()) {
+        sort_values_ = c->sortValues(left.column());
+        sort_column_ = left.column();
+    }
+    quint64 l = c->keyOf(left), r = c->keyOf(right);
+    double vl = l < sort_values_.size() ? sort_values_[l] : -1;
+    double vr = r < sort_values_.size() ? sort_values_[r] : -1;
+    if (vl != vr)
+        return vl < vr;
+    return l < r; // ties in the order rows were made: the same every time
 }
 
 } // namespace cpcprof::gui

@@ -36,9 +36,13 @@ class CostProxy : public QSortFilterProxyModel {
 
   private:
     CostModel *cost() const;
+    void forgetSortValues();
     std::optional<NameMatcher> matcher_;
     std::optional<SearchResult> search_;
     std::vector<uint8_t> keep_; // per source key; empty: keep all
+    // The source's sortValues(sort_column_), made on the first comparison.
+    mutable int sort_column_ = -1;
+    mutable std::vector<double> sort_values_;
 };
 
 } // namespace cpcprof::gui

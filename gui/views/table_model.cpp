@@ -58,11 +58,15 @@ QString HotspotTableModel::keyText(const QModelIndex &index, int key) const {
     return QString::fromStdString(location(r));
 }
 
-bool HotspotTableModel::costsOf(const QModelIndex &index, const storage::Cost **self,
+size_t HotspotTableModel::keyCount() const {
+    return rows_.size();
+}
+
+bool HotspotTableModel::costsOf(quint64 key, const storage::Cost **self,
                                 const storage::Cost **total, uint32_t *function) const {
-    if (!index.isValid() || size_t(index.row()) >= rows_.size())
+    if (key >= rows_.size())
         return false;
-    const HotspotRow &r = rows_[size_t(index.row())];
+    const HotspotRow &r = rows_[key];
     *self = &r.self;
     *total = &r.total;
     *function = r.function;

@@ -24,12 +24,14 @@ class HotspotTableModel : public CostModel {
     int rowOfFunction(uint32_t fn) const;
 
     std::vector<uint8_t> keysMatching(const std::vector<bool> &function_matches) const override;
+    size_t keyCount() const override;
 
   protected:
+    using CostModel::costsOf;
     int keyColumns() const override { return 2; }
     QString keyHeader(int key) const override;
     QString keyText(const QModelIndex &index, int key) const override;
-    bool costsOf(const QModelIndex &index, const storage::Cost **self, const storage::Cost **total,
+    bool costsOf(quint64 key, const storage::Cost **self, const storage::Cost **total,
                  uint32_t *function) const override;
 
   private:

@@ -63,10 +63,14 @@ std::vector<uint8_t> CostTreeModel::keysMatching(const std::vector<bool> &functi
     return keep_nodes(tree_, function_matches);
 }
 
-bool CostTreeModel::costsOf(const QModelIndex &index, const storage::Cost **self,
-                            const storage::Cost **total, uint32_t *function) const {
-    uint32_t n = nodeOf(index);
-    if (n == 0 || n >= tree_.size())
+size_t CostTreeModel::keyCount() const {
+    return tree_.size();
+}
+
+bool CostTreeModel::costsOf(quint64 key, const storage::Cost **self, const storage::Cost **total,
+                            uint32_t *function) const {
+    uint32_t n = uint32_t(key);
+    if (key == 0 || key >= tree_.size())
         return false;
     const auto &node = tree_.node(n);
     *self = &node.self;

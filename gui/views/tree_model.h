@@ -27,9 +27,11 @@ class CostTreeModel : public CostModel {
     uint32_t nodeOf(const QModelIndex &index) const { return uint32_t(index.internalId()); }
 
     std::vector<uint8_t> keysMatching(const std::vector<bool> &function_matches) const override;
+    size_t keyCount() const override;
 
   protected:
-    bool costsOf(const QModelIndex &index, const storage::Cost **self, const storage::Cost **total,
+    using CostModel::costsOf;
+    bool costsOf(quint64 key, const storage::Cost **self, const storage::Cost **total,
                  uint32_t *function) const override;
 
   private:
