@@ -1,5 +1,7 @@
 #include "views/cost_proxy.h"
 
+#include <algorithm>
+
 namespace cpcprof::gui {
 
 CostProxy::CostProxy(QObject *parent) : QSortFilterProxyModel(parent) {
@@ -8,11 +10,8 @@ CostProxy::CostProxy(QObject *parent) : QSortFilterProxyModel(parent) {
     setDynamicSortFilter(true);
 }
 
-CostModel *CostProxy::cost() const {
-    return qobject_cast<CostModel *>(sourceModel());
-}
-
 void CostProxy::setSourceModel(QAbstractItemModel *source) {
+    cost_ = qobject_cast<CostModel *>(source);
     QSortFilterProxyModel::setSourceModel(source);
     forgetSortValues();
     if (source) {
@@ -41,9 +40,11 @@ void CostProxy::refilter() {
     keep_.clear();
     search_.reset();
     CostModel *c = cost();
+    kept_ = c ? c->keyCount() : 0;
     if (matcher_ && c && c->profile() && c->profile()->query) {
         search_ = gui::search(*c->profile()->query, *matcher_);
         keep_ = c->keysMatching(search_->function_matches);
+        kept_ = size_t(std::count(keep_.begin(), keep_.end(), 1));
     }
     invalidateRowsFilter();
 }

@@ -29,17 +29,21 @@ class CostProxy : public QSortFilterProxyModel {
     const std::optional<SearchResult> &search() const { return search_; }
     // Re-applies the filter to a source whose rows changed.
     void refilter();
+    // Source rows the filter keeps (every row when there is no filter).
+    size_t keptRows() const { return kept_; }
 
   protected:
     bool filterAcceptsRow(int source_row, const QModelIndex &source_parent) const override;
     bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 
   private:
-    CostModel *cost() const;
+    CostModel *cost() const { return cost_; }
     void forgetSortValues();
     std::optional<NameMatcher> matcher_;
     std::optional<SearchResult> search_;
+    CostModel *cost_ = nullptr; // the source, when it is a CostModel
     std::vector<uint8_t> keep_; // per source key; empty: keep all
+    size_t kept_ = 0;
     // The source's sortValues(sort_column_), made on the first comparison.
     mutable int sort_column_ = -1;
     mutable std::vector<double> sort_values_;

@@ -12,6 +12,10 @@
 
 namespace cpcprof::gui {
 
+namespace {
+constexpr size_t kMaxExpandedRows = 5000;
+} // namespace
+
 TreePage::TreePage(Kind kind, QWidget *parent)
     : QWidget(parent), kind_(kind), model_(new CostTreeModel(this)), proxy_(new CostProxy(this)),
       filter_(new FilterBar(this)), message_(new QLabel(this)), view_(new QTreeView(this)) {
@@ -77,7 +81,8 @@ void TreePage::selectFunction(uint32_t fn) {
 
 void TreePage::applyFilter() {
     filter_->apply({proxy_}, event_);
-    if (proxy_->search())
+    // Every match in view when there are few enough rows to open at once.
+    if (proxy_->search() && proxy_->keptRows() <= kMaxExpandedRows)
         view_->expandAll();
 }
 
