@@ -99,8 +99,7 @@ void CallerCalleePage::setProfile(ProfilePtr profile) {
     callees_->setTree({});
     callers_label_->setText(tr("Callers"));
     callees_label_->setText(tr("Callees"));
-    filter_->apply({table_proxy_}, event_);
-    setEvent(event_);
+    setEvent(event_); // the proxy re-applied the filter on the reset
 }
 
 void CallerCalleePage::setEvent(int event) {

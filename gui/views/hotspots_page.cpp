@@ -39,8 +39,7 @@ void HotspotsPage::setProfile(ProfilePtr profile) {
     if (profile && profile->query && size_t(event_) >= profile->query->events().size())
         event_ = 0;
     model_->setProfile(std::move(profile));
-    setEvent(event_);
-    filter_->apply({proxy_}, event_);
+    setEvent(event_); // the proxy re-applied the filter on the reset
 }
 
 void HotspotsPage::setEvent(int event) {

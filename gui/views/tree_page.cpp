@@ -14,6 +14,7 @@ namespace cpcprof::gui {
 
 namespace {
 constexpr size_t kMaxExpandedRows = 5000;
+constexpr int kMaxExpandedRoots = 50;
 } // namespace
 
 TreePage::TreePage(Kind kind, QWidget *parent)
@@ -54,8 +55,17 @@ void TreePage::setProfile(ProfilePtr profile) {
     int col = model_->eventColumn(event_, CostColumn::Kind::Total);
     if (col >= 0)
         view_->sortByColumn(col, Qt::DescendingOrder);
-    applyFilter();
-    view_->expandToDepth(0);
+    filter_->describe(*proxy_, event_); // the proxy re-applied the filter on the reset
+    expandSome();
+}
+
+void TreePage::expandSome() {
+    // Every match in view when there are few enough rows to open at
+    // once; else the roots, when they are few.
+    if (proxy_->search() && proxy_->keptRows() <= kMaxExpandedRows)
+        view_->expandAll();
+    else if (proxy_->rowCount() <= kMaxExpandedRoots)
+        view_->expandToDepth(0);
 }
 
 void TreePage::setEvent(int event) {
@@ -81,9 +91,7 @@ void TreePage::selectFunction(uint32_t fn) {
 
 void TreePage::applyFilter() {
     filter_->apply({proxy_}, event_);
-    // Every match in view when there are few enough rows to open at once.
-    if (proxy_->search() && proxy_->keptRows() <= kMaxExpandedRows)
-        view_->expandAll();
+    expandSome();
 }
 
 void TreePage::contextMenu(const QPoint &pos) {

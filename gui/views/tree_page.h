@@ -43,6 +43,7 @@ class TreePage : public QWidget {
 
   private:
     void applyFilter();
+    void expandSome();
     void contextMenu(const QPoint &pos);
     Kind kind_;
     int event_ = 0;

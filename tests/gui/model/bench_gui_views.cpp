@@ -3,6 +3,7 @@
 //   bench_gui_views FILE
 // Prints wall and CPU ms of: loading (load_profile), each page's
 // setProfile, an event switch, a filter, a selectFunction; offscreen.
+#include "model/hotspots.h"
 #include "model/profile_data.h"
 #include "views/caller_callee_page.h"
 #include "views/hotspots_page.h"
@@ -69,6 +70,7 @@ int main(int argc, char **argv) {
                 (unsigned long long)q.samples_kept(), q.functions().size(), q.frame_nodes().size(),
                 p->top_down->nodes().size(), p->bottom_up ? p->bottom_up->nodes().size() : 0,
                 q.events().size());
+    timed("hotspot_rows (model only)", [&] { (void)hotspot_rows(q); });
     TreePage td(TreePage::Kind::TopDown), bu(TreePage::Kind::BottomUp);
     HotspotsPage hs;
     CallerCalleePage cc;
