@@ -158,9 +158,10 @@ QVariant CostModel::data(const QModelIndex &index, int role) const {
         case SortRole:
             return QString::fromStdString(f.name);
         case Qt::ToolTipRole: {
-            const CostColumn &col =
-                columns_.columns[size_t(event_column(columns_, event_, CostColumn::Kind::Total))];
-            auto share = column_share(columns_, col, *self, *total);
+            int c = event_column(columns_, event_, CostColumn::Kind::Total);
+            if (c < 0) // a run without events
+                return QString::fromStdString(f.name);
+            auto share = column_share(columns_, columns_.columns[size_t(c)], *self, *total);
             return tr("%1\nin %2\ntotal %3: %4%")
                 .arg(QString::fromStdString(f.name),
                      f.module.empty() ? tr("no module") : QString::fromStdString(f.module),

@@ -50,7 +50,7 @@ void CostProxy::refilter() {
 }
 
 bool CostProxy::filterAcceptsRow(int source_row, const QModelIndex &source_parent) const {
-    if (!search_)
+    if (!search_ || !cost())
         return true;
     QModelIndex i = sourceModel()->index(source_row, 0, source_parent);
     quint64 key = cost()->keyOf(i);

@@ -4,23 +4,27 @@
 
 namespace cpcprof::gui {
 
-HotspotTableModel::HotspotTableModel(QObject *parent) : CostModel(parent) {}
+HotspotTableModel::HotspotTableModel(QObject *parent)
+    : CostModel(parent), rows_(std::make_shared<const std::vector<HotspotRow>>()) {}
 
 void HotspotTableModel::setProfile(ProfilePtr profile) {
     resetProfile(profile);
-    rows_.clear();
+    rows_ = std::make_shared<const std::vector<HotspotRow>>();
     row_of_function_.clear();
     if (profile && profile->query) {
-        rows_ = hotspot_rows(*profile->query);
+        if (profile->hotspots) // aliasing: lives as long as the profile
+            rows_ = std::shared_ptr<const std::vector<HotspotRow>>(profile, &*profile->hotspots);
+        else
+            rows_ = std::make_shared<const std::vector<HotspotRow>>(hotspot_rows(*profile->query));
         row_of_function_.assign(profile->query->functions().size(), -1);
-        for (size_t r = 0; r < rows_.size(); ++r)
-            row_of_function_[rows_[r].function] = int(r);
+        for (size_t r = 0; r < rows_->size(); ++r)
+            row_of_function_[(*rows_)[r].function] = int(r);
     }
     endResetModel();
 }
 
 QModelIndex HotspotTableModel::index(int row, int column, const QModelIndex &parent) const {
-    if (parent.isValid() || row < 0 || size_t(row) >= rows_.size() || column < 0 ||
+    if (parent.isValid() || row < 0 || size_t(row) >= rows_->size() || column < 0 ||
         column >= columnCount())
         return {};
     return createIndex(row, column, quintptr(row));
@@ -31,7 +35,7 @@ QModelIndex HotspotTableModel::parent(const QModelIndex &) const {
 }
 
 int HotspotTableModel::rowCount(const QModelIndex &parent) const {
-    return parent.isValid() ? 0 : int(rows_.size());
+    return parent.isValid() ? 0 : int(rows_->size());
 }
 
 int HotspotTableModel::rowOfFunction(uint32_t fn) const {
@@ -39,9 +43,9 @@ int HotspotTableModel::rowOfFunction(uint32_t fn) const {
 }
 
 std::vector<uint8_t> HotspotTableModel::keysMatching(const std::vector<bool> &matches) const {
-    std::vector<uint8_t> keep(rows_.size());
-    for (size_t r = 0; r < rows_.size(); ++r)
-        keep[r] = rows_[r].function < matches.size() && matches[rows_[r].function];
+    std::vector<uint8_t> keep(rows_->size());
+    for (size_t r = 0; r < rows_->size(); ++r)
+        keep[r] = (*rows_)[r].function < matches.size() && matches[(*rows_)[r].function];
     return keep;
 }
 
@@ -50,7 +54,7 @@ QString HotspotTableModel::keyHeader(int key) const {
 }
 
 QString HotspotTableModel::keyText(const QModelIndex &index, int key) const {
-    const HotspotRow &r = rows_[size_t(index.row())];
+    const HotspotRow &r = (*rows_)[size_t(index.row())];
     if (key == 0) {
         const std::string &m = profile()->query->functions()[r.function].module;
         return m.empty() ? QStringLiteral("?") : QFileInfo(QString::fromStdString(m)).fileName();
@@ -59,14 +63,14 @@ QString HotspotTableModel::keyText(const QModelIndex &index, int key) const {
 }
 
 size_t HotspotTableModel::keyCount() const {
-    return rows_.size();
+    return rows_->size();
 }
 
 bool HotspotTableModel::costsOf(quint64 key, const storage::Cost **self,
                                 const storage::Cost **total, uint32_t *function) const {
-    if (key >= rows_.size())
+    if (key >= rows_->size())
         return false;
-    const HotspotRow &r = rows_[key];
+    const HotspotRow &r = (*rows_)[key];
     *self = &r.self;
     *total = &r.total;
     *function = r.function;

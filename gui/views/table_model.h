@@ -14,7 +14,7 @@ class HotspotTableModel : public CostModel {
 
     // Builds the rows of profile (nullptr clears).
     void setProfile(ProfilePtr profile);
-    const std::vector<HotspotRow> &rows() const { return rows_; }
+    const std::vector<HotspotRow> &rows() const { return *rows_; }
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -35,7 +35,8 @@ class HotspotTableModel : public CostModel {
                  uint32_t *function) const override;
 
   private:
-    std::vector<HotspotRow> rows_;
+    // The profile's rows (ProfileData::hotspots), or rows made here.
+    std::shared_ptr<const std::vector<HotspotRow>> rows_;
     std::vector<int> row_of_function_;
 };
 
