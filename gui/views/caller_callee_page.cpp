@@ -6,6 +6,7 @@
 #include "views/table_model.h"
 #include "views/tree_model.h"
 
+#include <QFutureWatcher>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QMenu>
@@ -13,6 +14,7 @@
 #include <QTableView>
 #include <QTreeView>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 namespace cpcprof::gui {
 
@@ -92,6 +94,7 @@ CallerCalleePage::CallerCalleePage(QWidget *parent)
 void CallerCalleePage::setProfile(ProfilePtr profile) {
     profile_ = std::move(profile);
     function_.reset();
+    ++job_; // a tree still being made is of the old profile
     if (profile_ && profile_->query && size_t(event_) >= profile_->query->events().size())
         event_ = 0;
     table_->setProfile(profile_);
@@ -140,19 +143,34 @@ void CallerCalleePage::show(uint32_t fn) {
     if (!profile_ || function_ == fn)
         return;
     function_ = fn;
-    // Built here, on the GUI thread: one walk over the profile's frame
-    // nodes each, bounded by CallTree::kMaxReversedNodes.
-    CostTree callers = callers_tree(profile_, fn), callees = callees_tree(profile_, fn);
     QString name = QString::fromStdString(profile_->query->functions()[fn].name);
-    callers_label_->setText(callers.tree ? tr("Callers of %1").arg(name)
-                                         : QString::fromStdString(callers.error));
-    callees_label_->setText(callees.tree ? tr("Callees of %1").arg(name)
-                                         : QString::fromStdString(callees.error));
-    callers_->setTree(std::move(callers));
-    callees_->setTree(std::move(callees));
-    sortTrees();
-    callers_view_->expandToDepth(1);
-    callees_view_->expandToDepth(1);
+    callers_label_->setText(tr("Callers of %1: computing...").arg(name));
+    callees_label_->setText(tr("Callees of %1: computing...").arg(name));
+    // Off the GUI thread, on the shared (immutable) profile: each tree is
+    // a walk over the profile's frame nodes, a callers tree up to
+    // CallTree::kMaxReversedNodes nodes.  A later request makes this
+    // one's result stale: it is dropped.
+    const uint64_t job = ++job_;
+    auto *watcher = new QFutureWatcher<std::pair<CostTree, CostTree>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job, fn, name] {
+        watcher->deleteLater();
+        if (job != job_)
+            return;
+        auto [callers, callees] = watcher->result();
+        callers_label_->setText(callers.tree ? tr("Callers of %1").arg(name)
+                                             : QString::fromStdString(callers.error));
+        callees_label_->setText(callees.tree ? tr("Callees of %1").arg(name)
+                                             : QString::fromStdString(callees.error));
+        callers_->setTree(std::move(callers));
+        callees_->setTree(std::move(callees));
+        sortTrees();
+        callers_view_->expandToDepth(1);
+        callees_view_->expandToDepth(1);
+        emit treesShown(fn);
+    });
+    watcher->setFuture(QtConcurrent::run([profile = profile_, fn] {
+        return std::pair{callers_tree(profile, fn), callees_tree(profile, fn)};
+    }));
 }
 
 } // namespace cpcprof::gui

@@ -29,7 +29,8 @@ class CallerCalleePage : public QWidget {
 
     void setProfile(cpcprof::gui::ProfilePtr profile); // nullptr = clear
     void setEvent(int event);
-    // Selects fn in the table and shows its callers and callees.
+    // Selects fn in the table and shows its callers and callees: the trees
+    // are made off the GUI thread and shown when ready (treesShown).
     void selectFunction(uint32_t fn);
     // The function shown; nothing before one is chosen.
     std::optional<uint32_t> function() const { return function_; }
@@ -44,11 +45,14 @@ class CallerCalleePage : public QWidget {
 
   signals:
     void functionActivated(uint32_t fn);
+    // The callers and callees trees of fn are in the models.
+    void treesShown(uint32_t fn);
 
   private:
     void show(uint32_t fn);
     void sortTrees();
     int event_ = 0;
+    uint64_t job_ = 0; // the latest request for trees; older results are dropped
     ProfilePtr profile_;
     std::optional<uint32_t> function_;
     HotspotTableModel *table_;

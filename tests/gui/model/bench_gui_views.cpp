@@ -13,6 +13,7 @@
 
 #include <QApplication>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QTableView>
 #include <QTreeView>
 
@@ -99,7 +100,11 @@ int main(int argc, char **argv) {
             f != q.truncated_function())
             hot = f;
     timed("top-down selectFunction", [&] { td.selectFunction(hot); });
-    timed("caller/callee selectFunction", [&] { cc.selectFunction(hot); });
+    timed("caller/callee selectFunction", [&] {
+        QSignalSpy shown(&cc, &CallerCalleePage::treesShown);
+        cc.selectFunction(hot);
+        shown.wait(60000); // the trees come from another thread
+    });
     std::string pattern = q.functions()[hot].name.substr(0, 6);
     timed("top-down filter (substring)",
           [&] { td.filterBar()->edit()->setText(QString::fromStdString(pattern)); });

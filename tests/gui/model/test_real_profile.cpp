@@ -14,6 +14,7 @@
 #include "views/tree_page.h"
 
 #include <QApplication>
+#include <QSignalSpy>
 #include <QTableView>
 #include <QTreeView>
 
@@ -126,7 +127,9 @@ TEST_F(RealProfile, PagesShowTheHottestFunction) {
     }
     CallerCalleePage cc;
     cc.setProfile(profile);
+    QSignalSpy shown(&cc, &CallerCalleePage::treesShown);
     cc.selectFunction(hot);
+    ASSERT_TRUE(shown.wait(10000));
     QAbstractItemModel *callers = cc.callersView()->model();
     ASSERT_EQ(callers->rowCount(), 1);
     int total = cc.callersModel()->eventColumn(0, CostColumn::Kind::Total);

@@ -21,6 +21,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTest>
+#include <QThreadPool>
 #include <QTreeView>
 
 namespace cpcprof::guitest {
@@ -259,8 +260,11 @@ TEST_F(Views, CallerCalleePageShowsTheSelectedFunction) {
     CallerCalleePage page;
     page.setProfile(profile);
     EXPECT_FALSE(page.function());
+    QSignalSpy shown(&page, &CallerCalleePage::treesShown);
     page.selectFunction(function_named("b"));
     ASSERT_EQ(page.function(), function_named("b"));
+    ASSERT_TRUE(shown.wait(10000));
+    EXPECT_EQ(shown.at(0).at(0).toUInt(), function_named("b"));
     QAbstractItemModel *callers = page.callersView()->model();
     ASSERT_EQ(names(*callers), QStringList{"b"});
     QModelIndex b = callers->index(0, 0);
@@ -273,12 +277,30 @@ TEST_F(Views, CallerCalleePageShowsTheSelectedFunction) {
     // Double-clicking a caller makes it the function shown.
     emit page.callersView()->doubleClicked(callers->index(0, 0, b));
     EXPECT_EQ(page.function(), function_named("a"));
+    ASSERT_TRUE(shown.wait(10000));
     EXPECT_EQ(page.functionsView()->currentIndex().data(FunctionRole).toUInt(),
               function_named("a"));
     QStringList under_a =
         names(*page.calleesView()->model(), page.calleesView()->model()->index(0, 0));
     under_a.sort();
     EXPECT_EQ(under_a, (QStringList{"a", "b", "c"}));
+}
+
+// A function chosen while the trees of the one before are still being
+// made: only the last one's trees are shown.
+TEST_F(Views, CallerCalleePageDropsStaleTrees) {
+    CallerCalleePage page;
+    page.setProfile(profile);
+    QSignalSpy shown(&page, &CallerCalleePage::treesShown);
+    page.selectFunction(function_named("b"));
+    page.selectFunction(function_named("c"));
+    ASSERT_TRUE(shown.wait(10000));
+    QThreadPool::globalInstance()->waitForDone();
+    QCoreApplication::processEvents(); // any result still on its way
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    ASSERT_EQ(shown.count(), 1);
+    EXPECT_EQ(shown.at(0).at(0).toUInt(), function_named("c"));
+    EXPECT_EQ(names(*page.callersView()->model()), QStringList{"c"});
 }
 
 } // namespace
