@@ -98,6 +98,21 @@ std::vector<double> CostModel::sortValues(int column) const {
                 v[k] = name_rank_[fn];
         return v;
     }
+    if (column > 0 && column < firstCostColumn()) {
+        std::vector<QString> text(v.size());
+        std::vector<uint32_t> order(v.size());
+        for (size_t k = 0; k < v.size(); ++k) {
+            text[k] = keyText(quint64(k), column - 1);
+            order[k] = uint32_t(k);
+        }
+        std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+            int c = QString::compare(text[a], text[b], Qt::CaseInsensitive);
+            return c != 0 ? c < 0 : a < b;
+        });
+        for (size_t r = 0; r < order.size(); ++r)
+            v[order[r]] = double(r);
+        return v;
+    }
     int c = column - firstCostColumn();
     if (c < 0 || size_t(c) >= columns_.columns.size())
         return v;
@@ -174,7 +189,7 @@ QVariant CostModel::data(const QModelIndex &index, int role) const {
     }
     if (index.column() <= keyColumns()) {
         if (role == Qt::DisplayRole || role == SortRole || role == Qt::ToolTipRole)
-            return keyText(index, index.column() - 1);
+            return keyText(keyOf(index), index.column() - 1);
         return {};
     }
     size_t c = size_t(index.column() - firstCostColumn());

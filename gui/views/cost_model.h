@@ -47,7 +47,8 @@ class CostModel : public QAbstractItemModel {
     // For CostProxy.  Rows have keys (KeyRole, the internal id of their
     // indexes) in [0, keyCount()).  The figure SortRole holds in a cost
     // column, per key (-1 for none); for the name column, the rank of the
-    // row's function name (case-insensitive): so that sorting compares
+    // row's function name (case-insensitive), for a key column the rank of
+    // its text: so that sorting compares
     // numbers in one array, not QVariants.  O(keys) per call.
     std::vector<double> sortValues(int column) const;
     // Which keys to keep for the functions that match a search.
@@ -61,7 +62,7 @@ class CostModel : public QAbstractItemModel {
     // Columns between the name and the costs (module, file:line).
     virtual int keyColumns() const { return 0; }
     virtual QString keyHeader(int /*key column*/) const { return {}; }
-    virtual QString keyText(const QModelIndex &, int /*key column*/) const { return {}; }
+    virtual QString keyText(quint64 /*row key*/, int /*key column*/) const { return {}; }
     // The costs of the row of key; false for none.
     virtual bool costsOf(quint64 key, const storage::Cost **self, const storage::Cost **total,
                          uint32_t *function) const = 0;

@@ -64,8 +64,8 @@ void CostProxy::forgetSortValues() {
 
 bool CostProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const {
     CostModel *c = cost();
-    if (!c || (left.column() > 0 && left.column() < c->firstCostColumn()))
-        return QSortFilterProxyModel::lessThan(left, right); // module, location: text
+    if (!c)
+        return QSortFilterProxyModel::lessThan(left, right);
     if (sort_column_ != left.column()) {
         sort_values_ = c->sortValues(left.column());
         sort_column_ = left.column();

@@ -53,8 +53,10 @@ QString HotspotTableModel::keyHeader(int key) const {
     return key == 0 ? tr("Module") : tr("Location");
 }
 
-QString HotspotTableModel::keyText(const QModelIndex &index, int key) const {
-    const HotspotRow &r = (*rows_)[size_t(index.row())];
+QString HotspotTableModel::keyText(quint64 row, int key) const {
+    if (row >= rows_->size())
+        return {};
+    const HotspotRow &r = (*rows_)[row];
     if (key == 0) {
         const std::string &m = profile()->query->functions()[r.function].module;
         return m.empty() ? QStringLiteral("?") : QFileInfo(QString::fromStdString(m)).fileName();

@@ -30,7 +30,7 @@ class HotspotTableModel : public CostModel {
     using CostModel::costsOf;
     int keyColumns() const override { return 2; }
     QString keyHeader(int key) const override;
-    QString keyText(const QModelIndex &index, int key) const override;
+    QString keyText(quint64 row, int key) const override;
     bool costsOf(quint64 key, const storage::Cost **self, const storage::Cost **total,
                  uint32_t *function) const override;
 

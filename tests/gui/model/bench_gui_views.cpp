@@ -93,6 +93,9 @@ int main(int argc, char **argv) {
             cc.setEvent(e);
         });
     }
+    timed("hotspots sort by name", [&] { hs.view()->sortByColumn(0, Qt::AscendingOrder); });
+    timed("hotspots sort by location", [&] { hs.view()->sortByColumn(2, Qt::AscendingOrder); });
+    timed("hotspots sort by self", [&] { hs.setEvent(0); });
     // The heaviest function by total, as a user would pick it.
     uint32_t hot = 0;
     for (uint32_t f = 0; f < q.functions().size(); ++f)

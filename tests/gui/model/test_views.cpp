@@ -193,6 +193,30 @@ TEST_F(Views, HotspotTableRowsAndKeys) {
     EXPECT_TRUE(m.index(r, 0).data(Qt::ToolTipRole).toString().contains("33.33%"));
 }
 
+// Names and key columns sort as text, case-insensitively, both ways.
+TEST_F(ProfileTest, HotspotTableSortsTextColumns) {
+    load_known();
+    HotspotTableModel m;
+    CostProxy p;
+    p.setSourceModel(&m);
+    m.setProfile(profile);
+    ASSERT_GE(p.rowCount(), 4);
+    for (int col : {0, 1, 2}) {
+        for (Qt::SortOrder order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
+            p.sort(col, order);
+            for (int r = 1; r < p.rowCount(); ++r) {
+                QString a = p.index(r - 1, col).data().toString(),
+                        b = p.index(r, col).data().toString();
+                int c = QString::compare(a, b, Qt::CaseInsensitive);
+                EXPECT_TRUE(order == Qt::AscendingOrder ? c <= 0 : c >= 0)
+                    << col << ": " << a.toStdString() << " then " << b.toStdString();
+            }
+        }
+    }
+    p.sort(1, Qt::AscendingOrder);
+    EXPECT_EQ(p.index(0, 1).data().toString(), "libx.so");
+}
+
 TEST(CostDelegateBars, WidthFollowsShare) {
     QRect cell(0, 0, 102, 20);
     EXPECT_EQ(CostDelegate::barRect(cell, 0.5).width(), 50);
