@@ -44,4 +44,16 @@ SearchResult search(const storage::Query &q, const NameMatcher &m);
 // Per node of t: 1 when its function matches or a descendant's does.
 std::vector<uint8_t> keep_nodes(const CostTree &t, const std::vector<bool> &function_matches);
 
+// Per node of t: 1 when its function matches (the frames a flame graph
+// highlights).
+std::vector<uint8_t> matching_nodes(const CostTree &t, const std::vector<bool> &function_matches);
+
+// The cost of the samples below node `under` (0: the whole tree) with a
+// match on their path, each counted once: the sum of the totals of the
+// matching nodes that have no matching ancestor below `under`.  For
+// under = 0 it equals search()'s total (a tree's path is a sample's stack),
+// except that the "[truncated]" node of a tree stands for no frame.
+storage::Cost matched_total(const CostTree &t, const std::vector<bool> &function_matches,
+                            uint32_t under = 0);
+
 } // namespace cpcprof::gui

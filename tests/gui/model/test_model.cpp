@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace cpcprof::guitest {
 namespace {
 
@@ -181,6 +183,28 @@ TEST_F(FoldedModel, SearchKeepsAncestorsOfMatches) {
     EXPECT_FALSE(keep[child_named(t, a, "a")]);
 }
 
+TEST_F(FoldedModel, MatchedTotalOfATreeIsTheSearchTotal) {
+    const storage::Query &q = *profile->query;
+    std::string error;
+    for (const char *pattern : {"^(a|b)$", "^a$", "b", "c", "main", "zzz"}) {
+        SearchResult r = search(q, *NameMatcher::make(pattern, true, &error));
+        for (CostTree t : {top_down_tree(profile), bottom_up_tree(profile)}) {
+            Cost m = matched_total(t, r.function_matches);
+            EXPECT_EQ(m.samples, r.total.samples) << pattern;
+            EXPECT_EQ(m.values, r.total.values) << pattern;
+        }
+    }
+    // Under a node: main > a holds 2 samples of b (and 1 more under a > a).
+    CostTree t = top_down_tree(profile);
+    uint32_t a = child_named(t, t.child(0, 0), "a");
+    SearchResult b = search(q, *NameMatcher::make("^b$", true, &error));
+    EXPECT_EQ(matched_total(t, b.function_matches, a).samples, 3u);
+    EXPECT_EQ(matched_total(t, b.function_matches, child_named(t, a, "a")).samples, 1u);
+    std::vector<uint8_t> m = matching_nodes(t, b.function_matches);
+    EXPECT_EQ(std::count(m.begin(), m.end(), 1), 2); // main > a > b, main > a > a > b
+    EXPECT_TRUE(m[child_named(t, a, "b")]);
+}
+
 TEST_F(ProfileTest, InlinedFramesAreNodesMarkedInline) {
     load_folded({"cycles"}, "main;f;g[i] 10\nmain;f 10\n");
     CostTree t = top_down_tree(profile);
@@ -207,6 +231,9 @@ TEST_F(ProfileTest, KnownProfileSearchAgreesWithFunctionTotals) {
             continue; // a picture's root, in no stack
         EXPECT_EQ(r.total.samples, q.function_total()[f].samples) << q.functions()[f].name;
         EXPECT_EQ(r.total.values, q.function_total()[f].values) << q.functions()[f].name;
+        for (CostTree t : {top_down_tree(profile), bottom_up_tree(profile)})
+            EXPECT_EQ(matched_total(t, r.function_matches).values, r.total.values)
+                << q.functions()[f].name;
     }
     std::string error;
     SearchResult rec = search(q, *NameMatcher::make("recurse", false, &error));
