@@ -230,6 +230,8 @@ const char *kTwo = "main;x 10 1\nmain;y 10 5\nmain;x 10 1\n";
 TEST_F(ProfileTest, TreePageEventSwitchReordersAndSelectReveals) {
     load_folded({"cycles", "instructions"}, kTwo);
     TreePage page(TreePage::Kind::TopDown);
+    QAbstractItemModelTester tester(page.view()->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::Warning);
     page.setProfile(profile);
     QAbstractItemModel *p = page.view()->model();
     QModelIndex main = p->index(0, 0);
@@ -265,6 +267,8 @@ TEST_F(Views, BottomUpPageAndHotspotsPage) {
     EXPECT_TRUE(bu.error().isEmpty());
     EXPECT_EQ(names(*bu.view()->model()), (QStringList{"b", "c"}));
     HotspotsPage hp;
+    QAbstractItemModelTester tester(hp.view()->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::Warning);
     hp.setProfile(profile);
     QAbstractItemModel *m = hp.view()->model();
     EXPECT_EQ(m->rowCount(), 4);
@@ -282,6 +286,11 @@ TEST_F(Views, BottomUpPageAndHotspotsPage) {
 
 TEST_F(Views, CallerCalleePageShowsTheSelectedFunction) {
     CallerCalleePage page;
+    std::vector<std::unique_ptr<QAbstractItemModelTester>> testers;
+    for (QAbstractItemView *v : std::initializer_list<QAbstractItemView *>{
+             page.functionsView(), page.callersView(), page.calleesView()})
+        testers.push_back(std::make_unique<QAbstractItemModelTester>(
+            v->model(), QAbstractItemModelTester::FailureReportingMode::Warning));
     page.setProfile(profile);
     EXPECT_FALSE(page.function());
     QSignalSpy shown(&page, &CallerCalleePage::treesShown);
