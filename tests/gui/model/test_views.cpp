@@ -261,6 +261,34 @@ TEST_F(ProfileTest, TreePageEventSwitchReordersAndSelectReveals) {
     EXPECT_EQ(p->rowCount(), 0);
 }
 
+// The delegate paints bars as wide as the share: at 50 % of the cell the
+// row with 2/3 of the cycles is painted, the row with 1/3 is not; at 20 %
+// both are, the same.
+TEST_F(ProfileTest, CostCellsShowBarsOfTheirShare) {
+    load_folded({"cycles", "instructions"}, kTwo);
+    TreePage page(TreePage::Kind::TopDown);
+    page.resize(1400, 400);
+    page.setProfile(profile);
+    page.show();
+    QCoreApplication::processEvents();
+    QTreeView *v = page.view();
+    QAbstractItemModel *p = v->model();
+    int col = page.model()->eventColumn(0, CostColumn::Kind::Total);
+    QModelIndex main = p->index(0, 0);
+    QModelIndex x = row_named(*p, "x", main).siblingAtColumn(col);
+    QModelIndex y = row_named(*p, "y", main).siblingAtColumn(col);
+    ASSERT_TRUE(x.isValid() && y.isValid());
+    QRect rx = v->visualRect(x), ry = v->visualRect(y);
+    ASSERT_FALSE(rx.isEmpty());
+    QImage img = v->viewport()->grab().toImage();
+    auto at = [&](const QRect &r, double f) {
+        return img.pixelColor(r.left() + int(r.width() * f), r.center().y());
+    };
+    EXPECT_NE(at(rx, 0.5), at(ry, 0.5));
+    EXPECT_EQ(at(rx, 0.2), at(ry, 0.2));
+    EXPECT_NE(at(ry, 0.2), at(ry, 0.5)); // bar, then background
+}
+
 TEST_F(Views, BottomUpPageAndHotspotsPage) {
     TreePage bu(TreePage::Kind::BottomUp);
     bu.setProfile(profile);
