@@ -130,6 +130,12 @@ QVariant CostModel::costData(const QModelIndex &index, const CostColumn &col, in
         return {};
     switch (role) {
     case Qt::DisplayRole:
+        if (col.kind == CostColumn::Kind::Self || col.kind == CostColumn::Kind::Total) {
+            // The integer itself: a double is exact only up to 2^53.
+            const Cost &c = col.kind == CostColumn::Kind::Self ? *self : *total;
+            size_t e = size_t(col.event);
+            return QLocale().toString(qulonglong(e < c.values.size() ? c.values[e] : 0));
+        }
         return formatCost(columns_, col, column_value(columns_, col, *self, *total));
     case SortRole:
         return column_value(columns_, col, *self, *total).value_or(-1);

@@ -89,12 +89,19 @@ TEST_F(RealProfile, SearchAndCallersAgreeWithReportTotals) {
     uint32_t hot = hottest();
     const json *row = report_row(hot);
     ASSERT_NE(row, nullptr);
+    // Exactly its name: every character escaped.
+    std::string exact = "^";
+    for (char c : q.functions()[hot].name) {
+        if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos)
+            exact += '\\';
+        exact += c;
+    }
     std::string error;
-    auto m = NameMatcher::make(q.functions()[hot].name, false, &error);
+    auto m = NameMatcher::make(exact + "$", true, &error);
     ASSERT_TRUE(m) << error;
     SearchResult s = search(q, *m);
-    if (s.functions.size() == 1) // the name is in no other function's
-        EXPECT_EQ(s.total.values, values(row->at("total")));
+    ASSERT_EQ(s.functions.size(), 1u) << q.functions()[hot].name;
+    EXPECT_EQ(s.total.values, values(row->at("total")));
     CostTree callers = callers_tree(profile, hot);
     ASSERT_TRUE(callers.tree) << callers.error;
     EXPECT_EQ(callers.node(callers.child(0, 0)).total.values, values(row->at("total")));
