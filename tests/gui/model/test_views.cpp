@@ -312,6 +312,19 @@ TEST_F(Views, BottomUpPageAndHotspotsPage) {
     EXPECT_EQ(hp.view()->currentIndex().data(FunctionRole).toUInt(), function_named("c"));
 }
 
+// A profile whose bottom-up tree was too large to build: the page says why.
+TEST_F(Views, BottomUpPageStatesWhyThereIsNoTree) {
+    auto data = std::const_pointer_cast<ProfileData>(profile); // this test's own
+    data->bottom_up.reset();
+    data->bottom_up_error = "bottom-up tree: 2000000 nodes, more than 1048576";
+    TreePage page(TreePage::Kind::BottomUp);
+    page.setProfile(profile);
+    EXPECT_EQ(page.error().toStdString(), data->bottom_up_error);
+    EXPECT_EQ(page.view()->model()->rowCount(), 0);
+    page.selectFunction(function_named("b")); // nothing to select, no harm
+    EXPECT_FALSE(page.view()->currentIndex().isValid());
+}
+
 TEST_F(Views, CallerCalleePageShowsTheSelectedFunction) {
     CallerCalleePage page;
     std::vector<std::unique_ptr<QAbstractItemModelTester>> testers;
