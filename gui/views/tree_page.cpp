@@ -44,6 +44,7 @@ void TreePage::setProfile(ProfilePtr profile) {
     if (!profile) {
         model_->setTree({});
         message_->hide();
+        filter_->describe(*proxy_, event_); // nothing to state
         return;
     }
     model_->setTree(kind_ == Kind::TopDown ? top_down_tree(profile) : bottom_up_tree(profile));
