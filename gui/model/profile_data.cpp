@@ -18,6 +18,11 @@ ProfilePtr load_profile(const std::string &path, const std::atomic<bool> &cancel
         *error = "cancelled";
         return nullptr;
     }
+    data->hotspots = hotspot_rows(*data->query);
+    if (cancel) {
+        *error = "cancelled";
+        return nullptr;
+    }
     try {
         data->bottom_up = storage::CallTree::bottom_up(*data->query, true);
     } catch (const storage::TooLarge &e) {

@@ -3,6 +3,7 @@
 // views on any thread read it through a shared pointer without locks.
 #pragma once
 
+#include "model/hotspots.h"
 #include "storage/query.h"
 
 #include <atomic>
@@ -22,6 +23,10 @@ struct ProfileData {
     // says what was asked and how big it would have been.
     std::optional<storage::CallTree> bottom_up;
     std::string bottom_up_error;
+    // The rows of the hotspot table (hotspot_rows), made with the trees so
+    // that pages do not make them on the GUI thread; nothing in a
+    // ProfileData made by other means (pages then make them).
+    std::optional<std::vector<HotspotRow>> hotspots;
 };
 
 using ProfilePtr = std::shared_ptr<const ProfileData>;

@@ -3,15 +3,21 @@
 // and keys are documented in docs/profiler.md ("cpcprof report").
 #pragma once
 
-#include "derived.h"
 #include "hotspots.h"
 #include "json_layout.h"
 #include "report_options.h"
+#include "storage/derived.h"
 
 #include <string>
 #include <vector>
 
 namespace cpcprof::report {
+
+// The derived ratios are storage's, so that the viewer computes the same.
+using storage::derive;
+using storage::derived_columns;
+using storage::DerivedColumn;
+using storage::DerivedValue;
 
 struct ReportContext {
     const storage::Query &q;

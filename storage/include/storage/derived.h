@@ -1,6 +1,7 @@
-// Ratios of two events recorded together, per row of a report: misses per
-// 1,000 instructions, cycles per instruction, misses per reference.  Only
-// the ratios whose two events the run recorded are offered.
+// Ratios of two events recorded together, per row of a report or the
+// viewer: misses per 1,000 instructions, cycles per instruction, misses per
+// reference.  Only the ratios whose two events the run recorded are offered.
+// `cpcprof report` and cpcprof-gui both compute them here, so they agree.
 //
 // Events are recognised by name (case-insensitive):
 //   instructions  instructions, PAPI_tot_ins
@@ -18,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace cpcprof::report {
+namespace cpcprof::storage {
 
 struct DerivedColumn {
     std::string name;  // "CPI", "cache-misses/1k-instructions", "cache-misses/cache-references"
@@ -29,7 +30,7 @@ struct DerivedColumn {
 };
 
 // Nothing when the run recorded fewer than two events.
-std::vector<DerivedColumn> derived_columns(const std::vector<storage::EventInfo> &events);
+std::vector<DerivedColumn> derived_columns(const std::vector<EventInfo> &events);
 
 struct DerivedValue {
     std::optional<double> value; // nothing when the denominator's sum is 0
@@ -37,6 +38,6 @@ struct DerivedValue {
 };
 
 // The ratio over the samples of cost.
-DerivedValue derive(const DerivedColumn &column, const storage::Cost &cost);
+DerivedValue derive(const DerivedColumn &column, const Cost &cost);
 
-} // namespace cpcprof::report
+} // namespace cpcprof::storage

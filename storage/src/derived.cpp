@@ -1,9 +1,9 @@
-#include "derived.h"
+#include "storage/derived.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace cpcprof::report {
+namespace cpcprof::storage {
 
 namespace {
 
@@ -38,7 +38,7 @@ std::string reference_of(const std::string &n) {
 
 } // namespace
 
-std::vector<DerivedColumn> derived_columns(const std::vector<storage::EventInfo> &events) {
+std::vector<DerivedColumn> derived_columns(const std::vector<EventInfo> &events) {
     std::vector<DerivedColumn> out;
     if (events.size() < 2)
         return out;
@@ -72,7 +72,7 @@ std::vector<DerivedColumn> derived_columns(const std::vector<storage::EventInfo>
     return out;
 }
 
-DerivedValue derive(const DerivedColumn &column, const storage::Cost &cost) {
+DerivedValue derive(const DerivedColumn &column, const Cost &cost) {
     DerivedValue v;
     v.samples = cost.samples;
     size_t n = size_t(column.numerator), d = size_t(column.denominator);
@@ -81,4 +81,4 @@ DerivedValue derive(const DerivedColumn &column, const storage::Cost &cost) {
     return v;
 }
 
-} // namespace cpcprof::report
+} // namespace cpcprof::storage

@@ -1,0 +1,64 @@
+#include "model/cost_columns.h"
+
+namespace cpcprof::gui {
+
+using storage::Cost;
+
+CostColumns cost_columns(const storage::Query &q) {
+    CostColumns c;
+    c.derived = storage::derived_columns(q.events());
+    const auto &events = q.events();
+    for (size_t e = 0; e < events.size(); ++e) {
+        c.columns.push_back({CostColumn::Kind::Self, int(e), 0, "self:" + events[e].name});
+        c.columns.push_back({CostColumn::Kind::Total, int(e), 0, "total:" + events[e].name});
+    }
+    for (size_t d = 0; d < c.derived.size(); ++d) {
+        c.columns.push_back({CostColumn::Kind::DerivedSelf, 0, int(d), c.derived[d].name});
+        c.columns.push_back(
+            {CostColumn::Kind::DerivedTotal, 0, int(d), "total:" + c.derived[d].name});
+    }
+    c.totals = q.total().values;
+    c.totals.resize(events.size());
+    return c;
+}
+
+std::optional<double> column_value(const CostColumns &c, const CostColumn &col, const Cost &self,
+                                   const Cost &total) {
+    switch (col.kind) {
+    case CostColumn::Kind::Self:
+    case CostColumn::Kind::Total: {
+        const Cost &cost = col.kind == CostColumn::Kind::Self ? self : total;
+        if (size_t(col.event) >= cost.values.size())
+            return 0.0;
+        return double(cost.values[size_t(col.event)]);
+    }
+    case CostColumn::Kind::DerivedSelf:
+        return storage::derive(c.derived.at(size_t(col.derived)), self).value;
+    case CostColumn::Kind::DerivedTotal:
+        return storage::derive(c.derived.at(size_t(col.derived)), total).value;
+    }
+    return std::nullopt;
+}
+
+uint64_t column_samples(const CostColumn &col, const Cost &self, const Cost &total) {
+    bool is_self = col.kind == CostColumn::Kind::Self || col.kind == CostColumn::Kind::DerivedSelf;
+    return is_self ? self.samples : total.samples;
+}
+
+std::optional<double> column_share(const CostColumns &c, const CostColumn &col, const Cost &self,
+                                   const Cost &total) {
+    if (col.kind != CostColumn::Kind::Self && col.kind != CostColumn::Kind::Total)
+        return std::nullopt;
+    if (size_t(col.event) >= c.totals.size() || c.totals[size_t(col.event)] == 0)
+        return std::nullopt;
+    return *column_value(c, col, self, total) / double(c.totals[size_t(col.event)]);
+}
+
+int event_column(const CostColumns &c, int event, CostColumn::Kind kind) {
+    for (size_t i = 0; i < c.columns.size(); ++i)
+        if (c.columns[i].kind == kind && c.columns[i].event == event)
+            return int(i);
+    return -1;
+}
+
+} // namespace cpcprof::gui

@@ -1,0 +1,65 @@
+#include "model_test_util.h"
+
+#include "helpers.h" // tests/storage: write_known_profile
+
+#include <atomic>
+#include <filesystem>
+
+namespace cpcprof::guitest {
+
+void ProfileTest::SetUp() {
+    dir = make_temp_dir();
+    ASSERT_FALSE(dir.empty());
+}
+
+void ProfileTest::TearDown() {
+    profile.reset();
+    std::filesystem::remove_all(dir);
+}
+
+void ProfileTest::load(const std::string &file) {
+    std::atomic<bool> cancel{false};
+    std::string error;
+    profile = gui::load_profile(file, cancel, &error);
+    ASSERT_TRUE(profile) << error;
+}
+
+void ProfileTest::load_folded(const std::vector<std::string> &events, const std::string &folded,
+                              uint64_t period) {
+    ASSERT_NO_FATAL_FAILURE(
+        write_folded_profile(path("folded.cpcprof"), folded_events(events, period), folded));
+    load(path("folded.cpcprof"));
+}
+
+void ProfileTest::load_known() {
+    ASSERT_NO_FATAL_FAILURE(storagetest::write_known_profile(path("known.cpcprof")));
+    load(path("known.cpcprof"));
+}
+
+uint32_t ProfileTest::function_named(const std::string &name) const {
+    const auto &fns = profile->query->functions();
+    for (uint32_t f = 0; f < fns.size(); ++f)
+        if (fns[f].name == name)
+            return f;
+    ADD_FAILURE() << "no function " << name;
+    return 0;
+}
+
+uint32_t child_named(const gui::CostTree &t, uint32_t n, const std::string &name) {
+    for (size_t i = 0; i < t.child_count(n); ++i)
+        if (t.name(t.child(n, i)) == name)
+            return t.child(n, i);
+    return 0;
+}
+
+std::string regex_quote(const std::string &name) {
+    std::string out;
+    for (char c : name) {
+        if (std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos)
+            out += '\\';
+        out += c;
+    }
+    return out;
+}
+
+} // namespace cpcprof::guitest

@@ -1,0 +1,40 @@
+// Shared by the model and item-model tests: a temporary directory, a
+// profile loaded from folded text or the storage tests' known profile,
+// and lookups by name.
+#pragma once
+
+#include "folded_profile.h"
+
+#include "model/cost_tree.h"
+#include "model/profile_data.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace cpcprof::guitest {
+
+struct ProfileTest : ::testing::Test {
+    std::string dir;
+    gui::ProfilePtr profile;
+    void SetUp() override;
+    void TearDown() override;
+    std::string path(const std::string &name) const { return dir + "/" + name; }
+    // Writes the profile and loads it with gui::load_profile.
+    void load_folded(const std::vector<std::string> &events, const std::string &folded,
+                     uint64_t period = 10);
+    // tests/storage's write_known_profile, loaded.
+    void load_known();
+    void load(const std::string &file);
+    // The function named name (ADD_FAILURE and 0 if none).
+    uint32_t function_named(const std::string &name) const;
+};
+
+// The child of node n whose function is named name; 0 if none.
+uint32_t child_named(const gui::CostTree &t, uint32_t n, const std::string &name);
+
+// name with every character a regular expression gives a meaning escaped.
+std::string regex_quote(const std::string &name);
+
+} // namespace cpcprof::guitest
