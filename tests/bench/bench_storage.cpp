@@ -7,8 +7,8 @@
 //
 // Defaults: 1,000,000 samples over 5,000 distinct stacks 45 deep (sharing
 // outer frames like a real call tree), 2 threads sampled at 4 kHz each,
-// 2 values per sample (the sampling event's period plus skid, and a
-// counter delta), committed every 1,000 samples (~the recorder's 100 ms).
+// 2 values per sample (the sampling event's period, as the recorder
+// writes it, and a counter delta), committed every 1,000 samples (~the recorder's 100 ms).
 // Stack popularity is Zipf-like, as in real profiles.
 //
 // Budget (issue 3): <= 41 bytes per sample including the stack tables
@@ -181,7 +181,7 @@ int main(int argc, char **argv) {
         thread_time[t] += 250'000 + static_cast<int64_t>(rng() % 20'000); // 4 kHz, jitter
         size_t k = std::lower_bound(cdf.begin(), cdf.end(), uniform(rng)) - cdf.begin();
         k = std::min<size_t>(k, stacks.size() - 1);
-        values[0] = 1'000'000 + rng() % 300;     // period plus skid
+        values[0] = 1'000'000;                  // the period (storage refuses others)
         values[1] = 500'000 + rng() % 2'500'000; // instructions in that period
         Sample s{1000, static_cast<int>(1000 + t), thread_time[t], true, stacks[k], values};
         w->add_sample(s);
