@@ -7,7 +7,7 @@
 // This file: start-up, fork, the process's end, and the slots.  Thread
 // creation is threads.cpp, the exec family exec.cpp, the profiler's
 // descriptors fds.cpp, processes under seccomp seccomp.cpp.
-#include "cfi.h"
+#include "cfi_tables.h"
 #include "cfi_cache.h"
 #include "channel.h"
 #include "drain.h"
@@ -198,7 +198,6 @@ void stack_bounds(Slot *s) {
 
 // Sets up the calling thread for sampling (ordinary context).
 void prepare_thread() {
-    warm_unwinder();
     Slot *s = current_slot();
     if (s == nullptr && g_state.slots.grow()) // every slot taken: one more chunk
         s = current_slot();

@@ -3,7 +3,7 @@
 // and frees the slots of threads that have ended.
 #include "drain.h"
 
-#include "cfi.h"
+#include "cfi_tables.h"
 #include "cfi_cache.h"
 #include "channel.h"
 #include "process.h"
