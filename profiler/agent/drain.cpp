@@ -3,8 +3,8 @@
 // and frees the slots of threads that have ended.
 #include "drain.h"
 
-#include "cfi_tables.h"
 #include "cfi_cache.h"
+#include "cfi_tables.h"
 #include "channel.h"
 #include "process.h"
 #include "overflow_signal.h"

@@ -9,7 +9,8 @@
 
 namespace cpcprof::agent {
 
-// Whether the agent samples this process (its signal is guarded).
+// [async-signal-safe] Whether the agent samples this process (its signal
+// is guarded).
 bool signals_guarded();
 
 // Installs the agent's SIGEMT handler with the real sigaction.  Once
