@@ -76,7 +76,8 @@ bool plt_expression(const uint8_t *e, uint64_t n, uint8_t *threshold) {
 
 } // namespace
 
-bool Program::run(const uint8_t *p, const uint8_t *end, uint64_t *loc, FrameRules *st, bool emit) {
+bool CfaProgram::run(const uint8_t *p, const uint8_t *end, uint64_t *loc, FrameRules *st,
+                     bool emit) {
     Cursor c{p, end};
     if (p > end || uint64_t(end - p) > *budget_) {
         *budget_ = 0;
@@ -109,7 +110,7 @@ bool Program::run(const uint8_t *p, const uint8_t *end, uint64_t *loc, FrameRule
     return c.ok;
 }
 
-void Program::emit_row(uint64_t loc, const FrameRules &st) {
+void CfaProgram::emit_row(uint64_t loc, const FrameRules &st) {
     CfiRow r{};
     uint64_t off = loc - bias_;
     if (off > UINT32_MAX)
@@ -135,20 +136,20 @@ void Program::emit_row(uint64_t loc, const FrameRules &st) {
         out_.push_back(r);
 }
 
-void Program::advance(uint64_t *loc, uint64_t delta, const FrameRules &st, bool emit) {
+void CfaProgram::advance(uint64_t *loc, uint64_t delta, const FrameRules &st, bool emit) {
     *loc += delta;
     if (emit)
         emit_row(*loc, st);
 }
 
-void Program::set_offset(FrameRules *st, uint64_t reg, int64_t off) {
+void CfaProgram::set_offset(FrameRules *st, uint64_t reg, int64_t off) {
     if (reg == kDwarfRbp)
         st->rbp_off = off;
     else if (reg == cie_.ra_reg && off != -8)
         st->cfa_bad = true; // return address not where x86-64 puts it
 }
 
-void Program::restore(FrameRules *st, uint64_t reg) {
+void CfaProgram::restore(FrameRules *st, uint64_t reg) {
     if (reg == kDwarfRbp)
         st->rbp_off = initial.rbp_off;
     if (reg == cie_.ra_reg)
@@ -156,14 +157,14 @@ void Program::restore(FrameRules *st, uint64_t reg) {
 }
 
 // A rule for rbp or the return address that the rows cannot express.
-void Program::unsupported_rule(FrameRules *st, uint64_t reg) {
+void CfaProgram::unsupported_rule(FrameRules *st, uint64_t reg) {
     if (reg == kDwarfRbp || reg == cie_.ra_reg)
         st->cfa_bad = true;
 }
 
 // The instructions that move the location or save and restore the
 // rules; the others are cfa_rule() and register_rule().
-bool Program::step(Cursor &c, uint8_t op, uint64_t *loc, FrameRules *st, bool emit) {
+bool CfaProgram::step(Cursor &c, uint8_t op, uint64_t *loc, FrameRules *st, bool emit) {
     switch (op) {
     case DW_CFA_nop:
         return true;
@@ -200,7 +201,7 @@ bool Program::step(Cursor &c, uint8_t op, uint64_t *loc, FrameRules *st, bool em
 
 // DW_CFA_def_cfa*: false for any other instruction, or one whose
 // expression does not fit in the record.
-bool Program::cfa_rule(Cursor &c, uint8_t op, FrameRules *st) {
+bool CfaProgram::cfa_rule(Cursor &c, uint8_t op, FrameRules *st) {
     switch (op) {
     case DW_CFA_def_cfa:
         st->cfa_reg = static_cast<uint8_t>(c.uleb());
@@ -239,7 +240,7 @@ bool Program::cfa_rule(Cursor &c, uint8_t op, FrameRules *st) {
 
 // The rules of one register: false for an unknown instruction, or one
 // whose expression does not fit in the record.
-bool Program::register_rule(Cursor &c, uint8_t op, FrameRules *st) {
+bool CfaProgram::register_rule(Cursor &c, uint8_t op, FrameRules *st) {
     uint64_t r = 0;
     switch (op) {
     case DW_CFA_offset_extended:

@@ -38,9 +38,9 @@ struct FrameRules {
 // Runs a CIE's or FDE's call frame instructions, emitting a row into out
 // at every change of location.  budget: instruction bytes still allowed
 // to run, shared by every program of a module.
-class Program {
+class CfaProgram {
   public:
-    Program(const Cie &cie, std::vector<CfiRow> &out, uintptr_t bias, uint64_t *budget)
+    CfaProgram(const Cie &cie, std::vector<CfiRow> &out, uintptr_t bias, uint64_t *budget)
         : cie_(cie), out_(out), bias_(bias), budget_(budget) {}
 
     // Runs insns from loc; emits a row at every location change.  false

@@ -125,7 +125,7 @@ void compile_fde(uint64_t fde, uintptr_t bias, Bounds &b, std::vector<CfiRow> &o
         c.skip(c.uleb());
     if (!c.ok || range == 0)
         return;
-    Program prog(cie, out, bias, &b.budget);
+    CfaProgram prog(cie, out, bias, &b.budget);
     FrameRules st;
     uint64_t loc = begin;
     if (!prog.run(cie.insns, cie.insns_end, &loc, &st, false))

@@ -1,8 +1,7 @@
 // The agent's process: whether it is sampled, what the recorder is told
 // about it, and the stages of its life (start.cpp, fork.cpp,
 // process_end.cpp), as they, thread creation (threads.cpp) and the exec
-// wrappers (exec.cpp) see each other.  Ordinary context only, but where
-// marked.
+// wrappers (exec.cpp) see each other.  Ordinary context only.
 #pragma once
 
 #include "state.h"
