@@ -19,6 +19,7 @@
 #include "overflow_signal.h"
 
 #include "channel.h"
+#include "handler_entry.h"
 #include "process.h"
 #include "signals.h"
 
@@ -42,7 +43,7 @@ namespace {
 
 constinit KernelSigaction g_libcpc_trap; // libcpc's SIGTRAP action, as the kernel holds it
 constinit KernelSigaction g_sampling;    // the agent's SIGEMT action
-std::atomic<bool> g_captured{false}, g_sampling_known{false}, g_stopped{false};
+std::atomic<bool> g_captured{false}, g_sampling_known{false};
 constinit ProgramAction g_program_trap;
 
 // [async-signal-safe] libcpc's "previous action" for SIGTRAP.
@@ -61,7 +62,6 @@ void trap_to_program(int sig, siginfo_t *si, void *uc) {
     run_program_action(p, sig, si, uc, g_libcpc_trap);
 }
 
-
 std::string describe(const KernelSigaction &now) {
     auto h = reinterpret_cast<sighandler_t>(now.handler);
     if (h == SIG_DFL)
@@ -77,7 +77,7 @@ void taken_over(int sig, const KernelSigaction &ours, const KernelSigaction &now
                 ProgramAction &program, const std::string &what, const char *why) {
     write_kernel_action(sig, ours);
     program.set(to_sigaction(now));
-    if (g_stopped.exchange(true))
+    if (stop_sampling())
         return; // said once per process
     char pid[32];
     std::snprintf(pid, sizeof pid, "%d", static_cast<int>(getpid()));
@@ -90,30 +90,6 @@ void taken_over(int sig, const KernelSigaction &ours, const KernelSigaction &now
 }
 
 } // namespace
-
-bool run_program_action(const struct sigaction &p, int sig, siginfo_t *si, void *uc,
-                        const KernelSigaction &restore) {
-    if (p.sa_handler == SIG_IGN)
-        return false;
-    if (p.sa_handler == SIG_DFL) {
-        KernelSigaction dfl;
-        write_kernel_action(sig, dfl);
-        uint64_t mask = uint64_t(1) << (sig - 1);
-        syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &mask, nullptr, sizeof mask);
-        syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
-        write_kernel_action(sig, restore); // a default action that let it live
-        return true;
-    }
-    uint64_t mask = 0;
-    std::memcpy(&mask, &p.sa_mask, sizeof mask);
-    if (mask != 0)
-        syscall(SYS_rt_sigprocmask, SIG_BLOCK, &mask, nullptr, sizeof mask);
-    if (p.sa_flags & SA_SIGINFO)
-        p.sa_sigaction(sig, si, uc);
-    else
-        p.sa_handler(sig);
-    return true;
-}
 
 void follow_program_trap_stack(const struct sigaction &program) {
     if (!(program.sa_flags & SA_SIGINFO) &&
@@ -197,10 +173,6 @@ bool overflow_handler_captured() {
 
 ProgramAction &program_trap_action() {
     return g_program_trap;
-}
-
-bool sampling_stopped() {
-    return g_stopped.load(std::memory_order_acquire);
 }
 
 void note_sampling_action() {

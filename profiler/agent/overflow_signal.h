@@ -43,7 +43,7 @@ ProgramAction &program_trap_action();
 void watch_overflow_signals();
 
 // Whether sampling stopped in this process (watch_overflow_signals).
-// [async-signal-safe]
+// [async-signal-safe] (handler_entry.cpp)
 bool sampling_stopped();
 
 // exec: a signal the program ignores stays ignored in the program it
