@@ -45,6 +45,13 @@ constinit KernelSigaction g_libcpc_trap; // libcpc's SIGTRAP action, as the kern
 constinit KernelSigaction g_sampling;    // the agent's SIGEMT action
 std::atomic<bool> g_captured{false}, g_sampling_known{false};
 constinit ProgramAction g_program_trap;
+// Execs under way in this process (signals_before_exec to
+// signals_after_failed_exec): the dispositions they set (SIG_IGN for a
+// signal the program ignores) are the agent's, not a takeover.  seq_cst:
+// raised before the disposition is written, so a watch that reads that
+// disposition and then this count sees the exec.  Not counted in a vfork
+// child, whose memory is its parent's but whose dispositions are its own.
+std::atomic<int> g_execs{0};
 
 // [async-signal-safe] libcpc's "previous action" for SIGTRAP.
 void trap_to_program(int sig, siginfo_t *si, void *uc) {
@@ -60,6 +67,11 @@ void trap_to_program(int sig, siginfo_t *si, void *uc) {
         g_program_trap.set(dfl);
     }
     run_program_action(p, sig, si, uc, g_libcpc_trap);
+}
+
+// Read after the disposition (see g_execs).
+bool exec_under_way() {
+    return g_execs.load(std::memory_order_seq_cst) > 0;
 }
 
 std::string describe(const KernelSigaction &now) {
@@ -147,6 +159,8 @@ void restore_after_exec(int sig, bool kept, ProgramAction &program, const Kernel
 } // namespace
 
 void signals_before_exec() {
+    if (getpid() == agent_pid())
+        g_execs.fetch_add(1, std::memory_order_seq_cst);
     ignore_for_exec(SIGTRAP, overflow_handler_captured(), g_program_trap);
     ignore_for_exec(SIGEMT, g_sampling_known.load() && signals_guarded(),
                     program_sampling_action());
@@ -157,6 +171,8 @@ void signals_after_failed_exec() {
     restore_after_exec(SIGTRAP, overflow_handler_captured(), g_program_trap, g_libcpc_trap);
     restore_after_exec(SIGEMT, g_sampling_known.load() && signals_guarded(),
                        program_sampling_action(), g_sampling);
+    if (getpid() == agent_pid())
+        g_execs.fetch_sub(1, std::memory_order_seq_cst);
     errno = saved;
 }
 
@@ -183,11 +199,11 @@ void note_sampling_action() {
 void watch_overflow_signals() {
     KernelSigaction now;
     if (overflow_handler_captured() && read_kernel_action(SIGTRAP, &now) &&
-        now.handler != g_libcpc_trap.handler)
+        now.handler != g_libcpc_trap.handler && !exec_under_way())
         taken_over(SIGTRAP, g_libcpc_trap, now, g_program_trap, "SIGTRAP",
                    "the kernel raises it at counter overflow");
     if (g_sampling_known.load(std::memory_order_acquire) && signals_guarded() &&
-        read_kernel_action(SIGEMT, &now) && now.handler != g_sampling.handler)
+        read_kernel_action(SIGEMT, &now) && now.handler != g_sampling.handler && !exec_under_way())
         taken_over(SIGEMT, g_sampling, now, program_sampling_action(),
                    "SIGEMT (signal " + std::to_string(SIGEMT) + ")", "it takes the samples");
 }
