@@ -1,6 +1,6 @@
 // Compiled unwind tables shared by every process of a recording.
 //
-// Compiling a module's .eh_frame (cfi.h) costs milliseconds for libc and
+// Compiling a module's .eh_frame (eh_frame.h) costs milliseconds for libc and
 // libstdc++, and every profiled process loads them: a shell script that
 // starts hundreds of programs would compile the same tables hundreds of
 // times.  The recorder makes a private directory for the recording and

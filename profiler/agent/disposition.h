@@ -73,7 +73,7 @@ class ProgramAction {
 // set to it, the signal unblocked and sent again to this thread.  `restore`
 // is what the disposition is set back to should the thread survive it (a
 // default action that only stops or ignores).  Returns false when the
-// program ignores the signal.
+// program ignores the signal.  (handler_entry.cpp)
 bool run_program_action(const struct sigaction &p, int sig, siginfo_t *si, void *uc,
                         const KernelSigaction &restore);
 

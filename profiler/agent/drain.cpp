@@ -3,11 +3,11 @@
 // and frees the slots of threads that have ended.
 #include "drain.h"
 
-#include "cfi.h"
 #include "cfi_cache.h"
+#include "cfi_tables.h"
 #include "channel.h"
-#include "process.h"
 #include "overflow_signal.h"
+#include "process.h"
 #include "signals.h"
 #include "state.h"
 
@@ -53,7 +53,6 @@ int64_t mono_ns() {
     return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
-
 // name: as the thread's slot has it (state.h); null or empty, the
 // process's main thread is named from /proc (the entry of a process's
 // main thread costs nothing at its end), any other stays unnamed.
@@ -67,7 +66,6 @@ void send_thread(pid_t tid, const char *name) {
         w.put_string(tid == getpid() ? process_name() : std::string());
     send_message(w.finish());
 }
-
 
 std::string exe_path() {
     char buf[4096];
@@ -265,7 +263,9 @@ void send_thread_now(pid_t tid) {
     send_thread(tid, nullptr);
 }
 
-void send_modules_now() { send_modules_if_changed(true); }
+void send_modules_now() {
+    send_modules_if_changed(true);
+}
 
 namespace {
 

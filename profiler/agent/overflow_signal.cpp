@@ -19,6 +19,7 @@
 #include "overflow_signal.h"
 
 #include "channel.h"
+#include "handler_entry.h"
 #include "process.h"
 #include "signals.h"
 
@@ -42,8 +43,15 @@ namespace {
 
 constinit KernelSigaction g_libcpc_trap; // libcpc's SIGTRAP action, as the kernel holds it
 constinit KernelSigaction g_sampling;    // the agent's SIGEMT action
-std::atomic<bool> g_captured{false}, g_sampling_known{false}, g_stopped{false};
+std::atomic<bool> g_captured{false}, g_sampling_known{false};
 constinit ProgramAction g_program_trap;
+// Execs under way in this process (signals_before_exec to
+// signals_after_failed_exec): the dispositions they set (SIG_IGN for a
+// signal the program ignores) are the agent's, not a takeover.  seq_cst:
+// raised before the disposition is written, so a watch that reads that
+// disposition and then this count sees the exec.  Not counted in a vfork
+// child, whose memory is its parent's but whose dispositions are its own.
+std::atomic<int> g_execs{0};
 
 // [async-signal-safe] libcpc's "previous action" for SIGTRAP.
 void trap_to_program(int sig, siginfo_t *si, void *uc) {
@@ -61,6 +69,10 @@ void trap_to_program(int sig, siginfo_t *si, void *uc) {
     run_program_action(p, sig, si, uc, g_libcpc_trap);
 }
 
+// Read after the disposition (see g_execs).
+bool exec_under_way() {
+    return g_execs.load(std::memory_order_seq_cst) > 0;
+}
 
 std::string describe(const KernelSigaction &now) {
     auto h = reinterpret_cast<sighandler_t>(now.handler);
@@ -77,7 +89,7 @@ void taken_over(int sig, const KernelSigaction &ours, const KernelSigaction &now
                 ProgramAction &program, const std::string &what, const char *why) {
     write_kernel_action(sig, ours);
     program.set(to_sigaction(now));
-    if (g_stopped.exchange(true))
+    if (stop_sampling())
         return; // said once per process
     char pid[32];
     std::snprintf(pid, sizeof pid, "%d", static_cast<int>(getpid()));
@@ -90,30 +102,6 @@ void taken_over(int sig, const KernelSigaction &ours, const KernelSigaction &now
 }
 
 } // namespace
-
-bool run_program_action(const struct sigaction &p, int sig, siginfo_t *si, void *uc,
-                        const KernelSigaction &restore) {
-    if (p.sa_handler == SIG_IGN)
-        return false;
-    if (p.sa_handler == SIG_DFL) {
-        KernelSigaction dfl;
-        write_kernel_action(sig, dfl);
-        uint64_t mask = uint64_t(1) << (sig - 1);
-        syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &mask, nullptr, sizeof mask);
-        syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
-        write_kernel_action(sig, restore); // a default action that let it live
-        return true;
-    }
-    uint64_t mask = 0;
-    std::memcpy(&mask, &p.sa_mask, sizeof mask);
-    if (mask != 0)
-        syscall(SYS_rt_sigprocmask, SIG_BLOCK, &mask, nullptr, sizeof mask);
-    if (p.sa_flags & SA_SIGINFO)
-        p.sa_sigaction(sig, si, uc);
-    else
-        p.sa_handler(sig);
-    return true;
-}
 
 void follow_program_trap_stack(const struct sigaction &program) {
     if (!(program.sa_flags & SA_SIGINFO) &&
@@ -171,6 +159,8 @@ void restore_after_exec(int sig, bool kept, ProgramAction &program, const Kernel
 } // namespace
 
 void signals_before_exec() {
+    if (getpid() == agent_pid())
+        g_execs.fetch_add(1, std::memory_order_seq_cst);
     ignore_for_exec(SIGTRAP, overflow_handler_captured(), g_program_trap);
     ignore_for_exec(SIGEMT, g_sampling_known.load() && signals_guarded(),
                     program_sampling_action());
@@ -181,6 +171,8 @@ void signals_after_failed_exec() {
     restore_after_exec(SIGTRAP, overflow_handler_captured(), g_program_trap, g_libcpc_trap);
     restore_after_exec(SIGEMT, g_sampling_known.load() && signals_guarded(),
                        program_sampling_action(), g_sampling);
+    if (getpid() == agent_pid())
+        g_execs.fetch_sub(1, std::memory_order_seq_cst);
     errno = saved;
 }
 
@@ -199,10 +191,6 @@ ProgramAction &program_trap_action() {
     return g_program_trap;
 }
 
-bool sampling_stopped() {
-    return g_stopped.load(std::memory_order_acquire);
-}
-
 void note_sampling_action() {
     if (read_kernel_action(SIGEMT, &g_sampling))
         g_sampling_known.store(true, std::memory_order_release);
@@ -211,11 +199,11 @@ void note_sampling_action() {
 void watch_overflow_signals() {
     KernelSigaction now;
     if (overflow_handler_captured() && read_kernel_action(SIGTRAP, &now) &&
-        now.handler != g_libcpc_trap.handler)
+        now.handler != g_libcpc_trap.handler && !exec_under_way())
         taken_over(SIGTRAP, g_libcpc_trap, now, g_program_trap, "SIGTRAP",
                    "the kernel raises it at counter overflow");
     if (g_sampling_known.load(std::memory_order_acquire) && signals_guarded() &&
-        read_kernel_action(SIGEMT, &now) && now.handler != g_sampling.handler)
+        read_kernel_action(SIGEMT, &now) && now.handler != g_sampling.handler && !exec_under_way())
         taken_over(SIGEMT, g_sampling, now, program_sampling_action(),
                    "SIGEMT (signal " + std::to_string(SIGEMT) + ")", "it takes the samples");
 }

@@ -40,10 +40,12 @@ ProgramAction &program_trap_action();
 // rt_sigaction, a fork child resetting them all) is put back at once -
 // the program's choice becomes the action its own signals get - and
 // sampling stops in this process: the recorder is told which and why.
+// Not while an exec is under way (signals_before_exec): the dispositions
+// the exec path sets are the agent's own.
 void watch_overflow_signals();
 
 // Whether sampling stopped in this process (watch_overflow_signals).
-// [async-signal-safe]
+// [async-signal-safe] (handler_entry.cpp)
 bool sampling_stopped();
 
 // exec: a signal the program ignores stays ignored in the program it

@@ -1,6 +1,10 @@
-// The agent's process (agent.cpp), as its thread creation (threads.cpp)
-// and exec wrappers (exec.cpp) see it.  Ordinary context only.
+// The agent's process: whether it is sampled, what the recorder is told
+// about it, and the stages of its life (start.cpp, fork.cpp,
+// process_end.cpp), as they, thread creation (threads.cpp) and the exec
+// wrappers (exec.cpp) see each other.  Ordinary context only.
 #pragma once
+
+#include "state.h"
 
 #include <sys/types.h>
 
@@ -8,26 +12,69 @@
 
 namespace cpcprof::agent {
 
+// What the agent does in this process.
+enum class Mode {
+    off,     // not recorded (no configuration, or --no-children)
+    sampled, // sampled, and reported to the recorder
+    passive, // only its hello and exit status are sent (a process under a
+             // seccomp filter, counters that could not be set up)
+};
+
+Mode mode();
+void set_mode(Mode m);
+
 // The agent samples this process.
 bool sampling();
 
 // The agent samples this process, or only reports its hello and exit
-// status (a process under a seccomp filter, counters that could not be set
-// up).
+// status.
 bool reporting();
+
+// The process the agent set itself up in (a vfork child has another pid).
+pid_t agent_pid();
+// The agent sets itself up in the calling process (getpid()).
+void set_agent_pid();
 
 // The process's name (its main thread's, /proc/self/comm); "" unreadable.
 std::string process_name();
 
-// The process the agent set itself up in (a vfork child has another pid).
-pid_t agent_pid();
+// Messages to the recorder about this process: it started (its pid,
+// parent, executable and arguments), it ended with this exit status.
+void send_hello();
+void send_bye(int exit_status);
 
 // Tells the recorder that process pid (0: this one), or what it execs, is
 // not sampled.
 void send_unsampled(const std::string &reason, pid_t pid = 0);
 
+// thread_setup.cpp ----------------------------------------------------------
+
 // Sets up the calling thread for sampling.
 void prepare_thread();
+
+// start.cpp -----------------------------------------------------------------
+
+// Why a process under a seccomp filter is not sampled.
+inline constexpr const char *kSeccompReason = "runs under a seccomp filter; not sampled";
+
+// The process is recorded but not sampled: reason (null: the error was
+// sent already) goes to the recorder, its exit status will.
+void go_passive(const char *reason);
+
+// Binds the set to the calling thread, inherited by the threads it starts;
+// false, the error sent, when the kernel refuses.
+bool bind_this_thread(State &s);
+
+// fork.cpp ------------------------------------------------------------------
+
+// pthread_atfork's child hook: the child starts over as a process of its
+// own, or stops being recorded.
+void after_fork_child();
+
+// process_end.cpp -----------------------------------------------------------
+
+// on_exit's hook: the samples and the exit status go to the recorder.
+void on_process_exit(int status, void *);
 
 // Lets in the calling thread's overflows that wait behind a SIGTRAP it
 // blocked with a raw system call, so that they are counted (at the end of

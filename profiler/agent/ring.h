@@ -19,7 +19,8 @@ class Ring {
   public:
     static constexpr uint64_t kPad = ~0ull;
 
-    // Uses [mem, mem + bytes); bytes is a multiple of 8.
+    // [async-signal-safe] Uses [mem, mem + bytes); bytes is a multiple of
+    // 8.  Called when a slot is claimed (SlotTable::claim).
     void attach(char *mem, size_t bytes) {
         data_ = mem;
         size_ = bytes;
@@ -89,8 +90,8 @@ class Ring {
     void prefault() {
         constexpr int kPopulateWrite = 23; // MADV_POPULATE_WRITE
         auto page = reinterpret_cast<uintptr_t>(data_) & ~uintptr_t(4095);
-        madvise(reinterpret_cast<void *>(page),
-                size_ + (reinterpret_cast<uintptr_t>(data_) - page), kPopulateWrite);
+        madvise(reinterpret_cast<void *>(page), size_ + (reinterpret_cast<uintptr_t>(data_) - page),
+                kPopulateWrite);
     }
 
     bool empty() const {

@@ -18,6 +18,7 @@
 #include "signals.h"
 
 #include "channel.h"
+#include "handler_entry.h"
 #include "overflow_signal.h"
 #include "state.h"
 
@@ -36,14 +37,9 @@ namespace {
 
 using mask_fn = int (*)(int, const sigset_t *, sigset_t *);
 
-constinit ProgramAction g_program; // what the program installed for SIGEMT
 // Set by the wrappers (possibly in a signal handler); the drain thread
 // reports them.  0 nothing, 1 to report, 2 reported.
 std::atomic<int> g_saw_handler{0}, g_saw_mask{0}, g_saw_trap{0};
-// The agent's own code changes masks too (its drain thread starts with
-// every signal blocked).  Those pass unchanged.
-__attribute__((tls_model("initial-exec"))) thread_local int tls_agent_depth = 0;
-void (*g_sampling_handler)(int, siginfo_t *, void *) = nullptr;
 
 sigaction_fn real_sigaction() {
     static sigaction_fn fn = reinterpret_cast<sigaction_fn>(dlsym(RTLD_NEXT, "sigaction"));
@@ -69,7 +65,9 @@ void report(std::atomic<int> &flag, const std::string &what) {
 // overflow traps would wait (counted at the thread's end, not sampled).
 int filtered_mask(mask_fn real, int how, const sigset_t *set, sigset_t *old) {
     bool trap = overflow_handler_captured();
-    if (set == nullptr || how == SIG_UNBLOCK || !signals_guarded() || tls_agent_depth > 0 ||
+    // The agent's own code changes masks too (its drain thread starts with
+    // every signal blocked).  Those pass unchanged.
+    if (set == nullptr || how == SIG_UNBLOCK || !signals_guarded() || in_agent_code() ||
         !(sigismember(set, SIGEMT) || (trap && sigismember(set, SIGTRAP))))
         return real(how, set, old);
     sigset_t copy = *set;
@@ -93,19 +91,10 @@ int keep(ProgramAction &program, std::atomic<int> &seen, const struct sigaction 
     return 0;
 }
 
-// [async-signal-safe] The handler installed for SIGEMT: overflows go to
-// the agent's handler until sampling stops; then they are left without a
-// restart, so that each thread's counters stop at its next overflow.
-void sampling_entry(int sig, siginfo_t *si, void *uc) {
-    if (si->si_code == EMT_CPCOVF && sampling_stopped())
-        return;
-    g_sampling_handler(sig, si, uc);
-}
-
 } // namespace
 
 bool install_sampling_handler(void (*handler)(int, siginfo_t *, void *)) {
-    g_sampling_handler = handler;
+    set_sampling_handler(handler);
     struct sigaction sa {};
     sa.sa_sigaction = sampling_entry;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -113,35 +102,13 @@ bool install_sampling_handler(void (*handler)(int, siginfo_t *, void *)) {
     struct sigaction before;
     if (real_sigaction()(SIGEMT, &sa, &before) != 0)
         return false;
-    g_program.set(before); // SIG_IGN, inherited across exec, stays the program's
+    program_sampling_action().set(before); // SIG_IGN, inherited across exec, stays the program's
     note_sampling_action();
     return true;
 }
 
-void forward_to_program(int sig, siginfo_t *si, void *uc) {
-    // An overflow (sampling stopped, or before the agent was set up) is
-    // never the program's.
-    if (si != nullptr && si->si_code == EMT_CPCOVF)
-        return;
-    KernelSigaction ours;
-    if (!read_kernel_action(sig, &ours))
-        return;
-    run_program_action(g_program.get(), sig, si, uc, ours);
-}
-
-ProgramAction &program_sampling_action() {
-    return g_program;
-}
-
 bool kept_signal(int sig) {
     return sig == SIGTRAP ? overflow_handler_captured() : sig == SIGEMT && signals_guarded();
-}
-
-AgentCode::AgentCode() {
-    ++tls_agent_depth;
-}
-AgentCode::~AgentCode() {
-    --tls_agent_depth;
 }
 
 void report_signal_findings() {
@@ -174,10 +141,10 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old) noexcept 
                 follow_program_trap_stack(*act);
             return rc;
         }
-        if (tls_agent_depth > 0 && act != nullptr)
+        if (in_agent_code() && act != nullptr)
             return capture_overflow_handler(real_sigaction(), act, old); // libcpc's
     } else if (sig == SIGEMT && signals_guarded()) {
-        return keep(g_program, g_saw_handler, act, old);
+        return keep(program_sampling_action(), g_saw_handler, act, old);
     }
     return real_sigaction()(sig, act, old);
 }

@@ -9,7 +9,8 @@
 
 namespace cpcprof::agent {
 
-// Whether the agent samples this process (its signal is guarded).
+// [async-signal-safe] Whether the agent samples this process (its signal
+// is guarded).
 bool signals_guarded();
 
 // Installs the agent's SIGEMT handler with the real sigaction.  Once
@@ -18,20 +19,20 @@ bool signals_guarded();
 bool install_sampling_handler(void (*handler)(int, siginfo_t *, void *));
 
 // [async-signal-safe] Passes a SIGEMT that is not an overflow to the
-// action the program installed for it, if any.
+// action the program installed for it, if any (handler_entry.cpp).
 void forward_to_program(int sig, siginfo_t *si, void *uc);
 
 // [async-signal-safe] Whether the agent keeps sig for itself now: SIGTRAP
 // once libcpc's handler is installed, SIGEMT while the agent samples.
 bool kept_signal(int sig);
 
-// [async-signal-safe] The program's SIGEMT action.
+// [async-signal-safe] The program's SIGEMT action (handler_entry.cpp).
 ProgramAction &program_sampling_action();
 
 // Marks the agent's own code on this thread for as long as it lives: the
 // wrappers then pass everything through (the drain thread's masks), and
 // libcpc's installation of its SIGTRAP handler in the agent's bind is
-// recognised.  [async-signal-safe]
+// recognised.  [async-signal-safe] (handler_entry.cpp)
 struct AgentCode {
     AgentCode();
     ~AgentCode();

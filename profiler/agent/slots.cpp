@@ -1,5 +1,5 @@
-// SlotTable::claim runs in the overflow handler (signal context): loads,
-// compare-and-swap and the ring's attach only.
+// The slot table's chunks (ordinary context).  SlotTable::claim, which the
+// overflow handler runs, is slot_claim.cpp.
 #include "slots.h"
 
 #include <sys/mman.h>
@@ -55,30 +55,8 @@ bool SlotTable::add_chunk() {
     return true;
 }
 
-Slot *SlotTable::claim(pid_t tid) {
-    int cap = capacity();
-    for (int i = 0; i < cap; ++i) {
-        Slot &s = (*this)[i];
-        if (i >= bound_.load(std::memory_order_acquire)) {
-            // A slot never claimed: raise the bound first, so that a loop
-            // that reads the bound after this slot's tid sees it.
-            int b = bound_.load(std::memory_order_relaxed);
-            while (b <= i && !bound_.compare_exchange_weak(b, i + 1))
-                ;
-        }
-        pid_t expected = 0;
-        if (s.tid.load(std::memory_order_relaxed) == 0 &&
-            s.tid.compare_exchange_strong(expected, tid, std::memory_order_acq_rel)) {
-            // Its samples are published (release) after this, in this
-            // thread; the drain thread reads the ring's memory only then.
-            s.ring.attach(rings_[i / kChunkSlots] + size_t(i % kChunkSlots) * ring_bytes_,
-                          ring_bytes_);
-            return &s;
-        }
-    }
-    return nullptr;
+void SlotTable::after_fork() {
+    new (&grow_lock_) std::mutex;
 }
-
-void SlotTable::after_fork() { new (&grow_lock_) std::mutex; }
 
 } // namespace cpcprof::agent

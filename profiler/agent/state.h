@@ -9,6 +9,7 @@
 // ended.
 #pragma once
 
+#include "config.h"
 #include "slots.h"
 
 #include <libcpc.h>
@@ -21,23 +22,8 @@
 
 namespace cpcprof::agent {
 
-enum class CallGraph { dwarf, fp, none };
-
-inline constexpr int kMaxEvents = 8;
-inline constexpr int kMaxDepthLimit = 1024;
 // Merged overflows recorded with their PC per signal (handler.cpp).
 inline constexpr int kMaxMerged = 32;
-
-struct Config {
-    int channel = -1;
-    bool children = true;
-    CallGraph call_graph = CallGraph::dwarf;
-    int max_depth = 128;
-    size_t ring_bytes = 256 * 1024;
-    int nevents = 0;
-    char event_names[kMaxEvents][128] = {};
-    uint64_t periods[kMaxEvents] = {};
-};
 
 struct State {
     Config cfg;
@@ -67,22 +53,31 @@ struct State {
     uint64_t cost_total[2][kCostBuckets] = {};
 };
 
+// The overflow handler's data (slot_claim.cpp, signal context) --------------
+
+// [async-signal-safe] The process's state.
 State &state();
 
 // [async-signal-safe] The calling thread's slot, claimed on first use;
 // null when every slot is taken.
 Slot *current_slot();
 
+// [async-signal-safe] The calling thread's slot if it has claimed one.
+Slot *claimed_slot();
+
 // Forgets the calling thread's slot (fork child).
 void forget_current_slot();
-
-// The program named thread t (pthread_setname_np, prctl(PR_SET_NAME)).
-void note_thread_name(pthread_t t, const char *name);
 
 // [async-signal-safe] Only slots below this index have ever been claimed in
 // this process (threads claim the lowest free one): loops over the slots
 // stop there, and the untouched ones cost no page fault.
 int slot_bound();
+
+// Ordinary context -----------------------------------------------------------
+
+// The program named thread t (pthread_setname_np, prctl(PR_SET_NAME);
+// thread_setup.cpp).
+void note_thread_name(pthread_t t, const char *name);
 
 // The calling thread counts with its own bound set (the thread that bound
 // it, and a fork child's), so its first overflow signal is a sample, not

@@ -26,7 +26,4 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
 int unwind_fp(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *frames, int max,
               bool *complete);
 
-// Nothing to prepare per thread any more: the CFI tables are process-wide.
-inline void warm_unwinder() {}
-
 } // namespace cpcprof::agent

@@ -4,7 +4,7 @@
 #include "options.h"
 #include "output.h"
 #include "plan.h"
-#include "session.h"
+#include "record_session.h"
 #include "spawn.h"
 
 #include "symbolize_profile.h"

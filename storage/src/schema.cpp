@@ -41,9 +41,12 @@
 //     0 means it stopped early (killed): everything committed before that
 //     is present and consistent, the last batch may be missing.
 //     hw_pmu: whether the machine had a hardware PMU.  call_graph: how
-//     stacks were taken (free text, e.g. "libunwind"); max_depth: the
-//     recorder's bound on frames per stack.  symbolized_ns: when the
-//     symbol tables below were last written; NULL = never symbolized.
+//     stacks were taken, record's --call-graph mode: "dwarf" (the agent's
+//     own unwinder over the modules' .eh_frame, compiled into tables; not
+//     libunwind), "fp" (frame pointers) or "none" (the PC alone); readers
+//     take it as free text.  max_depth: the recorder's bound on frames
+//     per stack.  symbolized_ns: when the symbol tables below were last
+//     written; NULL = never symbolized.
 //   command_arg(pos, arg)        the recorded command line, pos from 0.
 //   event(idx, name, period, sampling)
 //     The requests of the counter set, idx from 0.  idx is the position of

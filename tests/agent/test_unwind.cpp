@@ -2,6 +2,7 @@
 // context taken 40 calls deep, the walk names every caller, in order, back
 // to the process's first frame, on code built without frame pointers.
 #include "cfi.h"
+#include "cfi_tables.h"
 #include "state.h"
 #include "unwind.h"
 #include "unwind_test_util.h"

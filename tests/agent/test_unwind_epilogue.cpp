@@ -3,7 +3,7 @@
 // the register already holds it.  The walk must neither stop there nor
 // read the red zone: the test overwrites that slot, and its caller finds
 // its CFA from rbp.
-#include "cfi.h"
+#include "cfi_tables.h"
 #include "unwind.h"
 #include "unwind_test_util.h"
 

@@ -3,7 +3,7 @@
 // the signal interrupted, which is looked up at its own PC, not PC - 1.
 // The interrupted instruction is the first of its function, so PC - 1
 // lies in the function before it, whose rules would give a wrong CFA.
-#include "cfi.h"
+#include "cfi_tables.h"
 #include "state.h"
 #include "unwind.h"
 #include "unwind_test_util.h"

@@ -1,6 +1,7 @@
-// libFuzzer target: the agent's .eh_frame compiler (profiler/agent/cfi.cpp,
-// compiled into this target), which runs inside the profiled program on
-// every library it loads: a malformed library must not crash it.
+// libFuzzer target: the agent's .eh_frame compiler
+// (profiler/agent/eh_frame.cpp and cfa_program.cpp, compiled into this
+// target), which runs inside the profiled program on every library it
+// loads: a malformed library must not crash it.
 //
 // Input: 8 bytes, little-endian, the address the library would have put
 // .eh_frame_hdr at (its p_vaddr), then the bytes from .eh_frame_hdr to the
@@ -8,7 +9,7 @@
 // libraries by make_eh_frame_seed.sh).  Those bytes are the only memory
 // the compiler is told it may read; AddressSanitizer reports any read
 // outside them (libFuzzer's copy of the input ends exactly there).
-#include "cfi.h"
+#include "eh_frame.h"
 
 #include <cstdint>
 #include <cstring>

@@ -4,7 +4,7 @@
 // not UTF-8 become U+FFFD.  Outputs are parsed by nlohmann::json (strict:
 // it refuses ill-formed UTF-8), pprof's strings are decoded by protoc and
 // checked the same way.  Also the shared repair function alone
-// (profiler/view/utf8_text.h).
+// (profiler/view_common/utf8_text.h).
 #include "pprof_text.h"
 #include "utf8_text.h"
 #include "view_harness.h"

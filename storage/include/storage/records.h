@@ -33,8 +33,10 @@ struct RunInfo {
     std::string host;
     std::string kernel;
     std::string cpu_model;
-    bool hw_pmu = false;    // the machine had a hardware PMU
-    std::string call_graph; // how stacks were taken, e.g. "libunwind"
+    bool hw_pmu = false; // the machine had a hardware PMU
+    // How stacks were taken: record's --call-graph mode, "dwarf" (the
+    // agent's own unwinder over compiled .eh_frame tables), "fp" or "none".
+    std::string call_graph;
     unsigned max_depth = 0; // the recorder's bound on frames per stack
 
     bool operator==(const RunInfo &) const = default;

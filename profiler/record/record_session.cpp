@@ -1,4 +1,4 @@
-#include "session.h"
+#include "record_session.h"
 
 #include "../common/protocol.h"
 #include "base/clock.h"

@@ -1,0 +1,298 @@
+// Runs call frame instructions into CfiRow rows (cfa_program.h).
+#include "cfa_program.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace cpcprof::agent {
+
+namespace {
+
+// Call frame instructions (DWARF 5, 6.4.2; LSB "DWARF Extensions").  The
+// first three carry an operand in their low six bits.
+enum : uint8_t {
+    DW_CFA_advance_loc = 0x40,
+    DW_CFA_offset = 0x80,
+    DW_CFA_restore = 0xc0,
+    DW_CFA_high_mask = 0xc0,
+    DW_CFA_low_mask = 0x3f,
+
+    DW_CFA_nop = 0x00,
+    DW_CFA_set_loc = 0x01,
+    DW_CFA_advance_loc1 = 0x02,
+    DW_CFA_advance_loc2 = 0x03,
+    DW_CFA_advance_loc4 = 0x04,
+    DW_CFA_offset_extended = 0x05,
+    DW_CFA_restore_extended = 0x06,
+    DW_CFA_undefined = 0x07,
+    DW_CFA_same_value = 0x08,
+    DW_CFA_register = 0x09,
+    DW_CFA_remember_state = 0x0a,
+    DW_CFA_restore_state = 0x0b,
+    DW_CFA_def_cfa = 0x0c,
+    DW_CFA_def_cfa_register = 0x0d,
+    DW_CFA_def_cfa_offset = 0x0e,
+    DW_CFA_def_cfa_expression = 0x0f,
+    DW_CFA_expression = 0x10,
+    DW_CFA_offset_extended_sf = 0x11,
+    DW_CFA_def_cfa_sf = 0x12,
+    DW_CFA_def_cfa_offset_sf = 0x13,
+    DW_CFA_val_offset = 0x14,
+    DW_CFA_val_offset_sf = 0x15,
+    DW_CFA_val_expression = 0x16,
+    DW_CFA_GNU_args_size = 0x2e,
+    DW_CFA_GNU_negative_offset_extended = 0x2f,
+};
+
+// The DWARF expression operators of the PLT's CFA rule.
+enum : uint8_t {
+    DW_OP_and = 0x1a,
+    DW_OP_ge = 0x2a,
+    DW_OP_lit0 = 0x30,
+    DW_OP_lit15 = 0x3f,
+    DW_OP_lit31 = 0x4f,
+    DW_OP_breg7 = 0x77,  // rsp + offset
+    DW_OP_breg16 = 0x80, // rip + offset
+};
+
+// factor * align as DWARF means it, wrapping instead of overflowing (a
+// malformed table's factors are anything; the row is then nonsense, not
+// undefined behaviour).
+int64_t scaled(uint64_t factor, int64_t align) {
+    return int64_t(factor * uint64_t(align));
+}
+
+// The PLT's CFA expression: rsp + 8 + ((rip & 15) >= N) << 3, i.e.
+// DW_OP_breg7 8, DW_OP_breg16 0, DW_OP_lit15, DW_OP_and, DW_OP_litN,
+// DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus.
+bool plt_expression(const uint8_t *e, uint64_t n, uint8_t *threshold) {
+    static const uint8_t head[] = {DW_OP_breg7, 0x08, DW_OP_breg16, 0x00, DW_OP_lit15, DW_OP_and};
+    if (n != 11 || std::memcmp(e, head, sizeof head) != 0 || e[6] < DW_OP_lit0 ||
+        e[6] > DW_OP_lit31 || e[7] != DW_OP_ge)
+        return false;
+    *threshold = static_cast<uint8_t>(e[6] - DW_OP_lit0);
+    return true;
+}
+
+} // namespace
+
+bool CfaProgram::run(const uint8_t *p, const uint8_t *end, uint64_t *loc, FrameRules *st,
+                     bool emit) {
+    Cursor c{p, end};
+    if (p > end || uint64_t(end - p) > *budget_) {
+        *budget_ = 0;
+        return false;
+    }
+    *budget_ -= uint64_t(end - p);
+    while (c.ok && c.p < c.end) {
+        uint8_t op = c.get<uint8_t>();
+        uint8_t low = op & DW_CFA_low_mask;
+        switch (op & DW_CFA_high_mask) {
+        case DW_CFA_advance_loc:
+            advance(loc, low * cie_.code_align, *st, emit);
+            continue;
+        case DW_CFA_offset:
+            set_offset(st, low, scaled(c.uleb(), cie_.data_align));
+            if (emit)
+                emit_row(*loc, *st);
+            continue;
+        case DW_CFA_restore:
+            restore(st, low);
+            if (emit)
+                emit_row(*loc, *st);
+            continue;
+        }
+        if (!step(c, op, loc, st, emit))
+            return false;
+        if (emit)
+            emit_row(*loc, *st); // the row at loc ends with this state
+    }
+    return c.ok;
+}
+
+void CfaProgram::emit_row(uint64_t loc, const FrameRules &st) {
+    CfiRow r{};
+    uint64_t off = loc - bias_;
+    if (off > UINT32_MAX)
+        return;
+    r.pc = static_cast<uint32_t>(off);
+    if (st.ra_undefined)
+        r.kind = CfiRow::outermost;
+    else if (st.cfa_bad || st.cfa_off < INT32_MIN || st.cfa_off > INT32_MAX)
+        r.kind = CfiRow::none;
+    else if (st.cfa_plt)
+        r.kind = CfiRow::plt, r.plt_threshold = st.plt_threshold;
+    else if (st.cfa_reg == kDwarfRsp)
+        r.kind = CfiRow::sp;
+    else if (st.cfa_reg == kDwarfRbp)
+        r.kind = CfiRow::fp;
+    else
+        r.kind = CfiRow::none;
+    r.cfa_off = static_cast<int32_t>(st.cfa_off);
+    r.rbp_off = static_cast<int16_t>(std::clamp<int64_t>(st.rbp_off, INT16_MIN, INT16_MAX));
+    if (!out_.empty() && out_.back().pc == r.pc)
+        out_.back() = r;
+    else
+        out_.push_back(r);
+}
+
+void CfaProgram::advance(uint64_t *loc, uint64_t delta, const FrameRules &st, bool emit) {
+    *loc += delta;
+    if (emit)
+        emit_row(*loc, st);
+}
+
+void CfaProgram::set_offset(FrameRules *st, uint64_t reg, int64_t off) {
+    if (reg == kDwarfRbp)
+        st->rbp_off = off;
+    else if (reg == cie_.ra_reg && off != -8)
+        st->cfa_bad = true; // return address not where x86-64 puts it
+}
+
+void CfaProgram::restore(FrameRules *st, uint64_t reg) {
+    if (reg == kDwarfRbp)
+        st->rbp_off = initial.rbp_off;
+    if (reg == cie_.ra_reg)
+        st->ra_undefined = initial.ra_undefined;
+}
+
+// A rule for rbp or the return address that the rows cannot express.
+void CfaProgram::unsupported_rule(FrameRules *st, uint64_t reg) {
+    if (reg == kDwarfRbp || reg == cie_.ra_reg)
+        st->cfa_bad = true;
+}
+
+// The instructions that move the location or save and restore the
+// rules; the others are cfa_rule() and register_rule().
+bool CfaProgram::step(Cursor &c, uint8_t op, uint64_t *loc, FrameRules *st, bool emit) {
+    switch (op) {
+    case DW_CFA_nop:
+        return true;
+    case DW_CFA_set_loc:
+        *loc = c.pointer(cie_.fde_enc);
+        if (emit)
+            emit_row(*loc, *st);
+        return true;
+    case DW_CFA_advance_loc1:
+        advance(loc, c.get<uint8_t>() * cie_.code_align, *st, emit);
+        return true;
+    case DW_CFA_advance_loc2:
+        advance(loc, c.get<uint16_t>() * cie_.code_align, *st, emit);
+        return true;
+    case DW_CFA_advance_loc4:
+        advance(loc, c.get<uint32_t>() * cie_.code_align, *st, emit);
+        return true;
+    case DW_CFA_remember_state:
+        stack_.push_back(*st);
+        return true;
+    case DW_CFA_restore_state:
+        if (!stack_.empty()) {
+            *st = stack_.back();
+            stack_.pop_back();
+        }
+        return true;
+    case DW_CFA_GNU_args_size:
+        c.uleb();
+        return true;
+    default:
+        return cfa_rule(c, op, st) || register_rule(c, op, st);
+    }
+}
+
+// DW_CFA_def_cfa*: false for any other instruction, or one whose
+// expression does not fit in the record.
+bool CfaProgram::cfa_rule(Cursor &c, uint8_t op, FrameRules *st) {
+    switch (op) {
+    case DW_CFA_def_cfa:
+        st->cfa_reg = static_cast<uint8_t>(c.uleb());
+        st->cfa_off = c.uleb();
+        st->cfa_plt = false;
+        return true;
+    case DW_CFA_def_cfa_register:
+        st->cfa_reg = static_cast<uint8_t>(c.uleb());
+        st->cfa_plt = false;
+        return true;
+    case DW_CFA_def_cfa_offset:
+        st->cfa_off = c.uleb();
+        return true;
+    case DW_CFA_def_cfa_sf:
+        st->cfa_reg = static_cast<uint8_t>(c.uleb());
+        st->cfa_off = scaled(uint64_t(c.sleb()), cie_.data_align);
+        st->cfa_plt = false;
+        return true;
+    case DW_CFA_def_cfa_offset_sf:
+        st->cfa_off = scaled(uint64_t(c.sleb()), cie_.data_align);
+        return true;
+    case DW_CFA_def_cfa_expression: {
+        uint64_t n = c.uleb();
+        if (!c.has(n))
+            return false;
+        st->cfa_plt = plt_expression(c.p, n, &st->plt_threshold);
+        if (!st->cfa_plt)
+            st->cfa_bad = true;
+        c.p += n;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+// The rules of one register: false for an unknown instruction, or one
+// whose expression does not fit in the record.
+bool CfaProgram::register_rule(Cursor &c, uint8_t op, FrameRules *st) {
+    uint64_t r = 0;
+    switch (op) {
+    case DW_CFA_offset_extended:
+        r = c.uleb();
+        set_offset(st, r, scaled(c.uleb(), cie_.data_align));
+        return true;
+    case DW_CFA_offset_extended_sf:
+        r = c.uleb();
+        set_offset(st, r, scaled(uint64_t(c.sleb()), cie_.data_align));
+        return true;
+    case DW_CFA_GNU_negative_offset_extended:
+        r = c.uleb();
+        set_offset(st, r, scaled(0 - c.uleb(), cie_.data_align));
+        return true;
+    case DW_CFA_restore_extended:
+        restore(st, c.uleb());
+        return true;
+    case DW_CFA_undefined:
+        r = c.uleb();
+        if (r == cie_.ra_reg)
+            st->ra_undefined = true;
+        if (r == kDwarfRbp)
+            st->rbp_off = 0;
+        return true;
+    case DW_CFA_same_value:
+        if (c.uleb() == kDwarfRbp)
+            st->rbp_off = 0;
+        return true;
+    case DW_CFA_register:
+    case DW_CFA_val_offset:
+        r = c.uleb();
+        c.uleb(); // the other register, or the offset
+        unsupported_rule(st, r);
+        return true;
+    case DW_CFA_val_offset_sf:
+        r = c.uleb();
+        c.sleb();
+        unsupported_rule(st, r);
+        return true;
+    case DW_CFA_expression:
+    case DW_CFA_val_expression: {
+        r = c.uleb();
+        uint64_t n = c.uleb();
+        if (!c.has(n))
+            return false;
+        c.p += n;
+        unsupported_rule(st, r);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+} // namespace cpcprof::agent

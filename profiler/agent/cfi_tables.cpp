@@ -1,0 +1,113 @@
+// The process's CFI tables (cfi_tables.h).  Ordinary context only: the
+// handler reads the published index through find_cfi (cfi_lookup.cpp).
+#include "cfi_tables.h"
+
+#include "cfi.h"
+#include "cfi_cache.h"
+#include "eh_frame.h"
+
+#include <elf.h>
+#include <link.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cpcprof::agent {
+
+namespace {
+
+// A module's rows: compiled here (owned) or mapped from the cache.
+struct Table {
+    std::unique_ptr<std::vector<CfiRow>> owned;
+    const CfiRow *rows = nullptr;
+    uint32_t count = 0;
+};
+
+// Every index published and the tables they point to.  Superseded ones
+// are kept (a handler may still read them); they are small.  The agent's
+// constructor may run before this file's dynamic initializers: the
+// containers are built on first use.
+auto &tables() {
+    static std::map<std::pair<uintptr_t, const void *>, Table> t;
+    return t;
+}
+
+auto &indexes() {
+    static std::vector<std::unique_ptr<CfiIndex>> v;
+    return v;
+}
+
+std::mutex g_refresh_lock; // the constructor, the drain thread
+
+// The module's table from the recording's cache, or compiled here (and
+// cached for the other processes).
+Table load_table(const dl_phdr_info *info, const uint8_t *hdr,
+                 std::span<const CfiMemory> readable) {
+    const char *name = info->dlpi_name;
+    std::string key =
+        cfi_cache_key(info, name != nullptr && *name != '\0' ? name : "/proc/self/exe");
+    Table t;
+    t.rows = cfi_cache_find(key, &t.count);
+    if (t.rows != nullptr)
+        return t;
+    t.owned =
+        std::make_unique<std::vector<CfiRow>>(compile_eh_frame(hdr, info->dlpi_addr, readable));
+    cfi_cache_store(key, *t.owned);
+    t.rows = t.owned->data();
+    t.count = static_cast<uint32_t>(t.owned->size());
+    return t;
+}
+
+// dl_iterate_phdr callback: the module's table into the index (arg).
+int collect_module(dl_phdr_info *info, size_t, void *arg) {
+    auto *index = static_cast<CfiIndex *>(arg);
+    const uint8_t *hdr = nullptr;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    std::vector<CfiMemory> readable;
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+        if (ph.p_type == PT_GNU_EH_FRAME)
+            hdr = reinterpret_cast<const uint8_t *>(info->dlpi_addr + ph.p_vaddr);
+        if (ph.p_type == PT_LOAD && (ph.p_flags & PF_R)) {
+            auto *start = reinterpret_cast<const uint8_t *>(info->dlpi_addr + ph.p_vaddr);
+            readable.push_back({start, start + ph.p_filesz}); // beyond: maybe unmapped
+        }
+        if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+            lo = std::min<uintptr_t>(lo, info->dlpi_addr + ph.p_vaddr);
+            hi = std::max<uintptr_t>(hi, info->dlpi_addr + ph.p_vaddr + ph.p_memsz);
+        }
+    }
+    if (hdr == nullptr || hi == 0)
+        return 0;
+    // Inside dl_iterate_phdr the module cannot be unloaded under us.
+    auto key =
+        std::make_pair(static_cast<uintptr_t>(info->dlpi_addr), static_cast<const void *>(hdr));
+    auto found = tables().find(key);
+    if (found == tables().end())
+        found = tables().emplace(key, load_table(info, hdr, readable)).first;
+    const Table &table = found->second;
+    index->modules.push_back({lo, hi, info->dlpi_addr, table.rows, table.count});
+    return 0;
+}
+
+} // namespace
+
+void refresh_cfi() {
+#if defined(__x86_64__)
+    std::lock_guard<std::mutex> g(g_refresh_lock);
+    auto index = std::make_unique<CfiIndex>();
+    dl_iterate_phdr(collect_module, index.get());
+    std::sort(index->modules.begin(), index->modules.end(),
+              [](const ModuleCfi &a, const ModuleCfi &b) { return a.lo < b.lo; });
+    publish_cfi(index.get());
+    indexes().push_back(std::move(index));
+#endif
+}
+
+} // namespace cpcprof::agent

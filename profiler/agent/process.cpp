@@ -1,0 +1,113 @@
+// The agent's process: its mode, its pid, and the messages about it
+// (process.h).
+#include "process.h"
+
+#include "channel.h"
+#include "signals.h"
+
+#include "../common/protocol.h"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace cpcprof::agent {
+
+namespace {
+
+constinit Mode g_mode = Mode::off;
+constinit std::atomic<pid_t> g_pid{0}; // this process, as the agent set it up
+
+// CLOCK_MONOTONIC is the same clock in every process: the profile's times.
+int64_t mono_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+} // namespace
+
+Mode mode() {
+    return g_mode;
+}
+
+void set_mode(Mode m) {
+    g_mode = m;
+}
+
+bool sampling() {
+    return g_mode == Mode::sampled;
+}
+
+bool reporting() {
+    return g_mode != Mode::off;
+}
+
+bool signals_guarded() {
+    return g_mode == Mode::sampled;
+}
+
+pid_t agent_pid() {
+    return g_pid.load();
+}
+
+void set_agent_pid() {
+    g_pid.store(getpid());
+}
+
+// The main thread's name (the process's, /proc/self/comm).
+std::string process_name() {
+    char buf[64] = {};
+    FILE *f = std::fopen("/proc/self/comm", "r");
+    if (f != nullptr) {
+        if (std::fgets(buf, sizeof buf, f) == nullptr)
+            buf[0] = '\0';
+        std::fclose(f);
+    }
+    std::string s(buf);
+    if (!s.empty() && s.back() == '\n')
+        s.pop_back();
+    return s;
+}
+
+void send_hello() {
+    proto::Writer w(proto::Type::hello);
+    w.put(static_cast<int32_t>(getpid()));
+    w.put(static_cast<int32_t>(getppid()));
+    w.put(mono_ns());
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    w.put_string(n > 0 ? std::string(exe, n) : std::string());
+    std::ifstream in("/proc/self/cmdline", std::ios::binary);
+    std::vector<std::string> argv;
+    std::string arg;
+    while (std::getline(in, arg, '\0'))
+        argv.push_back(arg);
+    w.put(static_cast<uint32_t>(argv.size()));
+    for (const std::string &a : argv)
+        w.put_string(a);
+    send_message(w.finish());
+}
+
+void send_bye(int exit_status) {
+    proto::Writer w(proto::Type::bye);
+    w.put(static_cast<int32_t>(getpid()));
+    w.put(static_cast<int32_t>(exit_status));
+    w.put(mono_ns());
+    send_message(w.finish());
+}
+
+void send_unsampled(const std::string &reason, pid_t pid) {
+    proto::Writer w(proto::Type::unsampled);
+    w.put(static_cast<int32_t>(pid != 0 ? pid : getpid()));
+    w.put_string(reason);
+    send_message(w.finish());
+}
+
+} // namespace cpcprof::agent
