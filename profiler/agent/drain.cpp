@@ -13,6 +13,8 @@
 
 #include "../common/protocol.h"
 
+#include "base/clock.h"
+
 #include <elf.h>
 #include <link.h>
 #include <linux/futex.h>
@@ -46,12 +48,6 @@ std::mutex g_drain_lock;
 pthread_t g_thread;
 bool g_running = false;
 unsigned long long g_adds = 0, g_subs = 0; // dl_iterate_phdr counters last seen
-
-int64_t mono_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 // name: as the thread's slot has it (state.h); null or empty, the
 // process's main thread is named from /proc (the entry of a process's
@@ -122,7 +118,7 @@ void send_modules_if_changed(bool force) {
     dl_iterate_phdr(add_module, &ml);
     proto::Writer w(proto::Type::modules);
     w.put(static_cast<int32_t>(getpid()));
-    w.put(mono_ns());
+    w.put(base::monotonic_ns());
     w.put(ml.count);
     const std::vector<char> &b = body.finish();
     w.put_bytes(b.data() + sizeof(proto::Header), b.size() - sizeof(proto::Header));
@@ -282,16 +278,16 @@ void *drain_main(void *) {
     // when it flushes the process's /proc entries).
     pthread_setname_np(pthread_self(), "cpcprof-drain");
     // The drain thread is not profiled: it starts before the set is bound.
-    int64_t start = mono_ns(), last_drain = start;
+    int64_t start = base::monotonic_ns(), last_drain = start;
     while (!g_stop.load(std::memory_order_acquire)) {
-        int64_t now = mono_ns();
+        int64_t now = base::monotonic_ns();
         int64_t step = now - start < kWatchFastForNs ? kWatchFastNs : kWatchNs;
         timespec ts{0, static_cast<long>(step)};
         syscall(SYS_futex, &g_stop, FUTEX_WAIT_PRIVATE, 0, &ts, nullptr, 0);
         if (g_stop.load(std::memory_order_acquire))
             break; // the caller of stop_drain drains last
         watch_overflow_signals();
-        now = mono_ns();
+        now = base::monotonic_ns();
         if (now - last_drain >= kDrainNs) {
             drain_once(false);
             last_drain = now;

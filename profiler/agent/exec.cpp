@@ -8,6 +8,8 @@
 #include "../common/elf_static.h"
 #include "../common/protocol.h"
 
+#include "base/clock.h"
+
 #include <dlfcn.h>
 #include <sched.h>
 #include <spawn.h>
@@ -66,17 +68,13 @@ bool flush_before_exec() {
         return false;
     // A handler past its check of `armed` finishes its sample first;
     // bounded, for a thread that is stopped in its handler.
-    timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
+    const int64_t give_up = cpcprof::base::monotonic_ns() + 20 * cpcprof::base::kNsPerMillisecond;
     for (int i = 0; i < slot_bound(); ++i) {
         Slot &slot = s.slots[i];
         if (slot.tid.load(std::memory_order_acquire) == 0)
             continue;
         while (slot.in_handler.load(std::memory_order_seq_cst)) {
-            timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            if ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) >
-                20000000L)
+            if (cpcprof::base::monotonic_ns() > give_up)
                 break;
             sched_yield();
         }

@@ -7,6 +7,8 @@
 
 #include "../common/protocol.h"
 
+#include "base/clock.h"
+
 #include <cerrno>
 #include <cstring>
 #include <time.h>
@@ -110,12 +112,6 @@ void record_merged(State &s, Slot *slot, int64_t when) {
 // false; the agent sets it for the threads that bound the set themselves.
 __attribute__((tls_model("initial-exec"))) thread_local bool tls_started = false;
 
-int64_t monotonic_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts); // the vDSO: no system call
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
-
 } // namespace
 
 void thread_counts_already() { tls_started = true; }
@@ -161,7 +157,7 @@ void on_overflow(int sig, siginfo_t *si, void *uc) {
         // sample.
         sample = values[0] != UINT64_MAX;
     } else {
-        when = monotonic_ns();
+        when = base::monotonic_ns(); // the vDSO: no system call
         sample = !first;
     }
     if (sample) {

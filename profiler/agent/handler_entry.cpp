@@ -8,6 +8,8 @@
 #include "overflow_signal.h"
 #include "signals.h"
 
+#include "base/clock.h"
+
 #include <libcpc.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -82,7 +84,7 @@ bool run_program_action(const struct sigaction &p, int sig, siginfo_t *si, void 
         write_kernel_action(sig, dfl);
         uint64_t mask = uint64_t(1) << (sig - 1);
         syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &mask, nullptr, sizeof mask);
-        syscall(SYS_tgkill, getpid(), syscall(SYS_gettid), sig);
+        syscall(SYS_tgkill, getpid(), base::current_tid(), sig);
         write_kernel_action(sig, restore); // a default action that let it live
         return true;
     }

@@ -7,6 +7,8 @@
 
 #include "../common/protocol.h"
 
+#include "base/clock.h"
+
 #include <time.h>
 #include <unistd.h>
 
@@ -23,13 +25,6 @@ namespace {
 
 constinit Mode g_mode = Mode::off;
 constinit std::atomic<pid_t> g_pid{0}; // this process, as the agent set it up
-
-// CLOCK_MONOTONIC is the same clock in every process: the profile's times.
-int64_t mono_ns() {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 } // namespace
 
@@ -80,7 +75,7 @@ void send_hello() {
     proto::Writer w(proto::Type::hello);
     w.put(static_cast<int32_t>(getpid()));
     w.put(static_cast<int32_t>(getppid()));
-    w.put(mono_ns());
+    w.put(base::monotonic_ns()); // the same clock in every process
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     w.put_string(n > 0 ? std::string(exe, n) : std::string());
@@ -99,7 +94,7 @@ void send_bye(int exit_status) {
     proto::Writer w(proto::Type::bye);
     w.put(static_cast<int32_t>(getpid()));
     w.put(static_cast<int32_t>(exit_status));
-    w.put(mono_ns());
+    w.put(base::monotonic_ns()); // the same clock in every process
     send_message(w.finish());
 }
 

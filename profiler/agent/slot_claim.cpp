@@ -7,6 +7,8 @@
 #include "slots.h"
 #include "state.h"
 
+#include "base/clock.h"
+
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -16,10 +18,6 @@ namespace {
 
 constinit State g_state;
 constinit __attribute__((tls_model("initial-exec"))) thread_local Slot *tls_slot = nullptr;
-
-pid_t gettid_() {
-    return static_cast<pid_t>(syscall(SYS_gettid));
-}
 
 } // namespace
 
@@ -54,7 +52,7 @@ State &state() {
 Slot *current_slot() {
     if (tls_slot != nullptr)
         return tls_slot;
-    tls_slot = g_state.slots.claim(gettid_());
+    tls_slot = g_state.slots.claim(base::current_tid());
     return tls_slot;
 }
 

@@ -21,6 +21,8 @@
 #include "signals.h"
 #include "state.h"
 
+#include "base/clock.h"
+
 #include <link.h>
 #include <pthread.h>
 #include <sys/auxv.h>
@@ -42,15 +44,13 @@ namespace {
 // the recorder asks for handler costs).
 double measure_tsc_rate() {
 #if defined(__x86_64__)
-    timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
+    int64_t a = base::monotonic_ns(), b;
     uint64_t t0 = __builtin_ia32_rdtsc();
     do
-        clock_gettime(CLOCK_MONOTONIC, &b);
-    while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 5000000);
+        b = base::monotonic_ns();
+    while (b - a < 5 * base::kNsPerMillisecond);
     uint64_t t1 = __builtin_ia32_rdtsc();
-    double ns = double((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec));
-    return double(t1 - t0) / ns;
+    return double(t1 - t0) / double(b - a);
 #else
     return 0;
 #endif

@@ -10,6 +10,8 @@
 #include "seccomp.h"
 #include "state.h"
 
+#include "base/clock.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <time.h>
@@ -35,13 +37,6 @@ pthread_key_t g_unsampled_key;
 std::mutex g_unsampled_lock;
 std::vector<pthread_t> g_unsampled_live;
 
-uint64_t cpu_ns(clockid_t clock) {
-    timespec ts;
-    if (clock_gettime(clock, &ts) != 0)
-        return 0;
-    return uint64_t(ts.tv_sec) * 1000000000 + uint64_t(ts.tv_nsec);
-}
-
 // At the thread's end: its CPU time, unless the process's end counted it.
 void add_unsampled_cpu(void *) {
     std::lock_guard<std::mutex> g(g_unsampled_lock);
@@ -50,7 +45,7 @@ void add_unsampled_cpu(void *) {
     if (it == g_unsampled_live.end())
         return;
     g_unsampled_live.erase(it);
-    state().unsampled_cpu_ns_no_counters.fetch_add(cpu_ns(CLOCK_THREAD_CPUTIME_ID),
+    state().unsampled_cpu_ns_no_counters.fetch_add(uint64_t(base::thread_cpu_ns()),
                                                    std::memory_order_relaxed);
 }
 
@@ -60,7 +55,7 @@ void add_running_unsampled_cpu() {
     for (pthread_t t : g_unsampled_live) {
         clockid_t clock;
         if (pthread_getcpuclockid(t, &clock) == 0)
-            state().unsampled_cpu_ns_no_counters.fetch_add(cpu_ns(clock),
+            state().unsampled_cpu_ns_no_counters.fetch_add(uint64_t(base::clock_ns(clock)),
                                                            std::memory_order_relaxed);
     }
     g_unsampled_live.clear();
