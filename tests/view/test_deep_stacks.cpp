@@ -65,7 +65,7 @@ size_t count(const std::string &text, const std::string &what) {
 
 TEST_F(DeepStacks, FileIsSmall) {
     // What a deep stack costs in the file: the trie, one row per frame.
-    std::string bytes = read_text(deep());
+    std::string bytes = read_file(deep());
     EXPECT_GT(bytes.size(), 100'000u);
     EXPECT_LT(bytes.size(), 4'000'000u);
 }
@@ -117,18 +117,18 @@ TEST_F(DeepStacks, TableAndDiff) {
     }
     // The differential flame graph draws every level of the chain.
     ok({"diff", deep(), deep(), "-o", dir_->file("diff.html")});
-    std::string page = read_text(dir_->file("diff.html"));
+    std::string page = read_file(dir_->file("diff.html"));
     EXPECT_EQ(count(page, "data-n=\"f"), size_t(kDepth));
 }
 
 TEST_F(DeepStacks, FlameGraphs) {
     for (const char *out : {"deep.svg", "deep.html"}) {
         ok({"flamegraph", deep(), "-o", dir_->file(out)});
-        std::string page = read_text(dir_->file(out));
+        std::string page = read_file(dir_->file(out));
         EXPECT_NE(page.find("f29999"), std::string::npos) << out;
     }
     ok({"flamegraph", deep(), "--inverted", "-o", dir_->file("inverted.svg")});
-    EXPECT_NE(read_text(dir_->file("inverted.svg")).find("f0"), std::string::npos);
+    EXPECT_NE(read_file(dir_->file("inverted.svg")).find("f0"), std::string::npos);
     ok({"flamegraph", recursive(), "-o", dir_->file("recursive.html")});
 }
 
@@ -138,7 +138,7 @@ TEST_F(DeepStacks, Exports) {
     EXPECT_EQ(count(folded.out, ";"), size_t(kDepth) - 1);
     EXPECT_EQ(folded.out.rfind("f0;f1;f2;", 0), 0u);
     ok({"export", deep(), "--format", "pprof", "-o", dir_->file("deep.pb.gz")});
-    EXPECT_GT(read_text(dir_->file("deep.pb.gz")).size(), 1000u);
+    EXPECT_GT(read_file(dir_->file("deep.pb.gz")).size(), 1000u);
     LimitedRun ss = ok({"export", recursive(), "--format", "speedscope"});
     EXPECT_TRUE(nlohmann::json::accept(ss.out));
 }
