@@ -135,33 +135,6 @@ std::string usage_error(const std::string &why) {
     return "cputrack: " + why + "\n" + cpctools::kCputrackUsage;
 }
 
-// libcpc's own message for adding this event here, or "" if it is accepted.
-std::string libcpc_refusal(const char *event) {
-    static std::string msg;
-    msg.clear();
-    cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
-    cpc_seterrhndlr(cpc, [](const char *, int, const char *fmt, va_list ap) {
-        char buf[1024];
-        vsnprintf(buf, sizeof buf, fmt, ap);
-        msg = buf;
-    });
-    cpc_set_t *set = cpc_set_create(cpc);
-    bool ok = cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER, 0, nullptr) >= 0;
-    cpc_close(cpc);
-    return ok ? "" : msg;
-}
-
-// Whether this process may count kernel-side events of its own threads.
-bool can_count_system() {
-    cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
-    cpc_set_t *set = cpc_set_create(cpc);
-    cpc_set_add_request(cpc, set, "context-switches", 0, CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0,
-                        nullptr);
-    bool ok = cpc_bind_curlwp(cpc, set, 0) == 0;
-    cpc_close(cpc);
-    return ok;
-}
-
 // A pid that no process has: a child that has been reaped.
 pid_t dead_pid() {
     pid_t pid = fork();

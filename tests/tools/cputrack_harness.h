@@ -5,6 +5,7 @@
 #pragma once
 
 #include "files.h"
+#include "libcpc_checks.h" // libcpc_refusal, can_count_system
 #include "process.h"
 #include "ptrace_check.h"
 #include "spawned.h"
@@ -69,10 +70,6 @@ std::string masked_text(const std::vector<Line> &lines, Cols c,
 
 // "cputrack: WHY" and the usage text.
 std::string usage_error(const std::string &why);
-// libcpc's own message for adding this event here, or "" if it is accepted.
-std::string libcpc_refusal(const char *event);
-// Whether this process may count kernel-side events of its own threads.
-bool can_count_system();
 // A pid that no process has: a child that has been reaped.
 pid_t dead_pid();
 

@@ -4,6 +4,7 @@
 #include "caps.h"
 #include "cpustat_options.h"
 #include "files.h"
+#include "libcpc_checks.h"
 #include "process.h"
 
 #include <gtest/gtest.h>
@@ -28,6 +29,7 @@
 
 namespace {
 
+using cpcprof::test::libcpc_refusal;
 using cpcprof::test::split_lines;
 using Result = cpcprof::test::Captured; // status, out, err, seconds (wall), cpu (cpustat's)
 
@@ -144,22 +146,6 @@ void check_samples(const std::vector<std::string> &ls, size_t first, size_t roun
         EXPECT_EQ(t.values, sums[s]);
         EXPECT_EQ(t.spec, specs.empty() ? "" : specs[s]);
     }
-}
-
-// libcpc's own message for adding this event here, or "" if it is accepted.
-std::string libcpc_refusal(const char *event) {
-    static std::string msg;
-    msg.clear();
-    cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
-    cpc_seterrhndlr(cpc, [](const char *, int, const char *fmt, va_list ap) {
-        char buf[1024];
-        vsnprintf(buf, sizeof buf, fmt, ap);
-        msg = buf;
-    });
-    cpc_set_t *set = cpc_set_create(cpc);
-    bool ok = cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER, 0, nullptr) >= 0;
-    cpc_close(cpc);
-    return ok ? "" : msg;
 }
 
 TEST(Cpustat, HelpPrintsUsageAndCapabilities) {
