@@ -1,6 +1,7 @@
 #include "files.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 
 #include <cstring>
 #include <filesystem>
@@ -29,6 +30,11 @@ void write_file(const std::string &path, const std::string &text) {
     out.close();
     if (!out)
         throw std::runtime_error("cannot write " + path);
+}
+
+int64_t file_size(const std::string &path) {
+    struct stat st;
+    return ::stat(path.c_str(), &st) == 0 ? st.st_size : -1;
 }
 
 std::vector<std::string> split_lines(const std::string &text) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@ std::string read_file(const std::string &path);
 // Writes text to path, creating the directories above it; throws
 // std::runtime_error saying what failed.
 void write_file(const std::string &path, const std::string &text);
+
+// A file's size in bytes; -1 if it cannot be stat'ed.
+int64_t file_size(const std::string &path);
 
 // The lines of text, without their '\n'.
 std::vector<std::string> split_lines(const std::string &text);

@@ -25,7 +25,7 @@ struct RunResult {
 struct ProgramOptions {
     unsigned long nofile = 0;           // RLIMIT_NOFILE (soft and hard); 0: as is
     const char *tmpdir = nullptr;       // TMPDIR
-    std::vector<std::string> env;       // NAME=VALUE added
+    std::vector<std::string> env{};     // NAME=VALUE added
     bool own_group = false;             // in a process group of its own (killed whole on a timeout)
     std::string out = "program.stdout"; // files of the directory for stdout and stderr
     std::string err = "program.stderr";
