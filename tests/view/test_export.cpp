@@ -307,10 +307,8 @@ TEST_F(PprofTest, GoToolPprofReadsIt) {
     std::string text = read_file(top);
     // square: 6 of 11 ms flat, the first row; main: 10 of 11 ms cumulative.
     EXPECT_NE(text.find("Type: cpu-clock"), std::string::npos) << text;
-    std::vector<std::string> rows;
-    std::istringstream in(text.substr(std::min(text.size(), text.find("flat%"))));
-    for (std::string line; std::getline(in, line);)
-        rows.push_back(line);
+    std::vector<std::string> rows =
+        split_lines(text.substr(std::min(text.size(), text.find("flat%"))));
     ASSERT_GE(rows.size(), 2u) << text;
     auto fields = [](const std::string &row) {
         std::istringstream ws(row);
