@@ -13,10 +13,11 @@
 //
 // Budget (issue 3): <= 41 bytes per sample including the stack tables
 // (perf.data: 41 without stacks, 242 with).
+#include "files.h"            // tests/support: file_size
+#include "synthetic_stacks.h" // tests/support
+
 #include "storage/profile.h"
 
-#include <sqlite3.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,6 +30,7 @@
 #include <vector>
 
 using namespace cpcprof::storage;
+using namespace cpcprof::test;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -66,73 +68,21 @@ bool parse(int argc, char **argv, Options *o) {
     return o->samples > 0 && o->stacks > 0 && o->depth > 0 && o->threads > 0 && o->batch > 0;
 }
 
-// Distinct stacks, leaf first, shaped like a call tree: each new stack
-// follows an earlier one for its outer frames (5 to depth-1 of them),
-// then goes its own way.  Addresses are return addresses in a PIE
-// executable and in a shared library, as a real process has them.
-std::vector<std::vector<uint64_t>> make_stacks(const Options &o, std::mt19937_64 &rng) {
-    auto address = [&] {
-        bool lib = rng() % 3 == 0;
-        return (lib ? 0x7f3a5c200000ULL : 0x55d0c8a00000ULL) + (rng() % (8u << 20));
-    };
-    std::vector<std::vector<uint64_t>> root_first;
-    for (unsigned k = 0; k < o.stacks; ++k) {
-        std::vector<uint64_t> s;
-        if (k > 0) {
-            const auto &base = root_first[rng() % k];
-            unsigned keep = std::min<unsigned>(o.depth - 1, 5 + rng() % o.depth);
-            s.assign(base.begin(), base.begin() + std::min<size_t>(keep, base.size()));
-        }
-        while (s.size() < o.depth)
-            s.push_back(address());
-        root_first.push_back(std::move(s));
-    }
-    for (auto &s : root_first)
-        std::reverse(s.begin(), s.end());
-    return root_first;
-}
-
-// Zipf(1) over stack ranks.
-std::vector<double> popularity(unsigned n) {
-    std::vector<double> cdf(n);
-    double sum = 0;
-    for (unsigned r = 0; r < n; ++r)
-        cdf[r] = (sum += 1.0 / (r + 1));
-    for (double &c : cdf)
-        c /= sum;
-    return cdf;
-}
-
 double seconds(Clock::duration d) {
     return std::chrono::duration<double>(d).count();
 }
 
-int64_t file_size(const std::string &path) {
-    struct stat st;
-    return ::stat(path.c_str(), &st) == 0 ? st.st_size : -1;
-}
-
 // Bytes per table and index, through SQLite's dbstat table (when built in).
 void print_breakdown(const std::string &path, double samples) {
-    sqlite3 *db = nullptr;
-    sqlite3_stmt *st = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK &&
-        sqlite3_prepare_v2(db,
-                           "SELECT name, sum(pgsize), count(*) FROM dbstat GROUP BY name "
-                           "ORDER BY sum(pgsize) DESC",
-                           -1, &st, nullptr) == SQLITE_OK) {
-        std::printf("  by table (dbstat):\n");
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            double bytes = static_cast<double>(sqlite3_column_int64(st, 1));
-            std::printf("    %-20s %10.0f bytes %6lld pages  %6.2f bytes/sample\n",
-                        reinterpret_cast<const char *>(sqlite3_column_text(st, 0)), bytes,
-                        static_cast<long long>(sqlite3_column_int64(st, 2)), bytes / samples);
-        }
-    } else {
+    auto tables = table_sizes(path);
+    if (!tables) {
         std::printf("  (no per-table breakdown: this SQLite has no dbstat)\n");
+        return;
     }
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    std::printf("  by table (dbstat):\n");
+    for (const TableSize &t : *tables)
+        std::printf("    %-20s %10.0f bytes %6lld pages  %6.2f bytes/sample\n", t.name.c_str(),
+                    t.bytes, t.pages, t.bytes / samples);
 }
 
 } // namespace
@@ -151,8 +101,8 @@ int main(int argc, char **argv) {
         o.output = "/tmp/bench_storage." + std::to_string(getpid()) + ".cpcprof";
 
     std::mt19937_64 rng(42);
-    auto stacks = make_stacks(o, rng);
-    auto cdf = popularity(o.stacks);
+    auto stacks = tree_shaped_stacks(o.stacks, o.depth, rng);
+    auto cdf = zipf_cdf(o.stacks);
     std::uniform_real_distribution<double> uniform(0, 1);
     const int64_t t0 = 1'000'000'000'000;
 

@@ -17,7 +17,8 @@ TEST(CheckCli, ExitStatusAndOneLinePerFile) {
     ASSERT_EQ(rec.status, 0) << rec.err;
     std::string good = read_file(dir.file("good.cpcprof"));
     ASSERT_GT(good.size(), 8192u);
-    std::ofstream(dir.file("truncated.cpcprof"), std::ios::binary) << good.substr(0, good.size() / 2);
+    std::ofstream(dir.file("truncated.cpcprof"), std::ios::binary)
+        << good.substr(0, good.size() / 2);
     std::ofstream(dir.file("junk.cpcprof")) << "not a profile\n";
 
     RunResult r = run_cpcprof(dir, {"check", "good.cpcprof"});

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Most of the main thread's CPU time in wl_compute: the hottest function.
-const std::vector<std::string> kWorkloadArgs = {"--seconds", "0.4", "--split", "10,10,80",
+const std::vector<std::string> kWorkloadArgs = {"--seconds",        "0.4", "--split", "10,10,80",
                                                 "--thread-seconds", "0.05"};
 
 std::vector<std::string> record_args(const std::string &exe, std::vector<std::string> options) {
@@ -40,8 +40,7 @@ struct SymbolizeLine {
 
 // The "symbolized R of N addresses in M modules ..." line of stderr.
 std::optional<SymbolizeLine> symbolize_line(const std::string &err) {
-    static const std::regex re(
-        R"(symbolized (\d+) of (\d+) addresses in (\d+) modules?([^\n]*))");
+    static const std::regex re(R"(symbolized (\d+) of (\d+) addresses in (\d+) modules?([^\n]*))");
     std::smatch m;
     if (!std::regex_search(err, m, re))
         return std::nullopt;
@@ -133,10 +132,10 @@ TEST(SymbolizeCli, StrippedModuleHasNoSymbolsUntilItsDebugFileIsGiven) {
     TempDir dir;
     std::string stripped = dir.file("workload_stripped");
     std::string debug = dir.file("workload.debug");
-    if (run_program({"objcopy", "--version"}) != 0)
+    if (run_quiet({"objcopy", "--version"}) != 0)
         GTEST_SKIP() << "objcopy (binutils) is not installed";
-    ASSERT_EQ(run_program({"objcopy", "--only-keep-debug", WORKLOAD_FP, debug}), 0);
-    ASSERT_EQ(run_program({"objcopy", "--strip-all", WORKLOAD_FP, stripped}), 0);
+    ASSERT_EQ(run_quiet({"objcopy", "--only-keep-debug", WORKLOAD_FP, debug}), 0);
+    ASSERT_EQ(run_quiet({"objcopy", "--strip-all", WORKLOAD_FP, stripped}), 0);
 
     RunResult r = run_cpcprof(dir, record_args(stripped, {}));
     ASSERT_EQ(r.status, 0) << r.err;
@@ -191,9 +190,10 @@ TEST(SymbolizeCli, RefusesWhatIsNotAProfile) {
     EXPECT_TRUE(r.err.starts_with("cpcprof symbolize: missing.cpcprof: ")) << r.err;
     EXPECT_FALSE(fs::exists(dir.file("missing.cpcprof")));
 
-    for (std::vector<std::string> usage :
-         {std::vector<std::string>{"symbolize"}, {"symbolize", "a.cpcprof", "b.cpcprof"},
-          {"symbolize", "--frobnicate", "junk.cpcprof"}, {"symbolize", "junk.cpcprof", "--debug-dir"}}) {
+    for (std::vector<std::string> usage : {std::vector<std::string>{"symbolize"},
+                                           {"symbolize", "a.cpcprof", "b.cpcprof"},
+                                           {"symbolize", "--frobnicate", "junk.cpcprof"},
+                                           {"symbolize", "junk.cpcprof", "--debug-dir"}}) {
         r = run_cpcprof(dir, usage);
         EXPECT_EQ(r.status, 2) << usage.back() << ": " << r.err;
         EXPECT_TRUE(contains(r.err, "usage: cpcprof symbolize")) << r.err;

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdarg>
@@ -29,6 +30,19 @@ __attribute__((noinline, no_sanitize_address)) inline void touch_pages(size_t n)
     for (size_t i = 0; i < n; ++i)
         p[i * 4096] = 1;
     munmap(const_cast<char *>(p), len);
+}
+
+// Spins until the calling thread has used ms of CPU time, reading its CPU
+// clock (a system call) every between_reads additions.
+__attribute__((noinline)) inline void spin_cpu_ms(int ms, int between_reads = 1000) {
+    timespec a, b;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    volatile unsigned long x = 0;
+    do {
+        for (int i = 0; i < between_reads; ++i)
+            x = x + i;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    } while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
 }
 
 // Records what libcpc reports through cpc_seterrhndlr.

@@ -1,10 +1,14 @@
 // Helpers of the libpctx and cpc_bind_pctx tests (test_pctx*.cpp): target
-// programs started under control or beside it, and callbacks that record
-// what libpctx reported.
+// programs started under control, and callbacks that record what libpctx
+// reported.  Programs started beside a test (Spawned) and the ptrace check
+// are tests/support's.
 #pragma once
 
+#include "files.h"
 #include "helpers.h"
 #include "pctx_private.h"
+#include "ptrace_check.h" // SKIP_WITHOUT_PTRACE
+#include "spawned.h"
 
 #include <libpctx.h>
 
@@ -22,6 +26,11 @@
 #include <sstream>
 
 namespace pctxtest {
+
+// tests/support: processes started beside a test, who traces them, files.
+using cpcprof::test::read_file;
+using cpcprof::test::Spawned;
+using cpcprof::test::tracer_of;
 
 // What libpctx reported through the errfn.
 struct PctxErrors {
@@ -54,13 +63,6 @@ inline std::string temp_file() {
     return path;
 }
 
-inline std::string slurp(const std::string &path) {
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return ss.str();
-}
-
 inline int64_t now_ms() {
     timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -74,75 +76,6 @@ inline pctx_t *create(std::vector<std::string> args, void *arg = nullptr) {
         argv.push_back(a.data());
     argv.push_back(nullptr);
     return pctx_create(argv[0], argv.data(), arg, 0, PctxErrors::fn);
-}
-
-// Whether this process may trace another (a container may forbid it).
-inline bool ptrace_works() {
-    static int ok = -1;
-    if (ok < 0) {
-        pctx_t *p = create({"/bin/true"});
-        ok = p != nullptr;
-        if (p != nullptr) {
-            pid_t pid = __pctx_pid(p);
-            pctx_release(p);
-            waitpid(pid, nullptr, 0);
-        }
-    }
-    return ok == 1;
-}
-
-// A process started with fork+exec, stdout on a pipe; killed if still there.
-struct Spawned {
-    pid_t pid = -1;
-    int out = -1;
-    explicit Spawned(std::vector<std::string> args, uid_t uid = 0, uid_t euid = 0) {
-        int fds[2];
-        EXPECT_EQ(pipe(fds), 0);
-        pid = fork();
-        if (pid == 0) {
-            dup2(fds[1], 1);
-            close(fds[0]);
-            if (uid != 0 || euid != 0) {
-                if (setresgid(65534, 65534, 65534) != 0 || setresuid(uid, euid, euid) != 0)
-                    _exit(126);
-            }
-            std::vector<char *> argv;
-            for (std::string &a : args)
-                argv.push_back(a.data());
-            argv.push_back(nullptr);
-            execv(argv[0], argv.data());
-            _exit(127);
-        }
-        close(fds[1]);
-        out = fds[0];
-    }
-    // Reads the first line the process writes ("ready").
-    std::string line() {
-        std::string s;
-        char c;
-        while (read(out, &c, 1) == 1 && c != '\n')
-            s += c;
-        return s;
-    }
-    int wait() {
-        int st = -1;
-        waitpid(pid, &st, 0);
-        pid = -1;
-        return st;
-    }
-    ~Spawned() {
-        if (pid > 0) {
-            kill(pid, SIGKILL);
-            waitpid(pid, nullptr, 0);
-        }
-        close(out);
-    }
-};
-
-inline pid_t tracer_of(pid_t pid) {
-    std::string s = slurp("/proc/" + std::to_string(pid) + "/status");
-    size_t at = s.find("TracerPid:");
-    return at == std::string::npos ? -1 : std::atoi(s.c_str() + at + 10);
 }
 
 // Callbacks that write what happened into a list.
@@ -251,10 +184,3 @@ struct PerLwp {
 };
 
 } // namespace pctxtest
-
-#define SKIP_WITHOUT_PTRACE()                                                                \
-    do {                                                                                     \
-        if (!pctxtest::ptrace_works())                                                       \
-            GTEST_SKIP() << "this process may not ptrace its children here: "                \
-                         << pctxtest::PctxErrors::all();                                     \
-    } while (0)

@@ -16,17 +16,6 @@
 
 namespace {
 
-void spin_cpu_ms(int ms) {
-    timespec a, b;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-    volatile unsigned long x = 0;
-    do {
-        for (int i = 0; i < 1000; ++i)
-            x = x + i;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-    } while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
-}
-
 struct Descriptors : ::testing::Test {
     cpc_t *cpc = nullptr;
     cpc_set_t *set = nullptr;
@@ -51,7 +40,7 @@ TEST_F(Descriptors, OnePerRequestAndTheTickStillCounts) {
     EXPECT_EQ(cpctest::perf_fds(), before + 2) << "two requests, two descriptors";
     cpc_buf_t *a = cpc_buf_create(cpc, set), *b = cpc_buf_create(cpc, set);
     ASSERT_EQ(cpc_set_sample(cpc, set, a), 0);
-    spin_cpu_ms(50);
+    cpctest::spin_cpu_ms(50);
     ASSERT_EQ(cpc_set_sample(cpc, set, b), 0);
     // The tick is the group's on-CPU time, converted to TSC cycles: 50 ms
     // of CPU at any clock rate from 100 MHz to 10 GHz.

@@ -370,14 +370,7 @@ namespace {
 // in the kernel is not taken when only user time is requested (perf drops
 // it), so the loop makes a system call only every millisecond or so.
 void spin_ms(int ms) {
-    timespec a, b;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
-    volatile unsigned long x = 0;
-    do {
-        for (int i = 0; i < 1000000; ++i)
-            x = x + i;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
-    } while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+    cpctest::spin_cpu_ms(ms, 1000000);
 }
 } // namespace
 

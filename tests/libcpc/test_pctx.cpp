@@ -123,9 +123,10 @@ struct Signaller : Trace {
         for (auto [when, sig] : s->at) {
             if (when == round) {
                 if (sig == SIGCONT) {
-                    std::string st = slurp("/proc/" + std::to_string(pid) + "/stat");
+                    std::string st = read_file("/proc/" + std::to_string(pid) + "/stat");
                     size_t paren = st.rfind(')');
-                    s->state_while_stopped = paren != std::string::npos ? st.substr(paren + 2, 1) : "?";
+                    s->state_while_stopped =
+                        paren != std::string::npos ? st.substr(paren + 2, 1) : "?";
                 }
                 kill(pid, sig);
             }
@@ -198,7 +199,7 @@ TEST(Pctx, ThreadEventsComeInIllumosOrder) {
     EXPECT_EQ(t.events.back(), "exit 0");
     EXPECT_EQ(t.events[t.events.size() - 2], "fini " + std::to_string(pid));
     // Each worker: init_lwp, lwp_create, ..., fini_lwp, lwp_exit.
-    std::istringstream in(slurp(out));
+    std::istringstream in(read_file(out));
     unlink(out.c_str());
     pid_t tid;
     uint64_t ignored;
@@ -375,7 +376,7 @@ void check_fork_followed(const char *mode) {
     std::vector<std::string> r = read_report(fds[0], 10000);
     close(fds[0]);
     close(fds[1]);
-    pid_t child = std::atoi(slurp(out).c_str());
+    pid_t child = std::atoi(read_file(out).c_str());
     unlink(out.c_str());
     ASSERT_GE(r.size(), 1u) << "no report from the child's controlling process";
     EXPECT_EQ(r[0], "fork " + std::to_string(pid) + " " + std::to_string(child) + " " +
@@ -455,7 +456,7 @@ TEST(Pctx, CaptureOfAZombieFailsWithEsrch) {
     pid_t child = fork();
     if (child == 0)
         _exit(0);
-    for (int i = 0; i < 200 && slurp("/proc/" + std::to_string(child) + "/stat").find(") Z") ==
+    for (int i = 0; i < 200 && read_file("/proc/" + std::to_string(child) + "/stat").find(") Z") ==
                                    std::string::npos;
          ++i)
         usleep(5000);

@@ -19,10 +19,10 @@ int as_nobody(const std::function<int()> &fn) {
     });
 }
 
-#define SKIP_UNLESS_ROOT()                                                                   \
-    do {                                                                                     \
-        if (geteuid() != 0)                                                                  \
-            GTEST_SKIP() << "needs root to make processes of other users";                   \
+#define SKIP_UNLESS_ROOT()                                                                         \
+    do {                                                                                           \
+        if (geteuid() != 0)                                                                        \
+            GTEST_SKIP() << "needs root to make processes of other users";                         \
     } while (0)
 
 // 0 when capture of pid fails with EACCES and says why, leaving it untraced.

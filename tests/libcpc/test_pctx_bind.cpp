@@ -14,7 +14,7 @@ struct ThreadReport {
 
 std::vector<ThreadReport> read_threads(const std::string &path) {
     std::vector<ThreadReport> out;
-    std::istringstream in(slurp(path));
+    std::istringstream in(read_file(path));
     ThreadReport r;
     while (in >> r.tid >> r.minflt >> r.nvcsw >> r.nivcsw)
         out.push_back(r);
@@ -83,7 +83,7 @@ TEST(CpcBindPctx, TicksReadTheTargetWhileItRunsAndDoNotSlowIt) {
     for (int i = 0; i < 3; ++i) {
         Spawned sp({PCTX_SPIN, out, iterations});
         ASSERT_EQ(sp.wait(), 0);
-        alone = std::min<int64_t>(alone, std::atoll(slurp(out).c_str()));
+        alone = std::min<int64_t>(alone, std::atoll(read_file(out).c_str()));
     }
     struct Ticks : PerLwp {
         std::vector<std::pair<int64_t, uint64_t>> seen; // (wall ns, task-clock ns)
@@ -103,7 +103,7 @@ TEST(CpcBindPctx, TicksReadTheTargetWhileItRunsAndDoNotSlowIt) {
     pctx_set_events(p, PCTX_INIT_LWP_EVENT, PerLwp::bind, PCTX_NULL_EVENT);
     EXPECT_EQ(pctx_run(p, 2, 0, Ticks::tick), 0);
     pctx_release(p);
-    int64_t controlled = std::atoll(slurp(out).c_str());
+    int64_t controlled = std::atoll(read_file(out).c_str());
     unlink(out.c_str());
     ASSERT_TRUE(s.errors.empty()) << s.errors[0];
     ASSERT_GE(s.seen.size(), 10u) << "ticks every 2 ms over " << controlled << " us";

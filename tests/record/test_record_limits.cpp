@@ -211,11 +211,7 @@ std::optional<std::vector<std::string>> strace_record(const TempDir &dir,
     RunResult r = run_program(dir, all);
     if (r.status != 0)
         return std::vector<std::string>{};
-    std::vector<std::string> lines;
-    std::istringstream in(read_file(dir.file("trace")));
-    for (std::string l; std::getline(in, l);)
-        lines.push_back(l);
-    return lines;
+    return split_lines(read_file(dir.file("trace")));
 }
 
 } // namespace

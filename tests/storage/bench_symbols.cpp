@@ -12,10 +12,11 @@
 // add (per table, from dbstat), and the time of SymbolWriter::addresses(),
 // of writing the symbols, of Reader::open, and of a report's aggregation:
 // every sample located (StackLocator) and its cost summed per function.
+#include "files.h"            // tests/support: file_size
+#include "synthetic_stacks.h" // tests/support
+
 #include "storage/profile.h"
 
-#include <sqlite3.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,6 +28,7 @@
 #include <vector>
 
 using namespace cpcprof::storage;
+using namespace cpcprof::test;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -57,44 +59,17 @@ bool parse(int argc, char **argv, Options *o) {
     return argc % 2 == 1 && o->samples > 0 && o->stacks > 0 && o->depth > 0 && o->processes > 0;
 }
 
-constexpr uint64_t kExe = 0x55d0c8a00000, kLib = 0x7f3a5c200000, kSpan = 8u << 20;
+constexpr uint64_t kExe = kSyntheticExe, kLib = kSyntheticLib, kSpan = kSyntheticSpan;
 constexpr int64_t kStart = 1'000'000'000'000;
 
 double since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-int64_t file_size(const std::string &path) {
-    struct stat st;
-    return ::stat(path.c_str(), &st) == 0 ? st.st_size : -1;
-}
-
-std::vector<std::vector<uint64_t>> make_stacks(const Options &o, std::mt19937_64 &rng) {
-    auto address = [&] { return (rng() % 3 == 0 ? kLib : kExe) + rng() % kSpan; };
-    std::vector<std::vector<uint64_t>> root_first;
-    for (unsigned k = 0; k < o.stacks; ++k) {
-        std::vector<uint64_t> s;
-        if (k > 0) {
-            const auto &base = root_first[rng() % k];
-            size_t keep = std::min<size_t>(o.depth - 1, 5 + rng() % o.depth);
-            s.assign(base.begin(), base.begin() + std::min(keep, base.size()));
-        }
-        while (s.size() < o.depth)
-            s.push_back(address());
-        root_first.push_back(std::move(s));
-    }
-    for (auto &s : root_first)
-        std::reverse(s.begin(), s.end());
-    return root_first;
-}
-
 bool write_profile(const Options &o, const std::string &path) {
     std::mt19937_64 rng(42);
-    auto stacks = make_stacks(o, rng);
-    std::vector<double> cdf(stacks.size());
-    double sum = 0;
-    for (size_t r = 0; r < cdf.size(); ++r)
-        cdf[r] = (sum += 1.0 / static_cast<double>(r + 1));
+    auto stacks = tree_shaped_stacks(o.stacks, o.depth, rng);
+    std::vector<double> cdf = zipf_cdf(o.stacks);
     std::string error;
     auto w = Writer::create(path, &error);
     if (!w) {
@@ -113,8 +88,9 @@ bool write_profile(const Options &o, const std::string &path) {
     }
     uint64_t values[2] = {250'000, 0};
     for (uint64_t i = 0; i < o.samples; ++i) {
-        double u = std::uniform_real_distribution<double>(0, sum)(rng);
-        const auto &frames = stacks[std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin()];
+        double u = std::uniform_real_distribution<double>(0, 1)(rng);
+        size_t k = std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
+        const auto &frames = stacks[std::min<size_t>(k, stacks.size() - 1)];
         int pid = 1000 + static_cast<int>(i % o.processes);
         values[1] = 100'000 + i % 1000;
         w->add_sample({pid, pid, kStart + static_cast<int64_t>(i) * 250'000, true, frames, values});
@@ -151,25 +127,17 @@ std::vector<SymbolFrame> answer(uint64_t offset) {
     return frames;
 }
 
+// What the symbol tables take, through SQLite's dbstat table (when built in).
 void print_tables(const std::string &path, double addresses) {
-    sqlite3 *db = nullptr;
-    sqlite3_stmt *st = nullptr;
-    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK &&
-        sqlite3_prepare_v2(db,
-                           "SELECT name, sum(pgsize) FROM dbstat WHERE name IN "
-                           "('symbol', 'function_name', 'source_file') GROUP BY name",
-                           -1, &st, nullptr) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            double bytes = static_cast<double>(sqlite3_column_int64(st, 1));
-            std::printf("  %-14s %10.0f bytes  %6.1f bytes/address\n",
-                        reinterpret_cast<const char *>(sqlite3_column_text(st, 0)), bytes,
-                        bytes / addresses);
-        }
-    } else {
+    auto tables = table_sizes(path);
+    if (!tables) {
         std::printf("  (no per-table breakdown: this SQLite has no dbstat)\n");
+        return;
     }
-    sqlite3_finalize(st);
-    sqlite3_close(db);
+    for (const TableSize &t : *tables)
+        if (t.name == "symbol" || t.name == "function_name" || t.name == "source_file")
+            std::printf("  %-14s %10.0f bytes  %6.1f bytes/address\n", t.name.c_str(), t.bytes,
+                        t.bytes / addresses);
 }
 
 } // namespace

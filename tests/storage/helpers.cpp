@@ -14,16 +14,16 @@
 
 namespace storagetest {
 
-void StorageTest::SetUp() {
-    const char *tmp = std::getenv("TMPDIR");
-    std::string templ =
-        std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/cpcprof-storage-XXXXXX";
-    ASSERT_NE(mkdtemp(templ.data()), nullptr);
-    dir = templ;
+void GoodProfileTest::SetUp() {
+    StorageTest::SetUp();
+    good = path("good.cpcprof");
+    write_profile(good, 200);
 }
 
-void StorageTest::TearDown() {
-    std::filesystem::remove_all(dir);
+std::string GoodProfileTest::copy(const char *name) {
+    std::string p = path(name);
+    std::filesystem::copy_file(good, p);
+    return p;
 }
 
 RunInfo test_run() {
@@ -185,10 +185,6 @@ std::string query_text(const std::string &path, const char *sql) {
     }
     sqlite3_close(db);
     return result;
-}
-
-std::string integrity_check(const std::string &path) {
-    return query_text(path, "PRAGMA integrity_check");
 }
 
 std::vector<char> read_bytes(const std::string &path) {

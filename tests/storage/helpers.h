@@ -2,6 +2,9 @@
 // realistic profile, and raw SQLite access for checking and damaging files.
 #pragma once
 
+#include "integrity.h" // tests/support
+#include "temp_dir.h"  // tests/support
+
 #include "storage/profile.h"
 
 #include <gtest/gtest.h>
@@ -17,10 +20,11 @@ using namespace cpcprof::storage;
 
 constexpr int64_t kStartMono = 5'000'000'000'000; // CLOCK_MONOTONIC of the run start
 
+// A temporary directory per test (tests/support's TempDir).
 struct StorageTest : ::testing::Test {
-    std::filesystem::path dir;
-    void SetUp() override;
-    void TearDown() override;
+    cpcprof::test::TempDir tmp{"cpcprof-storage"};
+    std::filesystem::path dir{tmp.path()};
+    void SetUp() override {}
     std::string path(const char *name) const { return (dir / name).string(); }
 };
 
@@ -66,11 +70,20 @@ void write_known_profile(const std::string &path);
 // The file is left in WAL mode with its -wal and -shm.
 void write_then_die(const std::string &file, int committed, int pending);
 
+// A finished profile of 200 numbered samples (write_profile), and copies of
+// it to damage or check.
+struct GoodProfileTest : StorageTest {
+    std::string good;
+    void SetUp() override;
+    std::string copy(const char *name);
+};
+
 // Runs literal SQL on the file through an ordinary read-write connection
 // (to damage it); returns SQLite's error message or "" on success.
 std::string run_sql(const std::string &path, const char *sql);
-// PRAGMA integrity_check through a plain read-only connection: "ok" or the problems.
-std::string integrity_check(const std::string &path);
+// PRAGMA integrity_check through a plain read-only connection: "ok" or the
+// problems (tests/support).
+using cpcprof::test::integrity_check;
 // The first column of the first row of a literal query.
 std::string query_text(const std::string &path, const char *sql);
 

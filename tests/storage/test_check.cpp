@@ -12,18 +12,7 @@ using cpcprof::check::FileReport;
 
 namespace {
 
-struct Check : StorageTest {
-    std::string good;
-    void SetUp() override {
-        StorageTest::SetUp();
-        good = path("good.cpcprof");
-        write_profile(good, 200);
-    }
-    std::string copy(const char *name) {
-        std::string p = path(name);
-        std::filesystem::copy_file(good, p);
-        return p;
-    }
+struct Check : GoodProfileTest {
     // check_main's exit status, its stdout in *out.
     int run(const std::vector<std::string> &args, std::string *out) {
         ::testing::internal::CaptureStdout();

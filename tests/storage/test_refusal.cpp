@@ -11,19 +11,7 @@ using namespace storagetest;
 
 namespace {
 
-struct Refusal : StorageTest {
-    std::string good;
-    void SetUp() override {
-        StorageTest::SetUp();
-        good = path("good.cpcprof");
-        write_profile(good, 200);
-    }
-    // A copy of the good profile, to damage.
-    std::string copy(const char *name) {
-        std::string p = path(name);
-        std::filesystem::copy_file(good, p);
-        return p;
-    }
+struct Refusal : GoodProfileTest {
     // Page number (1-based) of a table's root, from the good file.
     size_t root_page(const char *table_query) { return std::stoul(query_text(good, table_query)); }
     // 1 KiB for a small profile, 4 KiB for a large one (Writer::finish).

@@ -1,5 +1,6 @@
 // The -h capability text, from made-up capabilities and from this machine.
 #include "caps.h"
+#include "files.h"
 
 #include <gtest/gtest.h>
 
@@ -26,11 +27,7 @@ bool wrapped(const std::string &line) {
 }
 
 std::vector<std::string> lines(const std::string &text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string l; std::getline(in, l);)
-        out.push_back(l);
-    return out;
+    return cpcprof::test::split_lines(text);
 }
 
 TEST(Caps, SmallMachineExactText) {
@@ -105,9 +102,8 @@ TEST(Caps, LongListsWrapAtColumn76WithMargin17) {
     }
     EXPECT_EQ(listed, evs);
     // The reference text is re-flowed, one tab in front of each line.
-    EXPECT_NE(format_capabilities(c).find("\t" + std::string(30, 'x') + " " +
-                                          std::string(30, 'y') + "\n\t" + std::string(30, 'z') +
-                                          " more words\n"),
+    EXPECT_NE(format_capabilities(c).find("\t" + std::string(30, 'x') + " " + std::string(30, 'y') +
+                                          "\n\t" + std::string(30, 'z') + " more words\n"),
               std::string::npos);
 }
 

@@ -3,6 +3,9 @@
 // counts are taken from the output).
 #include "caps.h"
 #include "cpustat_options.h"
+#include "files.h"
+#include "libcpc_checks.h"
+#include "process.h"
 
 #include <gtest/gtest.h>
 
@@ -14,24 +17,21 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <grp.h>
 #include <poll.h>
 #include <regex>
 #include <sched.h>
 #include <sstream>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace {
 
-struct Result {
-    int status = -1; // exit code, or 128 + signal
-    std::string out, err;
-    double seconds = 0; // wall time
-    double cpu = 0;     // user + system time of cpustat
-};
+using cpcprof::test::libcpc_refusal;
+using cpcprof::test::split_lines;
+using Result = cpcprof::test::Captured; // status, out, err, seconds (wall), cpu (cpustat's)
 
 struct RunOpts {
     uid_t uid = 0; // non-zero: drop to this uid/gid before exec
@@ -40,68 +40,7 @@ struct RunOpts {
 
 Result run(std::vector<std::string> args, RunOpts o = {}) {
     args.insert(args.begin(), CPUSTAT_PATH);
-    int out[2], err[2];
-    EXPECT_EQ(pipe(out), 0);
-    EXPECT_EQ(pipe(err), 0);
-    timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(out[1], 1);
-        dup2(err[1], 2);
-        close(out[0]);
-        close(err[0]);
-        if (o.uid != 0 && (setgroups(0, nullptr) != 0 || setgid(o.uid) != 0 || setuid(o.uid) != 0))
-            _exit(126);
-        std::vector<char *> argv;
-        for (std::string &a : args)
-            argv.push_back(a.data());
-        argv.push_back(nullptr);
-        execv(argv[0], argv.data());
-        _exit(127);
-    }
-    close(out[1]);
-    close(err[1]);
-    Result r;
-    pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
-    std::string *dest[2] = {&r.out, &r.err};
-    int open = 2;
-    bool signalled = false;
-    auto elapsed = [&] {
-        timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        return double(t.tv_sec - t0.tv_sec) + double(t.tv_nsec - t0.tv_nsec) / 1e9;
-    };
-    while (open > 0) {
-        int timeout = o.sigint_after > 0 && !signalled ? 20 : 1000;
-        if (poll(fds, 2, timeout) > 0) {
-            for (int i = 0; i < 2; ++i) {
-                if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP)))
-                    continue;
-                char buf[4096];
-                ssize_t n = read(fds[i].fd, buf, sizeof buf);
-                if (n > 0) {
-                    dest[i]->append(buf, size_t(n));
-                } else {
-                    close(fds[i].fd);
-                    fds[i].fd = -1;
-                    --open;
-                }
-            }
-        }
-        if (o.sigint_after > 0 && !signalled && elapsed() >= o.sigint_after) {
-            kill(pid, SIGINT);
-            signalled = true;
-        }
-    }
-    int st = 0;
-    rusage ru{};
-    wait4(pid, &st, 0, &ru);
-    r.seconds = elapsed();
-    r.cpu = double(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-            double(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return r;
+    return cpcprof::test::run_capturing(args, {.uid = o.uid, .sigint_after = o.sigint_after});
 }
 
 std::string usage_error(const std::string &why) {
@@ -109,11 +48,7 @@ std::string usage_error(const std::string &why) {
 }
 
 std::vector<std::string> lines(const std::string &text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string l; std::getline(in, l);)
-        out.push_back(l);
-    return out;
+    return split_lines(text);
 }
 
 // Online CPUs in our affinity mask: the ones cpustat counts.
@@ -213,22 +148,6 @@ void check_samples(const std::vector<std::string> &ls, size_t first, size_t roun
     }
 }
 
-// libcpc's own message for adding this event here, or "" if it is accepted.
-std::string libcpc_refusal(const char *event) {
-    static std::string msg;
-    msg.clear();
-    cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
-    cpc_seterrhndlr(cpc, [](const char *, int, const char *fmt, va_list ap) {
-        char buf[1024];
-        vsnprintf(buf, sizeof buf, fmt, ap);
-        msg = buf;
-    });
-    cpc_set_t *set = cpc_set_create(cpc);
-    bool ok = cpc_set_add_request(cpc, set, event, 0, CPC_COUNT_USER, 0, nullptr) >= 0;
-    cpc_close(cpc);
-    return ok ? "" : msg;
-}
-
 TEST(Cpustat, HelpPrintsUsageAndCapabilities) {
     Result r = run({"-h"});
     cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
@@ -257,8 +176,7 @@ TEST(Cpustat, UsageErrorsExit2) {
         {{"-c", "cpu-clock", "1s"},
          "interval must be a number of seconds greater than 0, not '1s'"},
         {{"-c", "cpu-clock", "1", "0"}, "count must be a whole number greater than 0, not '0'"},
-        {{"-c", "cpu-clock", "1", "1.5"},
-         "count must be a whole number greater than 0, not '1.5'"},
+        {{"-c", "cpu-clock", "1", "1.5"}, "count must be a whole number greater than 0, not '1.5'"},
         {{"-c", "cpu-clock", "1", "2", "3"}, "unexpected argument '3'"},
         {{"-c", "cpu-clock", "-c", "page-faults", "-p", "1", "0.6"},
          "period must be at least the interval times the number of event sets"},

@@ -189,11 +189,12 @@ TEST(EventSpecMachine, AddsRequestsToASet) {
     ASSERT_EQ(cpctools::add_to_set(cpc, set, r.spec, &indices), 0);
     EXPECT_EQ(indices, (std::vector<int>{0, 1}));
     std::vector<std::string> seen;
-    cpc_walk_requests(cpc, set, &seen,
-                      [](void *arg, int, const char *ev, uint64_t, uint_t flags, int, const cpc_attr_t *) {
-                          static_cast<std::vector<std::string> *>(arg)->push_back(
-                              std::string(ev) + ":" + std::to_string(flags));
-                      });
+    cpc_walk_requests(
+        cpc, set, &seen,
+        [](void *arg, int, const char *ev, uint64_t, uint_t flags, int, const cpc_attr_t *) {
+            static_cast<std::vector<std::string> *>(arg)->push_back(std::string(ev) + ":" +
+                                                                    std::to_string(flags));
+        });
     // cpc_walk_requests() walks in illumos' order (newest first); only the
     // contents matter here.
     std::sort(seen.begin(), seen.end());

@@ -129,16 +129,16 @@ bool decode_pprof(const std::string &path, const std::string &workdir, PprofProf
     std::string raw = workdir + "/decoded.pb", text = workdir + "/decoded.txt",
                 err = workdir + "/decode.err";
     if (shell("gzip -dc '" + path + "' > '" + raw + "' 2> '" + err + "'") != 0) {
-        *error = "gzip -dc: " + read_text(err);
+        *error = "gzip -dc: " + read_file(err);
         return false;
     }
     if (shell(protoc_path() + " --decode perftools.profiles.Profile --proto_path '" +
               proto.parent_path().string() + "' profile.proto < '" + raw + "' > '" + text +
               "' 2> '" + err + "'") != 0) {
-        *error = "protoc: " + read_text(err);
+        *error = "protoc: " + read_file(err);
         return false;
     }
-    TextMessage m = parse_text(read_text(text));
+    TextMessage m = parse_text(read_file(text));
     PprofProfile &p = *out;
     p.strings = m.all("string_table");
     auto s = [&](int64_t i) { return size_t(i) < p.strings.size() ? p.strings[size_t(i)] : "?"; };

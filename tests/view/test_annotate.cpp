@@ -43,8 +43,8 @@ struct AnnotateTest : ::testing::Test {
     std::string sources = dir.file("checkout");
     void SetUp() override {
         storagetest::write_known_profile(known);
-        write_text_file(sources + "/src/a.c", numbered("a.c", 40));
-        write_text_file(sources + "/src/m.h", numbered("m.h", 5));
+        write_file(sources + "/src/a.c", numbered("a.c", 40));
+        write_file(sources + "/src/m.h", numbered("m.h", 5));
     }
     RunResult annotate(std::vector<std::string> args) {
         args.insert(args.begin(), {"annotate", known});
@@ -96,7 +96,7 @@ TEST_F(AnnotateTest, InlinedFunctionAndItsCaller) {
 
 TEST_F(AnnotateTest, SourceDirDropsLeadingDirectories) {
     std::string flat = dir.file("flat");
-    write_text_file(flat + "/a.c", numbered("flat a.c", 40));
+    write_file(flat + "/a.c", numbered("flat a.c", 40));
     RunResult r = annotate({"main", "--source-dir", dir.file("empty"), "--source-dir", flat});
     ASSERT_EQ(r.status, 0) << r.err;
     std::vector<std::string> l10 = row_ending(r.out, "flat a.c line 10");

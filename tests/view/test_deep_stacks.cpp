@@ -48,14 +48,6 @@ class DeepStacks : public ::testing::Test {
 };
 TempDir *DeepStacks::dir_ = nullptr;
 
-std::vector<std::string> lines_of(const std::string &text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        out.push_back(line);
-    return out;
-}
-
 size_t count(const std::string &text, const std::string &what) {
     size_t n = 0;
     for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
@@ -65,7 +57,7 @@ size_t count(const std::string &text, const std::string &what) {
 
 TEST_F(DeepStacks, FileIsSmall) {
     // What a deep stack costs in the file: the trie, one row per frame.
-    std::string bytes = read_text(deep());
+    std::string bytes = read_file(deep());
     EXPECT_GT(bytes.size(), 100'000u);
     EXPECT_LT(bytes.size(), 4'000'000u);
 }
@@ -77,13 +69,13 @@ TEST_F(DeepStacks, CallersTextReachesTheRoot) {
     EXPECT_EQ(count(r.out, " deep\n"), size_t(kDepth)) << r.out.substr(0, 500);
     EXPECT_NE(r.out.find("[30000] f0 "), std::string::npos);
     EXPECT_NE(r.out.find("[42] f29958 "), std::string::npos);
-    for (const std::string &line : lines_of(r.out))
+    for (const std::string &line : split_lines(r.out))
         EXPECT_LT(line.size(), 400u) << "indentation grows with depth";
 }
 
 TEST_F(DeepStacks, CalleesCsvHasEveryLevel) {
     LimitedRun r = ok({"report", deep(), "--callees", "f0", "--format", "csv"});
-    std::vector<std::string> lines = lines_of(r.out);
+    std::vector<std::string> lines = split_lines(r.out);
     ASSERT_EQ(lines.size(), size_t(kDepth) + 1); // the header, then one row per node
     EXPECT_EQ(lines.back().rfind("30000,f29999,", 0), 0u) << lines.back();
 }
@@ -93,7 +85,7 @@ TEST_F(DeepStacks, CallersJsonIsValidAndNested) {
     EXPECT_TRUE(nlohmann::json::accept(r.out)) << r.out.substr(0, 300);
     EXPECT_EQ(count(r.out, "{\"function\": \"f"), size_t(kDepth));
     EXPECT_EQ(count(r.out, "\"children\": [\n"), size_t(kDepth) - 1); // a chain
-    for (const std::string &line : lines_of(r.out))
+    for (const std::string &line : split_lines(r.out))
         ASSERT_LT(line.size(), 2000u) << "indentation grows with depth";
 }
 
@@ -111,34 +103,34 @@ TEST_F(DeepStacks, RecursionInEveryTreeFormat) {
 TEST_F(DeepStacks, TableAndDiff) {
     for (const std::string &f : {deep(), recursive()}) {
         LimitedRun table = ok({"report", f, "--top", "0", "--format", "csv"});
-        EXPECT_GE(lines_of(table.out).size(), 2u);
+        EXPECT_GE(split_lines(table.out).size(), 2u);
         LimitedRun diff = ok({"diff", f, f, "--format", "json"});
         EXPECT_TRUE(nlohmann::json::accept(diff.out)) << diff.out.substr(0, 300);
     }
     // The differential flame graph draws every level of the chain.
     ok({"diff", deep(), deep(), "-o", dir_->file("diff.html")});
-    std::string page = read_text(dir_->file("diff.html"));
+    std::string page = read_file(dir_->file("diff.html"));
     EXPECT_EQ(count(page, "data-n=\"f"), size_t(kDepth));
 }
 
 TEST_F(DeepStacks, FlameGraphs) {
     for (const char *out : {"deep.svg", "deep.html"}) {
         ok({"flamegraph", deep(), "-o", dir_->file(out)});
-        std::string page = read_text(dir_->file(out));
+        std::string page = read_file(dir_->file(out));
         EXPECT_NE(page.find("f29999"), std::string::npos) << out;
     }
     ok({"flamegraph", deep(), "--inverted", "-o", dir_->file("inverted.svg")});
-    EXPECT_NE(read_text(dir_->file("inverted.svg")).find("f0"), std::string::npos);
+    EXPECT_NE(read_file(dir_->file("inverted.svg")).find("f0"), std::string::npos);
     ok({"flamegraph", recursive(), "-o", dir_->file("recursive.html")});
 }
 
 TEST_F(DeepStacks, Exports) {
     LimitedRun folded = ok({"export", deep(), "--format", "folded"});
-    ASSERT_EQ(lines_of(folded.out).size(), 1u);
+    ASSERT_EQ(split_lines(folded.out).size(), 1u);
     EXPECT_EQ(count(folded.out, ";"), size_t(kDepth) - 1);
     EXPECT_EQ(folded.out.rfind("f0;f1;f2;", 0), 0u);
     ok({"export", deep(), "--format", "pprof", "-o", dir_->file("deep.pb.gz")});
-    EXPECT_GT(read_text(dir_->file("deep.pb.gz")).size(), 1000u);
+    EXPECT_GT(read_file(dir_->file("deep.pb.gz")).size(), 1000u);
     LimitedRun ss = ok({"export", recursive(), "--format", "speedscope"});
     EXPECT_TRUE(nlohmann::json::accept(ss.out));
 }

@@ -356,7 +356,7 @@ TEST_F(DiffTest, DifferentialFlameGraph) {
     std::string out = dir.file("diff.html");
     RunResult r = diff({base, now, "-o", out});
     ASSERT_EQ(r.status, 0) << r.err;
-    std::string html = read_text(out);
+    std::string html = read_file(out);
     ASSERT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u) << html.substr(0, 200);
     EXPECT_EQ(html.find("http://"), std::string::npos) << "the page must not reach the network";
     EXPECT_EQ(html.find("https://"), std::string::npos);
@@ -513,7 +513,7 @@ TEST(DiffDemo, ARecordingAgainstItselfHasNoChange) {
         matrix = matrix || f["function"] == "matrix_multiply";
     }
     EXPECT_TRUE(matrix) << "the demo's hot function is in the table";
-    EXPECT_NE(read_text(html).find("data-n=\"matrix_multiply\""), std::string::npos);
+    EXPECT_NE(read_file(html).find("data-n=\"matrix_multiply\""), std::string::npos);
 }
 
 } // namespace

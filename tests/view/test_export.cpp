@@ -127,7 +127,7 @@ struct ExportTest : ::testing::Test {
         std::string out = dir.file("out.folded");
         args.insert(args.end(), {"--format", "folded", "-o", out});
         run(args);
-        return parse_folded(read_text(out));
+        return parse_folded(read_file(out));
     }
 };
 
@@ -139,7 +139,7 @@ TEST_F(ExportTest, FoldedHasOneLinePerStackWeighedByTheSamplingEvent) {
         expected[join(k.names)] = k.samples * kPeriod;
     EXPECT_EQ(folded({known}), expected);
     // The brief's example line, literally.
-    EXPECT_NE(read_text(dir.file("out.folded")).find("main;compute;square 6000000\n"),
+    EXPECT_NE(read_file(dir.file("out.folded")).find("main;compute;square 6000000\n"),
               std::string::npos);
 }
 
@@ -303,14 +303,12 @@ TEST_F(PprofTest, GoToolPprofReadsIt) {
                     "' go tool pprof -top -sample_index=cpu-clock '" + out + "' > '" + top +
                     "' 2>&1"),
               0)
-        << read_text(top);
-    std::string text = read_text(top);
+        << read_file(top);
+    std::string text = read_file(top);
     // square: 6 of 11 ms flat, the first row; main: 10 of 11 ms cumulative.
     EXPECT_NE(text.find("Type: cpu-clock"), std::string::npos) << text;
-    std::vector<std::string> rows;
-    std::istringstream in(text.substr(std::min(text.size(), text.find("flat%"))));
-    for (std::string line; std::getline(in, line);)
-        rows.push_back(line);
+    std::vector<std::string> rows =
+        split_lines(text.substr(std::min(text.size(), text.find("flat%"))));
     ASSERT_GE(rows.size(), 2u) << text;
     auto fields = [](const std::string &row) {
         std::istringstream ws(row);
@@ -355,14 +353,14 @@ struct SpeedscopeTest : ExportTest {
                        "jsonschema.validate(json.load(open(sys.argv[2], encoding=\"utf-8\")), "
                        "json.load(open(sys.argv[1])))' '" +
                        schema + "' '" + file + "' > '" + err + "' 2>&1");
-        return rc == 0 ? "" : read_text(err) + " (status " + std::to_string(rc) + ")";
+        return rc == 0 ? "" : read_file(err) + " (status " + std::to_string(rc) + ")";
     }
     json speedscope(std::vector<std::string> args) {
         std::string out = dir.file("s.json");
         args.insert(args.end(), {"--format", "speedscope", "-o", out});
         run(args);
         EXPECT_EQ(validate(out), "");
-        return json::parse(read_text(out));
+        return json::parse(read_file(out));
     }
     // A profile's stacks as names root first -> weight.
     static std::map<std::string, uint64_t> stacks(const json &doc, const json &profile) {
@@ -458,7 +456,7 @@ TEST_F(ExportTest, TheDemoRecordingAgreesAcrossFormats) {
     EXPECT_TRUE(checksum && multiply);
     std::string s = dir.file("demo.json");
     run({demo, "--format", "speedscope", "-o", s});
-    json doc = json::parse(read_text(s));
+    json doc = json::parse(read_file(s));
     EXPECT_GE(doc["profiles"].size(), 2u); // the main thread and the checksum thread
     uint64_t speedscope_total = 0;
     for (const json &p : doc["profiles"])

@@ -156,7 +156,7 @@ struct FlamegraphTest : ::testing::Test {
 TEST_F(FlamegraphTest, SvgFramesAreAsWideAsTheirSamples) {
     RunResult r = run({"flamegraph", known, "-o", dir.file("f.svg")});
     ASSERT_EQ(r.status, 0) << r.err;
-    std::string svg = read_text(dir.file("f.svg"));
+    std::string svg = read_file(dir.file("f.svg"));
     auto frames = svg_frames(svg);
     ASSERT_FALSE(frames.empty()) << svg.substr(0, 3000);
 
@@ -229,7 +229,7 @@ TEST_F(FlamegraphTest, SvgFramesAreAsWideAsTheirSamples) {
 TEST_F(FlamegraphTest, EventPicksTheWidth) {
     RunResult r = run({"flamegraph", known, "--event", "page-faults", "-o", dir.file("f.svg")});
     ASSERT_EQ(r.status, 0) << r.err;
-    auto frames = svg_frames(read_text(dir.file("f.svg")));
+    auto frames = svg_frames(read_file(dir.file("f.svg")));
     ASSERT_EQ(named(frames, "main").size(), 1u);
     EXPECT_NEAR(named(frames, "main")[0].width, kSvgSpan, 0.01); // every fault is under main
     EXPECT_NEAR(named(frames, "compute")[0].width, kSvgSpan * 12 / kFaults, 0.01);
@@ -250,7 +250,7 @@ TEST_F(FlamegraphTest, EventPicksTheWidth) {
 TEST_F(FlamegraphTest, InvertedPutsTheSampledFunctionsOnTop) {
     RunResult r = run({"flamegraph", known, "--inverted", "-o", dir.file("i.svg")});
     ASSERT_EQ(r.status, 0) << r.err;
-    auto frames = svg_frames(read_text(dir.file("i.svg")));
+    auto frames = svg_frames(read_file(dir.file("i.svg")));
     // Bottom-up roots: square (6 samples), recurse (3 + the truncated 1), libx.so (1).
     auto all = named(frames, "all"), square = named(frames, "square");
     ASSERT_EQ(all.size(), 1u);
@@ -284,7 +284,7 @@ TEST_F(FlamegraphTest, NarrowFramesArePrunedAndCounted) {
                         {{{"main", "big"}, 19'989}, {{"main", "tiny"}, 10}, {{"main", "dust"}, 1}});
     RunResult r = run({"flamegraph", p, "-o", dir.file("w.svg")});
     ASSERT_EQ(r.status, 0) << r.err;
-    std::string svg = read_text(dir.file("w.svg"));
+    std::string svg = read_file(dir.file("w.svg"));
     auto frames = svg_frames(svg);
     EXPECT_EQ(named(frames, "big").size(), 1u);
     EXPECT_TRUE(named(frames, "tiny").empty()); // under 0.1 %
@@ -295,7 +295,7 @@ TEST_F(FlamegraphTest, NarrowFramesArePrunedAndCounted) {
     // The HTML page keeps frames down to 0.01 %.
     r = run({"flamegraph", p, "-o", dir.file("w.html")});
     ASSERT_EQ(r.status, 0) << r.err;
-    std::string html = read_text(dir.file("w.html"));
+    std::string html = read_file(dir.file("w.html"));
     EXPECT_NE(html.find("[\"tiny\","), std::string::npos);
     EXPECT_EQ(html.find("[\"dust\","), std::string::npos);
     EXPECT_NE(html.find("\"pruned\":1,"), std::string::npos);
@@ -326,7 +326,7 @@ TEST_F(FlamegraphTest, HostileNamesAreEscaped) {
     write_named_profile(p, stacks);
     ASSERT_EQ(run({"flamegraph", p, "-o", dir.file("h.html")}).status, 0);
     ASSERT_EQ(run({"flamegraph", p, "-o", dir.file("h.svg"), "--title", "<b>&</b>"}).status, 0);
-    std::string html = read_text(dir.file("h.html")), svg = read_text(dir.file("h.svg"));
+    std::string html = read_file(dir.file("h.html")), svg = read_file(dir.file("h.svg"));
 
     // HTML: exactly the page's two scripts, no markup from a name.
     auto count = [](const std::string &s, const std::string &what) {
@@ -396,7 +396,7 @@ TEST_F(FlamegraphTest, FilterNarrowsTheGraph) {
     // Thread 101 has libx.so (1 sample) and the truncated recursion (1).
     RunResult r = run({"flamegraph", known, "--tid", "101", "-o", dir.file("t.svg")});
     ASSERT_EQ(r.status, 0) << r.err;
-    auto frames = svg_frames(read_text(dir.file("t.svg")));
+    auto frames = svg_frames(read_file(dir.file("t.svg")));
     EXPECT_TRUE(named(frames, "compute").empty());
     ASSERT_EQ(named(frames, "libx.so+0x500").size(), 1u);
     EXPECT_NEAR(named(frames, "libx.so+0x500")[0].width, kSvgSpan / 2, 0.01);
@@ -406,7 +406,7 @@ TEST_F(FlamegraphTest, FilterNarrowsTheGraph) {
     r = run({"flamegraph", known, "--time", "1,2", "-o", dir.file("e.svg")});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.err.find("no samples"), std::string::npos) << r.err;
-    std::string svg = read_text(dir.file("e.svg"));
+    std::string svg = read_file(dir.file("e.svg"));
     EXPECT_TRUE(svg_frames(svg).empty());
     EXPECT_NE(svg.find("No cpu-clock in the kept samples"), std::string::npos);
 }
@@ -417,7 +417,7 @@ TEST_F(FlamegraphTest, DemoRecording) {
     ASSERT_FALSE(demo.empty());
     RunResult r = run({"flamegraph", demo, "-o", dir.file("d.svg")});
     ASSERT_EQ(r.status, 0) << r.err;
-    auto frames = svg_frames(read_text(dir.file("d.svg")));
+    auto frames = svg_frames(read_file(dir.file("d.svg")));
     for (const char *fn : {"main", "matrix_multiply", "walk_list", "checksum"})
         EXPECT_FALSE(named(frames, fn).empty()) << fn;
     // Two threads' work: main's share and checksum's add up to at most all.
@@ -486,7 +486,7 @@ Loaded load_in_chromium(const TempDir &dir, const std::string &url,
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     kill(-pid, SIGKILL); // helpers it may have left behind
-    return {read_text(out), read_text(err)};
+    return {read_file(out), read_file(err)};
 }
 
 // The page's #test-state lines (flame_render.h), unescaped.

@@ -58,8 +58,8 @@ class Growth : public ::testing::Test {
 TempDir *Growth::dir_ = nullptr;
 
 TEST_F(Growth, FilesGrowLinearly) {
-    size_t small = read_text(file("small.cpcprof")).size();
-    size_t large = read_text(file("large.cpcprof")).size();
+    size_t small = read_file(file("small.cpcprof")).size();
+    size_t large = read_file(file("large.cpcprof")).size();
     EXPECT_LE(large, 6 * small);
 }
 

@@ -130,7 +130,7 @@ TEST_F(Utf8Test, SpeedscopeParses) {
 TEST_F(Utf8Test, FlamegraphHtmlIsUtf8) {
     std::string out = dir.file("flame.html");
     run({"flamegraph", file, "-o", out});
-    std::string html = read_text(out);
+    std::string html = read_file(out);
     ASSERT_FALSE(html.empty());
     EXPECT_TRUE(is_utf8(html));
     EXPECT_NE(html.find("com" + kFFFD + "ute"), std::string::npos);

@@ -2,9 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 namespace cpcprof::test {
 
@@ -34,13 +32,6 @@ const char *demo_recording_unavailable() {
 
 RunResult cpcprof(const TempDir &dir, const std::vector<std::string> &args) {
     return run_cpcprof(dir, args, 60);
-}
-
-std::string read_text(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
 }
 
 } // namespace cpcprof::test

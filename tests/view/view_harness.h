@@ -5,7 +5,7 @@
 #pragma once
 
 #include "helpers.h"        // tests/storage: write_known_profile
-#include "record_harness.h" // tests/record: TempDir, run_cpcprof
+#include "record_harness.h" // tests/record: run_cpcprof (and tests/support's TempDir, read_file)
 
 #include <string>
 #include <vector>
@@ -22,16 +22,13 @@ const std::string &demo_profile();
 // refuses to load into the unsanitized demo.  Tests of the demo recording
 // begin with SKIP_WITHOUT_DEMO_RECORDING().
 const char *demo_recording_unavailable();
-#define SKIP_WITHOUT_DEMO_RECORDING()                                                       \
-    do {                                                                                    \
-        if (const char *why_ = ::cpcprof::test::demo_recording_unavailable())               \
-            GTEST_SKIP() << why_;                                                           \
+#define SKIP_WITHOUT_DEMO_RECORDING()                                                              \
+    do {                                                                                           \
+        if (const char *why_ = ::cpcprof::test::demo_recording_unavailable())                      \
+            GTEST_SKIP() << why_;                                                                  \
     } while (0)
 
 // Runs cpcprof ARGS in dir (see run_cpcprof) with a 60 s limit.
 RunResult cpcprof(const TempDir &dir, const std::vector<std::string> &args);
-
-// Text of a file; "" if it cannot be read.
-std::string read_text(const std::string &path);
 
 } // namespace cpcprof::test
