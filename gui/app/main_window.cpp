@@ -79,6 +79,7 @@ void MainWindow::makeActions() {
     QAction *open = file->addAction(tr("&Open..."), this, &MainWindow::chooseFile);
     open->setShortcut(QKeySequence::Open);
     recent_menu_ = file->addMenu(tr("Open &Recent"));
+    recent_menu_->setObjectName("recentFiles");
     fillRecentMenu();
     reload_ = file->addAction(tr("Re&load"), this, &MainWindow::reload);
     reload_->setShortcut(QKeySequence::Refresh);
