@@ -10,6 +10,8 @@
 #include <QComboBox>
 #include <QMenu>
 #include <QMessageBox>
+#include <QPushButton>
+#include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
 
@@ -172,6 +174,45 @@ TEST(GuiApp, RemembersLastViewAndRecentFiles) {
     // Open Recent opens it.
     recent->actions().front()->trigger();
     EXPECT_TRUE(wait_for([&] { return again.profile() && again.profile()->path == file; }));
+}
+
+TEST(GuiApp, CancelDropsTheLoadAndKeepsTheWindowAsItWas) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    MainWindow w;
+    w.show();
+    QSignalSpy loaded(w.loader(), &gui::ProfileLoader::loaded);
+    QSignalSpy cancelled(w.loader(), &gui::ProfileLoader::cancelled);
+    w.openFile(QString::fromStdString(file));
+    auto *cancel = w.findChild<QPushButton *>("cancelLoad");
+    ASSERT_NE(cancel, nullptr);
+    ASSERT_TRUE(cancel->isVisible()) << "no Cancel while loading";
+    // Clicked before the load can have come back (its result is handed
+    // over by the event loop, which has not run yet).
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    EXPECT_EQ(cancelled.count(), 1);
+    EXPECT_FALSE(w.loader()->busy());
+    EXPECT_FALSE(cancel->isVisible());
+    // The load itself ends on its own; what it made is dropped.
+    QTest::qWait(1000);
+    EXPECT_EQ(loaded.count(), 0);
+    EXPECT_EQ(w.profile(), nullptr);
+}
+
+TEST(GuiApp, NewerLoadDropsAnOlderOne) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &first = demo_profile();
+    const std::string &second = two_event_profile();
+    MainWindow w;
+    w.show();
+    QSignalSpy shown(&w, &MainWindow::profileShown);
+    w.openFile(QString::fromStdString(first));
+    w.openFile(QString::fromStdString(second));
+    ASSERT_TRUE(wait_for([&] { return w.profile() != nullptr; }));
+    QTest::qWait(1000); // the first load's result, had it not been dropped
+    EXPECT_EQ(shown.count(), 1);
+    EXPECT_EQ(w.profile()->path, second);
+    EXPECT_EQ(w.eventSelector()->count(), 2);
 }
 
 } // namespace

@@ -5,13 +5,16 @@
 #include "app/flame_graph.h"
 #include "app/main_window.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QTabWidget>
 #include <QTest>
+#include <QTimer>
 
 #include <gtest/gtest.h>
 
@@ -196,6 +199,38 @@ TEST_F(GuiFlame, ExportsSvgAndPng) {
     // A place that cannot be written is said so.
     EXPECT_FALSE(canvas->exportPng("/nonexistent-dir/f.png", &error));
     EXPECT_TRUE(error.contains("/nonexistent-dir/f.png"));
+}
+
+TEST_F(GuiFlame, ContextMenuShowsFunctionInOtherPages) {
+    std::vector<FlameFrame> walk = frames_of("walk_list");
+    ASSERT_EQ(walk.size(), 1u);
+    QPoint at = canvas->frameRect(walk[0]).center().toPoint();
+    for (auto [item, tab] : {std::pair{"Show in bottom-up", MainWindow::BottomUpTab},
+                             std::pair{"Show in caller/callee", MainWindow::CallerCalleeTab},
+                             std::pair{"Show in top-down", MainWindow::TopDownTab}}) {
+        SCOPED_TRACE(item);
+        w->tabs()->setCurrentIndex(MainWindow::FlameTab);
+        QStringList offered;
+        // The menu runs its own event loop: pick the item from inside it.
+        QTimer::singleShot(100, [&, item = QString(item)] {
+            auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
+            if (!menu)
+                return;
+            QAction *pick = nullptr;
+            for (QAction *a : menu->actions()) {
+                offered << a->text();
+                if (a->text() == item)
+                    pick = a;
+            }
+            if (pick)
+                menu->setActiveAction(pick);
+            QTest::keyClick(menu, pick ? Qt::Key_Return : Qt::Key_Escape);
+        });
+        QContextMenuEvent event(QContextMenuEvent::Mouse, at, canvas->mapToGlobal(at));
+        QApplication::sendEvent(canvas, &event);
+        EXPECT_TRUE(offered.contains(item)) << offered.join(", ").toStdString();
+        EXPECT_EQ(w->tabs()->currentIndex(), int(tab));
+    }
 }
 
 } // namespace
