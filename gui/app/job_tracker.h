@@ -3,7 +3,9 @@
 // the GUI thread, in the context of owner, unless a newer job was started
 // in the meantime (or cancel() was called): stale results are dropped.
 // The job id lives on the GUI thread only; nothing is shared with the
-// worker but what work captured, so no mutex is needed.
+// worker but what work captured, so no mutex is needed.  A job that is
+// already finished when run() attaches done (Qt 6.4 runs it at once) has
+// done called before run() returns: callers must not rely on the order.
 #pragma once
 
 #include <QFuture>
