@@ -22,9 +22,10 @@ Peak RSS is the process's ru_maxrss (wait4).
 hotspot (Debian 12's 1.3.0) cannot export or print timings headless.  It
 is timed two ways: `hotspot-perfparser` alone (the parsing hotspot starts
 with, a lower bound of its time to a flame graph), and the hotspot GUI
-(offscreen) from start until its CPU time stops growing for 1.5 s after
-loading (parse, aggregation and first paint; polled every 50 ms from
-/proc, so +-50 ms), with its and its parser's peak RSS (VmHWM).
+(offscreen) from start until its parser has exited and its own CPU time
+has then stopped growing for 1.5 s (parse, aggregation and first paint;
+polled every 50 ms from /proc, so +-50 ms), with its and its parser's
+peak RSS (VmHWM).
 Targets (issue): first flame graph < 1 s, interactions < 100 ms, peak
 RSS < 500 MiB.
 """
@@ -80,14 +81,16 @@ def cpu_ticks(pid):
         return None
 
 
-def children_ticks(pid):
-    total = 0
+def descendants(pid):
+    """Pids of pid's children, whichever of its threads started them."""
+    out = []
     try:
-        for child in open(f"/proc/{pid}/task/{pid}/children").read().split():
-            total += cpu_ticks(int(child)) or 0
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as f:
+                out += [int(c) for c in f.read().split()]
     except OSError:
         pass
-    return total
+    return out
 
 
 def vm_hwm_mib(pid):
@@ -101,27 +104,26 @@ def vm_hwm_mib(pid):
 
 
 def hotspot_once(pdata, idle_s=1.5):
-    """(seconds until hotspot went idle after loading, peak RSS MiB of
-    hotspot, of its parser)."""
+    """(seconds until hotspot's parser had exited and hotspot was idle
+    after it, peak RSS MiB of hotspot, of its parser)."""
     t0 = time.monotonic()
     p = subprocess.Popen(["hotspot", pdata], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, env=ENV)
     last_ticks, last_change, parser_rss = -1, t0, 0.0
-    while time.monotonic() - last_change < idle_s or last_ticks < 50:
+    parser_seen = parser_alive = False
+    while not parser_seen or parser_alive or time.monotonic() - last_change < idle_s:
         time.sleep(0.05)
-        ticks = cpu_ticks(p.pid)
-        if ticks is None:
+        ticks = cpu_ticks(p.pid)  # its own and its reaped children's
+        if ticks is None or time.monotonic() - t0 > 600:
             break
-        try:
-            for child in open(f"/proc/{p.pid}/task/{p.pid}/children").read().split():
-                parser_rss = max(parser_rss, vm_hwm_mib(int(child)))
-        except OSError:
-            pass
-        ticks += children_ticks(p.pid)
+        children = descendants(p.pid)
+        parser_alive = bool(children)
+        parser_seen |= parser_alive
+        for child in children:
+            parser_rss = max(parser_rss, vm_hwm_mib(child))
+            ticks += cpu_ticks(child) or 0
         if ticks != last_ticks:
             last_ticks, last_change = ticks, time.monotonic()
-        if time.monotonic() - t0 > 600:
-            break
     rss = vm_hwm_mib(p.pid)
     p.kill()
     p.wait()

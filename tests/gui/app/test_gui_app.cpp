@@ -7,13 +7,17 @@
 #include "app/main_window.h"
 #include "app/summary_page.h"
 
+#include <QApplication>
 #include <QComboBox>
+#include <QDropEvent>
 #include <QMenu>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTest>
+#include <QUrl>
 
 #include <gtest/gtest.h>
 
@@ -174,6 +178,42 @@ TEST(GuiApp, RemembersLastViewAndRecentFiles) {
     // Open Recent opens it.
     recent->actions().front()->trigger();
     EXPECT_TRUE(wait_for([&] { return again.profile() && again.profile()->path == file; }));
+}
+
+TEST(GuiApp, DroppedFileOpensAndReloadReadsItAgain) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    MainWindow w;
+    w.show();
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(QString::fromStdString(file))});
+    QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    EXPECT_TRUE(enter.isAccepted());
+    QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    ASSERT_TRUE(wait_for([&] { return w.profile() && w.profile()->path == file; }));
+    gui::ProfilePtr first = w.profile();
+
+    // Reload: the same file read again into a new profile.
+    QAction *reload = nullptr;
+    for (QAction *a : w.findChildren<QAction *>())
+        if (a->text() == "Re&load")
+            reload = a;
+    ASSERT_NE(reload, nullptr);
+    ASSERT_TRUE(reload->isEnabled());
+    reload->trigger();
+    ASSERT_TRUE(wait_for([&] { return w.profile() != first; }));
+    EXPECT_EQ(w.profile()->path, file);
+    EXPECT_EQ(w.profile()->query->samples_kept(), first->query->samples_kept());
+
+    // Two files at once are not taken.
+    QMimeData two;
+    two.setUrls({QUrl::fromLocalFile("/a.cpcprof"), QUrl::fromLocalFile("/b.cpcprof")});
+    QDragEnterEvent enter2(QPoint(50, 50), Qt::CopyAction, &two, Qt::LeftButton, Qt::NoModifier);
+    enter2.setAccepted(false);
+    QApplication::sendEvent(&w, &enter2);
+    EXPECT_FALSE(enter2.isAccepted());
 }
 
 TEST(GuiApp, CancelDropsTheLoadAndKeepsTheWindowAsItWas) {

@@ -133,8 +133,9 @@ TEST_F(GuiFlame, SearchStatesShareOfReport) {
     ASSERT_EQ(walk.size(), 1u);
     QColor hit = canvas->fillColour(walk[0].node);
     for (const FlameFrame &f : canvas->layout().frames) {
-        if (name(f) != "walk_list")
+        if (name(f) != "walk_list") {
             EXPECT_NE(canvas->fillColour(f.node), hit) << name(f);
+        }
     }
 
     // A regular expression of two functions that no stack has together
