@@ -8,9 +8,11 @@
 #include "app/flame_graph.h"
 #include "app/main_window.h"
 
+#include <QCheckBox>
 #include <QDir>
 #include <QGuiApplication>
 #include <QImage>
+#include <QLineEdit>
 #include <QSet>
 #include <QTabWidget>
 
@@ -116,6 +118,51 @@ TEST(GuiScreenshots, EveryPageIsDrawnAndFlameGraphMatchesData) {
             EXPECT_EQ(img.pixelColor(px, top_y).rgb(),
                       canvas->palette().color(QPalette::Base).rgb());
     }
+}
+
+// The flame graph zoomed, searched and inverted, for a person to look at
+// (artefacts; each checked not blank and showing what was asked).
+TEST(GuiScreenshots, FlameGraphStates) {
+    if (QGuiApplication::platformName() != "xcb")
+        GTEST_SKIP() << "screenshots need an X display (run under xvfb-run; Debian package "
+                        "xvfb); platform here: "
+                     << QGuiApplication::platformName().toStdString();
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    ASSERT_TRUE(QDir().mkpath(SCREENSHOT_DIR));
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    w.openFile(QString::fromStdString(file));
+    ASSERT_TRUE(wait_for([&] { return w.profile() != nullptr; }));
+    gui::FlameGraph *flame = w.flameGraph();
+    gui::FlameCanvas *canvas = flame->canvas();
+    auto shot = [&](const char *name) {
+        wait_for([] { return false; }, 200);
+        QImage img = w.grab().toImage();
+        QString path = QString(SCREENSHOT_DIR) + "/" + name + ".png";
+        EXPECT_TRUE(img.save(path)) << path.toStdString();
+        std::printf("screenshot: %s\n", qPrintable(path));
+        EXPECT_GT(ink_of(canvas->grab().toImage()).inked, 0.01) << name << " looks blank";
+    };
+    const auto &functions = canvas->profile()->query->functions();
+    uint32_t walk = 0;
+    for (const gui::FlameFrame &f : canvas->layout().frames)
+        if (functions[canvas->tree()->nodes()[f.node].function].name == "walk_list")
+            walk = f.node;
+    ASSERT_NE(walk, 0u);
+    canvas->zoomTo(walk);
+    shot("flamegraph-zoomed");
+    EXPECT_TRUE(flame->breadcrumb().endsWith("walk_list"));
+    canvas->zoomOut();
+    flame->findChild<QLineEdit *>("flameSearch")->setText("list");
+    ASSERT_TRUE(wait_for([&] { return flame->search() && flame->search()->pattern == "list"; }));
+    shot("flamegraph-search");
+    flame->findChild<QLineEdit *>("flameSearch")->clear();
+    flame->findChild<QCheckBox *>("flameInverted")->click();
+    ASSERT_TRUE(canvas->inverted());
+    shot("flamegraph-inverted");
 }
 
 } // namespace
