@@ -4,6 +4,7 @@
 // tree, search shares counted once per sample.
 #include "app/flame_layout.h"
 #include "app/flame_search.h"
+#include "app/flame_tooltip.h"
 #include "app/summary.h"
 #include "helpers.h"      // tests/storage
 #include "view_harness.h" // TempDir
@@ -73,9 +74,11 @@ TEST(GuiLayout, WidthsOrderAndRowsOfKnownProfile) {
     for (size_t i = 0; i < l.frames.size(); ++i)
         at[l.frames[i].node] = i;
     const auto &nodes = k.profile->top_down->nodes();
-    for (const FlameFrame &f : l.frames)
-        if (nodes[f.node].parent != 0)
+    for (const FlameFrame &f : l.frames) {
+        if (nodes[f.node].parent != 0) {
             EXPECT_LT(at.at(nodes[f.node].parent), at.at(f.node));
+        }
+    }
 }
 
 TEST(GuiLayout, SubPixelFramesAreLeftOut) {
@@ -161,6 +164,39 @@ TEST(GuiSearch, SharesCountEachSampleOnce) {
     r = gui::search_functions(q, "[", true);
     EXPECT_FALSE(r.error.empty());
     EXPECT_EQ(r.matched_functions, 0u);
+}
+
+TEST(GuiTooltip, EveryEventSelfAndTotal) {
+    Known k;
+    ASSERT_TRUE(k.profile);
+    const auto &t = *k.profile->top_down;
+    const auto &functions = k.profile->query->functions();
+    uint32_t compute = 0, square = 0;
+    for (uint32_t v = 1; v < t.nodes().size(); ++v) {
+        const std::string &n = functions[t.nodes()[v].function].name;
+        compute = n == "compute" ? v : compute;
+        square = n == "square" ? v : square;
+    }
+    ASSERT_NE(compute, 0u);
+    ASSERT_NE(square, 0u);
+    std::string tip = gui::frame_tooltip(*k.profile, t, compute).toStdString();
+    // compute: self 0, total 6 samples = 6e6 ns of cpu-clock (54.55 %) and
+    // 12 of the 17 page faults (70.59 %).
+    EXPECT_NE(tip.find("<b>compute</b>"), std::string::npos) << tip;
+    EXPECT_NE(tip.find("<td>cpu-clock</td><td align=right>0 (0.00 %)</td><td "
+                       "align=right>6000000 (54.55 %)</td>"),
+              std::string::npos)
+        << tip;
+    EXPECT_NE(tip.find("<td>page-faults</td><td align=right>0 (0.00 %)</td><td "
+                       "align=right>12 (70.59 %)</td>"),
+              std::string::npos)
+        << tip;
+    EXPECT_NE(tip.find("/src/a.c"), std::string::npos) << tip;
+    // An inlined call says so.
+    tip = gui::frame_tooltip(*k.profile, t, square).toStdString();
+    EXPECT_NE(tip.find("(inlined)"), std::string::npos) << tip;
+    // cpu-clock and page-faults make no derived ratio: none is shown.
+    EXPECT_EQ(tip.find("CPI"), std::string::npos) << tip;
 }
 
 TEST(GuiSummary, KnownProfile) {
