@@ -11,7 +11,9 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 
 namespace cpcprof::gui {
 
@@ -83,12 +85,32 @@ void start_bench_mode(MainWindow *w, const QElapsedTimer &clock) {
         std::fprintf(stderr, "cpcprof-gui: %s\n", qPrintable(error));
         QApplication::exit(1);
     });
+    // The GUI thread's longest time without handling a timer while the
+    // file loads and the first flame graph is drawn: how long the window
+    // would not answer a resize or a menu.
+    struct Stall {
+        QElapsedTimer since_tick;
+        double max_ms = 0;
+    };
+    auto stall = std::make_shared<Stall>();
+    auto *ticker = new QTimer(w);
+    ticker->setInterval(5);
+    stall->since_tick.start();
+    QObject::connect(ticker, &QTimer::timeout, w, [stall] {
+        stall->max_ms = std::max(stall->max_ms, double(stall->since_tick.nsecsElapsed()) / 1e6);
+        stall->since_tick.start();
+    });
+    ticker->start();
     QObject::connect(w->flameGraph()->canvas(), &FlameCanvas::painted, w,
-                     [w, load_ms, done, &clock] {
+                     [w, load_ms, done, &clock, stall, ticker] {
                          if (*done)
                              return;
                          *done = true;
+                         ticker->stop();
                          QJsonObject out;
+                         // The stall that ends with this paint counts too.
+                         out["max_stall_ms"] = std::max(
+                             stall->max_ms, double(stall->since_tick.nsecsElapsed()) / 1e6);
                          out["load_ms"] = double(*load_ms);
                          out["first_paint_ms"] = double(clock.nsecsElapsed()) / 1e6;
                          out["samples"] = qint64(w->profile()->query->samples_kept());

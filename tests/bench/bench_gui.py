@@ -191,6 +191,7 @@ def main():
     print(f"{'':34} {'real':>10} {'synthetic':>10} {'target':>10}")
     rows = [("first painted flame graph (ms)", "first_paint_ms", 1000),
             ("  of which loading (ms)", "load_ms", None),
+            ("  longest GUI stall meanwhile (ms)", "max_stall_ms", 100),
             ("event switch (ms)", "event_switch_ms", 100),
             ("zoom (ms)", "zoom_ms", 100),
             ("zoom out (ms)", "zoom_out_ms", 100),
