@@ -157,8 +157,7 @@ const QBrush &FlameCanvas::brush(const QColor &c) const {
     return *it;
 }
 
-void FlameCanvas::paintGraph(QPainter &p, int height) const {
-    Q_UNUSED(height);
+void FlameCanvas::paintGraph(QPainter &p) const {
     const storage::CallTree *t = tree();
     if (!t)
         return;
@@ -199,7 +198,7 @@ void FlameCanvas::paintEvent(QPaintEvent *e) {
                    profile_ ? tr("Nothing to draw for this event.") : tr("No profile loaded."));
         return;
     }
-    paintGraph(p, height());
+    paintGraph(p);
     emit painted();
 }
 
@@ -263,7 +262,7 @@ bool FlameCanvas::exportSvg(const QString &path, QString *error) const {
         return false;
     }
     p.fillRect(rect(), palette().color(QPalette::Base));
-    paintGraph(p, height());
+    paintGraph(p);
     if (!p.end()) {
         *error = tr("%1: cannot be written").arg(path);
         return false;
@@ -276,7 +275,7 @@ bool FlameCanvas::exportPng(const QString &path, QString *error) const {
     img.fill(palette().color(QPalette::Base));
     {
         QPainter p(&img);
-        paintGraph(p, height());
+        paintGraph(p);
     }
     if (!img.save(path, "PNG")) {
         *error = tr("%1: cannot be written").arg(path);

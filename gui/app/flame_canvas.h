@@ -70,7 +70,7 @@ class FlameCanvas : public QWidget {
 
   private:
     void relayout();
-    void paintGraph(QPainter &p, int height) const;
+    void paintGraph(QPainter &p) const;
     const QBrush &brush(const QColor &c) const;
 
     ProfilePtr profile_;

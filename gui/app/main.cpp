@@ -8,6 +8,8 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 
+#include <cstdio>
+
 int main(int argc, char **argv) {
     QElapsedTimer clock;
     clock.start();
