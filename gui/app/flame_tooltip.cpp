@@ -1,6 +1,14 @@
 #include "app/flame_tooltip.h"
 
-#include "derived.h"
+// The derived ratios' definitions move from profiler/report to storage
+// with the model library; either place serves (same API).
+#if __has_include("storage/derived.h")
+#include "storage/derived.h"
+namespace derived_api = cpcprof::storage;
+#else
+#include "derived.h" // profiler/report
+namespace derived_api = cpcprof::report;
+#endif
 
 namespace cpcprof::gui {
 
@@ -18,15 +26,14 @@ QString value_and_share(uint64_t v, uint64_t whole) {
 }
 
 // Derived ratios (CPI, misses per 1k instructions, miss rate) of a cost,
-// as `cpcprof report` defines them (profiler/report/derived.h).
-// Hook: when the model library's derived metrics are merged, this is the
-// one place to switch to them.
+// as `cpcprof report` defines them (derived.h).  The one place the flame
+// graph computes them.
 QString derived_rows(const storage::Query &q, const storage::Cost &self,
                      const storage::Cost &total) {
     QString rows;
-    for (const report::DerivedColumn &d : report::derived_columns(q.events())) {
+    for (const derived_api::DerivedColumn &d : derived_api::derived_columns(q.events())) {
         auto text = [&](const storage::Cost &c) {
-            report::DerivedValue v = report::derive(d, c);
+            derived_api::DerivedValue v = derived_api::derive(d, c);
             if (!v.value)
                 return QString("-");
             return d.kind == "miss_ratio" ? QString("%1 %").arg(*v.value * 100, 0, 'f', 2)
