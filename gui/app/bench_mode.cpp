@@ -1,0 +1,122 @@
+#include "app/bench_mode.h"
+
+#include "app/flame_graph.h"
+#include "app/main_window.h"
+
+#include <QApplication>
+#include <QEventLoop>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QTabWidget>
+#include <QTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+
+namespace cpcprof::gui {
+
+namespace {
+
+double ms_of(QElapsedTimer &t) {
+    return double(t.nsecsElapsed()) / 1e6;
+}
+
+void run_interactions(MainWindow *w, QJsonObject out) {
+    FlameGraph *flame = w->flameGraph();
+    FlameCanvas *canvas = flame->canvas();
+    QElapsedTimer t;
+    int events = int(w->profile()->query->events().size());
+
+    t.start();
+    w->setEvent(events > 1 ? 1 : 0); // one event: the same re-layout and paint
+    canvas->repaint();
+    out["event_switch_ms"] = ms_of(t);
+    w->setEvent(0);
+
+    // Zoom into the widest frame below the roots' row.
+    const FlameFrame *widest = nullptr;
+    for (const FlameFrame &f : canvas->layout().frames)
+        if (f.row == 1 && (!widest || f.width > widest->width))
+            widest = &f;
+    if (widest) {
+        uint32_t node = widest->node;
+        t.start();
+        canvas->zoomTo(node);
+        canvas->repaint();
+        out["zoom_ms"] = ms_of(t);
+        t.start();
+        canvas->zoomOut();
+        canvas->repaint();
+        out["zoom_out_ms"] = ms_of(t);
+    }
+
+    QString pattern = qEnvironmentVariable("CPCPROF_GUI_BENCH_SEARCH", "a");
+    QEventLoop loop;
+    bool found = false; // the search may be done before setText returns
+    QObject::connect(flame, &FlameGraph::searchFinished, &loop, [&] {
+        found = true;
+        loop.quit();
+    });
+    t.start();
+    flame->findChild<QLineEdit *>("flameSearch")->setText(pattern);
+    if (!found)
+        loop.exec();
+    canvas->repaint();
+    out["search_ms"] = ms_of(t);
+    out["search_pattern"] = pattern;
+    out["search_share"] = flame->searchShare().value_or(-1);
+    out["frames_drawn"] = qint64(canvas->layout().frames.size());
+    std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Compact).constData());
+    std::fflush(stdout);
+    QApplication::exit(0);
+}
+
+} // namespace
+
+void start_bench_mode(MainWindow *w, const QElapsedTimer &clock) {
+    auto load_ms = std::make_shared<qint64>(-1);
+    auto done = std::make_shared<bool>(false);
+    w->tabs()->setCurrentIndex(MainWindow::FlameTab);
+    QObject::connect(w->loader(), &ProfileLoader::loaded, w,
+                     [load_ms](ProfilePtr, qint64 ms) { *load_ms = ms; });
+    QObject::connect(w, &MainWindow::loadFailed, w, [](const QString &error) {
+        std::fprintf(stderr, "cpcprof-gui: %s\n", qPrintable(error));
+        QApplication::exit(1);
+    });
+    // The GUI thread's longest time without handling a timer while the
+    // file loads and the first flame graph is drawn: how long the window
+    // would not answer a resize or a menu.
+    struct Stall {
+        QElapsedTimer since_tick;
+        double max_ms = 0;
+    };
+    auto stall = std::make_shared<Stall>();
+    auto *ticker = new QTimer(w);
+    ticker->setInterval(5);
+    stall->since_tick.start();
+    QObject::connect(ticker, &QTimer::timeout, w, [stall] {
+        stall->max_ms = std::max(stall->max_ms, double(stall->since_tick.nsecsElapsed()) / 1e6);
+        stall->since_tick.start();
+    });
+    ticker->start();
+    QObject::connect(w->flameGraph()->canvas(), &FlameCanvas::painted, w,
+                     [w, load_ms, done, &clock, stall, ticker] {
+                         if (*done)
+                             return;
+                         *done = true;
+                         ticker->stop();
+                         QJsonObject out;
+                         // The stall that ends with this paint counts too.
+                         out["max_stall_ms"] = std::max(
+                             stall->max_ms, double(stall->since_tick.nsecsElapsed()) / 1e6);
+                         out["load_ms"] = double(*load_ms);
+                         out["first_paint_ms"] = double(clock.nsecsElapsed()) / 1e6;
+                         out["samples"] = qint64(w->profile()->query->samples_kept());
+                         // After this paint has returned.
+                         QTimer::singleShot(0, w, [w, out] { run_interactions(w, out); });
+                     });
+}
+
+} // namespace cpcprof::gui

@@ -1,0 +1,16 @@
+// Timings for tests/bench/bench_gui.py: with CPCPROF_GUI_BENCH=1 the
+// window opens its file, and once the flame graph is painted it times an
+// event switch, a zoom and a search (each until the canvas has painted
+// the result), prints one JSON object to stdout and quits.
+#pragma once
+
+#include <QElapsedTimer>
+
+namespace cpcprof::gui {
+
+class MainWindow;
+
+// clock: started when the process entered main().
+void start_bench_mode(MainWindow *window, const QElapsedTimer &clock);
+
+} // namespace cpcprof::gui

@@ -1,0 +1,76 @@
+#include "app/flame_tooltip.h"
+
+// The derived ratios' definitions move from profiler/report to storage
+// with the model library; either place serves (same API).
+#if __has_include("storage/derived.h")
+#include "storage/derived.h"
+namespace derived_api = cpcprof::storage;
+#else
+#include "derived.h" // profiler/report
+namespace derived_api = cpcprof::report;
+#endif
+
+namespace cpcprof::gui {
+
+namespace {
+
+QString esc(const std::string &s) {
+    return QString::fromStdString(s).toHtmlEscaped();
+}
+
+QString value_and_share(uint64_t v, uint64_t whole) {
+    QString s = QString::number(v);
+    if (whole != 0)
+        s += QString(" (%1 %)").arg(100.0 * double(v) / double(whole), 0, 'f', 2);
+    return s;
+}
+
+// Derived ratios (CPI, misses per 1k instructions, miss rate) of a cost,
+// as `cpcprof report` defines them (derived.h).  The one place the flame
+// graph computes them.
+QString derived_rows(const storage::Query &q, const storage::Cost &self,
+                     const storage::Cost &total) {
+    QString rows;
+    for (const derived_api::DerivedColumn &d : derived_api::derived_columns(q.events())) {
+        auto text = [&](const storage::Cost &c) {
+            derived_api::DerivedValue v = derived_api::derive(d, c);
+            if (!v.value)
+                return QString("-");
+            return d.kind == "miss_ratio" ? QString("%1 %").arg(*v.value * 100, 0, 'f', 2)
+                                          : QString::number(*v.value, 'f', d.kind == "cpi" ? 3 : 2);
+        };
+        rows += "<tr><td>" + esc(d.name) + "</td><td align=right>" + text(self) +
+                "</td><td align=right>" + text(total) + "</td></tr>";
+    }
+    return rows;
+}
+
+} // namespace
+
+QString frame_tooltip(const ProfileData &profile, const storage::CallTree &tree, uint32_t node) {
+    const storage::Query &q = *profile.query;
+    const storage::CallTree::Node &n = tree.nodes()[node];
+    const storage::FunctionInfo &f = q.functions()[n.function];
+    QString t = "<b>" + esc(f.name) + "</b>";
+    if (n.inlined)
+        t += " <i>(inlined)</i>";
+    t += "<br>" + (f.module.empty() ? QString("no module") : esc(f.module));
+    if (!f.file.empty())
+        t += "<br>" + esc(f.file);
+    if (!f.has_symbols)
+        t += "<br><i>no symbols: cpcprof symbolize names it once they are installed</i>";
+    t += "<table><tr><th></th><th align=right>self</th><th align=right>total</th></tr>";
+    const auto &events = q.events();
+    const storage::Cost &all = q.total();
+    for (size_t e = 0; e < events.size(); ++e)
+        t += "<tr><td>" + esc(events[e].name) + "</td><td align=right>" +
+             value_and_share(n.self.values[e], all.values[e]) + "</td><td align=right>" +
+             value_and_share(n.total.values[e], all.values[e]) + "</td></tr>";
+    t += "<tr><td>samples</td><td align=right>" + value_and_share(n.self.samples, all.samples) +
+         "</td><td align=right>" + value_and_share(n.total.samples, all.samples) + "</td></tr>";
+    t += derived_rows(q, n.self, n.total);
+    t += "</table>";
+    return t;
+}
+
+} // namespace cpcprof::gui

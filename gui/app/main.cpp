@@ -1,0 +1,47 @@
+// cpcprof-gui [FILE]: the viewer.  Without FILE it opens out.cpcprof of the
+// current directory when there is one, else an empty window (File > Open).
+#include "app/bench_mode.h"
+#include "app/main_window.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QElapsedTimer>
+#include <QFileInfo>
+
+#include <cstdio>
+
+int main(int argc, char **argv) {
+    QElapsedTimer clock;
+    clock.start();
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("cpcprof");
+    QApplication::setApplicationName("cpcprof-gui");
+    QCommandLineParser parser;
+    parser.setApplicationDescription("cpcprof-gui: browse a cpcprof profile");
+    parser.addHelpOption();
+    parser.addPositionalArgument("FILE", "the profile to open (default: ./out.cpcprof)");
+    parser.process(app);
+    QStringList args = parser.positionalArguments();
+    if (args.size() > 1) {
+        std::fprintf(stderr, "cpcprof-gui: one FILE at most (got %lld)\n",
+                     static_cast<long long>(args.size()));
+        return 2;
+    }
+    QString file = args.isEmpty() ? QString() : args.front();
+    if (file.isEmpty() && QFileInfo::exists("out.cpcprof"))
+        file = "out.cpcprof";
+
+    cpcprof::gui::MainWindow window;
+    bool bench = qEnvironmentVariableIntValue("CPCPROF_GUI_BENCH") != 0;
+    if (bench) {
+        if (file.isEmpty()) {
+            std::fprintf(stderr, "cpcprof-gui: CPCPROF_GUI_BENCH needs a FILE\n");
+            return 2;
+        }
+        cpcprof::gui::start_bench_mode(&window, clock);
+    }
+    window.show();
+    if (!file.isEmpty())
+        window.openFile(file);
+    return app.exec();
+}

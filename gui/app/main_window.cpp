@@ -1,0 +1,194 @@
+#include "app/main_window.h"
+
+#include "app/flame_graph.h"
+#include "app/summary_page.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+
+namespace cpcprof::gui {
+
+MainWindow::MainWindow(QWidget *parent)
+    : QMainWindow(parent), loader_(new ProfileLoader(this)), tabs_(new QTabWidget),
+      summary_(new SummaryPage), flame_(new FlameGraph), events_(new QComboBox),
+      busy_(new QProgressBar), cancel_(new QPushButton(tr("Cancel"))) {
+    setWindowTitle(tr("cpcprof-gui"));
+    setAcceptDrops(true);
+    pages_ = make_pages(this, [this](uint32_t fn) {
+        // A function activated in a tree or table: show it in the others.
+        for (Page *p :
+             {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
+            p->selectFunction(fn);
+    });
+    tabs_->addTab(summary_, tr("Summary"));
+    tabs_->addTab(flame_, tr("Flame graph"));
+    tabs_->addTab(pages_.top_down.widget, tr("Top-down"));
+    tabs_->addTab(pages_.bottom_up.widget, tr("Bottom-up"));
+    tabs_->addTab(pages_.caller_callee.widget, tr("Caller/Callee"));
+    tabs_->addTab(pages_.hotspots.widget, tr("Hotspots"));
+    setCentralWidget(tabs_);
+
+    events_->setObjectName("eventSelector");
+    events_->setToolTip(tr("The event that sets widths, order and shares"));
+    events_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    connect(events_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (i >= 0)
+            setEvent(i);
+    });
+    busy_->setRange(0, 0); // busy: load_profile has steps, not a fraction
+    busy_->setMaximumWidth(160);
+    busy_->hide();
+    cancel_->setObjectName("cancelLoad");
+    cancel_->hide();
+    statusBar()->addPermanentWidget(busy_);
+    statusBar()->addPermanentWidget(cancel_);
+    connect(cancel_, &QPushButton::clicked, loader_, &ProfileLoader::cancel);
+    connect(loader_, &ProfileLoader::started, this,
+            [this](const QString &path) { loadingState(true, path); });
+    connect(loader_, &ProfileLoader::loaded, this, &MainWindow::showProfile);
+    connect(loader_, &ProfileLoader::failed, this, &MainWindow::showError);
+    connect(loader_, &ProfileLoader::cancelled, this, [this](const QString &path) {
+        loadingState(false, path);
+        statusBar()->showMessage(tr("Loading %1 cancelled").arg(path), 5000);
+    });
+    connect(flame_, &FlameGraph::showFunction, this, &MainWindow::showFunction);
+    connect(flame_->canvas(), &FlameCanvas::zoomChanged, this,
+            [this](uint32_t zoom) { back_->setEnabled(zoom != 0); });
+    makeActions();
+
+    QSettings settings;
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    tabs_->setCurrentIndex(settings.value("window/view", int(FlameTab)).toInt());
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::makeActions() {
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    QAction *open = file->addAction(tr("&Open..."), this, &MainWindow::chooseFile);
+    open->setShortcut(QKeySequence::Open);
+    recent_menu_ = file->addMenu(tr("Open &Recent"));
+    recent_menu_->setObjectName("recentFiles");
+    fillRecentMenu();
+    reload_ = file->addAction(tr("Re&load"), this, &MainWindow::reload);
+    reload_->setShortcut(QKeySequence::Refresh);
+    reload_->setEnabled(false);
+    file->addSeparator();
+    file->addAction(tr("Export flame graph as &SVG..."), this, [this] { exportGraph(true); });
+    file->addAction(tr("Export flame graph as &PNG..."), this, [this] { exportGraph(false); });
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    back_ = new QAction(tr("Back"), this);
+    back_->setShortcut(QKeySequence::Back);
+    back_->setToolTip(tr("Zoom the flame graph back out (Esc)"));
+    back_->setEnabled(false);
+    connect(back_, &QAction::triggered, this, [this] { flame_->canvas()->zoomOut(); });
+
+    QToolBar *bar = addToolBar(tr("Main"));
+    bar->setObjectName("mainToolBar");
+    bar->addAction(open);
+    bar->addAction(reload_);
+    bar->addAction(back_);
+    bar->addSeparator();
+    bar->addWidget(new QLabel(tr(" Event: ")));
+    bar->addWidget(events_);
+}
+
+void MainWindow::setEvent(int event) {
+    if (!profile_ || event < 0 || size_t(event) >= profile_->query->events().size())
+        return;
+    event_ = event;
+    if (events_->currentIndex() != event) {
+        QSignalBlocker block(events_);
+        events_->setCurrentIndex(event);
+    }
+    summary_->setEvent(event);
+    flame_->setEvent(event);
+    for (Page *p : {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
+        p->setEvent(event);
+}
+
+void MainWindow::showProfile(ProfilePtr profile, qint64 ms) {
+    loadingState(false, QString());
+    profile_ = std::move(profile);
+    QString path = QString::fromStdString(profile_->path);
+    {
+        QSignalBlocker block(events_);
+        events_->clear();
+        for (const storage::EventInfo &e : profile_->query->events())
+            events_->addItem(QString::fromStdString(e.name));
+    }
+    // The sampling event (the first) drives widths until the user picks another.
+    event_ = 0;
+    summary_->setProfile(profile_);
+    flame_->setProfile(profile_);
+    for (Page *p : {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
+        p->setProfile(profile_);
+    setEvent(0);
+    reload_->setEnabled(true);
+    setWindowTitle(tr("%1 - cpcprof-gui").arg(path));
+    statusBar()->showMessage(tr("%1: %2 samples, loaded in %3 ms")
+                                 .arg(path)
+                                 .arg(profile_->query->samples_kept())
+                                 .arg(ms));
+    addRecent(path);
+    emit profileShown();
+}
+
+void MainWindow::showError(const QString &path, const QString &error) {
+    loadingState(false, path);
+    if (error_)
+        error_->close();
+    error_ = new QMessageBox(QMessageBox::Critical, tr("Cannot open profile"),
+                             tr("%1 cannot be opened.").arg(path), QMessageBox::Close, this);
+    error_->setObjectName("loadError");
+    error_->setInformativeText(error);
+    error_->setAttribute(Qt::WA_DeleteOnClose);
+    connect(error_, &QObject::destroyed, this, [this] { error_ = nullptr; });
+    error_->open(); // window-modal, not blocking: the window stays as it was
+    emit loadFailed(error);
+}
+
+void MainWindow::loadingState(bool loading, const QString &path) {
+    busy_->setVisible(loading);
+    cancel_->setVisible(loading);
+    if (loading)
+        statusBar()->showMessage(tr("Loading %1 ...").arg(path));
+    else
+        statusBar()->clearMessage();
+}
+
+void MainWindow::showFunction(uint32_t fn, FunctionView view) {
+    Page *page = &pages_.top_down;
+    Tab tab = TopDownTab;
+    if (view == FunctionView::BottomUp) {
+        page = &pages_.bottom_up;
+        tab = BottomUpTab;
+    } else if (view == FunctionView::CallerCallee) {
+        page = &pages_.caller_callee;
+        tab = CallerCalleeTab;
+    }
+    page->selectFunction(fn);
+    tabs_->setCurrentIndex(tab);
+}
+
+void MainWindow::closeEvent(QCloseEvent *e) {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/view", tabs_->currentIndex());
+    QMainWindow::closeEvent(e);
+}
+
+} // namespace cpcprof::gui

@@ -1,0 +1,32 @@
+// The tree and table pages of the window (top-down, bottom-up,
+// caller/callee, hotspots), made in one place so that the window does not
+// depend on their classes: each page is a widget and the three calls the
+// window makes on it.  Built with gui/views (CPCPROF_GUI_HAVE_VIEWS) they
+// are the real pages; without it, a placeholder that says the view is not
+// in this build.
+#pragma once
+
+#include "model/profile_data.h"
+
+#include <QWidget>
+
+#include <functional>
+
+namespace cpcprof::gui {
+
+struct Page {
+    QWidget *widget = nullptr;
+    std::function<void(ProfilePtr)> setProfile;
+    std::function<void(int)> setEvent;
+    std::function<void(uint32_t)> selectFunction;
+};
+
+struct Pages {
+    Page top_down, bottom_up, caller_callee, hotspots;
+};
+
+// activated is called with the function a page's user activated
+// (functionActivated), to show it in the other views.
+Pages make_pages(QWidget *parent, const std::function<void(uint32_t)> &activated);
+
+} // namespace cpcprof::gui

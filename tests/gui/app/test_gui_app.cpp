@@ -1,0 +1,259 @@
+// cpcprof-gui's window driven as a user does, on profiles recorded in the
+// test: what the summary says against `cpcprof report`, switching the
+// event, refused files, remembered settings.
+#include "gui_harness.h"
+
+#include "app/flame_graph.h"
+#include "app/main_window.h"
+#include "app/summary_page.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDropEvent>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTest>
+#include <QUrl>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+namespace cpcprof::test {
+namespace {
+
+using gui::MainWindow;
+
+// Opens path in w and waits until it is shown.
+bool open_and_wait(MainWindow &w, const std::string &path) {
+    w.openFile(QString::fromStdString(path));
+    return wait_for(
+        [&] { return w.profile() && w.profile()->path == path && !w.loader()->busy(); });
+}
+
+const storage::FunctionInfo &function_of(const gui::FlameCanvas &c, const gui::FlameFrame &f) {
+    const auto &q = *c.profile()->query;
+    return q.functions()[c.tree()->nodes()[f.node].function];
+}
+
+TEST(GuiApp, SummarySaysWhatReportSays) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    MainWindow w;
+    w.resize(1000, 700);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, file));
+    w.tabs()->setCurrentIndex(MainWindow::SummaryTab);
+    QString text = w.summaryPage()->text();
+    for (const char *key : {"samples", "events", "command"})
+        EXPECT_TRUE(text.contains(QString::fromStdString(report_header(file, key))))
+            << key << ": " << report_header(file, key) << "\nnot in the summary:\n"
+            << text.toStdString();
+    std::string stacks = report_header(file, "complete stacks"); // "100.0 %"
+    EXPECT_TRUE(text.contains(QString::fromStdString(stacks + " complete"))) << text.toStdString();
+    std::string pmu = report_header(file, "hardware PMU");
+    // The page is a table: a label, then its value on the next line.
+    EXPECT_TRUE(text.contains(QString::fromStdString("hardware PMU\n" + pmu)))
+        << text.toStdString();
+    // The top function by self cost is the report's first row.
+    auto rows = report_rows(file);
+    ASSERT_FALSE(rows.empty());
+    int at = text.indexOf("Top functions");
+    ASSERT_GE(at, 0) << text.toStdString();
+    QString top = text.mid(at);
+    EXPECT_TRUE(top.contains(QString::fromStdString(rows[0]["function"]))) << top.toStdString();
+    // The demo's process exited normally and the summary says so.
+    EXPECT_TRUE(text.contains("cpcprof-demo: exit 0")) << text.toStdString();
+}
+
+TEST(GuiApp, EventSelectorDrivesFlameGraphWidths) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = two_event_profile();
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, file));
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    QComboBox *events = w.eventSelector();
+    ASSERT_EQ(events->count(), 2);
+    EXPECT_EQ(events->itemText(0).toStdString(), "cpu-clock");
+    EXPECT_EQ(events->itemText(1).toStdString(), "page-faults");
+    gui::FlameCanvas *canvas = w.flameGraph()->canvas();
+    auto width_of = [&](const std::string &fn) {
+        double wsum = 0;
+        for (const gui::FlameFrame &f : canvas->layout().frames)
+            if (function_of(*canvas, f).name == fn)
+                wsum += f.width;
+        return wsum / double(canvas->width());
+    };
+    auto row = report_row(file, "make_list");
+    double cpu = std::stod(row["total_pct_cpu-clock"]) / 100;
+    double faults = std::stod(row["total_pct_page-faults"]) / 100;
+    ASSERT_GT(faults, cpu + 0.2) << "make_list should own the page faults";
+    EXPECT_NEAR(width_of("make_list"), cpu, 0.002);
+
+    events->setFocus();
+    QTest::keyClick(events, Qt::Key_Down); // the user picks page-faults
+    ASSERT_EQ(w.event(), 1);
+    EXPECT_NEAR(width_of("make_list"), faults, 0.002);
+    EXPECT_NEAR(width_of("walk_list"),
+                std::stod(report_row(file, "walk_list")["total_pct_page-faults"]) / 100, 0.002);
+    QTest::keyClick(events, Qt::Key_Up);
+    ASSERT_EQ(w.event(), 0);
+    EXPECT_NEAR(width_of("make_list"), cpu, 0.002);
+}
+
+void write_file(const std::string &path, const std::string &bytes) {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes;
+}
+
+TEST(GuiApp, RefusedFileGivesErrorDialogAndKeepsProfile) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    MainWindow w;
+    w.resize(1000, 700);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, file));
+    gui::ProfilePtr before = w.profile();
+    QString title = w.windowTitle();
+    size_t frames = w.flameGraph()->canvas()->layout().frames.size();
+    ASSERT_GT(frames, 0u);
+
+    TempDir dir;
+    std::string good = read_text(file);
+    ASSERT_GT(good.size(), 8192u);
+    struct Bad {
+        std::string name, bytes;
+    };
+    std::string flipped = good;
+    for (size_t i = 4096; i < flipped.size() && i < 4096 + 2048; ++i)
+        flipped[i] = char(~flipped[i]);
+    for (const Bad &bad : {Bad{"text.cpcprof", "this is not a profile\n"},
+                           Bad{"truncated.cpcprof", good.substr(0, good.size() / 2)},
+                           Bad{"damaged.cpcprof", flipped}}) {
+        SCOPED_TRACE(bad.name);
+        std::string path = dir.file(bad.name);
+        write_file(path, bad.bytes);
+        // The reason the CLI gives for the same file.
+        RunResult r = cpcprof(dir, {"report", path});
+        ASSERT_NE(r.status, 0) << "cpcprof report accepted " << bad.name;
+        w.openFile(QString::fromStdString(path));
+        ASSERT_TRUE(wait_for([&] { return w.errorDialog() != nullptr; }));
+        QMessageBox *box = w.errorDialog();
+        std::string reason = box->informativeText().toStdString();
+        EXPECT_NE(reason.find(path), std::string::npos) << reason;
+        EXPECT_NE(r.err.find(reason), std::string::npos)
+            << "dialog: " << reason << "\ncpcprof report: " << r.err;
+        EXPECT_TRUE(box->text().contains(QString::fromStdString(path)));
+        // The profile shown before stays, whole.
+        EXPECT_EQ(w.profile(), before);
+        EXPECT_EQ(w.windowTitle(), title);
+        EXPECT_EQ(w.flameGraph()->canvas()->layout().frames.size(), frames);
+        QTest::keyClick(box, Qt::Key_Escape);
+        ASSERT_TRUE(wait_for([&] { return w.errorDialog() == nullptr; }));
+    }
+}
+
+TEST(GuiApp, RemembersLastViewAndRecentFiles) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    {
+        MainWindow w;
+        w.show();
+        ASSERT_TRUE(open_and_wait(w, file));
+        w.tabs()->setCurrentIndex(MainWindow::SummaryTab);
+        w.close();
+    }
+    MainWindow again;
+    EXPECT_EQ(again.tabs()->currentIndex(), int(MainWindow::SummaryTab));
+    QMenu *recent = again.findChild<QMenu *>("recentFiles");
+    ASSERT_NE(recent, nullptr);
+    ASSERT_FALSE(recent->actions().isEmpty());
+    EXPECT_EQ(recent->actions().front()->text().toStdString(), file);
+    // Open Recent opens it.
+    recent->actions().front()->trigger();
+    EXPECT_TRUE(wait_for([&] { return again.profile() && again.profile()->path == file; }));
+}
+
+TEST(GuiApp, DroppedFileOpensAndReloadReadsItAgain) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    MainWindow w;
+    w.show();
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(QString::fromStdString(file))});
+    QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    EXPECT_TRUE(enter.isAccepted());
+    QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    ASSERT_TRUE(wait_for([&] { return w.profile() && w.profile()->path == file; }));
+    gui::ProfilePtr first = w.profile();
+
+    // Reload: the same file read again into a new profile.
+    QAction *reload = nullptr;
+    for (QAction *a : w.findChildren<QAction *>())
+        if (a->text() == "Re&load")
+            reload = a;
+    ASSERT_NE(reload, nullptr);
+    ASSERT_TRUE(reload->isEnabled());
+    reload->trigger();
+    ASSERT_TRUE(wait_for([&] { return w.profile() != first; }));
+    EXPECT_EQ(w.profile()->path, file);
+    EXPECT_EQ(w.profile()->query->samples_kept(), first->query->samples_kept());
+
+    // Two files at once are not taken.
+    QMimeData two;
+    two.setUrls({QUrl::fromLocalFile("/a.cpcprof"), QUrl::fromLocalFile("/b.cpcprof")});
+    QDragEnterEvent enter2(QPoint(50, 50), Qt::CopyAction, &two, Qt::LeftButton, Qt::NoModifier);
+    enter2.setAccepted(false);
+    QApplication::sendEvent(&w, &enter2);
+    EXPECT_FALSE(enter2.isAccepted());
+}
+
+TEST(GuiApp, CancelDropsTheLoadAndKeepsTheWindowAsItWas) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    MainWindow w;
+    w.show();
+    QSignalSpy loaded(w.loader(), &gui::ProfileLoader::loaded);
+    QSignalSpy cancelled(w.loader(), &gui::ProfileLoader::cancelled);
+    w.openFile(QString::fromStdString(file));
+    auto *cancel = w.findChild<QPushButton *>("cancelLoad");
+    ASSERT_NE(cancel, nullptr);
+    ASSERT_TRUE(cancel->isVisible()) << "no Cancel while loading";
+    // Clicked before the load can have come back (its result is handed
+    // over by the event loop, which has not run yet).
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    EXPECT_EQ(cancelled.count(), 1);
+    EXPECT_FALSE(w.loader()->busy());
+    EXPECT_FALSE(cancel->isVisible());
+    // The load itself ends on its own; what it made is dropped.
+    QTest::qWait(1000);
+    EXPECT_EQ(loaded.count(), 0);
+    EXPECT_EQ(w.profile(), nullptr);
+}
+
+TEST(GuiApp, NewerLoadDropsAnOlderOne) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &first = demo_profile();
+    const std::string &second = two_event_profile();
+    MainWindow w;
+    w.show();
+    QSignalSpy shown(&w, &MainWindow::profileShown);
+    w.openFile(QString::fromStdString(first));
+    w.openFile(QString::fromStdString(second));
+    ASSERT_TRUE(wait_for([&] { return w.profile() != nullptr; }));
+    QTest::qWait(1000); // the first load's result, had it not been dropped
+    EXPECT_EQ(shown.count(), 1);
+    EXPECT_EQ(w.profile()->path, second);
+    EXPECT_EQ(w.eventSelector()->count(), 2);
+}
+
+} // namespace
+} // namespace cpcprof::test

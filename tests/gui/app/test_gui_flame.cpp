@@ -1,0 +1,238 @@
+// The flame graph page driven as a user does: click to zoom, breadcrumb,
+// Esc, search with its share against `cpcprof report`, export.
+#include "gui_harness.h"
+
+#include "app/flame_graph.h"
+#include "app/main_window.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QTabWidget>
+#include <QTest>
+#include <QTimer>
+
+#include <gtest/gtest.h>
+
+namespace cpcprof::test {
+namespace {
+
+using gui::FlameCanvas;
+using gui::FlameFrame;
+using gui::MainWindow;
+
+class GuiFlame : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        SKIP_WITHOUT_DEMO_RECORDING();
+        file = demo_profile();
+        ASSERT_FALSE(file.empty());
+        w = std::make_unique<MainWindow>();
+        w->resize(1200, 800);
+        w->show();
+        w->tabs()->setCurrentIndex(MainWindow::FlameTab);
+        w->openFile(QString::fromStdString(file));
+        ASSERT_TRUE(wait_for([&] { return w->profile() != nullptr; }));
+        canvas = w->flameGraph()->canvas();
+        ASSERT_TRUE(wait_for([&] { return !canvas->layout().frames.empty(); }));
+    }
+    std::string name(const FlameFrame &f) const {
+        return canvas->profile()->query->functions()[canvas->tree()->nodes()[f.node].function].name;
+    }
+    // The drawn frames of function fn.
+    std::vector<FlameFrame> frames_of(const std::string &fn) const {
+        std::vector<FlameFrame> out;
+        for (const FlameFrame &f : canvas->layout().frames)
+            if (name(f) == fn)
+                out.push_back(f);
+        return out;
+    }
+    // Whether node lies under (or is) top in the tree.
+    bool under(uint32_t node, uint32_t top) const {
+        const auto &nodes = canvas->tree()->nodes();
+        for (uint32_t v = node; v != 0; v = nodes[v].parent)
+            if (v == top)
+                return true;
+        return top == 0;
+    }
+
+    std::string file;
+    std::unique_ptr<MainWindow> w;
+    FlameCanvas *canvas = nullptr;
+};
+
+TEST_F(GuiFlame, ClickZoomsBreadcrumbFollowsEscZoomsOut) {
+    std::vector<FlameFrame> walk = frames_of("walk_list");
+    ASSERT_EQ(walk.size(), 1u) << "walk_list has one path in the demo";
+    ASSERT_FALSE(frames_of("checksum").empty());
+    double walk_width = walk[0].width;
+    ASSERT_LT(walk_width, canvas->width() * 0.9);
+    QTest::mouseClick(canvas, Qt::LeftButton, {}, canvas->frameRect(walk[0]).center().toPoint());
+    EXPECT_EQ(canvas->zoom(), walk[0].node);
+
+    // Breadcrumb: all > the path from the root to walk_list.
+    QString crumb = w->flameGraph()->breadcrumb();
+    EXPECT_TRUE(crumb.startsWith("all > ")) << crumb.toStdString();
+    EXPECT_TRUE(crumb.endsWith(" > walk_list")) << crumb.toStdString();
+    EXPECT_EQ(crumb.count(" > "), int(walk[0].row) + 1) << crumb.toStdString();
+
+    // walk_list now spans the width; everything drawn is its path or under it.
+    std::vector<FlameFrame> zoomed = frames_of("walk_list");
+    ASSERT_EQ(zoomed.size(), 1u);
+    EXPECT_DOUBLE_EQ(zoomed[0].x, 0);
+    EXPECT_DOUBLE_EQ(zoomed[0].width, double(canvas->width()));
+    EXPECT_TRUE(frames_of("checksum").empty());
+    for (const FlameFrame &f : canvas->layout().frames)
+        EXPECT_TRUE(f.ancestor || under(f.node, walk[0].node)) << name(f);
+    // And the pixels say so: walk_list's colour across its row.
+    QImage img = canvas->grab().toImage();
+    QRectF r = canvas->frameRect(zoomed[0]);
+    QColor want = canvas->fillColour(zoomed[0].node);
+    for (double x : {r.left() + 10, r.center().x(), r.right() - 10})
+        EXPECT_EQ(img.pixelColor(QPoint(int(x), int(r.top() + 1))).rgb(), want.rgb()) << x;
+
+    // Esc goes back to everything.
+    QTest::keyClick(canvas, Qt::Key_Escape);
+    EXPECT_EQ(canvas->zoom(), 0u);
+    EXPECT_EQ(w->flameGraph()->breadcrumb().toStdString(), "all");
+    ASSERT_EQ(frames_of("walk_list").size(), 1u);
+    EXPECT_DOUBLE_EQ(frames_of("walk_list")[0].width, walk_width);
+    EXPECT_FALSE(frames_of("checksum").empty());
+}
+
+TEST_F(GuiFlame, WidthsAreReportShares) {
+    for (const char *fn : {"walk_list", "checksum", "matrix_multiply"}) {
+        double total = std::stod(report_row(file, fn)["total_pct_cpu-clock"]) / 100;
+        double drawn = 0;
+        for (const FlameFrame &f : frames_of(fn))
+            drawn += f.width;
+        EXPECT_NEAR(drawn / canvas->width(), total, 0.0005) << fn;
+    }
+}
+
+TEST_F(GuiFlame, SearchStatesShareOfReport) {
+    auto *box = w->flameGraph()->findChild<QLineEdit *>("flameSearch");
+    ASSERT_NE(box, nullptr);
+    QTest::keyClicks(box, "walk_list");
+    ASSERT_TRUE(wait_for([&] {
+        const gui::SearchResult *s = w->flameGraph()->search();
+        return s && s->pattern == "walk_list";
+    }));
+    double report = std::stod(report_row(file, "walk_list")["total_pct_cpu-clock"]);
+    ASSERT_TRUE(w->flameGraph()->searchShare());
+    EXPECT_NEAR(*w->flameGraph()->searchShare() * 100, report, 0.00051);
+    QString label = w->flameGraph()->findChild<QLabel *>("flameMatches")->text();
+    EXPECT_TRUE(label.contains(QString::number(report, 'f', 2) + " % of cpu-clock"))
+        << label.toStdString() << " vs " << report;
+    // Matches are painted in the highlight colour, the rest not.
+    std::vector<FlameFrame> walk = frames_of("walk_list");
+    ASSERT_EQ(walk.size(), 1u);
+    QColor hit = canvas->fillColour(walk[0].node);
+    for (const FlameFrame &f : canvas->layout().frames) {
+        if (name(f) != "walk_list") {
+            EXPECT_NE(canvas->fillColour(f.node), hit) << name(f);
+        }
+    }
+
+    // A regular expression of two functions that no stack has together
+    // (walk_list runs on the main thread, checksum on the other): the sum.
+    w->flameGraph()->findChild<QCheckBox *>("flameRegex")->click();
+    box->clear();
+    QTest::keyClicks(box, "^(walk_list|checksum)$");
+    ASSERT_TRUE(wait_for([&] {
+        const gui::SearchResult *s = w->flameGraph()->search();
+        return s && s->regex && s->pattern == "^(walk_list|checksum)$";
+    }));
+    EXPECT_EQ(w->flameGraph()->search()->matched_functions, 2u);
+    double both = report + std::stod(report_row(file, "checksum")["total_pct_cpu-clock"]);
+    EXPECT_NEAR(*w->flameGraph()->searchShare() * 100, both, 0.001);
+
+    // A bad expression is named, not a crash.
+    box->clear();
+    QTest::keyClicks(box, "(unclosed");
+    ASSERT_TRUE(wait_for([&] {
+        const gui::SearchResult *s = w->flameGraph()->search();
+        return s && s->pattern == "(unclosed";
+    }));
+    EXPECT_FALSE(w->flameGraph()->search()->error.empty());
+    EXPECT_TRUE(w->flameGraph()
+                    ->findChild<QLabel *>("flameMatches")
+                    ->text()
+                    .contains("bad regular expression"));
+}
+
+TEST_F(GuiFlame, InvertedShowsBottomUpTree) {
+    auto *inverted = w->flameGraph()->findChild<QCheckBox *>("flameInverted");
+    ASSERT_TRUE(inverted->isEnabled());
+    inverted->click();
+    ASSERT_TRUE(canvas->inverted());
+    // Innermost functions are the roots: walk_list is on the first row with
+    // its self share.
+    std::vector<FlameFrame> walk = frames_of("walk_list");
+    ASSERT_FALSE(walk.empty());
+    EXPECT_EQ(walk[0].row, 0u);
+    double self = std::stod(report_row(file, "walk_list")["self_pct_cpu-clock"]) / 100;
+    EXPECT_NEAR(walk[0].width / canvas->width(), self, 0.0005);
+}
+
+TEST_F(GuiFlame, ExportsSvgAndPng) {
+    TempDir dir;
+    QString svg = QString::fromStdString(dir.file("f.svg"));
+    QString png = QString::fromStdString(dir.file("f.png"));
+    QString error;
+    ASSERT_TRUE(canvas->exportSvg(svg, &error)) << error.toStdString();
+    ASSERT_TRUE(canvas->exportPng(png, &error)) << error.toStdString();
+    std::string text = read_text(svg.toStdString());
+    EXPECT_NE(text.find("<svg"), std::string::npos);
+    EXPECT_NE(text.find("walk_list"), std::string::npos);
+    QImage img(png);
+    ASSERT_FALSE(img.isNull());
+    EXPECT_EQ(img.size(), canvas->size());
+    std::vector<FlameFrame> walk = frames_of("walk_list");
+    ASSERT_EQ(walk.size(), 1u);
+    QRectF wr = canvas->frameRect(walk[0]);
+    EXPECT_EQ(img.pixelColor(QPoint(int(wr.center().x()), int(wr.top() + 1))).rgb(),
+              canvas->fillColour(walk[0].node).rgb());
+    // A place that cannot be written is said so.
+    EXPECT_FALSE(canvas->exportPng("/nonexistent-dir/f.png", &error));
+    EXPECT_TRUE(error.contains("/nonexistent-dir/f.png"));
+}
+
+TEST_F(GuiFlame, ContextMenuShowsFunctionInOtherPages) {
+    std::vector<FlameFrame> walk = frames_of("walk_list");
+    ASSERT_EQ(walk.size(), 1u);
+    QPoint at = canvas->frameRect(walk[0]).center().toPoint();
+    for (auto [item, tab] : {std::pair{"Show in bottom-up", MainWindow::BottomUpTab},
+                             std::pair{"Show in caller/callee", MainWindow::CallerCalleeTab},
+                             std::pair{"Show in top-down", MainWindow::TopDownTab}}) {
+        SCOPED_TRACE(item);
+        w->tabs()->setCurrentIndex(MainWindow::FlameTab);
+        QStringList offered;
+        // The menu runs its own event loop: pick the item from inside it.
+        QTimer::singleShot(100, [&, item = QString(item)] {
+            auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
+            if (!menu)
+                return;
+            QAction *pick = nullptr;
+            for (QAction *a : menu->actions()) {
+                offered << a->text();
+                if (a->text() == item)
+                    pick = a;
+            }
+            if (pick)
+                menu->setActiveAction(pick);
+            QTest::keyClick(menu, pick ? Qt::Key_Return : Qt::Key_Escape);
+        });
+        QContextMenuEvent event(QContextMenuEvent::Mouse, at, canvas->mapToGlobal(at));
+        QApplication::sendEvent(canvas, &event);
+        EXPECT_TRUE(offered.contains(item)) << offered.join(", ").toStdString();
+        EXPECT_EQ(w->tabs()->currentIndex(), int(tab));
+    }
+}
+
+} // namespace
+} // namespace cpcprof::test

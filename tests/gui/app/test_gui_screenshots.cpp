@@ -1,0 +1,169 @@
+// Screenshots of every page of cpcprof-gui on a real recording of
+// cpcprof-demo, under Xvfb (the test is run by xvfb-run): each is saved
+// as a PNG in SCREENSHOT_DIR (kept as the test's artefacts; the README's
+// docs/cpcprof-gui-flamegraph.png is the flame graph one), is not blank,
+// and the flame graph's largest frames are where the data says.
+#include "gui_harness.h"
+
+#include "app/flame_graph.h"
+#include "app/main_window.h"
+
+#include <QCheckBox>
+#include <QDir>
+#include <QGuiApplication>
+#include <QImage>
+#include <QLineEdit>
+#include <QSet>
+#include <QTabWidget>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace cpcprof::test {
+namespace {
+
+using gui::MainWindow;
+
+// Distinct colours, and the share of pixels unlike the most common one.
+struct Ink {
+    int colours = 0;
+    double inked = 0;
+};
+Ink ink_of(const QImage &img) {
+    QHash<QRgb, int> count;
+    for (int y = 0; y < img.height(); y += 2)
+        for (int x = 0; x < img.width(); x += 2)
+            ++count[img.pixel(x, y)];
+    int most = 0, all = 0;
+    for (int n : count) {
+        most = std::max(most, n);
+        all += n;
+    }
+    return {int(count.size()), all ? 1.0 - double(most) / all : 0};
+}
+
+TEST(GuiScreenshots, EveryPageIsDrawnAndFlameGraphMatchesData) {
+    if (QGuiApplication::platformName() != "xcb")
+        GTEST_SKIP() << "screenshots need an X display (run under xvfb-run; Debian package "
+                        "xvfb); platform here: "
+                     << QGuiApplication::platformName().toStdString();
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    ASSERT_TRUE(QDir().mkpath(SCREENSHOT_DIR));
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.openFile(QString::fromStdString(file));
+    ASSERT_TRUE(wait_for([&] { return w.profile() != nullptr; }));
+
+    const char *names[] = {"summary",  "flamegraph",   "topdown",
+                           "bottomup", "callercallee", "hotspots"};
+    for (int tab = 0; tab < w.tabs()->count(); ++tab) {
+        SCOPED_TRACE(names[tab]);
+        w.tabs()->setCurrentIndex(tab);
+        wait_for([] { return false; }, 200); // let it paint
+        QImage img = w.grab().toImage();
+        QString path = QString(SCREENSHOT_DIR) + "/" + names[tab] + ".png";
+        ASSERT_TRUE(img.save(path)) << path.toStdString();
+        std::printf("screenshot: %s\n", qPrintable(path));
+        // The page alone, without the window's menus and bars around it.
+        Ink ink = ink_of(w.tabs()->currentWidget()->grab().toImage());
+        EXPECT_GT(ink.colours, 4) << path.toStdString() << " looks blank";
+        EXPECT_GT(ink.inked, 0.002) << path.toStdString() << " looks blank";
+        std::printf("  %d colours, %.1f %% inked\n", ink.colours, ink.inked * 100);
+    }
+
+    // The flame graph alone, checked against the top-down tree itself.
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    gui::FlameCanvas *canvas = w.flameGraph()->canvas();
+    wait_for([] { return false; }, 200);
+    QImage img = canvas->grab().toImage();
+    ASSERT_TRUE(img.save(QString(SCREENSHOT_DIR) + "/flamegraph-canvas.png"));
+    const storage::CallTree &tree = *canvas->profile()->top_down;
+    const auto &nodes = tree.nodes();
+    std::vector<uint32_t> roots = nodes[0].children;
+    std::sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) {
+        return nodes[a].total.values[0] > nodes[b].total.values[0];
+    });
+    ASSERT_GE(roots.size(), 2u);
+    double whole = double(nodes[0].total.values[0]);
+    double W = canvas->width();
+    int row_h = canvas->rowHeight();
+    // Roots sit on the bottom row, largest first from the left; their
+    // largest callee on the row above, from the same left edge.
+    double x = 0;
+    for (size_t i = 0; i < 2; ++i) {
+        uint32_t r = roots[i];
+        double w_px = double(nodes[r].total.values[0]) / whole * W;
+        ASSERT_GT(w_px, 40) << "root " << i << " too narrow to check";
+        int y = canvas->height() - row_h + 1;
+        QColor want = canvas->fillColour(r);
+        for (double px : {x + 3, x + w_px / 2, x + w_px - 3})
+            EXPECT_EQ(img.pixelColor(int(px), y).rgb(), want.rgb())
+                << "root " << i << " at x=" << px << " y=" << y;
+        x += w_px;
+    }
+    // Right of the roots (they do not fill the width only with sub-pixel
+    // roots left out): background.
+    if (x < W - 4) {
+        EXPECT_EQ(img.pixelColor(int(W) - 2, canvas->height() - row_h + 1).rgb(),
+                  canvas->palette().color(QPalette::Base).rgb());
+    }
+    // Above the deepest drawn row: nothing.
+    int top_y = canvas->height() - int(canvas->layout().rows) * row_h - 2;
+    if (top_y > 0) {
+        for (int px = 0; px < int(W); px += 50)
+            EXPECT_EQ(img.pixelColor(px, top_y).rgb(),
+                      canvas->palette().color(QPalette::Base).rgb());
+    }
+}
+
+// The flame graph zoomed, searched and inverted, for a person to look at
+// (artefacts; each checked not blank and showing what was asked).
+TEST(GuiScreenshots, FlameGraphStates) {
+    if (QGuiApplication::platformName() != "xcb")
+        GTEST_SKIP() << "screenshots need an X display (run under xvfb-run; Debian package "
+                        "xvfb); platform here: "
+                     << QGuiApplication::platformName().toStdString();
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    ASSERT_TRUE(QDir().mkpath(SCREENSHOT_DIR));
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    w.openFile(QString::fromStdString(file));
+    ASSERT_TRUE(wait_for([&] { return w.profile() != nullptr; }));
+    gui::FlameGraph *flame = w.flameGraph();
+    gui::FlameCanvas *canvas = flame->canvas();
+    auto shot = [&](const char *name) {
+        wait_for([] { return false; }, 200);
+        QImage img = w.grab().toImage();
+        QString path = QString(SCREENSHOT_DIR) + "/" + name + ".png";
+        EXPECT_TRUE(img.save(path)) << path.toStdString();
+        std::printf("screenshot: %s\n", qPrintable(path));
+        EXPECT_GT(ink_of(canvas->grab().toImage()).inked, 0.01) << name << " looks blank";
+    };
+    const auto &functions = canvas->profile()->query->functions();
+    uint32_t walk = 0;
+    for (const gui::FlameFrame &f : canvas->layout().frames)
+        if (functions[canvas->tree()->nodes()[f.node].function].name == "walk_list")
+            walk = f.node;
+    ASSERT_NE(walk, 0u);
+    canvas->zoomTo(walk);
+    shot("flamegraph-zoomed");
+    EXPECT_TRUE(flame->breadcrumb().endsWith("walk_list"));
+    canvas->zoomOut();
+    flame->findChild<QLineEdit *>("flameSearch")->setText("list");
+    ASSERT_TRUE(wait_for([&] { return flame->search() && flame->search()->pattern == "list"; }));
+    shot("flamegraph-search");
+    flame->findChild<QLineEdit *>("flameSearch")->clear();
+    flame->findChild<QCheckBox *>("flameInverted")->click();
+    ASSERT_TRUE(canvas->inverted());
+    shot("flamegraph-inverted");
+}
+
+} // namespace
+} // namespace cpcprof::test
