@@ -1,14 +1,6 @@
 #include "app/flame_tooltip.h"
 
-// The derived ratios' definitions move from profiler/report to storage
-// with the model library; either place serves (same API).
-#if __has_include("storage/derived.h")
 #include "storage/derived.h"
-namespace derived_api = cpcprof::storage;
-#else
-#include "derived.h" // profiler/report
-namespace derived_api = cpcprof::report;
-#endif
 
 namespace cpcprof::gui {
 
@@ -31,9 +23,9 @@ QString value_and_share(uint64_t v, uint64_t whole) {
 QString derived_rows(const storage::Query &q, const storage::Cost &self,
                      const storage::Cost &total) {
     QString rows;
-    for (const derived_api::DerivedColumn &d : derived_api::derived_columns(q.events())) {
+    for (const storage::DerivedColumn &d : storage::derived_columns(q.events())) {
         auto text = [&](const storage::Cost &c) {
-            derived_api::DerivedValue v = derived_api::derive(d, c);
+            storage::DerivedValue v = storage::derive(d, c);
             if (!v.value)
                 return QString("-");
             return d.kind == "miss_ratio" ? QString("%1 %").arg(*v.value * 100, 0, 'f', 2)

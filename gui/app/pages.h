@@ -1,9 +1,7 @@
 // The tree and table pages of the window (top-down, bottom-up,
 // caller/callee, hotspots), made in one place so that the window does not
 // depend on their classes: each page is a widget and the three calls the
-// window makes on it.  Built with gui/views (CPCPROF_GUI_HAVE_VIEWS) they
-// are the real pages; without it, a placeholder that says the view is not
-// in this build.
+// window makes on it (gui/views' pages).
 #pragma once
 
 #include "model/profile_data.h"

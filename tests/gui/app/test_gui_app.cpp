@@ -125,7 +125,7 @@ TEST(GuiApp, RefusedFileGivesErrorDialogAndKeepsProfile) {
     ASSERT_GT(frames, 0u);
 
     TempDir dir;
-    std::string good = read_text(file);
+    std::string good = read_file(file);
     ASSERT_GT(good.size(), 8192u);
     struct Bad {
         std::string name, bytes;

@@ -186,7 +186,7 @@ TEST_F(GuiFlame, ExportsSvgAndPng) {
     QString error;
     ASSERT_TRUE(canvas->exportSvg(svg, &error)) << error.toStdString();
     ASSERT_TRUE(canvas->exportPng(png, &error)) << error.toStdString();
-    std::string text = read_text(svg.toStdString());
+    std::string text = read_file(svg.toStdString());
     EXPECT_NE(text.find("<svg"), std::string::npos);
     EXPECT_NE(text.find("walk_list"), std::string::npos);
     QImage img(png);
