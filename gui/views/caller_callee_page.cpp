@@ -103,6 +103,17 @@ void CallerCalleePage::setProfile(ProfilePtr profile) {
     callers_label_->setText(tr("Callers"));
     callees_label_->setText(tr("Callees"));
     setEvent(event_); // the proxy re-applied the filter on the reset
+    // Start on the function with the most self cost: who calls the hot spot.
+    if (profile_ && profile_->hotspots && !profile_->hotspots->empty()) {
+        const HotspotRow *top = nullptr;
+        auto self = [this](const HotspotRow &r) {
+            return size_t(event_) < r.self.values.size() ? r.self.values[event_] : r.self.samples;
+        };
+        for (const HotspotRow &r : *profile_->hotspots)
+            if (!top || self(r) > self(*top))
+                top = &r;
+        selectFunction(top->function);
+    }
 }
 
 void CallerCalleePage::setEvent(int event) {

@@ -24,6 +24,12 @@ void setupCostView(QAbstractItemView *view, CostProxy *proxy) {
     } else if (auto *table = qobject_cast<QTableView *>(view)) {
         table->setSortingEnabled(true);
         table->verticalHeader()->hide();
+        // One line per row, long paths shortened in the middle (the file
+        // name and line stay readable): rows as tall as a tree's.
+        table->setWordWrap(false);
+        table->setTextElideMode(Qt::ElideMiddle);
+        table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+        table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
         table->horizontalHeader()->setDefaultSectionSize(110);
         table->setColumnWidth(0, 320);
     }
