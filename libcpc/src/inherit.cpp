@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <new>
 
 namespace cpc {
 
@@ -131,7 +132,11 @@ pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(voi
     Counting *c = current_counting();
     if (c == nullptr || !c->spec().inherit)
         return real(thread, attr, start, arg);
-    auto *s = new InheritStart{start, arg, c->inherited_spec()};
+    // No exception may leave this C entry point: without memory for the
+    // start record the thread is refused as pthread_create refuses it.
+    auto *s = new (std::nothrow) InheritStart{start, arg, c->inherited_spec()};
+    if (s == nullptr)
+        return EAGAIN;
     int rc = real(thread, attr, inherit_trampoline, s);
     if (rc != 0)
         delete s;

@@ -116,18 +116,17 @@ void CfaProgram::emit_row(uint64_t loc, const FrameRules &st) {
     if (off > UINT32_MAX)
         return;
     r.pc = static_cast<uint32_t>(off);
-    if (st.ra_undefined)
+    r.kind = CfiRow::none; // a CFA the handler cannot compute
+    if (st.ra_undefined) {
         r.kind = CfiRow::outermost;
-    else if (st.cfa_bad || st.cfa_off < INT32_MIN || st.cfa_off > INT32_MAX)
-        r.kind = CfiRow::none;
-    else if (st.cfa_plt)
-        r.kind = CfiRow::plt, r.plt_threshold = st.plt_threshold;
-    else if (st.cfa_reg == kDwarfRsp)
-        r.kind = CfiRow::sp;
-    else if (st.cfa_reg == kDwarfRbp)
-        r.kind = CfiRow::fp;
-    else
-        r.kind = CfiRow::none;
+    } else if (!st.cfa_bad && st.cfa_off >= INT32_MIN && st.cfa_off <= INT32_MAX) {
+        if (st.cfa_plt)
+            r.kind = CfiRow::plt, r.plt_threshold = st.plt_threshold;
+        else if (st.cfa_reg == kDwarfRsp)
+            r.kind = CfiRow::sp;
+        else if (st.cfa_reg == kDwarfRbp)
+            r.kind = CfiRow::fp;
+    }
     r.cfa_off = static_cast<int32_t>(st.cfa_off);
     r.rbp_off = static_cast<int16_t>(std::clamp<int64_t>(st.rbp_off, INT16_MIN, INT16_MAX));
     if (!out_.empty() && out_.back().pc == r.pc)

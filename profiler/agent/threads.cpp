@@ -184,7 +184,11 @@ pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), vo
         real = libc;
     else
         sampled = true;
-    auto *st = new Start{fn, arg, sampled};
+    // No exception may leave this C entry point: without memory for the
+    // start record the thread is refused as pthread_create refuses it.
+    auto *st = new (std::nothrow) Start{fn, arg, sampled};
+    if (st == nullptr)
+        return EAGAIN;
     int rc = real(t, attr, thread_start, st);
     if (rc != 0)
         delete st;

@@ -74,7 +74,7 @@ bool check_clock_period(const std::string &event, uint64_t period_ns, bool from_
             *warning = "one overflow costs " + us(cost->ns_per_overflow) +
                        " of CPU time on this machine (measured): at a period of " +
                        us(double(period_ns)) + " sampling takes about " +
-                       std::to_string(int(share * 100 + 0.5)) +
+                       std::to_string(std::lround(share * 100)) +
                        "% of the program's CPU time, which runs that much slower (its samples "
                        "per CPU-second stay right); periods of " +
                        us(cheap) + " and up cost under " +
