@@ -193,13 +193,18 @@ void FlameCanvas::paintEvent(QPaintEvent *e) {
     QPainter p(this);
     p.fillRect(e->rect(), palette().color(QPalette::Base));
     if (layout_.frames.empty()) {
+        QString why = tr("No profile loaded.");
+        if (profile_ && profile_->query->samples_kept() == 0)
+            why = tr("This profile has no samples.");
+        else if (profile_)
+            why = tr("Nothing to draw for this event.");
         p.setPen(palette().color(QPalette::Text));
-        p.drawText(rect(), Qt::AlignCenter,
-                   profile_ ? tr("Nothing to draw for this event.") : tr("No profile loaded."));
-        return;
+        p.drawText(rect(), Qt::AlignCenter, why);
+    } else {
+        paintGraph(p);
     }
-    paintGraph(p);
-    emit painted();
+    if (profile_)
+        emit painted();
 }
 
 void FlameCanvas::mouseReleaseEvent(QMouseEvent *e) {

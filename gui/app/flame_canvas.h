@@ -57,7 +57,7 @@ class FlameCanvas : public QWidget {
   signals:
     void zoomChanged(uint32_t node);
     void showFunction(uint32_t function, cpcprof::gui::FunctionView view);
-    // After a paint that drew frames.
+    // After a paint of a loaded profile (its frames, or why there are none).
     void painted();
 
   protected:

@@ -3,6 +3,7 @@
 // event, refused files, remembered settings.
 #include "gui_harness.h"
 
+#include "app/flame_canvas.h"
 #include "app/flame_graph.h"
 #include "app/main_window.h"
 #include "app/summary_page.h"
@@ -253,6 +254,28 @@ TEST(GuiApp, NewerLoadDropsAnOlderOne) {
     EXPECT_EQ(shown.count(), 1);
     EXPECT_EQ(w.profile()->path, second);
     EXPECT_EQ(w.eventSelector()->count(), 2);
+}
+
+// A recording without samples (a program that ends before its first
+// period) opens like any other: the flame graph says there is nothing to
+// draw and is painted, the summary says 0 samples.
+TEST(GuiApp, ProfileWithoutSamplesOpensAndSaysSo) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-q", "-o", "empty.cpcprof", "--", "/bin/true"}, 60);
+    ASSERT_EQ(r.status, 0) << r.err;
+    MainWindow w;
+    w.resize(800, 600);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, dir.file("empty.cpcprof")));
+    ASSERT_EQ(w.profile()->query->samples_kept(), 0u);
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    QSignalSpy painted(w.flameGraph()->canvas(), &gui::FlameCanvas::painted);
+    w.flameGraph()->canvas()->repaint();
+    EXPECT_EQ(painted.count(), 1);
+    EXPECT_TRUE(w.flameGraph()->canvas()->layout().frames.empty());
+    w.tabs()->setCurrentIndex(MainWindow::SummaryTab);
+    EXPECT_TRUE(w.summaryPage()->text().contains("0 kept")) << w.summaryPage()->text().toStdString();
 }
 
 } // namespace
