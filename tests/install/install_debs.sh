@@ -3,7 +3,8 @@
 # dpkg into a scratch root (dpkg --root, its own database), and from outside
 # the trees: compiles cpc(3CPC) Example 1 with pkg-config against the
 # installed header and runs it, records the demo with the installed cpcprof
-# and reports it, runs `cputrack -c cpu-clock true`, finds a man page; then
+# and reports it, opens that recording in the packaged cpcprof-gui
+# (offscreen), runs `cputrack -c cpu-clock true`, finds man pages; then
 # removes the packages with dpkg -r and checks that nothing of them is left.
 #
 #   install_debs.sh SOURCE_DIR DEB_BUILD_DIR DEMO_EXE CC SANITIZED(0|1)
@@ -25,9 +26,13 @@ trap 'rm -rf "$work"' EXIT
 debs=$work/debs
 CPCPROF_DEB_BUILD_DIR=$debbuild sh "$src/packaging/build-debs.sh" "$debs" >"$work/build.log" 2>&1 ||
     { tail -40 "$work/build.log"; fail "build-debs.sh"; }
-for p in libcpc1 libcpc-dev cpcprof; do
+for p in libcpc1 libcpc-dev cpcprof cpcprof-gui; do
     ls "$debs/${p}"_*.deb >/dev/null 2>&1 || fail "no $p package"
 done
+# The viewer is in its own package: cpcprof does not pull in Qt.
+dpkg-deb -c "$debs"/cpcprof_*.deb | grep -q cpcprof-gui && fail "cpcprof holds the viewer"
+guideps=$(dpkg-deb -f "$debs"/cpcprof-gui_*.deb Depends)
+case $guideps in *libqt6widgets6*) ;; *) fail "cpcprof-gui depends on: $guideps" ;; esac
 # Dependencies computed by dpkg-shlibdeps: cpcprof needs libc6 and libcpc1.
 deps=$(dpkg-deb -f "$debs"/cpcprof_*.deb Depends)
 case $deps in *libcpc1*libc6*|*libc6*libcpc1*) ;; *) fail "cpcprof depends on: $deps" ;; esac
@@ -44,7 +49,10 @@ lib=$root/usr/lib/$ma
 for f in usr/bin/cpcprof usr/bin/cputrack usr/sbin/cpustat "usr/lib/$ma/cpcprof/libcpcprof-agent.so" \
          "usr/lib/$ma/libcpc.so.1" "usr/lib/$ma/libpctx.so.1" "usr/lib/$ma/libcpc.so" \
          "usr/lib/$ma/pkgconfig/libcpc.pc" usr/include/libcpc.h usr/share/man/man1/cputrack.1.gz usr/share/man/man1/cpcprof-record.1.gz \
-         usr/share/man/man3/cpc_open.3cpc.gz usr/share/man/man8/cpustat.8.gz; do
+         usr/share/man/man3/cpc_open.3cpc.gz usr/share/man/man8/cpustat.8.gz \
+         usr/bin/cpcprof-gui usr/share/man/man1/cpcprof-gui.1.gz usr/share/applications/cpcprof-gui.desktop \
+         usr/share/icons/hicolor/scalable/apps/cpcprof-gui.svg usr/share/mime/packages/cpcprof.xml \
+         usr/share/metainfo/io.github.cpcprof.cpcprof_gui.metainfo.xml; do
     [ -e "$root/$f" ] || fail "/$f not installed by the packages"
 done
 
@@ -75,11 +83,18 @@ for fn in matrix_multiply walk_list checksum; do
     grep -q " $fn " report.txt || { cat report.txt; fail "$fn not in the report"; }
 done
 
+# The packaged viewer opens the recording, draws its flame graph (offscreen)
+# and quits, printing its timings (CPCPROF_GUI_BENCH, cpcprof-gui(1)).
+QT_QPA_PLATFORM=offscreen CPCPROF_GUI_BENCH=1 timeout 120 "$root/usr/bin/cpcprof-gui" demo.cpcprof \
+    >gui.out 2>gui.err || { cat gui.err; fail "cpcprof-gui on the demo's recording"; }
+grep -q '"first_paint_ms"' gui.out || { cat gui.out gui.err; fail "cpcprof-gui drew no flame graph"; }
+grep -q '"frames_drawn":0[,}]' gui.out && fail "cpcprof-gui drew an empty flame graph"
+
 "$root/usr/bin/cputrack" -c cpu-clock true >cputrack.out 2>&1 || { cat cputrack.out; fail "cputrack"; }
 grep -Eq "exit +[0-9]+" cputrack.out || { cat cputrack.out; fail "cputrack printed no count at exit"; }
 
 if command -v man >/dev/null; then
-    for name in cpcprof-record cpcprof cputrack; do
+    for name in cpcprof-record cpcprof cputrack cpcprof-gui; do
         page=$(MANPATH="$root/usr/share/man" man -w $name 2>/dev/null) || fail "man -w $name finds no page"
         case $page in "$root"/*) ;; *) fail "man -w $name gives $page" ;; esac
     done
@@ -88,12 +103,12 @@ else
 fi
 
 # Removed: nothing of them is left but the directories dpkg keeps.
-dpkg --root="$root" --force-depends --force-script-chrootless -r cpcprof libcpc-dev libcpc1 >"$work/remove.log" 2>&1 ||
+dpkg --root="$root" --force-depends --force-script-chrootless -r cpcprof-gui cpcprof libcpc-dev libcpc1 >"$work/remove.log" 2>&1 ||
     { cat "$work/remove.log"; fail "dpkg -r"; }
 left=""
 [ ! -d "$root/usr" ] || left=$(find "$root/usr" ! -type d)
 [ -z "$left" ] || fail "left after dpkg -r: $left"
-if dpkg --root="$root" -l 2>/dev/null | grep -E '^ii +(libcpc1|libcpc-dev|cpcprof) '; then
+if dpkg --root="$root" -l 2>/dev/null | grep -E '^ii +(libcpc1|libcpc-dev|cpcprof|cpcprof-gui) '; then
     fail "still installed after dpkg -r"
 fi
 echo "packages: $(cd "$debs" && echo ./*.deb)"
