@@ -257,6 +257,26 @@ TEST_F(CallTreeTest, CodeWithoutSymbolsIsNamedByModuleAndOffset) {
               (Rows{{"libx.so+0x500", {1, 1}}, {"libx.so+0x500;main", {0, 1}}}));
 }
 
+// The program whose functions the frames are is /opt/prog unless given;
+// a path that is not absolute, or one under /lib (the modules without
+// symbols), is refused before anything is written.
+TEST_F(CallTreeTest, FramesAreFunctionsOfTheGivenProgram) {
+    auto q = open_query(make_folded_profile(dir.path(), {"main;libx.so+0x10 1"}, {{"cycles", 10}},
+                                            "mine.cpcprof", "/opt/mine"));
+    ASSERT_TRUE(q);
+    EXPECT_EQ(q->functions()[fn(*q, "main")].module, "/opt/mine");
+    EXPECT_EQ(q->functions()[fn(*q, "libx.so+0x10")].module, "/lib/libx.so");
+    auto d = open_query(make_folded_profile(dir.path(), {"main 1"}));
+    ASSERT_TRUE(d);
+    EXPECT_EQ(d->functions()[fn(*d, "main")].module, "/opt/prog");
+    for (const char *bad : {"mine", "/lib/mine", ""})
+        EXPECT_THROW(
+            make_folded_profile(dir.path(), {"main 1"}, {{"cycles", 10}}, "bad.cpcprof", bad),
+            std::invalid_argument)
+            << bad;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() + "/bad.cpcprof"));
+}
+
 TEST_F(CallTreeTest, ThreadsAndTimesFilterTheSamples) {
     std::string path = make_folded_profile(dir.path(), kMixed);
     auto q = open_query(path);

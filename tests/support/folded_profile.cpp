@@ -12,11 +12,10 @@ namespace {
 
 constexpr int kPid = 100;
 constexpr int64_t kStartMono = 1'000'000'000'000; // CLOCK_MONOTONIC of the run start
-constexpr uint64_t kProg = 0x400000;              // /opt/prog, file offset 0
+constexpr uint64_t kProg = 0x400000;              // the program, file offset 0
 constexpr uint64_t kProgSize = 0x1000000;
 constexpr uint64_t kLibs = 0x7f0000000000; // /lib/MODULE, one slot each
 constexpr uint64_t kLibSize = 0x100000000;
-constexpr char kProgPath[] = "/opt/prog";
 constexpr char kSource[] = "/src/folded.c";
 
 struct Frame {
@@ -206,10 +205,14 @@ void check(bool ok, const std::string &what, const std::string &error) {
 } // namespace
 
 std::string make_folded_profile(const std::string &dir, const std::vector<std::string> &lines,
-                                const std::vector<FoldedEvent> &events, const std::string &name) {
+                                const std::vector<FoldedEvent> &events, const std::string &name,
+                                const std::string &program) {
     if (events.empty() || events[0].period == 0)
         throw std::invalid_argument("make_folded_profile: the first event samples: it needs a "
                                     "period");
+    if (program.size() < 2 || program[0] != '/' || program.rfind("/lib/", 0) == 0)
+        throw std::invalid_argument("make_folded_profile: the program \"" + program +
+                                    "\" is not an absolute path outside /lib");
     std::vector<Line> parsed;
     for (size_t i = 0; i < lines.size(); ++i) {
         size_t first = lines[i].find_first_not_of(" \t");
@@ -219,7 +222,7 @@ std::string make_folded_profile(const std::string &dir, const std::vector<std::s
     }
 
     storage::RunInfo run;
-    run.command = {kProgPath};
+    run.command = {program};
     for (size_t i = 0; i < events.size(); ++i)
         run.events.push_back({events[i].name, i == 0 ? events[i].period : 0, i == 0});
     run.start_ns = 1'700'000'000'000'000'000;
@@ -233,12 +236,12 @@ std::string make_folded_profile(const std::string &dir, const std::vector<std::s
     auto w = storage::Writer::create(path, &error);
     check(w != nullptr, path, error);
     w->begin_run(run);
-    w->add_process({kPid, 1, {kProgPath}, kProgPath, kStartMono});
+    w->add_process({kPid, 1, {program}, program, kStartMono});
     Addresses addresses;
     std::vector<std::vector<uint64_t>> stacks;
     for (const Line &l : parsed)
         stacks.push_back(addresses.of(l.frames));
-    w->add_module({kPid, kProgPath, "", kProg, kProg + kProgSize, 0, kStartMono});
+    w->add_module({kPid, program, "", kProg, kProg + kProgSize, 0, kStartMono});
     for (size_t i = 0; i < addresses.modules().size(); ++i)
         w->add_module({kPid, "/lib/" + addresses.modules()[i], "", kLibs + i * kLibSize,
                        kLibs + (i + 1) * kLibSize, 0, kStartMono});
@@ -266,7 +269,7 @@ std::string make_folded_profile(const std::string &dir, const std::vector<std::s
     auto s = storage::SymbolWriter::open(path, &error);
     check(s != nullptr, path, error);
     for (const storage::AddressToResolve &a : s->addresses()) {
-        bool prog = a.path == kProgPath;
+        bool prog = a.path == program;
         if (prog)
             s->add(a.module_id, a.offset, addresses.answers().at(a.offset));
         s->set_module_symbols(a.module_id, prog);

@@ -8,7 +8,8 @@
 //
 // A line:   [TID:][...;]FRAME;FRAME;... COUNT [VALUE...]
 //   FRAME   root first, as in flame graph tools' folded stacks:
-//           NAME[:LINE][[inline]]  a function of /opt/prog (source file
+//           NAME[:LINE][[inline]]  a function of the program, /opt/prog
+//                                  unless make_folded_profile says (source file
 //                                  /src/folded.c, line LINE or unknown);
 //                                  [inline]: inlined into the frame before it
 //           MODULE+0xHEX           code at offset HEX of /lib/MODULE, a
@@ -41,8 +42,11 @@ struct FoldedEvent {
 };
 
 // Writes dir/name (which must not exist) from lines; returns its path.
+// program: the path of the profiled program, whose functions the NAME
+// frames are (its own module; an absolute path, not under /lib).
 std::string make_folded_profile(const std::string &dir, const std::vector<std::string> &lines,
                                 const std::vector<FoldedEvent> &events = {{"cycles", 1000}},
-                                const std::string &name = "folded.cpcprof");
+                                const std::string &name = "folded.cpcprof",
+                                const std::string &program = "/opt/prog");
 
 } // namespace cpcprof::test
