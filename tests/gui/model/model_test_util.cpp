@@ -1,20 +1,20 @@
 #include "model_test_util.h"
 
-#include "helpers.h" // tests/storage: write_known_profile
+#include "folded_profile.h" // tests/support
+#include "helpers.h"        // tests/storage: write_known_profile
 
 #include <atomic>
-#include <filesystem>
 
 namespace cpcprof::guitest {
 
 void ProfileTest::SetUp() {
-    dir = make_temp_dir();
-    ASSERT_FALSE(dir.empty());
+    temp = std::make_unique<test::TempDir>("cpcprof-gui");
+    dir = temp->path();
 }
 
 void ProfileTest::TearDown() {
     profile.reset();
-    std::filesystem::remove_all(dir);
+    temp.reset();
 }
 
 void ProfileTest::load(const std::string &file) {
@@ -24,11 +24,12 @@ void ProfileTest::load(const std::string &file) {
     ASSERT_TRUE(profile) << error;
 }
 
-void ProfileTest::load_folded(const std::vector<std::string> &events, const std::string &folded,
-                              uint64_t period) {
-    ASSERT_NO_FATAL_FAILURE(
-        write_folded_profile(path("folded.cpcprof"), folded_events(events, period), folded));
-    load(path("folded.cpcprof"));
+void ProfileTest::load_folded(const std::vector<std::string> &events,
+                              const std::vector<std::string> &lines, uint64_t period) {
+    std::vector<test::FoldedEvent> folded;
+    for (size_t i = 0; i < events.size(); ++i)
+        folded.push_back({events[i], i == 0 ? period : 0});
+    load(test::make_folded_profile(dir, lines, folded, "folded.cpcprof", "/opt/folded"));
 }
 
 void ProfileTest::load_known() {

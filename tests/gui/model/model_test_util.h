@@ -1,28 +1,32 @@
 // Shared by the model and item-model tests: a temporary directory, a
-// profile loaded from folded text or the storage tests' known profile,
-// and lookups by name.
+// profile loaded from folded stacks (tests/support's make_folded_profile)
+// or the storage tests' known profile, and lookups by name.
 #pragma once
 
-#include "folded_profile.h"
+#include "temp_dir.h"
 
 #include "model/cost_tree.h"
 #include "model/profile_data.h"
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace cpcprof::guitest {
 
 struct ProfileTest : ::testing::Test {
+    std::unique_ptr<test::TempDir> temp;
     std::string dir;
     gui::ProfilePtr profile;
     void SetUp() override;
     void TearDown() override;
     std::string path(const std::string &name) const { return dir + "/" + name; }
-    // Writes the profile and loads it with gui::load_profile.
-    void load_folded(const std::vector<std::string> &events, const std::string &folded,
+    // Writes folded.cpcprof from folded-stack lines (tests/support/README.md)
+    // and loads it with gui::load_profile.  events: the first samples every
+    // period, the others count; the program is /opt/folded.
+    void load_folded(const std::vector<std::string> &events, const std::vector<std::string> &lines,
                      uint64_t period = 10);
     // tests/storage's write_known_profile, loaded.
     void load_known();

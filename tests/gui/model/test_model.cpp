@@ -1,7 +1,6 @@
 // gui/model without Qt: trees, hotspot rows, search and derived columns
 // of profiles built from folded stacks, and of the storage tests' known
 // profile, checked against storage's figures and `cpcprof report`'s.
-#include "folded_profile.h"
 #include "model_test_util.h"
 
 #include "model/cost_columns.h"
@@ -21,11 +20,10 @@ using storage::Cost;
 
 // cycles samples (period 10); instructions, cache-misses and
 // cache-references count.  a recurses in the last line.
-const char *kFolded = "main;a;b 10 5 1 10\n"
-                      "main;a;b 10 5 1 10\n"
-                      "main;a;c 10 20 0 4\n"
-                      "main;c 10 10 2 8\n"
-                      "main;a;a;b 10 5 0 2\n";
+// Lines: one sample each (COUNT 1), its value of every event.
+const std::vector<std::string> kFolded = {
+    "main:3;a:2;b:1 1 10 5 1 10", "main:3;a:2;b:1 1 10 5 1 10", "main:3;a:2;c:4 1 10 20 0 4",
+    "main:3;c:4 1 10 10 2 8", "main:3;a:2;a:2;b:1 1 10 5 0 2"};
 
 struct FoldedModel : ProfileTest {
     void SetUp() override {
@@ -206,7 +204,7 @@ TEST_F(FoldedModel, MatchedTotalOfATreeIsTheSearchTotal) {
 }
 
 TEST_F(ProfileTest, InlinedFramesAreNodesMarkedInline) {
-    load_folded({"cycles"}, "main;f;g[i] 10\nmain;f 10\n");
+    load_folded({"cycles"}, {"main:2;f:1;g:1[inline] 1 10", "main:2;f:3 1 10"});
     CostTree t = top_down_tree(profile);
     uint32_t f = child_named(t, t.child(0, 0), "f");
     uint32_t g = child_named(t, f, "g");

@@ -19,11 +19,11 @@ namespace {
 using namespace gui;
 using nlohmann::json;
 
-const char *kCounters = "main;hot 1000 500 10 100\n"
-                        "main;hot 1000 500 10 100\n"
-                        "main;hot;leaf 1000 250 30 40\n"
-                        "main;cold 1000 2000 1 50\n"
-                        "main 1000 0 0 0\n";
+// Lines: one sample each (COUNT 1), its value of every event.
+const std::vector<std::string> kCounters = {
+    "main:2;hot:1 1 1000 500 10 100", "main:2;hot:1 1 1000 500 10 100",
+    "main:2;hot:1;leaf:3 1 1000 250 30 40", "main:2;cold:4 1 1000 2000 1 50",
+    "main:2 1 1000 0 0 0"};
 
 struct Agreement : ProfileTest {
     void check_rows() {

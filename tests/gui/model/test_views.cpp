@@ -29,11 +29,10 @@ namespace {
 
 using namespace gui;
 
-const char *kFolded = "main;a;b 10 5 1 10\n"
-                      "main;a;b 10 5 1 10\n"
-                      "main;a;c 10 20 0 4\n"
-                      "main;c 10 10 2 8\n"
-                      "main;a;a;b 10 5 0 2\n";
+// Lines: one sample each (COUNT 1), its value of every event.
+const std::vector<std::string> kFolded = {
+    "main:3;a:2;b:1 1 10 5 1 10", "main:3;a:2;b:1 1 10 5 1 10", "main:3;a:2;c:4 1 10 20 0 4",
+    "main:3;c:4 1 10 10 2 8", "main:3;a:2;a:2;b:1 1 10 5 0 2"};
 const std::vector<std::string> kEvents = {"cycles", "instructions", "cache-misses",
                                           "cache-references"};
 
@@ -225,7 +224,8 @@ TEST(CostDelegateBars, WidthFollowsShare) {
 }
 
 // x has the cycles, y the instructions: switching the event reorders.
-const char *kTwo = "main;x 10 1\nmain;y 10 5\nmain;x 10 1\n";
+const std::vector<std::string> kTwo = {"main:2;x:1 1 10 1", "main:2;y:3 1 10 5",
+                                       "main:2;x:1 1 10 1"};
 
 TEST_F(ProfileTest, TreePageEventSwitchReordersAndSelectReveals) {
     load_folded({"cycles", "instructions"}, kTwo);
