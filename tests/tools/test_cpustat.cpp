@@ -8,19 +8,23 @@
 
 #include <libcpc.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <csignal>
 #include <cstdarg>
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <functional>
+#include <grp.h>
+#include <new>
 #include <poll.h>
 #include <regex>
 #include <sched.h>
 #include <sstream>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +40,8 @@ struct Result {
 struct RunOpts {
     uid_t uid = 0; // non-zero: drop to this uid/gid before exec
     double sigint_after = 0;
+    // Called every 20 ms while cpustat runs, with its output so far.
+    std::function<void(const std::string &out)> watch = nullptr;
 };
 
 Result run(std::vector<std::string> args, RunOpts o = {}) {
@@ -73,7 +79,7 @@ Result run(std::vector<std::string> args, RunOpts o = {}) {
         return double(t.tv_sec - t0.tv_sec) + double(t.tv_nsec - t0.tv_nsec) / 1e9;
     };
     while (open > 0) {
-        int timeout = o.sigint_after > 0 && !signalled ? 20 : 1000;
+        int timeout = (o.sigint_after > 0 && !signalled) || o.watch ? 20 : 1000;
         if (poll(fds, 2, timeout) > 0) {
             for (int i = 0; i < 2; ++i) {
                 if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP)))
@@ -89,6 +95,8 @@ Result run(std::vector<std::string> args, RunOpts o = {}) {
                 }
             }
         }
+        if (o.watch)
+            o.watch(r.out);
         if (o.sigint_after > 0 && !signalled && elapsed() >= o.sigint_after) {
             kill(pid, SIGINT);
             signalled = true;
@@ -257,8 +265,7 @@ TEST(Cpustat, UsageErrorsExit2) {
         {{"-c", "cpu-clock", "1s"},
          "interval must be a number of seconds greater than 0, not '1s'"},
         {{"-c", "cpu-clock", "1", "0"}, "count must be a whole number greater than 0, not '0'"},
-        {{"-c", "cpu-clock", "1", "1.5"},
-         "count must be a whole number greater than 0, not '1.5'"},
+        {{"-c", "cpu-clock", "1", "1.5"}, "count must be a whole number greater than 0, not '1.5'"},
         {{"-c", "cpu-clock", "1", "2", "3"}, "unexpected argument '3'"},
         {{"-c", "cpu-clock", "-c", "page-faults", "-p", "1", "0.6"},
          "period must be at least the interval times the number of event sets"},
@@ -431,15 +438,48 @@ TEST(Cpustat, TimestampsBeforeEachRound) {
     EXPECT_TRUE(matched) << ls[0];
 }
 
+// Idle time of the given CPUs so far (/proc/stat: idle and iowait), in
+// seconds.
+double idle_seconds(const std::vector<int> &cpus) {
+    std::ifstream in("/proc/stat");
+    double ticks = 0;
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream f(line);
+        std::string name;
+        unsigned long long user, nice, sys, idle, iowait;
+        if (!(f >> name >> user >> nice >> sys >> idle >> iowait) || name.rfind("cpu", 0) != 0 ||
+            name == "cpu")
+            continue;
+        if (std::find(cpus.begin(), cpus.end(), std::stoi(name.substr(3))) != cpus.end())
+            ticks += double(idle + iowait);
+    }
+    return ticks / double(sysconf(_SC_CLK_TCK));
+}
+
+// The soakers spin at SCHED_IDLE on every CPU while nouser,sys counts:
+// they take the time the CPUs would otherwise idle, and only that (on a
+// busy machine there is little; other programs keep their CPU).  Judged
+// against the idle time that was there: what the soakers got (cpustat's
+// CPU time) is most of the soakers' time plus the idle time left.
 TEST(Cpustat, SoakerRunsWhileASystemOnlySetCounts) {
-    // The soakers spin at SCHED_IDLE on every CPU while nouser,sys counts:
-    // cpustat then uses CPU time, which it otherwise hardly does.
+    std::vector<int> cpus = usable_cpus();
+    double idle0 = idle_seconds(cpus);
     Result r = run({"-n", "-s", "-c", "cpu-clock,nouser,sys", "0.5", "2"});
+    double idle = idle_seconds(cpus) - idle0;
     ASSERT_EQ(r.status, 0) << r.err;
     check_samples(lines(r.out), 0, 2, {0.5, 1.0}, {}, 1);
-    EXPECT_GT(r.cpu, 0.2) << "soakers did not run";
+    std::printf("soakers: cpustat used %.2f s of CPU in %.2f s; %.2f s of idle time was left "
+                "on %zu cpus\n",
+                r.cpu, r.seconds, idle, cpus.size());
+    // Idle left: the start and end of the run (no set counts yet, about
+    // 0.1 s a CPU) and a tick's rounding each side.
+    EXPECT_GT(r.cpu, 2 * (idle - 0.2 * double(cpus.size()))) << "the soakers left the CPUs idle";
+    idle0 = idle_seconds(cpus);
     Result quiet = run({"-n", "-s", "-c", "cpu-clock", "0.5", "2"});
+    idle = idle_seconds(cpus) - idle0;
     ASSERT_EQ(quiet.status, 0) << quiet.err;
+    std::printf("a set that counts user time: cpustat used %.2f s of CPU; %.2f s of idle time\n",
+                quiet.cpu, idle);
     EXPECT_LT(quiet.cpu, 0.2) << "soakers ran for a set that counts user time";
 }
 
@@ -459,14 +499,39 @@ TEST(Cpustat, SigintStopsAndPrintsTotals) {
     check_samples(ls, 1, rounds, deadlines, {}, 2);
 }
 
-// A child pinned to one CPU that takes page faults without end: fresh
-// anonymous pages, touched and unmapped.  page-faults is the event that
-// tells its CPU from the others here.  cpu-clock does not: bound to a CPU
-// it is a timer that counts wall time whether the CPU is busy or idle (both
-// CPUs show ~1e9 per second).  context-switches does not either: with user
-// counting it is 0 (switches happen in the kernel), with sys the busy CPU
-// shows fewer of them than the idle one, which other programs wake.
-pid_t start_faulting_child(int cpu) {
+// A child pinned to one CPU that takes page faults: fresh anonymous pages,
+// touched and unmapped.  page-faults is the event that tells its CPU from
+// the others here.  cpu-clock does not: bound to a CPU it is a timer that
+// counts wall time whether the CPU is busy or idle (both CPUs show ~1e9 per
+// second).  context-switches does not either: with user counting it is 0
+// (switches happen in the kernel), with sys the busy CPU shows fewer of
+// them than the idle one, which other programs wake.
+//
+// Other programs fault too, on every CPU (a compiler takes tens of
+// thousands of faults a second), so the child counts its own: it waits for
+// `go`, takes at least kFaults faults (the kernel's count for it,
+// getrusage), says how many and when it finished, and waits to be killed.
+struct FaultingChild {
+    std::atomic<bool> go{false};
+    std::atomic<long> faults{0};     // taken after go
+    std::atomic<int64_t> done_ns{0}; // CLOCK_MONOTONIC when they were
+};
+static_assert(std::atomic<int64_t>::is_always_lock_free);
+constexpr long kFaults = 20000;
+
+int64_t monotonic_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+long faults_so_far() {
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_minflt + ru.ru_majflt;
+}
+
+pid_t start_faulting_child(int cpu, FaultingChild *shared) {
     pid_t pid = fork();
     if (pid != 0)
         return pid;
@@ -474,36 +539,103 @@ pid_t start_faulting_child(int cpu) {
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
     sched_setaffinity(0, sizeof one, &one);
+    while (!shared->go.load()) {
+        timespec ms{0, 1000 * 1000};
+        nanosleep(&ms, nullptr);
+    }
     const size_t len = 1 << 20;
-    for (;;) {
+    long first = faults_so_far(), taken = 0;
+    while (taken < kFaults) {
         void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         for (size_t i = 0; i < len; i += 4096)
             static_cast<volatile char *>(p)[i] = 1;
         munmap(p, len);
+        taken = faults_so_far() - first;
     }
+    shared->faults.store(taken);
+    shared->done_ns.store(monotonic_ns());
+    for (;;)
+        pause();
 }
 
+// Faults taken on the whole machine: /proc/vmstat's pgfault.
+long long machine_faults() {
+    std::ifstream in("/proc/vmstat");
+    std::string name;
+    long long v = -1;
+    while (in >> name >> v)
+        if (name == "pgfault")
+            return v;
+    return -1;
+}
+
+// Every fault the child took after go is counted on its CPU, in the rounds
+// after the first (the child starts once the first round is printed, so
+// the counters are bound, and must end before the last deadline, which
+// is at least rounds * interval after cpustat started).  The counts are
+// the CPU's, not the machine's: all CPUs together count no more faults
+// than the machine took.  Where other programs take fewer faults than the
+// child (a quiet machine), a count printed for the wrong CPU fails the
+// first check and a CPU counting the machine's faults the second; where
+// they take more, the first says less (they may fill any CPU's count).
 TEST(Cpustat, PinnedChildsFaultsLandOnItsCpu) {
     std::vector<int> cpus = usable_cpus();
     if (cpus.size() < 2)
         GTEST_SKIP() << "needs two CPUs to tell a busy one from an idle one";
     int busy = cpus.back();
-    pid_t child = start_faulting_child(busy);
-    Result r = run({"-n", "-c", "page-faults,sys", "0.5", "2"});
-    kill(child, SIGKILL);
-    waitpid(child, nullptr, 0);
-    ASSERT_EQ(r.status, 0) << r.err;
-    std::vector<std::string> ls = lines(r.out);
-    ASSERT_EQ(ls.size(), 2 * cpus.size() + 1);
-    for (size_t round = 0; round < 2; ++round) {
-        long long on_busy = 0, elsewhere = 0;
-        for (size_t i = 0; i < cpus.size(); ++i) {
-            Line l = parse(ls[round * cpus.size() + i]);
-            (l.cpu == busy ? on_busy : elsewhere) += l.values[0];
+    // A machine too busy to give the child its faults' CPU time (about
+    // 50 ms) in the window gets a longer window.
+    for (int rounds : {8, 16, 32}) {
+        auto *shared = static_cast<FaultingChild *>(mmap(nullptr, sizeof(FaultingChild),
+                                                         PROT_READ | PROT_WRITE,
+                                                         MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+        ASSERT_NE(shared, MAP_FAILED);
+        new (shared) FaultingChild;
+        pid_t child = start_faulting_child(busy, shared);
+        const double interval = 0.25;
+        long long machine_before = machine_faults();
+        int64_t launched = monotonic_ns();
+        Result r = run({"-n", "-c", "page-faults,sys", "0.25", std::to_string(rounds)},
+                       {.watch = [&](const std::string &out) {
+                           if (size_t(std::count(out.begin(), out.end(), '\n')) >= cpus.size())
+                               shared->go.store(true);
+                       }});
+        long long machine_after = machine_faults();
+        kill(child, SIGKILL);
+        waitpid(child, nullptr, 0);
+        long faults = shared->faults.load();
+        int64_t done = shared->done_ns.load();
+        munmap(shared, sizeof(FaultingChild));
+        ASSERT_EQ(r.status, 0) << r.err;
+        std::vector<std::string> ls = lines(r.out);
+        ASSERT_EQ(ls.size(), rounds * cpus.size() + 1) << r.out;
+        int64_t last_deadline = launched + int64_t(rounds * interval * 1e9);
+        if (done == 0 || done >= last_deadline) {
+            std::printf("the child did not take its %ld faults within %d rounds of %.2f s%s\n",
+                        kFaults, rounds, interval, rounds < 32 ? "; again, longer" : "");
+            continue;
         }
-        EXPECT_GT(on_busy, 10000) << r.out;
-        EXPECT_GT(on_busy, 3 * elsewhere) << r.out;
+        long long on_busy = 0, all = 0;
+        for (size_t round = 0; round < size_t(rounds); ++round)
+            for (size_t i = 0; i < cpus.size(); ++i) {
+                Line l = parse(ls[round * cpus.size() + i]);
+                all += l.values[0];
+                if (l.cpu == busy && round > 0)
+                    on_busy += l.values[0];
+            }
+        std::printf("child: %ld faults; its cpu %d counted %lld in rounds 2-%d; all cpus %lld, "
+                    "the machine %lld\n",
+                    faults, busy, on_busy, rounds, all, machine_after - machine_before);
+        EXPECT_GE(faults, kFaults);
+        EXPECT_GE(on_busy, faults) << r.out;
+        // perf counts a few faults that vmstat does not (outside any
+        // mapping); a CPU that counted the machine's would double it.
+        if (machine_before >= 0 && machine_after >= 0) {
+            EXPECT_LE(double(all), 1.1 * double(machine_after - machine_before)) << r.out;
+        }
+        return;
     }
+    FAIL() << "the child never got the CPU time for " << kFaults << " faults in 8 s";
 }
 
 } // namespace
