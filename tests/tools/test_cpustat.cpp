@@ -320,7 +320,7 @@ TEST(Cpustat, WithoutPrivilegeFailsAtOnce) {
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.err, "cpustat: counting on a CPU needs CAP_PERFMON or root\n");
     EXPECT_EQ(r.out, "");
-    EXPECT_LT(r.seconds, 2.0);
+    EXPECT_LT(r.seconds, 4.0) << "refused at once, not after the first 5 s round";
     r = run({"-D", "-c", "cpu-clock", "5"}, {.uid = 65534});
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.err, "cpustat: cpc_bind_cpu: counting on a CPU needs CAP_PERFMON or root\n");
@@ -487,7 +487,7 @@ TEST(Cpustat, SigintStopsAndPrintsTotals) {
     Result r = run({"-c", "cpu-clock,page-faults", "0.3"}, {.sigint_after = 1.0});
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.err, "");
-    EXPECT_LT(r.seconds, 2.0);
+    EXPECT_LT(r.seconds, 4.0) << "SIGINT at 1 s did not stop it"; // room for a busy machine
     std::vector<std::string> ls = lines(r.out);
     size_t ncpus = usable_cpus().size();
     ASSERT_GE(ls.size(), 2u);
