@@ -4,22 +4,24 @@
 
 #include <dwarf.h>
 
+#include <filesystem>
+
 namespace cpcprof::symbolize {
 
 namespace {
 
-bool udata(Dwarf_Die* die, unsigned int name, Dwarf_Word* out) {
+bool udata(Dwarf_Die *die, unsigned int name, Dwarf_Word *out) {
     Dwarf_Attribute attr;
     return dwarf_attr(die, name, &attr) != nullptr && dwarf_formudata(&attr, out) == 0;
 }
 
 // The linkage name, demangled, through DW_AT_abstract_origin and
 // DW_AT_specification.
-std::string linkage_name(Dwarf_Die* die) {
+std::string linkage_name(Dwarf_Die *die) {
     Dwarf_Attribute attr;
     for (unsigned int at : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name}) {
         if (dwarf_attr_integrate(die, at, &attr) != nullptr) {
-            if (const char* s = dwarf_formstring(&attr))
+            if (const char *s = dwarf_formstring(&attr))
                 return demangle(s);
         }
     }
@@ -28,7 +30,7 @@ std::string linkage_name(Dwarf_Die* die) {
 
 // The DIE that carries die's DW_AT_name, following abstract origins and
 // specifications (bounded: DWARF from the wild may loop).
-bool named_die(Dwarf_Die* die, Dwarf_Die* out) {
+bool named_die(Dwarf_Die *die, Dwarf_Die *out) {
     *out = *die;
     for (int hops = 0; hops < 8; ++hops) {
         if (dwarf_hasattr(out, DW_AT_name))
@@ -51,13 +53,17 @@ bool is_scope(int tag) {
 } // namespace
 
 CompileUnit::CompileUnit(Dwarf_Die cu) : cu_(cu) {
+    Dwarf_Attribute attr;
+    if (dwarf_attr(&cu_, DW_AT_comp_dir, &attr) != nullptr)
+        if (const char *dir = dwarf_formstring(&attr))
+            comp_dir_ = dir;
     std::vector<ScopeIndex::Range> ranges;
     walk(&cu_, -1, 0, {}, ranges);
     index_ = ScopeIndex(std::move(ranges));
 }
 
-void CompileUnit::walk(Dwarf_Die* parent, int32_t parent_node, uint32_t depth,
-                       const std::string& prefix, std::vector<ScopeIndex::Range>& ranges) {
+void CompileUnit::walk(Dwarf_Die *parent, int32_t parent_node, uint32_t depth,
+                       const std::string &prefix, std::vector<ScopeIndex::Range> &ranges) {
     Dwarf_Die child;
     if (dwarf_child(parent, &child) != 0)
         return;
@@ -93,20 +99,19 @@ void CompileUnit::walk(Dwarf_Die* parent, int32_t parent_node, uint32_t depth,
         // Types, namespaces and lexical blocks may all hold code scopes
         // (local classes, lambdas, inlined calls in blocks): descend always.
         if (dwarf_haschildren(&child) > 0) {
-            const char* scope_name = is_scope(tag) ? dwarf_diename(&child) : nullptr;
-            walk(&child, node, depth + 1,
-                 scope_name ? prefix + scope_name + "::" : prefix, ranges);
+            const char *scope_name = is_scope(tag) ? dwarf_diename(&child) : nullptr;
+            walk(&child, node, depth + 1, scope_name ? prefix + scope_name + "::" : prefix, ranges);
         }
     } while (dwarf_siblingof(&child, &child) == 0);
 }
 
-const std::string& CompileUnit::name(Node& node) {
+const std::string &CompileUnit::name(Node &node) {
     if (!node.name) {
         node.name = linkage_name(&node.die);
         Dwarf_Die named;
         if (node.name->empty() && named_die(&node.die, &named)) {
             auto prefix = prefixes_.find(dwarf_dieoffset(&named));
-            const char* plain = dwarf_diename(&named);
+            const char *plain = dwarf_diename(&named);
             node.name = (prefix == prefixes_.end() ? "" : prefix->second) + (plain ? plain : "");
         }
     }
@@ -114,24 +119,34 @@ const std::string& CompileUnit::name(Node& node) {
 }
 
 std::string CompileUnit::file_name(uint32_t index) {
-    Dwarf_Files* files;
+    Dwarf_Files *files;
     size_t count;
     if (dwarf_getsrcfiles(&cu_, &files, &count) != 0 || index >= count)
         return {};
-    const char* s = dwarf_filesrc(files, index, nullptr, nullptr);
-    return s ? s : "";
+    return absolute(dwarf_filesrc(files, index, nullptr, nullptr));
+}
+
+// A unit compiled from a relative path (ccache's base_dir,
+// -fdebug-prefix-map=DIR=.) has relative names in its line table, which
+// libdw returns as they are: relative to the compilation directory, as
+// gdb and addr2line read them, not to wherever a report runs.
+std::string CompileUnit::absolute(const char *path) const {
+    if (path == nullptr)
+        return {};
+    if (path[0] == '/' || path[0] == '\0' || comp_dir_.empty() || comp_dir_[0] != '/')
+        return path;
+    return (std::filesystem::path(comp_dir_) / path).lexically_normal().string();
 }
 
 CompileUnit::Chain CompileUnit::lookup(uint64_t address) {
     Chain chain;
-    if (Dwarf_Line* line = dwarf_getsrc_die(&cu_, address)) {
-        if (const char* s = dwarf_linesrc(line, nullptr, nullptr))
-            chain.outer_file = s;
+    if (Dwarf_Line *line = dwarf_getsrc_die(&cu_, address)) {
+        chain.outer_file = absolute(dwarf_linesrc(line, nullptr, nullptr));
         dwarf_lineno(line, &chain.outer_line);
     }
     std::optional<uint32_t> at = index_.innermost(address);
     for (int32_t i = at ? int32_t(*at) : -1; i >= 0; i = nodes_[size_t(i)].parent) {
-        Node& n = nodes_[size_t(i)];
+        Node &n = nodes_[size_t(i)];
         chain.frames.push_back({name(n), chain.outer_file, chain.outer_line, n.inlined});
         if (!n.inlined) {
             chain.complete = true;

@@ -9,8 +9,8 @@
 
 #include <elfutils/libdw.h>
 #include <optional>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace cpcprof::symbolize {
@@ -43,12 +43,14 @@ class CompileUnit {
         int call_line = 0;
         std::optional<std::string> name;
     };
-    void walk(Dwarf_Die* parent, int32_t parent_node, uint32_t depth, const std::string& prefix,
-              std::vector<ScopeIndex::Range>& ranges);
-    const std::string& name(Node& node);
+    void walk(Dwarf_Die *parent, int32_t parent_node, uint32_t depth, const std::string &prefix,
+              std::vector<ScopeIndex::Range> &ranges);
+    const std::string &name(Node &node);
     std::string file_name(uint32_t index);
+    std::string absolute(const char *path) const; // joined to comp_dir_ when relative
 
     Dwarf_Die cu_;
+    std::string comp_dir_; // DW_AT_comp_dir, "" if none
     std::vector<Node> nodes_;
     ScopeIndex index_;
     // "ns::Class::" of the subprograms that have no linkage name (internal

@@ -79,18 +79,33 @@ TEST(CpcBindPctx, TicksReadTheTargetWhileItRunsAndDoNotSlowIt) {
     SKIP_WITHOUT_PTRACE();
     std::string out = temp_file();
     const char *iterations = "200000";
+    // The spin's wall time less the time it waited for a CPU behind other
+    // programs (a busy machine's share, not the ticks'), us.
+    auto unhindered = [&] {
+        std::istringstream in(read_file(out));
+        int64_t wall = 0, wait = 0;
+        in >> wall >> wait;
+        EXPECT_TRUE(wall > 0 && wait >= 0 && wait <= wall) << wall << " us, waited " << wait;
+        return wall - wait;
+    };
     int64_t alone = INT64_MAX;
     for (int i = 0; i < 3; ++i) {
         Spawned sp({PCTX_SPIN, out, iterations});
         ASSERT_EQ(sp.wait(), 0);
-        alone = std::min<int64_t>(alone, std::atoll(read_file(out).c_str()));
+        alone = std::min<int64_t>(alone, unhindered());
     }
     struct Ticks : PerLwp {
         std::vector<std::pair<int64_t, uint64_t>> seen; // (wall ns, task-clock ns)
+        std::vector<int64_t> waited;                    // ns the thread waited for a CPU, by then
         static int tick(pctx_t *p, pid_t pid, id_t lwp, void *a) {
             auto *t = static_cast<Ticks *>(a);
             if (sample(p, pid, lwp, a) != 0)
                 return -1;
+            std::istringstream stat(read_file("/proc/" + std::to_string(pid) + "/task/" +
+                                          std::to_string(lwp) + "/schedstat"));
+            int64_t run = 0, wait = 0;
+            stat >> run >> wait;
+            t->waited.push_back(wait);
             t->seen.emplace_back(cpc_buf_hrtime(t->cpc, t->buf), t->finis.back().second[0]);
             t->finis.pop_back();
             return 0;
@@ -103,15 +118,24 @@ TEST(CpcBindPctx, TicksReadTheTargetWhileItRunsAndDoNotSlowIt) {
     pctx_set_events(p, PCTX_INIT_LWP_EVENT, PerLwp::bind, PCTX_NULL_EVENT);
     EXPECT_EQ(pctx_run(p, 2, 0, Ticks::tick), 0);
     pctx_release(p);
-    int64_t controlled = std::atoll(read_file(out).c_str());
+    int64_t controlled = unhindered();
     unlink(out.c_str());
     ASSERT_TRUE(s.errors.empty()) << s.errors[0];
     ASSERT_GE(s.seen.size(), 10u) << "ticks every 2 ms over " << controlled << " us";
     // The spinning thread is on a CPU for most of the time between the
-    // first and the last tick: it was not stopped to be read.
+    // first and the last tick that it did not spend waiting for one behind
+    // other programs (/proc's schedstat): it was not stopped to be read.
     int64_t wall = s.seen.back().first - s.seen.front().first;
+    int64_t waited = s.waited.back() - s.waited.front();
     int64_t cpu = int64_t(s.seen.back().second - s.seen.front().second);
-    EXPECT_GT(cpu, wall * 3 / 10) << "task-clock " << cpu << " ns over " << wall << " ns";
+    EXPECT_TRUE(waited >= 0 && waited <= wall) << waited << " ns waited in " << wall;
+    std::printf("ticks: %lld ns between the first and last, %lld waiting for a CPU, %lld on one; "
+                "spin alone %lld us, under ticks %lld us (less its waits)\n",
+                (long long)wall, (long long)waited, (long long)cpu, (long long)alone,
+                (long long)controlled);
+    EXPECT_GT(cpu, (wall - waited) * 3 / 10)
+        << "task-clock " << cpu << " ns over " << wall << " ns, " << waited
+        << " ns of them waiting for a CPU";
     EXPECT_LT(controlled, 2 * alone + 50000)
         << "alone " << alone << " us, under 2 ms ticks " << controlled << " us";
 }

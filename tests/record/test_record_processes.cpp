@@ -35,8 +35,8 @@ const storage::ProcessRecord *process(const Profile &p, int pid) {
 
 TEST(RecordBlocking, BlockingCallsNeverFailWithEintr) {
     TempDir dir;
-    RunResult r = run_cpcprof(dir, {"record", "-F", "10000", "-o", "out.cpcprof", "--",
-                                    BLOCKING_EXE, "10"});
+    RunResult r =
+        run_cpcprof(dir, {"record", "-F", "10000", "-o", "out.cpcprof", "--", BLOCKING_EXE, "10"});
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.err.find("EINTR"), std::string::npos) << r.err;
     EXPECT_EQ(lines_with(r.out, "blocking ok ").size(), 1u) << r.out;
@@ -52,8 +52,8 @@ TEST(RecordBlocking, BlockingCallsNeverFailWithEintr) {
 
 TEST(RecordThreads, TwoHundredThreadsAt10kHz) {
     TempDir dir;
-    RunResult r = run_cpcprof(dir, {"record", "-F", "10000", "-o", "out.cpcprof", "--",
-                                    THREADS_EXE, "200", "10", "5"});
+    RunResult r = run_cpcprof(
+        dir, {"record", "-F", "10000", "-o", "out.cpcprof", "--", THREADS_EXE, "200", "10", "5"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(lines_with(r.out, "joined ").size(), 1u) << r.out;
     std::set<int> printed;
@@ -103,7 +103,8 @@ class ForkWithoutExec : public testing::TestWithParam<const char *> {};
 
 TEST_P(ForkWithoutExec, RecordsBothProcessesAndTheChildsEnd) {
     TempDir dir;
-    RunResult r = run_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", FORKER_EXE, "fork", GetParam()});
+    RunResult r =
+        run_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", FORKER_EXE, "fork", GetParam()});
     ASSERT_EQ(r.status, 0) << r.err;
     auto child_line = lines_with(r.out, "child ");
     auto parent_line = lines_with(r.out, "parent ");
@@ -197,22 +198,26 @@ TEST(RecordProcesses, ExecChainOfThreePrograms) {
     ASSERT_EQ(per_image.size(), 3u);
     ASSERT_EQ(cpu.size(), 3u) << r.out;
     for (size_t k = 0; k < 3; ++k) {
-        std::printf("exec chain: image %zu: %zu samples in fk_chain_stage for %.1f ms of CPU\n",
-                    k, per_image[k], cpu[k] * 1000);
+        std::printf("exec chain: image %zu: %zu samples in fk_chain_stage for %.1f ms of CPU\n", k,
+                    per_image[k], cpu[k] * 1000);
         // 1 kHz; the strict check of the exec flush is the next test.
         EXPECT_GE(double(per_image[k]), 0.75 * cpu[k] * 1000) << "image " << k;
     }
     EXPECT_TRUE(p.reader->accounting_balanced());
 }
 
-// Ten images of 20 ms of CPU each at 10 kHz, every spin ending right
+// Ten images at 10 kHz, nine of 20 ms of CPU each, every spin ending right
 // before the exec: the samples an image takes after the agent's last
 // periodic drain (up to 10 ms of them, half of each image's) are sent by
-// the exec wrapper before the image goes.
+// the exec wrapper before the image goes.  The tenth image spins 0.2 s
+// and exits, its samples always sent: the samples per CPU-second it got
+// are what the others must keep.  A busy machine lowers that rate (the
+// spins' CPU time includes the overflow round trips, which cost more when
+// the caches are shared), for every image alike.
 TEST(RecordProcesses, ExecKeepsTheSamplesOfTheLastMomentsBeforeIt) {
     TempDir dir;
     RunResult r = run_cpcprof(dir, {"record", "-F", "10000", "-o", "out.cpcprof", "--", FORKER_EXE,
-                                    "chain", "9", "0.02"});
+                                    "chain", "9", "0.02", "0.2"});
     EXPECT_EQ(r.status, 7) << r.err;
     Profile p = load_profile(dir.file("out.cpcprof"));
     ASSERT_TRUE(p) << p.error;
@@ -220,17 +225,23 @@ TEST(RecordProcesses, ExecKeepsTheSamplesOfTheLastMomentsBeforeIt) {
     std::vector<double> cpu = chain_cpu(r.out);
     ASSERT_EQ(cpu.size(), 10u) << r.out;
     ASSERT_EQ(per_image.size(), 10u);
-    // The last image exits normally (its samples were always sent): the
-    // nine before it are the ones that exec.
+    double rate = double(per_image[9]) / cpu[9];
+    std::printf("exec flush: the image that exits got %zu samples for %.1f ms of CPU: %.0f a "
+                "second\n",
+                per_image[9], cpu[9] * 1000, rate);
+    // The sampler itself delivers its rate (-F 10000) within the round
+    // trips' share, however busy the machine.
+    EXPECT_GE(rate, 0.75 * 10000);
+    EXPECT_LE(rate, 1.05 * 10000);
     size_t samples = 0;
     double expected = 0;
     for (size_t k = 0; k + 1 < per_image.size(); ++k) {
         samples += per_image[k];
-        expected += cpu[k] * 10000;
-        EXPECT_GE(double(per_image[k]), 0.75 * cpu[k] * 10000) << "image " << k;
+        expected += cpu[k] * rate;
+        EXPECT_GE(double(per_image[k]), 0.75 * cpu[k] * rate) << "image " << k;
     }
     std::printf("exec flush: %zu samples in fk_chain_stage before 9 execs, %.0f expected from "
-                "the CPU time\n",
+                "the CPU time at that rate\n",
                 samples, expected);
     EXPECT_GE(double(samples), 0.9 * expected);
     EXPECT_LE(double(samples), 1.05 * expected);
@@ -241,9 +252,10 @@ TEST(RecordProcesses, ExecKeepsTheSamplesOfTheLastMomentsBeforeIt) {
 // in the loader's lock does not finish at all, hence the short timeout.
 TEST(RecordProcesses, DlopenDlcloseThousandCycles) {
     TempDir dir;
-    RunResult r = run_cpcprof(dir, {"record", "-F", "10000", "-o", "out.cpcprof", "--",
-                                    FORKER_EXE, "dlopen", "1000", DLIB_SO},
-                              15);
+    RunResult r = run_cpcprof(
+        dir,
+        {"record", "-F", "10000", "-o", "out.cpcprof", "--", FORKER_EXE, "dlopen", "1000", DLIB_SO},
+        15);
     ASSERT_FALSE(r.timed_out) << "hung (killed after 15 s)\n" << r.out << r.err;
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(lines_with(r.out, "dlopen cycles 1000 unloaded 1000").size(), 1u) << r.out;
@@ -291,6 +303,10 @@ void own_handler_case(const char *mode) {
 
 } // namespace
 
-TEST(RecordOwnHandler, TargetInstallsItsOwnSigemtHandler) { own_handler_case("handler"); }
+TEST(RecordOwnHandler, TargetInstallsItsOwnSigemtHandler) {
+    own_handler_case("handler");
+}
 
-TEST(RecordOwnHandler, TargetBlocksSigemt) { own_handler_case("block"); }
+TEST(RecordOwnHandler, TargetBlocksSigemt) {
+    own_handler_case("block");
+}

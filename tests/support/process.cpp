@@ -163,7 +163,7 @@ Captured run_capturing(const std::vector<std::string> &argv, const CaptureOption
         bool pending = o.sigint_after > 0 && !signalled;
         if (fds[0].fd < 0 && fds[1].fd < 0 && (exited || !pending))
             break;
-        int n = poll(fds, 2, pending || o.until_exit ? 20 : 1000);
+        int n = poll(fds, 2, pending || o.until_exit || o.watch ? 20 : 1000);
         for (int i = 0; n > 0 && i < 2; ++i) {
             if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP)))
                 continue;
@@ -176,6 +176,8 @@ Captured run_capturing(const std::vector<std::string> &argv, const CaptureOption
                 fds[i].fd = -1;
             }
         }
+        if (o.watch)
+            o.watch(r.out);
         if (o.until_exit && exited && n <= 0)
             break; // everything it wrote has been read
         reap(WNOHANG);

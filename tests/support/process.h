@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,8 @@ struct CaptureOptions {
     // Returns once it has exited and its pipes are quiet, even when a
     // process it started still holds them; otherwise at their end.
     bool until_exit = false;
+    // Called every 20 ms while it runs, with its standard output so far.
+    std::function<void(const std::string &out)> watch = nullptr;
 };
 // Runs argv (argv[0] a path), stdout and stderr captured through pipes.
 Captured run_capturing(const std::vector<std::string> &argv, const CaptureOptions &o = {});

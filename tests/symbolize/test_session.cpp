@@ -35,6 +35,9 @@ void expect_frame(const Frame& f, const std::string& function, const std::string
                   const std::string& marker, bool inlined) {
     EXPECT_EQ(f.function, function);
     EXPECT_EQ(symtest::basename(f.file), symtest::basename(source)) << f.function;
+    // Absolute even where the unit was compiled from a relative path (as
+    // ccache with base_dir compiles it): joined to DW_AT_comp_dir.
+    EXPECT_TRUE(std::filesystem::path(f.file).is_absolute()) << f.file;
     EXPECT_EQ(f.line, line_of(source, marker)) << f.function << " at @" << marker;
     EXPECT_EQ(f.inlined, inlined) << f.function;
 }

@@ -6,6 +6,10 @@
 
 namespace cpcprof::test {
 
+namespace {
+std::string g_demo_output;
+} // namespace
+
 const std::string &demo_profile() {
     static std::unique_ptr<TempDir> dir;
     static std::string path;
@@ -16,9 +20,15 @@ const std::string &demo_profile() {
         EXPECT_EQ(r.status, 0) << r.err;
         if (r.status == 0)
             path = out;
+        g_demo_output = r.out;
     }
     EXPECT_FALSE(path.empty()) << "recording cpcprof-demo failed";
     return path;
+}
+
+const std::string &demo_output() {
+    demo_profile();
+    return g_demo_output;
 }
 
 const char *demo_recording_unavailable() {

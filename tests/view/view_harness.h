@@ -16,6 +16,8 @@ namespace cpcprof::test {
 // main thread, checksum on a second), made once per test program with the
 // default event and symbolized; its path, or "" with a failed assertion.
 const std::string &demo_profile();
+// What the demo printed in that recording (its own CPU time per phase).
+const std::string &demo_output();
 
 // Why the demo cannot be recorded here, or nullptr: in a sanitized build
 // (the asan preset) the agent carries the AddressSanitizer runtime, which

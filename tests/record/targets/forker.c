@@ -10,10 +10,11 @@
  *       the profile, each with samples in its own function; the child
  *       ended, with exit status 3, however it ended.
  *
- *   forker chain N [SECONDS]
+ *   forker chain N [SECONDS [LAST]]
  *       prints "stage N pid PID", spins SECONDS (default 0.2) of CPU time
  *       in fk_chain_stage() and prints "spun N SECONDS" (its CPU time),
- *       then execs itself as "forker chain N-1 SECONDS"; stage 0 exits 7.
+ *       then execs itself as "forker chain N-1 SECONDS [LAST]"; stage 0
+ *       spins LAST seconds (default SECONDS) and exits 7.
  *       "chain 2" is an exec chain of 3 programs in one pid.  Test:
  *       cpcprof exits 7 and every stage's image has samples in
  *       fk_chain_stage, as many as its CPU time gives: the spin ends right
@@ -92,10 +93,10 @@ static int mode_fork(const char *how) {
     return 0;
 }
 
-static int mode_chain(int n, const char *seconds) {
+static int mode_chain(int n, const char *seconds, const char *last) {
     printf("stage %d pid %d\n", n, (int)getpid());
     double t0 = thread_cpu_seconds();
-    fk_chain_stage(atof(seconds));
+    fk_chain_stage(atof(n <= 0 && last != NULL ? last : seconds));
     printf("spun %d %.6f\n", n, thread_cpu_seconds() - t0);
     fflush(stdout);
     if (n <= 0)
@@ -103,7 +104,7 @@ static int mode_chain(int n, const char *seconds) {
     char exe[4096], next[16];
     self_exe(exe, sizeof exe);
     snprintf(next, sizeof next, "%d", n - 1);
-    char *argv[] = {"forker", "chain", next, (char *)seconds, NULL};
+    char *argv[] = {"forker", "chain", next, (char *)seconds, (char *)last, NULL};
     execv(exe, argv);
     die("execv");
     return 1;
@@ -184,13 +185,13 @@ int main(int argc, char **argv) {
     if (strcmp(mode, "fork") == 0)
         return mode_fork(argc > 2 ? argv[2] : "exit");
     if (strcmp(mode, "chain") == 0 && argc > 2)
-        return mode_chain(atoi(argv[2]), argc > 3 ? argv[3] : "0.2");
+        return mode_chain(atoi(argv[2]), argc > 3 ? argv[3] : "0.2", argc > 4 ? argv[4] : NULL);
     if (strcmp(mode, "dlopen") == 0 && argc > 3)
         return mode_dlopen(atoi(argv[2]), argv[3]);
     if (strcmp(mode, "exec-lister") == 0)
         return mode_exec_lister();
     if (strcmp(mode, "list-fds") == 0)
         return mode_list_fds();
-    fprintf(stderr, "usage: forker fork [exit|_exit|return] | chain N [SECONDS] | dlopen N LIBRARY | exec-lister | list-fds\n");
+    fprintf(stderr, "usage: forker fork [exit|_exit|return] | chain N [SECONDS [LAST]] | dlopen N LIBRARY | exec-lister | list-fds\n");
     return 2;
 }
