@@ -38,8 +38,8 @@ typedef long long hrtime_t;
 typedef int processorid_t;
 
 typedef struct {
-	char *ca_name;
-	uint64_t ca_val;
+    char *ca_name;
+    uint64_t ca_val;
 } cpc_attr_t;
 
 #define CPC_VER_CURRENT 2
@@ -92,8 +92,7 @@ extern int __cpc_sigemt(void);
 #define EMT_CPCOVF 1
 #endif
 
-typedef void(cpc_errhndlr_t)(const char *fn, int subcode, const char *fmt,
-    va_list ap);
+typedef void(cpc_errhndlr_t)(const char *fn, int subcode, const char *fmt, va_list ap);
 
 /* Handle. */
 extern cpc_t *cpc_open(int ver);
@@ -106,31 +105,29 @@ extern int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn);
 
 /* Events and attributes this machine can count. */
 extern void cpc_walk_events_all(cpc_t *cpc, void *arg,
-    void (*action)(void *arg, const char *event));
+                                void (*action)(void *arg, const char *event));
 extern void cpc_walk_generic_events_all(cpc_t *cpc, void *arg,
-    void (*action)(void *arg, const char *event));
+                                        void (*action)(void *arg, const char *event));
 extern void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
-    void (*action)(void *arg, uint_t picno, const char *event));
+                                void (*action)(void *arg, uint_t picno, const char *event));
 extern void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
-    void (*action)(void *arg, uint_t picno, const char *event));
-extern void cpc_walk_attrs(cpc_t *cpc, void *arg,
-    void (*action)(void *arg, const char *attr));
+                                        void (*action)(void *arg, uint_t picno, const char *event));
+extern void cpc_walk_attrs(cpc_t *cpc, void *arg, void (*action)(void *arg, const char *attr));
 
 /* Sets and requests. */
 extern cpc_set_t *cpc_set_create(cpc_t *cpc);
 extern int cpc_set_destroy(cpc_t *cpc, cpc_set_t *set);
-extern int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event,
-    uint64_t preset, uint_t flags, uint_t nattrs, const cpc_attr_t *attrs);
-extern int cpc_set_request_preset(cpc_t *cpc, cpc_set_t *set, int index,
-    uint64_t preset);
+extern int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event, uint64_t preset,
+                               uint_t flags, uint_t nattrs, const cpc_attr_t *attrs);
+extern int cpc_set_request_preset(cpc_t *cpc, cpc_set_t *set, int index, uint64_t preset);
 extern void cpc_walk_requests(cpc_t *cpc, cpc_set_t *set, void *arg,
-    void (*action)(void *arg, int index, const char *event, uint64_t preset,
-    uint_t flags, int nattrs, const cpc_attr_t *attrs));
+                              void (*action)(void *arg, int index, const char *event,
+                                             uint64_t preset, uint_t flags, int nattrs,
+                                             const cpc_attr_t *attrs));
 
 /* Binding. */
 extern int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags);
-extern int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set,
-    uint_t flags);
+extern int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags);
 /*
  * Binds set to thread id (a tid) of the process pctx controls (libpctx);
  * flags must be 0.  One set may be bound to several threads of the
@@ -139,8 +136,7 @@ extern int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set,
  * the thread that runs pctx_run; cpc_set_sample on it is not for signal
  * handlers.  See cpc_bind_pctx(3CPC).
  */
-extern int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set,
-    uint_t flags);
+extern int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, uint_t flags);
 extern int cpc_unbind(cpc_t *cpc, cpc_set_t *set);
 /* [async-signal-safe] */
 extern int cpc_request_preset(cpc_t *cpc, int index, uint64_t preset);
@@ -157,8 +153,8 @@ extern int cpc_set_restart(cpc_t *cpc, cpc_set_t *set);
  * errno EINVAL when set is not bound to the calling thread.  See
  * cpc_bind_curlwp(3CPC).
  */
-extern int64_t cpc_set_merged_overflows(cpc_t *cpc, cpc_set_t *set,
-    uint64_t *pcs, int max, int *npcs);
+extern int64_t cpc_set_merged_overflows(cpc_t *cpc, cpc_set_t *set, uint64_t *pcs, int max,
+                                        int *npcs);
 
 /* Buffers. */
 extern cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set);
@@ -170,10 +166,8 @@ extern int cpc_buf_get(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t *val);
 extern int cpc_buf_set(cpc_t *cpc, cpc_buf_t *buf, int index, uint64_t val);
 extern hrtime_t cpc_buf_hrtime(cpc_t *cpc, cpc_buf_t *buf);
 extern uint64_t cpc_buf_tick(cpc_t *cpc, cpc_buf_t *buf);
-extern void cpc_buf_sub(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a,
-    cpc_buf_t *b);
-extern void cpc_buf_add(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a,
-    cpc_buf_t *b);
+extern void cpc_buf_sub(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b);
+extern void cpc_buf_add(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b);
 extern void cpc_buf_copy(cpc_t *cpc, cpc_buf_t *ds, cpc_buf_t *src);
 extern void cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf);
 

@@ -37,14 +37,14 @@ typedef struct __pctx pctx_t;
 typedef void(pctx_errfn_t)(const char *fn, const char *fmt, va_list ap);
 
 typedef enum {
-	PCTX_NULL_EVENT = 0,
-	PCTX_SYSC_EXEC_EVENT,
-	PCTX_SYSC_FORK_EVENT,
-	PCTX_SYSC_EXIT_EVENT,
-	PCTX_SYSC_LWP_CREATE_EVENT,
-	PCTX_INIT_LWP_EVENT,
-	PCTX_FINI_LWP_EVENT,
-	PCTX_SYSC_LWP_EXIT_EVENT
+    PCTX_NULL_EVENT = 0,
+    PCTX_SYSC_EXEC_EVENT,
+    PCTX_SYSC_FORK_EVENT,
+    PCTX_SYSC_EXIT_EVENT,
+    PCTX_SYSC_LWP_CREATE_EVENT,
+    PCTX_INIT_LWP_EVENT,
+    PCTX_FINI_LWP_EVENT,
+    PCTX_SYSC_LWP_EXIT_EVENT
 } pctx_event_t;
 
 /*
@@ -66,8 +66,8 @@ typedef int pctx_sysc_lwp_exitfn_t(pctx_t *, pid_t, id_t, void *);
  * right after its exec, under control.  It is killed if the controlling
  * process dies; pctx_release lets it run.
  */
-extern pctx_t *pctx_create(const char *filename, char *const *argv, void *arg,
-    int verbose, pctx_errfn_t *errfn);
+extern pctx_t *pctx_create(const char *filename, char *const *argv, void *arg, int verbose,
+                           pctx_errfn_t *errfn);
 /*
  * Takes control of process pid and all its threads, stopping them until
  * pctx_run.  NULL with errno ESRCH (no such process, or a zombie), EACCES
@@ -75,8 +75,7 @@ extern pctx_t *pctx_create(const char *filename, char *const *argv, void *arg,
  * or refused by the kernel), EBUSY (already traced), EPERM (a kernel
  * thread), EINVAL (the calling process itself).
  */
-extern pctx_t *pctx_capture(pid_t pid, void *arg, int verbose,
-    pctx_errfn_t *errfn);
+extern pctx_t *pctx_capture(pid_t pid, void *arg, int verbose, pctx_errfn_t *errfn);
 /* Pairs of pctx_event_t and callback, ending with PCTX_NULL_EVENT. */
 extern int pctx_set_events(pctx_t *pctx, ...);
 /*
@@ -87,7 +86,7 @@ extern int pctx_set_events(pctx_t *pctx, ...);
  * returns with the process alive, the process has been let go.
  */
 extern int pctx_run(pctx_t *pctx, unsigned int msec, unsigned int nsamples,
-    int (*tick)(pctx_t *, pid_t, id_t, void *));
+                    int (*tick)(pctx_t *, pid_t, id_t, void *));
 /* Lets the process go (it runs on) and frees the handle. */
 extern void pctx_release(pctx_t *pctx);
 /* [async-signal-safe] Makes pctx_run return 0 as soon as it can. */

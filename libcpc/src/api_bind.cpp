@@ -81,7 +81,8 @@ int open_failure(cpc_t *cpc, const char *fn, const cpc_set_t *set, const OpenErr
     case EPERM:
         report(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE,
                "counting %s as requested needs privilege (CAP_PERFMON, or a lower "
-               "/proc/sys/kernel/perf_event_paranoid)", ev);
+               "/proc/sys/kernel/perf_event_paranoid)",
+               ev);
         return EACCES;
     case EMFILE:
     case ENFILE:
@@ -106,8 +107,7 @@ int open_failure(cpc_t *cpc, const char *fn, const cpc_set_t *set, const OpenErr
         }
         [[fallthrough]];
     default:
-        report(cpc, fn, kNoSubcode, "perf_event_open for %s: %s", ev,
-               std::strerror(e.sys_errno));
+        report(cpc, fn, kNoSubcode, "perf_event_open for %s: %s", ev, std::strerror(e.sys_errno));
         return EINVAL;
     }
 }
@@ -238,8 +238,7 @@ int cpc_set_restart(cpc_t *, cpc_set_t *) {
 
 int64_t cpc_set_merged_overflows(cpc_t *, cpc_set_t *set, uint64_t *pcs, int max, int *npcs) {
     Counting *c = current_counting();
-    if (c == nullptr || c->spec().owner != set || (max > 0 && pcs == nullptr) ||
-        npcs == nullptr)
+    if (c == nullptr || c->spec().owner != set || (max > 0 && pcs == nullptr) || npcs == nullptr)
         return fail(EINVAL);
     return static_cast<int64_t>(c->merged_overflows(pcs, max, npcs));
 }

@@ -72,8 +72,12 @@ int cpc_buf_set(cpc_t *, cpc_buf_t *buf, int index, uint64_t val) {
     return 0;
 }
 
-hrtime_t cpc_buf_hrtime(cpc_t *, cpc_buf_t *buf) { return buf ? buf->hrtime : 0; }
-uint64_t cpc_buf_tick(cpc_t *, cpc_buf_t *buf) { return buf ? buf->tick : 0; }
+hrtime_t cpc_buf_hrtime(cpc_t *, cpc_buf_t *buf) {
+    return buf ? buf->hrtime : 0;
+}
+uint64_t cpc_buf_tick(cpc_t *, cpc_buf_t *buf) {
+    return buf ? buf->tick : 0;
+}
 
 void cpc_buf_sub(cpc_t *, cpc_buf_t *ds, cpc_buf_t *a, cpc_buf_t *b) {
     if (!same_shape(ds, a) || !same_shape(a, b))

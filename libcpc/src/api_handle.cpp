@@ -76,8 +76,12 @@ int cpc_close(cpc_t *cpc) {
     return 0;
 }
 
-uint_t cpc_npic(cpc_t *cpc) { return valid_handle(cpc) ? cpc->machine.npic : 0; }
-uint_t cpc_caps(cpc_t *cpc) { return valid_handle(cpc) ? cpc->machine.caps : 0; }
+uint_t cpc_npic(cpc_t *cpc) {
+    return valid_handle(cpc) ? cpc->machine.npic : 0;
+}
+uint_t cpc_caps(cpc_t *cpc) {
+    return valid_handle(cpc) ? cpc->machine.caps : 0;
+}
 
 const char *cpc_cciname(cpc_t *cpc) {
     return valid_handle(cpc) ? cpc->machine.cciname.c_str() : nullptr;

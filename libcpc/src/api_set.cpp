@@ -26,15 +26,13 @@ bool set_in_handle(cpc_t *cpc, const cpc_set_t *set) {
 
 namespace {
 
-std::string why_not_countable(const Machine &m, const std::string &event, int err,
-                              uint32_t type) {
+std::string why_not_countable(const Machine &m, const std::string &event, int err, uint32_t type) {
     bool hw = type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
     if (hw && !m.hw_pmu)
         return "event '" + event +
                "' needs a hardware performance counter, and this machine has none "
                "(software events such as cpu-clock, task-clock and page-faults work)";
-    return "event '" + event + "' cannot be counted here: perf_event_open: " +
-           std::strerror(err);
+    return "event '" + event + "' cannot be counted here: perf_event_open: " + std::strerror(err);
 }
 
 } // namespace
@@ -116,8 +114,7 @@ int cpc_set_add_request(cpc_t *cpc, cpc_set_t *set, const char *event, uint64_t 
 }
 
 int cpc_set_request_preset(cpc_t *cpc, cpc_set_t *set, int index, uint64_t preset) {
-    if (!set_in_handle(cpc, set) || index < 0 ||
-        index >= static_cast<int>(set->requests.size())) {
+    if (!set_in_handle(cpc, set) || index < 0 || index >= static_cast<int>(set->requests.size())) {
         errno = EINVAL;
         return -1;
     }

@@ -28,8 +28,7 @@ constexpr uint64_t kReadFormat =
     PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 
 int sys_perf_event_open(perf_event_attr *a, pid_t pid, int cpu, int group) {
-    return static_cast<int>(
-        syscall(SYS_perf_event_open, a, pid, cpu, group, PERF_FLAG_FD_CLOEXEC));
+    return static_cast<int>(syscall(SYS_perf_event_open, a, pid, cpu, group, PERF_FLAG_FD_CLOEXEC));
 }
 
 // hrtime_t is CLOCK_MONOTONIC in ns (gethrtime(3C)).
@@ -52,10 +51,11 @@ void Counting::set_max_kernel_period(uint64_t p) {
     g_max_period.store(std::clamp<uint64_t>(p, 1, 1ull << 62), std::memory_order_relaxed);
 }
 
-void Counting::set_rings_enabled(bool on) { g_rings.store(on, std::memory_order_relaxed); }
+void Counting::set_rings_enabled(bool on) {
+    g_rings.store(on, std::memory_order_relaxed);
+}
 
-std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cpu,
-                                         OpenError *err) {
+std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cpu, OpenError *err) {
     std::unique_ptr<Counting> c(new Counting());
     c->spec_ = spec;
     c->pid_ = pid;
@@ -155,7 +155,9 @@ bool Counting::has_rings() const {
     return true;
 }
 
-int Counting::leader() const { return slots_.empty() ? -1 : slots_[0].fd.get(); }
+int Counting::leader() const {
+    return slots_.empty() ? -1 : slots_[0].fd.get();
+}
 
 int Counting::read_group(uint64_t *enabled, uint64_t *running) {
     size_t want = readbuf_.size() * sizeof(uint64_t);
@@ -174,8 +176,7 @@ int Counting::snapshot(int index) {
     merged_ = RingHarvest{};
     merged_count_ = 0;
     Slot &s = slots_[index];
-    if (s.ring.take_latest(snap_.data(), snap_.size(), &merged_) &&
-        snap_[0] == slots_.size()) {
+    if (s.ring.take_latest(snap_.data(), snap_.size(), &merged_) && snap_[0] == slots_.size()) {
         merged_count_ = merged_.samples - 1 + merged_.lost;
         // A full ring (the signal was blocked for long) stopped recording
         // overflows some time ago: the counter says how many came since.

@@ -62,8 +62,7 @@ class Counting {
   public:
     // Opens the group disabled.  pid 0 = calling thread, or cpu >= 0 with
     // pid -1 for a whole CPU.  Nothing counts until start().
-    static std::unique_ptr<Counting> open(const BindSpec &spec, pid_t pid, int cpu,
-                                          OpenError *err);
+    static std::unique_ptr<Counting> open(const BindSpec &spec, pid_t pid, int cpu, OpenError *err);
     ~Counting();
 
     // [async-signal-safe] Resets every request to its preset and counts.

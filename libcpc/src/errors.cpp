@@ -12,18 +12,30 @@ namespace cpc {
 
 const char *subcode_text(int subcode) {
     switch (subcode) {
-    case CPC_INVALID_EVENT: return "Unknown event";
-    case CPC_INVALID_PICNUM: return "Invalid counter number";
-    case CPC_INVALID_ATTRIBUTE: return "Unknown attribute";
-    case CPC_ATTRIBUTE_OUT_OF_RANGE: return "Attribute out of range";
-    case CPC_RESOURCE_UNAVAIL: return "Hardware resource unavailable";
-    case CPC_PIC_NOT_CAPABLE: return "Counter cannot count requested event";
-    case CPC_REQ_INVALID_FLAGS: return "Invalid flags in a request";
-    case CPC_CONFLICTING_REQS: return "Requests conflict with each other";
-    case CPC_ATTR_REQUIRES_PRIVILEGE: return "Attribute requires the cpc_cpu privilege";
-    case CPC_PBIND_FAILED: return "Couldn't bind LWP to requested processor";
-    case CPC_HV_NO_ACCESS: return "Hypervisor event access denied";
-    default: return "Unknown error";
+    case CPC_INVALID_EVENT:
+        return "Unknown event";
+    case CPC_INVALID_PICNUM:
+        return "Invalid counter number";
+    case CPC_INVALID_ATTRIBUTE:
+        return "Unknown attribute";
+    case CPC_ATTRIBUTE_OUT_OF_RANGE:
+        return "Attribute out of range";
+    case CPC_RESOURCE_UNAVAIL:
+        return "Hardware resource unavailable";
+    case CPC_PIC_NOT_CAPABLE:
+        return "Counter cannot count requested event";
+    case CPC_REQ_INVALID_FLAGS:
+        return "Invalid flags in a request";
+    case CPC_CONFLICTING_REQS:
+        return "Requests conflict with each other";
+    case CPC_ATTR_REQUIRES_PRIVILEGE:
+        return "Attribute requires the cpc_cpu privilege";
+    case CPC_PBIND_FAILED:
+        return "Couldn't bind LWP to requested processor";
+    case CPC_HV_NO_ACCESS:
+        return "Hypervisor event access denied";
+    default:
+        return "Unknown error";
     }
 }
 

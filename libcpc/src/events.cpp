@@ -159,7 +159,9 @@ const std::vector<SymbolicEvent> &symbolic_events() {
     return v;
 }
 
-std::span<const GenericEvent> generic_events() { return kGeneric; }
+std::span<const GenericEvent> generic_events() {
+    return kGeneric;
+}
 
 std::optional<perf_event_attr> encode_name(const Machine &m, std::string_view name) {
     if (const SymbolicEvent *s = find_symbolic(name))
@@ -197,8 +199,7 @@ bool check_picnum(const Machine &m, std::string_view name, uint64_t pic, Resolve
     if (pic >= m.npic)
         return fail(err, CPC_INVALID_PICNUM,
                     "picnum " + std::to_string(pic) + " is not below " + std::to_string(m.npic));
-    if (pic >= m.ngp && pic - m.ngp < m.fixed_events.size() &&
-        m.fixed_events[pic - m.ngp] != name)
+    if (pic >= m.ngp && pic - m.ngp < m.fixed_events.size() && m.fixed_events[pic - m.ngp] != name)
         return fail(err, CPC_PIC_NOT_CAPABLE,
                     "counter " + std::to_string(pic) + " counts only " +
                         m.fixed_events[pic - m.ngp]);
@@ -213,8 +214,7 @@ bool apply_raw_attrs(const Machine &m, std::span<const NativeAttr> attrs, perf_e
             return fail(err, CPC_INVALID_ATTRIBUTE, "attribute " + na.name + " is unknown");
         if (!it->second.apply(na.value, a))
             return fail(err, CPC_ATTRIBUTE_OUT_OF_RANGE,
-                        "value " + std::to_string(na.value) + " does not fit attribute " +
-                            na.name);
+                        "value " + std::to_string(na.value) + " does not fit attribute " + na.name);
     }
     return true;
 }
@@ -222,8 +222,7 @@ bool apply_raw_attrs(const Machine &m, std::span<const NativeAttr> attrs, perf_e
 } // namespace
 
 std::optional<ResolvedEvent> resolve_event(const Machine &m, std::string_view name,
-                                           std::span<const cpc_attr_t> attrs,
-                                           ResolveError *err) {
+                                           std::span<const cpc_attr_t> attrs, ResolveError *err) {
     std::string ename(name);
     std::vector<NativeAttr> native;
     for (const cpc_attr_t &ca : attrs) {
@@ -247,7 +246,8 @@ std::optional<ResolvedEvent> resolve_event(const Machine &m, std::string_view na
     if (sym != nullptr || gen != nullptr) {
         auto a = encode_name(m, name);
         if (!a) {
-            fail(err, CPC_INVALID_EVENT, "generic event " + ename + " has no counterpart on this processor");
+            fail(err, CPC_INVALID_EVENT,
+                 "generic event " + ename + " has no counterpart on this processor");
             return std::nullopt;
         }
         if (!native.empty()) {
@@ -270,14 +270,17 @@ std::optional<ResolvedEvent> resolve_event(const Machine &m, std::string_view na
     if (is_native_name(m, name)) {
         r.attr = plain_attr(PERF_TYPE_RAW, 0);
         switch (pfm_encode(name, native, &r.attr)) {
-        case PfmStatus::ok: return r;
+        case PfmStatus::ok:
+            return r;
         case PfmStatus::unknown_attribute:
             fail(err, CPC_INVALID_ATTRIBUTE, "an attribute does not apply to " + ename);
             return std::nullopt;
         case PfmStatus::attr_out_of_range:
-            fail(err, CPC_ATTRIBUTE_OUT_OF_RANGE, "an attribute value is out of range for " + ename);
+            fail(err, CPC_ATTRIBUTE_OUT_OF_RANGE,
+                 "an attribute value is out of range for " + ename);
             return std::nullopt;
-        case PfmStatus::unknown_event: break;
+        case PfmStatus::unknown_event:
+            break;
         }
     }
     fail(err, CPC_INVALID_EVENT, "event '" + ename + "' is not known on this machine");

@@ -46,8 +46,7 @@ struct ResolveError {
 
 // Resolves name with its attributes against machine m.  Does not probe.
 std::optional<ResolvedEvent> resolve_event(const Machine &m, std::string_view name,
-                                           std::span<const cpc_attr_t> attrs,
-                                           ResolveError *err);
+                                           std::span<const cpc_attr_t> attrs, ResolveError *err);
 
 // The type/config for a name, ignoring attributes and countability
 // (used while building the machine's lists).

@@ -28,8 +28,8 @@ struct PctxCountersDeleter {
 };
 using PctxCountersPtr = std::unique_ptr<PctxCounters, PctxCountersDeleter>;
 
-inline constexpr uint32_t kSetMagic = 0x43504353;  // "CPCS"
-inline constexpr uint32_t kBufMagic = 0x43504342;  // "CPCB"
+inline constexpr uint32_t kSetMagic = 0x43504353;    // "CPCS"
+inline constexpr uint32_t kBufMagic = 0x43504342;    // "CPCB"
 inline constexpr uint32_t kHandleMagic = 0x43504348; // "CPCH"
 
 // All request flags illumos accepts (KCPC_REQ_ALL_FLAGS).
@@ -90,7 +90,9 @@ struct __cpc {
 namespace cpc {
 
 // Lock-free validity checks for the fast (signal-safe) paths.
-inline bool valid_handle(const cpc_t *c) { return c != nullptr && c->magic == kHandleMagic; }
+inline bool valid_handle(const cpc_t *c) {
+    return c != nullptr && c->magic == kHandleMagic;
+}
 inline bool valid_set(const cpc_t *c, const cpc_set_t *s) {
     return s != nullptr && s->magic == kSetMagic && s->cpc == c;
 }
@@ -110,8 +112,7 @@ bool any_notify(const cpc_set_t *set);
 int check_bindable(cpc_t *cpc, const char *fn, const cpc_set_t *set);
 BindSpec make_spec(const cpc_set_t *set, bool inherit);
 // Reports a failed group open and returns the illumos errno.
-int open_failure(cpc_t *cpc, const char *fn, const cpc_set_t *set, const OpenError &e,
-                 bool notify);
+int open_failure(cpc_t *cpc, const char *fn, const cpc_set_t *set, const OpenError &e, bool notify);
 
 // The pctx binding of a set (api_pctx.cpp): released, or, in a fork child,
 // abandoned (the child's copies of the descriptors closed, no ioctl).

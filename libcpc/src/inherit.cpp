@@ -6,9 +6,9 @@
 // libcpc therefore wraps pthread_create: the new thread opens its own group
 // before its start routine runs.  Threads made with a raw clone(2) are not
 // seen (documented in libcpc(3CPC)).
+#include "inherit.h"
 #include "counting.h"
 #include "overflow.h"
-#include "inherit.h"
 #include "thread_state.h"
 
 #include <dlfcn.h>
@@ -67,8 +67,8 @@ void *inherit_trampoline(void *p) {
     } else {
         Counting *raw = c.get();
         set_current_counting(std::move(c));
-        bool notify = std::find(s->spec.notify.begin(), s->spec.notify.end(), true) !=
-                      s->spec.notify.end();
+        bool notify =
+            std::find(s->spec.notify.begin(), s->spec.notify.end(), true) != s->spec.notify.end();
         if (notify) {
             // cpc_bind_curlwp(3CPC): the new LWP receives SIGEMT at once,
             // its overflow counters reading UINT64_MAX, and stays frozen

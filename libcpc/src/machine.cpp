@@ -159,9 +159,10 @@ void read_sysfs_format(const std::string &pmu_dir, Machine &m) {
 
 // The Intel/AMD core layout, for a PMU libpfm4 knows when sysfs has none.
 void default_x86_format(Machine &m) {
-    const std::pair<const char *, const char *> fields[] = {
-        {"umask", "config:8-15"}, {"edge", "config:18"}, {"inv", "config:23"},
-        {"cmask", "config:24-31"}};
+    const std::pair<const char *, const char *> fields[] = {{"umask", "config:8-15"},
+                                                            {"edge", "config:18"},
+                                                            {"inv", "config:23"},
+                                                            {"cmask", "config:24-31"}};
     for (auto [name, text] : fields) {
         FormatField f;
         parse_format(text, &f);

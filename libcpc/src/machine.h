@@ -17,7 +17,7 @@ namespace cpc {
 // One field of a raw event's config words, as sysfs format/* files give it
 // ("config:8-15", "config1:0-63").
 struct FormatField {
-    int word = 0; // 0 config, 1 config1, 2 config2
+    int word = 0;                            // 0 config, 1 config1, 2 config2
     std::vector<std::pair<int, int>> ranges; // inclusive bit ranges, low first
     int width() const;
     // Writes value into *attr; false when it does not fit.
@@ -44,17 +44,17 @@ struct MachineEnv {
 };
 
 struct Machine {
-    bool hw_pmu = false;    // hardware counters can be opened
-    bool use_pfm = false;   // libpfm4 native events are offered
+    bool hw_pmu = false;  // hardware counters can be opened
+    bool use_pfm = false; // libpfm4 native events are offered
     unsigned npic = 0;
-    unsigned ngp = 0;       // general-purpose counters (pics 0..ngp-1)
+    unsigned ngp = 0; // general-purpose counters (pics 0..ngp-1)
     unsigned caps = 0;
     std::string cciname;
     std::string cpuref;
-    std::vector<std::string> platform_events; // countable non-PAPI names
-    std::vector<std::string> generic_events;  // countable PAPI_* names
-    std::vector<std::string> fixed_events;    // pic ngp+i counts fixed_events[i] only
-    std::vector<std::string> attrs;           // cpc_walk_attrs, "picnum" included
+    std::vector<std::string> platform_events;  // countable non-PAPI names
+    std::vector<std::string> generic_events;   // countable PAPI_* names
+    std::vector<std::string> fixed_events;     // pic ngp+i counts fixed_events[i] only
+    std::vector<std::string> attrs;            // cpc_walk_attrs, "picnum" included
     std::map<std::string, FormatField> format; // raw layout, by illumos attr name
     std::function<int(const perf_event_attr &)> probe;
     bool events_listed = false; // platform_events and generic_events are filled

@@ -21,8 +21,7 @@ constexpr uint64_t kReadFormat =
     PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 
 int sys_perf_event_open(perf_event_attr *a, pid_t pid, int group) {
-    return static_cast<int>(
-        syscall(SYS_perf_event_open, a, pid, -1, group, PERF_FLAG_FD_CLOEXEC));
+    return static_cast<int>(syscall(SYS_perf_event_open, a, pid, -1, group, PERF_FLAG_FD_CLOEXEC));
 }
 
 // hrtime_t is CLOCK_MONOTONIC in ns (gethrtime(3C)).
@@ -32,8 +31,7 @@ hrtime_t now_ns() {
 
 } // namespace
 
-std::unique_ptr<PctxCounters> PctxCounters::open(const BindSpec &spec, pid_t tid,
-                                                 OpenError *err) {
+std::unique_ptr<PctxCounters> PctxCounters::open(const BindSpec &spec, pid_t tid, OpenError *err) {
     std::unique_ptr<PctxCounters> c(new PctxCounters());
     size_t n = spec.attrs.size();
     int leader = -1;
@@ -110,6 +108,8 @@ int PctxCounters::sample(uint64_t *values, int n, hrtime_t *when, uint64_t *tick
     return running < enabled ? EAGAIN : 0;
 }
 
-void PctxCountersDeleter::operator()(PctxCounters *c) const { delete c; }
+void PctxCountersDeleter::operator()(PctxCounters *c) const {
+    delete c;
+}
 
 } // namespace cpc

@@ -55,11 +55,17 @@ std::string find_program(const char *file, int *err) {
 void say_why(pctx_errfn_t *errfn, const char *file, int e) {
     switch (e) {
     case ENOENT:
-    case ENOTDIR: report_to(errfn, kFn, "cannot find program '%s'\n", file); break;
+    case ENOTDIR:
+        report_to(errfn, kFn, "cannot find program '%s'\n", file);
+        break;
     case EACCES:
     case ENOEXEC:
-    case EISDIR: report_to(errfn, kFn, "cannot execute program '%s'\n", file); break;
-    default: report_to(errfn, kFn, "%s, program '%s'\n", std::strerror(e), file); break;
+    case EISDIR:
+        report_to(errfn, kFn, "cannot execute program '%s'\n", file);
+        break;
+    default:
+        report_to(errfn, kFn, "%s, program '%s'\n", std::strerror(e), file);
+        break;
     }
 }
 
@@ -141,8 +147,8 @@ extern "C" pctx_t *pctx_create(const char *filename, char *const *argv, void *ar
             waitpid(pid, nullptr, __WALL);
         }
         close(errp[0]);
-        report_to(errfn, kFn, "cannot %s, program '%s': %s\n", pid < 0 ? "fork" : "trace",
-                  filename, std::strerror(e));
+        report_to(errfn, kFn, "cannot %s, program '%s': %s\n", pid < 0 ? "fork" : "trace", filename,
+                  std::strerror(e));
         errno = e == EPERM ? EACCES : e;
         return nullptr;
     }

@@ -27,7 +27,8 @@ void detach(pid_t tid, const Task &t) {
 bool on_report(pid_t tid, int status, Task &t, std::map<pid_t, Task> &todo) {
     Stop s = decode(status);
     switch (s.kind) {
-    case Stop::dead: return true;
+    case Stop::dead:
+        return true;
     case Stop::event_stop:
         if (s.event == PTRACE_EVENT_CLONE || s.event == PTRACE_EVENT_FORK ||
             s.event == PTRACE_EVENT_VFORK) {
@@ -38,9 +39,14 @@ bool on_report(pid_t tid, int status, Task &t, std::map<pid_t, Task> &todo) {
                 todo.erase(former);
         }
         break;
-    case Stop::group_stop: t.group_stop = true; break; // detach keeps the stop
-    case Stop::signal: t.resume_sig = s.sig; break;
-    case Stop::trap: break;
+    case Stop::group_stop:
+        t.group_stop = true;
+        break; // detach keeps the stop
+    case Stop::signal:
+        t.resume_sig = s.sig;
+        break;
+    case Stop::trap:
+        break;
     }
     detach(tid, t);
     return true;

@@ -53,7 +53,7 @@ bool read_byte(int fd) {
         ok = false;
     }
     if (!ok)
-        _exit(1); // no byte: the old controller takes the child back
+        _exit(1);   // no byte: the old controller takes the child back
     if (p->created) // illumos: kill-on-last-close for every descendant
         ptrace(PTRACE_SETOPTIONS, child, nullptr, kTraceOptions | PTRACE_O_EXITKILL);
     c->pid = child;

@@ -71,7 +71,9 @@ void report_to(pctx_errfn_t *errfn, const char *fn, const char *fmt, ...) {
     va_end(ap);
 }
 
-bool is_tracer(const pctx_t *p) { return p->tracer_pid == getpid(); }
+bool is_tracer(const pctx_t *p) {
+    return p->tracer_pid == getpid();
+}
 
 bool is_tracer_thread(const pctx_t *p) {
     return is_tracer(p) && p->tracer_tid == cpcprof::base::current_tid();
@@ -154,14 +156,24 @@ int pctx_set_events(pctx_t *p, ...) {
         if (event == PCTX_NULL_EVENT)
             break;
         switch (event) {
-        case PCTX_SYSC_EXEC_EVENT: p->exec = va_arg(ap, pctx_sysc_execfn_t *); break;
-        case PCTX_SYSC_FORK_EVENT: p->fork = va_arg(ap, pctx_sysc_forkfn_t *); break;
-        case PCTX_SYSC_EXIT_EVENT: p->exit = va_arg(ap, pctx_sysc_exitfn_t *); break;
+        case PCTX_SYSC_EXEC_EVENT:
+            p->exec = va_arg(ap, pctx_sysc_execfn_t *);
+            break;
+        case PCTX_SYSC_FORK_EVENT:
+            p->fork = va_arg(ap, pctx_sysc_forkfn_t *);
+            break;
+        case PCTX_SYSC_EXIT_EVENT:
+            p->exit = va_arg(ap, pctx_sysc_exitfn_t *);
+            break;
         case PCTX_SYSC_LWP_CREATE_EVENT:
             p->lwp_create = va_arg(ap, pctx_sysc_lwp_createfn_t *);
             break;
-        case PCTX_INIT_LWP_EVENT: p->init_lwp = va_arg(ap, pctx_init_lwpfn_t *); break;
-        case PCTX_FINI_LWP_EVENT: p->fini_lwp = va_arg(ap, pctx_fini_lwpfn_t *); break;
+        case PCTX_INIT_LWP_EVENT:
+            p->init_lwp = va_arg(ap, pctx_init_lwpfn_t *);
+            break;
+        case PCTX_FINI_LWP_EVENT:
+            p->fini_lwp = va_arg(ap, pctx_fini_lwpfn_t *);
+            break;
         case PCTX_SYSC_LWP_EXIT_EVENT:
             p->lwp_exit = va_arg(ap, pctx_sysc_lwp_exitfn_t *);
             break;
@@ -208,9 +220,8 @@ int __pctx_observe(pctx_t *p, __pctx_lwp_gone_fn *fn, void *cookie) {
         errno = EINVAL;
         return -1;
     }
-    bool known = std::any_of(p->observers.begin(), p->observers.end(), [&](const Observer &o) {
-        return o.fn == fn && o.cookie == cookie;
-    });
+    bool known = std::any_of(p->observers.begin(), p->observers.end(),
+                             [&](const Observer &o) { return o.fn == fn && o.cookie == cookie; });
     if (!known)
         p->observers.push_back({fn, cookie});
     return 0;
@@ -225,7 +236,9 @@ void __pctx_unobserve(pctx_t *p, __pctx_lwp_gone_fn *fn, void *cookie) {
             v.end());
 }
 
-pid_t __pctx_current_lwp(const pctx_t *p) { return valid(p) ? p->current_lwp : 0; }
+pid_t __pctx_current_lwp(const pctx_t *p) {
+    return valid(p) ? p->current_lwp : 0;
+}
 
 int __pctx_lwp_check(const pctx_t *p, pid_t lwpid) {
     if (!valid(p))
@@ -235,6 +248,8 @@ int __pctx_lwp_check(const pctx_t *p, pid_t lwpid) {
     return p->tasks.count(lwpid) != 0 ? 0 : ESRCH;
 }
 
-pid_t __pctx_pid(const pctx_t *p) { return valid(p) ? p->pid : 0; }
+pid_t __pctx_pid(const pctx_t *p) {
+    return valid(p) ? p->pid : 0;
+}
 
 } // extern "C"

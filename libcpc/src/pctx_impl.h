@@ -60,8 +60,8 @@ struct __pctx {
     pctx_sysc_lwp_exitfn_t *lwp_exit = nullptr;
 
     pid_t pid = 0;
-    bool created = false;  // pctx_create: killed if the tracer dies
-    pid_t tracer_pid = 0;  // the process that traces; its fork children cannot
+    bool created = false; // pctx_create: killed if the tracer dies
+    pid_t tracer_pid = 0; // the process that traces; its fork children cannot
     pid_t tracer_tid = 0;
     pctx::Phase phase = pctx::Phase::attached;
     std::map<pid_t, pctx::Task> tasks; // live threads, by tid
@@ -82,7 +82,9 @@ struct __pctx {
 
 namespace pctx {
 
-inline bool valid(const pctx_t *p) { return p != nullptr && p->magic == kMagic; }
+inline bool valid(const pctx_t *p) {
+    return p != nullptr && p->magic == kMagic;
+}
 
 // A new handle with the common fields set; the tracer is the caller.
 pctx_t *new_handle(void *arg, int verbose, pctx_errfn_t *errfn);

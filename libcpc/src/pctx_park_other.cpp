@@ -6,7 +6,11 @@
 
 namespace pctx {
 
-int park(pid_t, Parked *) { return ENOSYS; }
-int unpark(pid_t, const Parked &) { return ENOSYS; }
+int park(pid_t, Parked *) {
+    return ENOSYS;
+}
+int unpark(pid_t, const Parked &) {
+    return ENOSYS;
+}
 
 } // namespace pctx

@@ -10,13 +10,13 @@ namespace pctx::proc {
 
 // /proc/<tid>/status, the fields libpctx uses.
 struct Status {
-    bool ok = false;    // the file could be read
-    char state = '?';   // R, S, D, T, t, Z, X, ...
+    bool ok = false;  // the file could be read
+    char state = '?'; // R, S, D, T, t, Z, X, ...
     pid_t tgid = 0;
     pid_t ppid = 0;
     pid_t tracer = 0;
     int threads = 0;
-    uid_t uid[4] = {};  // real, effective, saved, filesystem
+    uid_t uid[4] = {}; // real, effective, saved, filesystem
     gid_t gid[4] = {};
     bool kthread = false;
     unsigned long long cap_eff = 0;

@@ -16,7 +16,8 @@ Stop decode(int status) {
     s.sig = WSTOPSIG(status);
     s.event = status >> 16;
     if (s.event == PTRACE_EVENT_STOP) {
-        bool stopping = s.sig == SIGSTOP || s.sig == SIGTSTP || s.sig == SIGTTIN || s.sig == SIGTTOU;
+        bool stopping =
+            s.sig == SIGSTOP || s.sig == SIGTSTP || s.sig == SIGTTIN || s.sig == SIGTTOU;
         s.kind = stopping ? Stop::group_stop : Stop::trap;
     } else if (s.event != 0) {
         s.kind = Stop::event_stop;

@@ -12,8 +12,8 @@
 // the sleep.  Ticks come from the clock, never from stopping the target:
 // a tick callback reads counters with cpc_set_sample while the thread
 // runs.
-#include "pctx_ptrace.h"
 #include "pctx_proc.h"
+#include "pctx_ptrace.h"
 
 #include "base/clock.h"
 
@@ -116,20 +116,32 @@ void handle_report(pctx_t *p, pid_t tid, int status) {
     switch (s.kind) {
     case Stop::event_stop:
         switch (s.event) {
-        case PTRACE_EVENT_CLONE: on_clone(p, tid, static_cast<pid_t>(event_msg(tid))); break;
+        case PTRACE_EVENT_CLONE:
+            on_clone(p, tid, static_cast<pid_t>(event_msg(tid)));
+            break;
         case PTRACE_EVENT_FORK:
-        case PTRACE_EVENT_VFORK: on_fork(p, tid, static_cast<pid_t>(event_msg(tid))); break;
+        case PTRACE_EVENT_VFORK:
+            on_fork(p, tid, static_cast<pid_t>(event_msg(tid)));
+            break;
         case PTRACE_EVENT_EXEC:
             on_exec(p, tid, static_cast<pid_t>(event_msg(tid)));
             break;
-        case PTRACE_EVENT_EXIT: on_exit_stop(p, tid); break;
-        default: break;
+        case PTRACE_EVENT_EXIT:
+            on_exit_stop(p, tid);
+            break;
+        default:
+            break;
         }
         break;
-    case Stop::group_stop: t.group_stop = true; break;
-    case Stop::signal: t.resume_sig = s.sig; break;
+    case Stop::group_stop:
+        t.group_stop = true;
+        break;
+    case Stop::signal:
+        t.resume_sig = s.sig;
+        break;
     case Stop::trap:
-    case Stop::dead: break;
+    case Stop::dead:
+        break;
     }
     // A failed callback leaves the thread where it stopped: let_go
     // detaches it from there, as illumos releases a stopped process.
@@ -212,8 +224,7 @@ extern "C" int pctx_run(pctx_t *p, unsigned int msec, unsigned int nsamples, Tic
         return -1;
     }
     if (!is_tracer_thread(p)) {
-        report(p, fn, "pid %d is traced by thread %d: run it from there\n", p->pid,
-               p->tracer_tid);
+        report(p, fn, "pid %d is traced by thread %d: run it from there\n", p->pid, p->tracer_tid);
         errno = EINVAL;
         return -1;
     }

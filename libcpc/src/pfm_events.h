@@ -37,9 +37,9 @@ std::optional<PfmPmu> pfm_core_pmu();
 
 enum class PfmStatus {
     ok,
-    unknown_event,      // libpfm4 does not know the name
-    unknown_attribute,  // attribute name not supported by this PMU
-    attr_out_of_range,  // value does not fit the field
+    unknown_event,     // libpfm4 does not know the name
+    unknown_attribute, // attribute name not supported by this PMU
+    attr_out_of_range, // value does not fit the field
 };
 
 // Encodes "EVENT[:UMASK...]" for the core PMU into out->type/config/config1/

@@ -19,9 +19,13 @@ namespace {
 // kernel counts what did not fit in a PERF_RECORD_LOST.
 constexpr size_t kDataPages = 1;
 
-size_t page_size() { return getauxval(AT_PAGESZ); }
+size_t page_size() {
+    return getauxval(AT_PAGESZ);
+}
 
-size_t data_bytes() { return kDataPages * page_size(); }
+size_t data_bytes() {
+    return kDataPages * page_size();
+}
 
 } // namespace
 

@@ -83,9 +83,13 @@ void init_thread_state() {
     });
 }
 
-pid_t cached_pid() { return g_pid.load(std::memory_order_relaxed); }
+pid_t cached_pid() {
+    return g_pid.load(std::memory_order_relaxed);
+}
 
-Counting *current_counting() { return tls_counting; }
+Counting *current_counting() {
+    return tls_counting;
+}
 
 void set_current_counting(std::unique_ptr<Counting> c) {
     init_thread_state();
@@ -97,7 +101,9 @@ void set_current_counting(std::unique_ptr<Counting> c) {
     pthread_setspecific(g_key, c.release());
 }
 
-void clear_current_counting() { set_current_counting(nullptr); }
+void clear_current_counting() {
+    set_current_counting(nullptr);
+}
 
 void track_counting(Counting *c) {
     std::lock_guard<std::mutex> g(g_registry_lock);

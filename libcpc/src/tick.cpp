@@ -75,10 +75,12 @@ void init_tick_conversion() {
 uint64_t ns_to_ticks(uint64_t ns) {
     uint32_t mult = g_mult.load(std::memory_order_acquire);
     if (mult != 0) {
-        unsigned __int128 v = static_cast<unsigned __int128>(ns) << g_shift.load(std::memory_order_relaxed);
+        unsigned __int128 v = static_cast<unsigned __int128>(ns)
+                              << g_shift.load(std::memory_order_relaxed);
         return static_cast<uint64_t>(v / mult);
     }
-    unsigned __int128 v = static_cast<unsigned __int128>(ns) * g_khz.load(std::memory_order_relaxed);
+    unsigned __int128 v =
+        static_cast<unsigned __int128>(ns) * g_khz.load(std::memory_order_relaxed);
     return static_cast<uint64_t>(v / 1000000);
 }
 

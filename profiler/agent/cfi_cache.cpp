@@ -58,9 +58,7 @@ std::string module_build_id(const dl_phdr_info *info) {
     return {};
 }
 
-namespace {
-
-} // namespace
+namespace {} // namespace
 
 void cfi_cache_init() {
     const char *d = std::getenv(proto::kEnvCfiCache);

@@ -65,11 +65,17 @@ bool channel_init(int fd) {
     return true;
 }
 
-int channel_fd() { return g_fd.load(std::memory_order_relaxed); }
+int channel_fd() {
+    return g_fd.load(std::memory_order_relaxed);
+}
 
-bool channel_moved() { return g_moved.load(std::memory_order_relaxed); }
+bool channel_moved() {
+    return g_moved.load(std::memory_order_relaxed);
+}
 
-bool channel_open() { return g_fd.load() >= 0 && !g_gone.load(); }
+bool channel_open() {
+    return g_fd.load() >= 0 && !g_gone.load();
+}
 
 bool send_message(const std::vector<char> &msg) {
     std::lock_guard<std::mutex> g(g_send_lock);
@@ -100,7 +106,9 @@ void send_error(const std::string &text) {
 
 // A fresh mutex in the old one's storage: std::mutex's destructor is
 // trivial in libstdc++, and no other thread exists to hold it.
-void channel_after_fork() { new (&g_send_lock) std::mutex; }
+void channel_after_fork() {
+    new (&g_send_lock) std::mutex;
+}
 
 void close_channel() {
     std::lock_guard<std::mutex> g(g_send_lock);

@@ -47,7 +47,9 @@
 namespace cpcprof::agent {
 namespace {
 
-template <class F> F next(const char *name) { return reinterpret_cast<F>(dlsym(RTLD_NEXT, name)); }
+template <class F> F next(const char *name) {
+    return reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
+}
 
 // Looked up when the library loads, not at the first call, which may come
 // from a signal handler (dlsym is not async-signal-safe).  Null until then:
@@ -140,7 +142,9 @@ int open_descriptors() {
     return n - 1;
 }
 
-bool is_profilers(int fd) { return fd >= 0 && (fd == channel_fd() || is_counter(fd)); }
+bool is_profilers(int fd) {
+    return fd >= 0 && (fd == channel_fd() || is_counter(fd));
+}
 
 // A new counter descriptor of libcpc's, moved to the upper half of the
 // descriptor limit when there is room.  [async-signal-safe]

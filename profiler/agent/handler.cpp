@@ -46,8 +46,8 @@ int walk(const State &s, Slot *slot, siginfo_t *si, void *ucv, uint64_t *frames,
     if (s.cfg.call_graph == CallGraph::fp)
         return unwind_fp(static_cast<ucontext_t *>(ucv), slot->stack_lo, slot->stack_hi, frames,
                          max, complete);
-    return unwind_dwarf(static_cast<ucontext_t *>(ucv), slot->stack_lo, slot->stack_hi, frames,
-                        max, complete);
+    return unwind_dwarf(static_cast<ucontext_t *>(ucv), slot->stack_lo, slot->stack_hi, frames, max,
+                        complete);
 }
 
 // Writes one sample into the ring.  The record is reserved for the
@@ -55,8 +55,8 @@ int walk(const State &s, Slot *slot, siginfo_t *si, void *ucv, uint64_t *frames,
 // handler keeps no frame array of its own, so that its stack use stays
 // small on whatever stack the signal runs (see handler.h).  frames_of null:
 // a sample of the PC alone (pc), its stack unknown.
-void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *values,
-            int64_t when, uint64_t pc) {
+void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *values, int64_t when,
+            uint64_t pc) {
     int nv = s.cfg.nevents;
     int most = si != nullptr ? s.cfg.max_depth : 1;
     size_t head = sizeof(proto::SampleRecord) + nv * sizeof(uint64_t);
@@ -114,7 +114,9 @@ __attribute__((tls_model("initial-exec"))) thread_local bool tls_started = false
 
 } // namespace
 
-void thread_counts_already() { tls_started = true; }
+void thread_counts_already() {
+    tls_started = true;
+}
 
 void on_overflow(int sig, siginfo_t *si, void *uc) {
     int saved = errno;

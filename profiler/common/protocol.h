@@ -64,7 +64,10 @@ inline constexpr size_t kMaxMessage = 60 * 1024; // under the socket's buffer
 // Builds a message.  Not for signal context (it allocates).
 class Writer {
   public:
-    explicit Writer(Type t) { buf_.resize(sizeof(Header)); type_ = t; }
+    explicit Writer(Type t) {
+        buf_.resize(sizeof(Header));
+        type_ = t;
+    }
     template <class T> void put(const T &v) {
         const auto *p = reinterpret_cast<const char *>(&v);
         buf_.insert(buf_.end(), p, p + sizeof v);
@@ -126,8 +129,8 @@ class Reader {
 };
 
 // Environment the recorder gives the agent.
-inline constexpr const char *kEnvChannel = "CPCPROF_CHANNEL";   // fd number
-inline constexpr const char *kEnvEvents = "CPCPROF_EVENTS";     // ev@period;ev@0;...
+inline constexpr const char *kEnvChannel = "CPCPROF_CHANNEL";     // fd number
+inline constexpr const char *kEnvEvents = "CPCPROF_EVENTS";       // ev@period;ev@0;...
 inline constexpr const char *kEnvCallGraph = "CPCPROF_CALLGRAPH"; // dwarf|fp|none
 inline constexpr const char *kEnvMaxDepth = "CPCPROF_MAX_DEPTH";
 inline constexpr const char *kEnvRingKb = "CPCPROF_RING_KB";

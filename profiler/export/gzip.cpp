@@ -22,7 +22,8 @@ class Deflater {
     Deflater &operator=(const Deflater &) = delete;
 
     int init() {
-        int rc = deflateInit2(&z_, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+        int rc =
+            deflateInit2(&z_, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
         ready_ = rc == Z_OK;
         return rc;
     }

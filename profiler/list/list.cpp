@@ -50,9 +50,9 @@ void json_group(std::string &out, const char *key, const std::vector<std::string
 bool is_software_event(const std::string &name) {
     // The PERF_COUNT_SW_* events and their perf aliases.
     static const char *const kSoftware[] = {
-        "cpu-clock",        "task-clock",       "page-faults",   "faults",
-        "minor-faults",     "major-faults",     "context-switches", "cs",
-        "cpu-migrations",   "migrations",       "alignment-faults", "emulation-faults",
+        "cpu-clock",      "task-clock",   "page-faults",      "faults",
+        "minor-faults",   "major-faults", "context-switches", "cs",
+        "cpu-migrations", "migrations",   "alignment-faults", "emulation-faults",
     };
     for (const char *s : kSoftware)
         if (name == s)

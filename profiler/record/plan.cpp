@@ -42,7 +42,9 @@ bool hardware_counters(cpc_t *cpc) {
     return ok;
 }
 
-bool time_based(const std::string &e) { return e == "cpu-clock" || e == "task-clock"; }
+bool time_based(const std::string &e) {
+    return e == "cpu-clock" || e == "task-clock";
+}
 
 double cpu_hz() {
     std::ifstream in("/proc/cpuinfo");

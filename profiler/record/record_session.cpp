@@ -361,8 +361,7 @@ void Session::ended(pid_t pid, int status, const struct rusage &usage) {
                            "while sampled: if the program does not raise SIGTRAP itself, it "
                            "reset SIGTRAP with a raw rt_sigaction system call, which the "
                            "profiler sees too late to keep an overflow from killing it";
-        std::fprintf(stderr, "cpcprof: process %d (%s) %s\n", pid, proc.name.c_str(),
-                     text.c_str());
+        std::fprintf(stderr, "cpcprof: process %d (%s) %s\n", pid, proc.name.c_str(), text.c_str());
         w_.add_notice({pid, monotonic_ns(), text});
     }
     if (pid == target_.pid) {

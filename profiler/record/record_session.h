@@ -30,7 +30,7 @@ struct Summary {
     size_t threads = 0;
     uint64_t taken = 0, stored = 0, dropped = 0;
     uint64_t unsampled_ns = 0; // CPU time of threads that had no counters
-    int exit_status = 0; // the target's, as a shell gives it (128+N on signal N)
+    int exit_status = 0;       // the target's, as a shell gives it (128+N on signal N)
     // Handler cost histograms from the agents (--stats): bucket width in
     // ns; [0] PC + unwind + ring push, [1] the whole handler.
     uint32_t cost_bucket_ns = 0;
@@ -81,8 +81,8 @@ class Session {
         std::set<std::tuple<uint64_t, std::string>> modules; // (start, path)
         bool ended = false;
         bool said_bye = false;
-        bool exited = false; // ended by exit, not by a signal (our children)
-        int pidfd = -1; // a process we cannot reap: readable once it has gone
+        bool exited = false;        // ended by exit, not by a signal (our children)
+        int pidfd = -1;             // a process we cannot reap: readable once it has gone
         std::string name;           // its program's file name, from its hello
         bool unsampled = false;     // it said why it is not sampled
         std::string unsampled_said; // the last reason printed (an exec repeats it)

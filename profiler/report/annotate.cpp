@@ -193,18 +193,14 @@ std::string annotate_function(const Columns &cols, uint32_t fn,
         if (lc.function == fn)
             by_file[q.files()[lc.file]].push_back(&lc);
     size_t w = size_t(cols.weigh);
-    std::string out = "== " + info.name + "  (" +
-                      (info.module.empty() ? std::string("no module") : info.module) + "): " +
-                      std::to_string(q.function_self()[fn].samples) + " samples self, " +
-                      std::to_string(q.function_total()[fn].samples) + " total; " +
-                      q.events()[w].name + " " +
-                      percent(share(q.function_self()[fn].values[w], q.total().values[w])) +
-                      " self, " +
-                      percent(share(q.function_total()[fn].values[w], q.total().values[w])) +
-                      " total\n";
+    std::string out =
+        "== " + info.name + "  (" + (info.module.empty() ? std::string("no module") : info.module) +
+        "): " + std::to_string(q.function_self()[fn].samples) + " samples self, " +
+        std::to_string(q.function_total()[fn].samples) + " total; " + q.events()[w].name + " " +
+        percent(share(q.function_self()[fn].values[w], q.total().values[w])) + " self, " +
+        percent(share(q.function_total()[fn].values[w], q.total().values[w])) + " total\n";
     for (auto &[file, lines] : by_file) {
-        std::sort(lines.begin(), lines.end(),
-                  [](auto *a, auto *b) { return a->line < b->line; });
+        std::sort(lines.begin(), lines.end(), [](auto *a, auto *b) { return a->line < b->line; });
         out += annotate_file(cols, file, lines, dirs);
     }
     if (!info.has_symbols)

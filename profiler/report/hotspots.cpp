@@ -13,7 +13,9 @@ using storage::Query;
 
 namespace {
 
-Cost zero(const Query &q) { return Cost{0, std::vector<uint64_t>(q.events().size())}; }
+Cost zero(const Query &q) {
+    return Cost{0, std::vector<uint64_t>(q.events().size())};
+}
 
 std::vector<HotspotRow> function_rows(const Query &q) {
     const auto &fns = q.functions();
@@ -198,8 +200,9 @@ bool match_functions(const char *cmd, const storage::Query &q, const std::string
         return false;
     }
     if (found.size() > kMaxMatches) {
-        std::fprintf(stderr, "cpcprof %s: '%s' matches %zu functions; give the exact name of one:\n",
-                     cmd, name.c_str(), found.size());
+        std::fprintf(stderr,
+                     "cpcprof %s: '%s' matches %zu functions; give the exact name of one:\n", cmd,
+                     name.c_str(), found.size());
         for (uint32_t f : found)
             std::fprintf(stderr, "  %s  (%s)\n", q.functions()[f].name.c_str(),
                          q.functions()[f].module.c_str());

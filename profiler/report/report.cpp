@@ -48,8 +48,9 @@ int report_main(const std::vector<std::string> &args) {
     if (!q)
         return view::kExitFailed;
     if (q->events().empty()) {
-        std::fprintf(stderr, "cpcprof report: %s: the recording stopped before it began; no "
-                             "events or samples\n",
+        std::fprintf(stderr,
+                     "cpcprof report: %s: the recording stopped before it began; no "
+                     "events or samples\n",
                      o.file.c_str());
         return view::kExitFailed;
     }
@@ -62,8 +63,9 @@ int report_main(const std::vector<std::string> &args) {
     std::string out;
     const std::string &fn = o.callers.empty() ? o.callees : o.callers;
     if (q->samples_kept() == 0) {
-        std::fprintf(stderr, "cpcprof report: %s: no sample is left after the filter (%llu in "
-                             "the file)\n",
+        std::fprintf(stderr,
+                     "cpcprof report: %s: no sample is left after the filter (%llu in "
+                     "the file)\n",
                      o.file.c_str(), static_cast<unsigned long long>(q->samples_read()));
         out = render_table(c, {}, 0);
     } else if (!fn.empty()) {

@@ -39,7 +39,7 @@ std::optional<std::string> find_source(const std::string &path,
                                        std::vector<std::string> *tried) {
     for (const std::string &c : source_candidates(path, dirs)) {
         tried->push_back(c);
-        struct stat st{};
+        struct stat st {};
         if (::stat(c.c_str(), &st) == 0 && S_ISREG(st.st_mode))
             return c;
     }

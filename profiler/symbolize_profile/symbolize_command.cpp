@@ -7,20 +7,19 @@
 namespace cpcprof::symbolize_profile {
 namespace {
 
-const char kUsage[] =
-    "usage: cpcprof symbolize FILE [--debug-dir DIR]...\n"
-    "\n"
-    "Resolves the code addresses of a recorded profile to functions, inline\n"
-    "chains and file:line again, replacing what the file held (cpcprof record\n"
-    "does it when it ends; run this after installing debug symbols).  Prints\n"
-    "what it did on stderr.\n"
-    "\n"
-    "  --debug-dir DIR  also look for separate debug files in DIR (by build-id:\n"
-    "                   DIR/.build-id/xx/rest.debug, and by .gnu_debuglink),\n"
-    "                   before /usr/lib/debug; may be repeated\n"
-    "\n"
-    "Exit status: 0 done, 1 the file was refused or could not be written,\n"
-    "2 usage error.\n";
+const char kUsage[] = "usage: cpcprof symbolize FILE [--debug-dir DIR]...\n"
+                      "\n"
+                      "Resolves the code addresses of a recorded profile to functions, inline\n"
+                      "chains and file:line again, replacing what the file held (cpcprof record\n"
+                      "does it when it ends; run this after installing debug symbols).  Prints\n"
+                      "what it did on stderr.\n"
+                      "\n"
+                      "  --debug-dir DIR  also look for separate debug files in DIR (by build-id:\n"
+                      "                   DIR/.build-id/xx/rest.debug, and by .gnu_debuglink),\n"
+                      "                   before /usr/lib/debug; may be repeated\n"
+                      "\n"
+                      "Exit status: 0 done, 1 the file was refused or could not be written,\n"
+                      "2 usage error.\n";
 
 int usage_error(const std::string &what) {
     std::fprintf(stderr, "cpcprof symbolize: %s\n%s", what.c_str(), kUsage);

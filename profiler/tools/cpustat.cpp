@@ -7,6 +7,7 @@
 // the totals.  A thread that sigwait()s turns SIGINT/SIGTERM into a stop
 // that wakes every wait.
 #include "caps.h"
+#include "cpc_messages.h"
 #include "cpustat_options.h"
 #include "eventspec.h"
 
@@ -37,25 +38,11 @@ using namespace cpctools;
 using Clock = std::chrono::steady_clock; // CLOCK_MONOTONIC, libcpc's hrtime base
 
 const char *const kProg = "cpustat";
-bool g_debug = false;
-
-// The last libcpc message of this thread; callers decide whether to print it.
-thread_local std::string t_message;
-
-void errhandler(const char *fn, int, const char *fmt, va_list ap) {
-    char msg[1024];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    size_t n = std::strlen(msg);
-    while (n > 0 && msg[n - 1] == '\n')
-        msg[--n] = '\0';
-    t_message = g_debug ? std::string(fn) + ": " + msg : std::string(msg);
-}
-
 // The message of a failed libcpc call: its own, or errno's.
 std::string failure_text(const std::string &what) {
-    std::string m = t_message.empty() ? what + ": " + std::strerror(errno) : t_message;
-    t_message.clear();
-    return m;
+    int saved = errno;
+    std::string m = cpctools::take_message();
+    return m.empty() ? what + ": " + std::strerror(saved) : m;
 }
 
 [[noreturn]] void usage_error(const std::string &why) {
@@ -102,7 +89,8 @@ struct Plan {
         if (period_ns == 0)
             return start_ns + (r + 1) * interval_ns;
         long cycle = r / static_cast<long>(sets.size());
-        return start_ns + cycle * period_ns + (r % static_cast<long>(sets.size()) + 1) * interval_ns;
+        return start_ns + cycle * period_ns +
+               (r % static_cast<long>(sets.size()) + 1) * interval_ns;
     }
     int64_t window(long r) const { return deadline(r) - interval_ns; }
     bool system_only(size_t s) const {
@@ -135,7 +123,9 @@ struct Shared {
 Shared g;
 std::atomic<bool> g_stopping{false}; // soakers poll it
 
-Clock::time_point at(int64_t ns) { return Clock::time_point(std::chrono::nanoseconds(ns)); }
+Clock::time_point at(int64_t ns) {
+    return Clock::time_point(std::chrono::nanoseconds(ns));
+}
 int64_t now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
         .count();
@@ -196,7 +186,7 @@ void CpuThread::run() {
     if (!ok)
         setup_error = failure_text("cannot access performance counter library");
     if (ok) {
-        cpc_seterrhndlr(cpc_, errhandler);
+        cpc_seterrhndlr(cpc_, cpctools::keep_message);
         for (const EventSpec &spec : plan_.sets) {
             sets_.push_back(cpc_set_create(cpc_));
             indices_.emplace_back();
@@ -452,14 +442,14 @@ int main(int argc, char **argv) {
     CpustatArgs args = parse_cpustat_args(argc, argv);
     if (!args.ok)
         usage_error(args.error);
-    g_debug = args.opts.debug;
+    cpctools::set_message_debug(args.opts.debug);
     cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
     if (cpc == nullptr) {
         std::fprintf(stderr, "%s: cannot access performance counter library - %s\n", kProg,
                      std::strerror(errno));
         return 1;
     }
-    cpc_seterrhndlr(cpc, errhandler);
+    cpc_seterrhndlr(cpc, cpctools::keep_message);
     if (args.opts.help) {
         std::printf("%s\n%s", kCpustatUsage, format_capabilities(read_capabilities(cpc)).c_str());
         cpc_close(cpc);

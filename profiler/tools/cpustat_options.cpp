@@ -44,12 +44,24 @@ CpustatArgs parse_cpustat_args(int argc, char **argv) {
     int c;
     while ((c = getopt(argc, argv, ":Dc:hntT:sp:")) != -1) {
         switch (c) {
-        case 'D': o.debug = true; break;
-        case 'c': o.specs.emplace_back(optarg); break;
-        case 'h': o.help = true; break;
-        case 'n': o.no_header = true; break;
-        case 't': o.tsc = true; break;
-        case 's': o.soak = true; break;
+        case 'D':
+            o.debug = true;
+            break;
+        case 'c':
+            o.specs.emplace_back(optarg);
+            break;
+        case 'h':
+            o.help = true;
+            break;
+        case 'n':
+            o.no_header = true;
+            break;
+        case 't':
+            o.tsc = true;
+            break;
+        case 's':
+            o.soak = true;
+            break;
         case 'T':
             if (std::string(optarg) != "u" && std::string(optarg) != "d")
                 return failure("-T takes u or d, not '" + std::string(optarg) + "'");

@@ -17,6 +17,7 @@
 // go.
 #include "base/clock.h"
 #include "caps.h"
+#include "cpc_messages.h"
 #include "cputrack_format.h"
 #include "cputrack_options.h"
 #include "eventspec.h"
@@ -50,28 +51,16 @@ const char *const kProg = "cputrack";
 
 // ---- messages ----
 
-bool g_debug = false;
-thread_local std::string t_message; // the last libcpc message of this thread
-
-void cpc_errhandler(const char *fn, int, const char *fmt, va_list ap) {
-    char msg[1024];
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    size_t n = std::strlen(msg);
-    while (n > 0 && msg[n - 1] == '\n')
-        msg[--n] = '\0';
-    t_message = g_debug ? std::string(fn) + ": " + msg : std::string(msg);
-}
-
 // libcpc's message for the call that just failed, or errno's.
 std::string failure_text() {
-    std::string m = t_message.empty() ? std::strerror(errno) : t_message;
-    t_message.clear();
-    return m;
+    int saved = errno;
+    std::string m = cpctools::take_message();
+    return m.empty() ? std::strerror(saved) : m;
 }
 
 void pctx_errfn(const char *fn, const char *fmt, va_list ap) {
     std::fprintf(stderr, "%s: ", kProg);
-    if (g_debug)
+    if (cpctools::message_debug())
         std::fprintf(stderr, "%s: ", fn);
     std::vfprintf(stderr, fmt, ap);
 }
@@ -281,8 +270,8 @@ int sample_failed(pid_t pid, id_t lwp, const char *where, const char *access) {
     int e = errno;
     std::string why = failure_text();
     if (e == EAGAIN)
-        std::fprintf(stderr, "%6d: %s: lwp%d: perf counter contents invalidated\n", int(pid),
-                     where, int(lwp));
+        std::fprintf(stderr, "%6d: %s: lwp%d: perf counter contents invalidated\n", int(pid), where,
+                     int(lwp));
     else
         std::fprintf(stderr, "%6d: %s: lwp%d: can't access %s - %s\n", int(pid), where, int(lwp),
                      access, why.c_str());
@@ -296,8 +285,8 @@ int on_init_lwp(pctx_t *pctx, pid_t pid, id_t lwp, void *arg) {
     Counts c;
     if (!sets->create(g.specs) || !sets->bind(pctx, lwp, 0) || !sets->sample(&c)) {
         std::string why = failure_text();
-        std::fprintf(stderr, "%6d: init_lwp: can't bind perf counters to lwp%d - %s\n",
-                     int(pid), int(lwp), why.c_str());
+        std::fprintf(stderr, "%6d: init_lwp: can't bind perf counters to lwp%d - %s\n", int(pid),
+                     int(lwp), why.c_str());
         g.failed = true;
         return -1;
     }
@@ -461,9 +450,9 @@ void on_fork(pctx_t *pctx, pid_t oldpid, pid_t newpid, id_t lwp, void *arg) {
 
 int set_events(pctx_t *pctx) {
     return pctx_set_events(pctx, PCTX_SYSC_EXEC_EVENT, on_exec, PCTX_SYSC_FORK_EVENT, on_fork,
-                           PCTX_SYSC_EXIT_EVENT, on_exit, PCTX_SYSC_LWP_CREATE_EVENT,
-                           on_lwp_create, PCTX_INIT_LWP_EVENT, on_init_lwp, PCTX_FINI_LWP_EVENT,
-                           on_fini_lwp, PCTX_SYSC_LWP_EXIT_EVENT, on_lwp_exit, PCTX_NULL_EVENT);
+                           PCTX_SYSC_EXIT_EVENT, on_exit, PCTX_SYSC_LWP_CREATE_EVENT, on_lwp_create,
+                           PCTX_INIT_LWP_EVENT, on_init_lwp, PCTX_FINI_LWP_EVENT, on_fini_lwp,
+                           PCTX_SYSC_LWP_EXIT_EVENT, on_lwp_exit, PCTX_NULL_EVENT);
 }
 
 // ---- start ----
@@ -507,7 +496,7 @@ int track(Output &output) {
     g_alive_write = alive[1];
     g_stop_read = stop[0];
     g_stop_write = stop[1];
-    struct sigaction sa{};
+    struct sigaction sa {};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, nullptr);
@@ -571,16 +560,17 @@ int main(int argc, char **argv) {
     if (!args.ok)
         usage_error(args.error);
     g.opts = args.opts;
-    g_debug = g.opts.debug;
+    cpctools::set_message_debug(g.opts.debug);
     g.cpc = cpc_open(CPC_VER_CURRENT);
     if (g.cpc == nullptr) {
         std::fprintf(stderr, "%s: cannot access performance counter library - %s\n", kProg,
                      std::strerror(errno));
         return 1;
     }
-    cpc_seterrhndlr(g.cpc, cpc_errhandler);
+    cpc_seterrhndlr(g.cpc, cpctools::keep_message);
     if (g.opts.help) {
-        std::printf("%s\n%s", kCputrackUsage, format_capabilities(read_capabilities(g.cpc)).c_str());
+        std::printf("%s\n%s", kCputrackUsage,
+                    format_capabilities(read_capabilities(g.cpc)).c_str());
         cpc_close(g.cpc);
         return 0;
     }

@@ -8,25 +8,24 @@
 
 namespace cpctools {
 
-const char kCputrackUsage[] =
-    "Usage:\n"
-    "\tcputrack [-T secs] [-N count] [-Defhntv] [-o file]\n"
-    "\t\t-c events [command [args] | -p pid]\n"
-    "\n"
-    "\t-T secs\t  seconds between samples, default 1\n"
-    "\t-N count  number of samples, default unlimited\n"
-    "\t-D\t  enable debug mode\n"
-    "\t-e\t  follow exec(2), and execve(2)\n"
-    "\t-f\t  follow fork(2), and vfork(2)\n"
-    "\t-h\t  print extended usage information\n"
-    "\t-n\t  suppress titles\n"
-    "\t-t\t  include virtualized tsc register\n"
-    "\t-v\t  verbose mode\n"
-    "\t-o file\t  write cpu statistics to this file\n"
-    "\t-c events specify processor events to be monitored\n"
-    "\t-p pid\t  pid of existing process to capture\n"
-    "\n"
-    "\tUse cpustat(8) to monitor system-wide statistics.\n";
+const char kCputrackUsage[] = "Usage:\n"
+                              "\tcputrack [-T secs] [-N count] [-Defhntv] [-o file]\n"
+                              "\t\t-c events [command [args] | -p pid]\n"
+                              "\n"
+                              "\t-T secs\t  seconds between samples, default 1\n"
+                              "\t-N count  number of samples, default unlimited\n"
+                              "\t-D\t  enable debug mode\n"
+                              "\t-e\t  follow exec(2), and execve(2)\n"
+                              "\t-f\t  follow fork(2), and vfork(2)\n"
+                              "\t-h\t  print extended usage information\n"
+                              "\t-n\t  suppress titles\n"
+                              "\t-t\t  include virtualized tsc register\n"
+                              "\t-v\t  verbose mode\n"
+                              "\t-o file\t  write cpu statistics to this file\n"
+                              "\t-c events specify processor events to be monitored\n"
+                              "\t-p pid\t  pid of existing process to capture\n"
+                              "\n"
+                              "\tUse cpustat(8) to monitor system-wide statistics.\n";
 
 namespace {
 
@@ -59,7 +58,8 @@ CputrackArgs parse_cputrack_args(int argc, char **argv) {
         case 'T':
             if (!parse_interval(optarg, &o.interval_ms))
                 return failure("-T takes a number of seconds, 0 or more (at least 0.001 when "
-                               "not 0), not '" + std::string(optarg) + "'");
+                               "not 0), not '" +
+                               std::string(optarg) + "'");
             break;
         case 'N':
             if (!(n = cpcprof::base::parse_whole(optarg, 0, UINT_MAX)))
@@ -69,8 +69,8 @@ CputrackArgs parse_cputrack_args(int argc, char **argv) {
             break;
         case 'p':
             if (!(n = cpcprof::base::parse_whole(optarg, 1, INT_MAX)))
-                return failure("-p takes a process ID greater than 0, not '" +
-                               std::string(optarg) + "'");
+                return failure("-p takes a process ID greater than 0, not '" + std::string(optarg) +
+                               "'");
             o.pid = static_cast<pid_t>(*n);
             break;
         case 'o':
@@ -78,14 +78,30 @@ CputrackArgs parse_cputrack_args(int argc, char **argv) {
                 return failure("-o takes a file name, not ''");
             o.output = optarg;
             break;
-        case 'c': o.specs.emplace_back(optarg); break;
-        case 'D': o.debug = true; break;
-        case 'e': o.follow_exec = true; break;
-        case 'f': o.follow_fork = true; break;
-        case 'h': o.help = true; break;
-        case 'n': o.no_header = true; break;
-        case 't': o.tsc = true; break;
-        case 'v': o.verbose = true; break;
+        case 'c':
+            o.specs.emplace_back(optarg);
+            break;
+        case 'D':
+            o.debug = true;
+            break;
+        case 'e':
+            o.follow_exec = true;
+            break;
+        case 'f':
+            o.follow_fork = true;
+            break;
+        case 'h':
+            o.help = true;
+            break;
+        case 'n':
+            o.no_header = true;
+            break;
+        case 't':
+            o.tsc = true;
+            break;
+        case 'v':
+            o.verbose = true;
+            break;
         default:
             return failure(cpcprof::base::getopt_error(c, optopt));
         }

@@ -45,7 +45,9 @@ bool contains(const std::vector<std::string> &v, std::string_view s) {
     return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-std::string quoted(std::string_view tok) { return "'" + std::string(tok) + "'"; }
+std::string quoted(std::string_view tok) {
+    return "'" + std::string(tok) + "'";
+}
 
 // strtoll(3) with base 0, the whole text, no overflow.
 std::optional<uint64_t> parse_value(const std::string &text) {

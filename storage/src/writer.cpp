@@ -182,8 +182,7 @@ bool build_empty_profile(const std::string &file, std::string *err) {
 // Back to a rollback journal; false if the mode stays WAL (a live reader).
 bool leave_wal(sqlite3 *db) {
     Statement mode;
-    return mode.query(db, "PRAGMA journal_mode = DELETE") == SQLITE_ROW &&
-           mode.text(0) == "delete";
+    return mode.query(db, "PRAGMA journal_mode = DELETE") == SQLITE_ROW && mode.text(0) == "delete";
 }
 
 // A short recording is mostly fixed cost: every table and index holds at

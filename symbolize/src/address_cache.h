@@ -14,11 +14,11 @@ class AddressCache {
   public:
     static constexpr size_t no_module = SIZE_MAX;
 
-    const Location* find(size_t module, uint64_t address) const {
+    const Location *find(size_t module, uint64_t address) const {
         auto it = map_.find(Key{module, address});
         return it == map_.end() ? nullptr : &it->second;
     }
-    const Location& insert(size_t module, uint64_t address, Location location) {
+    const Location &insert(size_t module, uint64_t address, Location location) {
         return map_.insert_or_assign(Key{module, address}, std::move(location)).first->second;
     }
     size_t size() const { return map_.size(); }
@@ -27,10 +27,10 @@ class AddressCache {
     struct Key {
         size_t module;
         uint64_t address;
-        bool operator==(const Key&) const = default;
+        bool operator==(const Key &) const = default;
     };
     struct Hash {
-        size_t operator()(const Key& k) const {
+        size_t operator()(const Key &k) const {
             return std::hash<uint64_t>()(k.address * 0x9e3779b97f4a7c15ULL ^ k.module);
         }
     };

@@ -5,6 +5,6 @@
 namespace cpcprof::symbolize {
 
 // The NT_GNU_BUILD_ID note of elf in lowercase hex, "" if none.
-std::string elf_build_id(Elf* elf);
+std::string elf_build_id(Elf *elf);
 
 } // namespace cpcprof::symbolize

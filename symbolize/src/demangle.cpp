@@ -5,13 +5,13 @@
 
 namespace cpcprof::symbolize {
 
-std::string demangle(const char* name) {
+std::string demangle(const char *name) {
     if (name == nullptr)
         return {};
     if (name[0] != '_' || name[1] != 'Z')
         return name;
     int status = 0;
-    char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+    char *out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
     if (status != 0 || out == nullptr)
         return name;
     std::string result(out);

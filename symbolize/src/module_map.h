@@ -22,10 +22,10 @@ class ModuleMap {
         uint64_t file_offset; // of the address in the module's file
     };
 
-    explicit ModuleMap(const std::vector<Mapping>& mappings);
+    explicit ModuleMap(const std::vector<Mapping> &mappings);
 
     std::optional<Hit> find(uint64_t address) const;
-    const std::vector<Module>& modules() const { return modules_; }
+    const std::vector<Module> &modules() const { return modules_; }
 
   private:
     struct Range {
@@ -46,7 +46,7 @@ struct LoadSegment {
 // file_offset on are mapped executable at start: from the segment that holds
 // file_offset, an executable one first (a page may hold the end of one
 // segment and the start of the next).  nullopt if no segment does.
-std::optional<uint64_t> load_bias(const std::vector<LoadSegment>& segments, uint64_t start,
+std::optional<uint64_t> load_bias(const std::vector<LoadSegment> &segments, uint64_t start,
                                   uint64_t file_offset, uint64_t page_size = 4096);
 
 } // namespace cpcprof::symbolize

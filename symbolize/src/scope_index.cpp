@@ -10,12 +10,12 @@ namespace cpcprof::symbolize {
 // depth: between two consecutive boundaries the deepest open range is the
 // innermost scope.  O(n log n) once per compile unit.
 ScopeIndex::ScopeIndex(std::vector<Range> ranges) {
-    std::erase_if(ranges, [](const Range& r) { return r.high <= r.low; });
+    std::erase_if(ranges, [](const Range &r) { return r.high <= r.low; });
     if (ranges.empty())
         return;
-    std::vector<const Range*> by_low, by_high;
+    std::vector<const Range *> by_low, by_high;
     std::vector<uint64_t> points;
-    for (const Range& r : ranges) {
+    for (const Range &r : ranges) {
         by_low.push_back(&r);
         by_high.push_back(&r);
         points.push_back(r.low);
@@ -46,7 +46,7 @@ ScopeIndex::ScopeIndex(std::vector<Range> ranges) {
 
 std::optional<uint32_t> ScopeIndex::innermost(uint64_t address) const {
     auto it = std::upper_bound(segments_.begin(), segments_.end(), address,
-                               [](uint64_t a, const Segment& s) { return a < s.low; });
+                               [](uint64_t a, const Segment &s) { return a < s.low; });
     if (it == segments_.begin())
         return std::nullopt;
     --it;

@@ -12,7 +12,7 @@ void SymbolTable::add(uint64_t start, uint64_t size, std::string name, bool glob
 
 void SymbolTable::finalize() {
     // At one address (aliases), prefer a global name, then a sized one.
-    std::sort(symbols_.begin(), symbols_.end(), [](const Symbol& a, const Symbol& b) {
+    std::sort(symbols_.begin(), symbols_.end(), [](const Symbol &a, const Symbol &b) {
         if (a.start != b.start)
             return a.start < b.start;
         if (a.global != b.global)
@@ -20,7 +20,7 @@ void SymbolTable::finalize() {
         return a.end > b.end;
     });
     symbols_.erase(std::unique(symbols_.begin(), symbols_.end(),
-                               [](const Symbol& a, const Symbol& b) { return a.start == b.start; }),
+                               [](const Symbol &a, const Symbol &b) { return a.start == b.start; }),
                    symbols_.end());
     for (size_t i = 0; i < symbols_.size(); ++i) {
         if (symbols_[i].end == symbols_[i].start)
@@ -28,12 +28,12 @@ void SymbolTable::finalize() {
     }
 }
 
-const std::string* SymbolTable::find(uint64_t address) {
+const std::string *SymbolTable::find(uint64_t address) {
     auto it = std::upper_bound(symbols_.begin(), symbols_.end(), address,
-                               [](uint64_t a, const Symbol& s) { return a < s.start; });
+                               [](uint64_t a, const Symbol &s) { return a < s.start; });
     if (it == symbols_.begin())
         return nullptr;
-    Symbol& s = *std::prev(it);
+    Symbol &s = *std::prev(it);
     if (address >= s.end)
         return nullptr;
     if (!s.demangled) {

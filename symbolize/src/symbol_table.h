@@ -18,7 +18,7 @@ class SymbolTable {
 
     // The demangled name of the function containing address, nullptr if
     // none.  Demangled once per symbol, on first use.
-    const std::string* find(uint64_t address);
+    const std::string *find(uint64_t address);
 
     size_t size() const { return symbols_.size(); }
 

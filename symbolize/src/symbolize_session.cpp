@@ -27,16 +27,16 @@ namespace cpcprof::symbolize {
 namespace {
 
 struct ModuleState {
-    Dwfl_Module* dwfl = nullptr; // null: file missing, replaced or not ELF
+    Dwfl_Module *dwfl = nullptr; // null: file missing, replaced or not ELF
     bool queried = false;
-    std::optional<SymbolTable> symbols;           // read on first use
-    std::map<Dwarf_Off, CompileUnit> units;       // by CU DIE offset, indexed on first use
-    std::optional<bool> has_symbols;              // symbol table or DWARF, decided on first query
+    std::optional<SymbolTable> symbols;     // read on first use
+    std::map<Dwarf_Off, CompileUnit> units; // by CU DIE offset, indexed on first use
+    std::optional<bool> has_symbols;        // symbol table or DWARF, decided on first query
 };
 
 // The load segments of elf, or nothing if it is not the file the recording
 // saw (build-id differs).
-std::optional<std::vector<LoadSegment>> check_elf(int fd, const std::string& build_id) {
+std::optional<std::vector<LoadSegment>> check_elf(int fd, const std::string &build_id) {
     UniqueElf owner(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
     Elf *elf = owner.get();
     if (elf == nullptr)
@@ -49,7 +49,8 @@ std::optional<std::vector<LoadSegment>> check_elf(int fd, const std::string& bui
         for (size_t i = 0; i < phnum; ++i) {
             GElf_Phdr ph;
             if (gelf_getphdr(elf, int(i), &ph) != nullptr && ph.p_type == PT_LOAD)
-                segments->push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_X) != 0});
+                segments->push_back(
+                    {ph.p_vaddr, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_X) != 0});
         }
     }
     return segments;
@@ -59,7 +60,7 @@ std::optional<std::vector<LoadSegment>> check_elf(int fd, const std::string& bui
 // the build-id matches (the same kernel build), so a copy of it in a memfd
 // stands in for the file; none if there is none.
 base::ScopedFd own_vdso_fd() {
-    FILE* maps = std::fopen("/proc/self/maps", "re");
+    FILE *maps = std::fopen("/proc/self/maps", "re");
     if (maps == nullptr)
         return {};
     unsigned long long start = 0, end = 0;
@@ -78,7 +79,7 @@ base::ScopedFd own_vdso_fd() {
     base::ScopedFd fd(memfd_create("vdso", MFD_CLOEXEC));
     if (!fd.valid())
         return {};
-    const char* p = reinterpret_cast<const char*>(uintptr_t(start));
+    const char *p = reinterpret_cast<const char *>(uintptr_t(start));
     for (size_t left = end - start; left > 0;) {
         ssize_t n = write(fd.get(), p, left);
         if (n <= 0)
@@ -90,7 +91,7 @@ base::ScopedFd own_vdso_fd() {
 }
 
 // Reports the module's file to dwfl at the bias its first mapping implies.
-Dwfl_Module* report(Dwfl* dwfl, const ModuleMap::Module& module) {
+Dwfl_Module *report(Dwfl *dwfl, const ModuleMap::Module &module) {
     // glibc's name for it, or the recorder's when it has none
     const bool vdso = module.path == "linux-vdso.so.1" || module.path == "linux-gate.so.1" ||
                       module.path == "[vdso]";
@@ -103,10 +104,10 @@ Dwfl_Module* report(Dwfl* dwfl, const ModuleMap::Module& module) {
     auto segments = check_elf(fd.get(), module.build_id);
     std::optional<uint64_t> bias;
     if (segments) {
-        const Mapping& first = module.mappings.front();
+        const Mapping &first = module.mappings.front();
         bias = load_bias(*segments, first.start, first.file_offset);
     }
-    Dwfl_Module* mod = nullptr;
+    Dwfl_Module *mod = nullptr;
     if (bias) // on success dwfl_report_elf owns fd
         mod =
             dwfl_report_elf(dwfl, module.path.c_str(), module.path.c_str(), fd.get(), *bias, true);
@@ -115,14 +116,15 @@ Dwfl_Module* report(Dwfl* dwfl, const ModuleMap::Module& module) {
     return mod;
 }
 
-SymbolTable read_symbols(Dwfl_Module* mod) {
+SymbolTable read_symbols(Dwfl_Module *mod) {
     SymbolTable table;
-    int count = dwfl_module_getsymtab(mod); // .symtab, else .dynsym, from the file or its debug file
+    int count =
+        dwfl_module_getsymtab(mod); // .symtab, else .dynsym, from the file or its debug file
     for (int i = 1; i < count; ++i) {
         GElf_Sym sym;
         GElf_Addr addr;
         GElf_Word shndx;
-        const char* name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, nullptr, nullptr);
+        const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, &shndx, nullptr, nullptr);
         int type = GELF_ST_TYPE(sym.st_info);
         if (name == nullptr || *name == '\0' || shndx == SHN_UNDEF ||
             (type != STT_FUNC && type != STT_GNU_IFUNC))
@@ -140,17 +142,17 @@ struct Session::Impl {
     std::vector<ModuleState> modules;
     AddressCache cache;
     std::string debuginfo_path;
-    char* debuginfo_path_ptr = nullptr;
+    char *debuginfo_path_ptr = nullptr;
     Dwfl_Callbacks callbacks{};
     UniqueDwfl dwfl; // after callbacks and the path: it points at them
     Stats stats;
 
-    Impl(const std::vector<Mapping>& mappings, const std::vector<std::string>& debug_dirs)
+    Impl(const std::vector<Mapping> &mappings, const std::vector<std::string> &debug_dirs)
         : map(mappings), modules(map.modules().size()) {
         // The default ":.debug:/usr/lib/debug", with the caller's directories
         // before /usr/lib/debug.
         debuginfo_path = ":.debug";
-        for (const std::string& dir : debug_dirs)
+        for (const std::string &dir : debug_dirs)
             debuginfo_path += ":" + dir;
         debuginfo_path += ":/usr/lib/debug";
         debuginfo_path_ptr = debuginfo_path.data();
@@ -170,7 +172,7 @@ struct Session::Impl {
     // (members are destroyed after this body).
     ~Impl() { modules.clear(); }
 
-    SymbolTable& symbols(ModuleState& m) {
+    SymbolTable &symbols(ModuleState &m) {
         if (!m.symbols) {
             m.symbols = read_symbols(m.dwfl);
             ++stats.symbol_tables_read;
@@ -178,12 +180,12 @@ struct Session::Impl {
         return *m.symbols;
     }
 
-    std::vector<Frame> frames(ModuleState& m, uint64_t pc) {
+    std::vector<Frame> frames(ModuleState &m, uint64_t pc) {
         if (m.dwfl == nullptr)
             return {};
         CompileUnit::Chain chain;
         Dwarf_Addr bias = 0;
-        if (Dwarf_Die* cu = dwfl_module_addrdie(m.dwfl, pc, &bias)) {
+        if (Dwarf_Die *cu = dwfl_module_addrdie(m.dwfl, pc, &bias)) {
             auto [it, inserted] = m.units.try_emplace(dwarf_dieoffset(cu), *cu);
             stats.compile_units_indexed += inserted;
             chain = it->second.lookup(pc - bias);
@@ -191,17 +193,17 @@ struct Session::Impl {
         // The real function is named from the symbol table when it can be:
         // DWARF gives internal-linkage functions no linkage name, so their
         // DW_AT_name lacks namespaces and parameters.
-        if (const std::string* name = symbols(m).find(pc)) {
+        if (const std::string *name = symbols(m).find(pc)) {
             if (chain.complete)
                 chain.frames.back().function = *name;
             else
                 chain.frames.push_back({*name, chain.outer_file, chain.outer_line, false});
         }
-        std::erase_if(chain.frames, [](const Frame& f) { return f.function.empty(); });
+        std::erase_if(chain.frames, [](const Frame &f) { return f.function.empty(); });
         return std::move(chain.frames);
     }
 
-    bool module_has_symbols(ModuleState& m) {
+    bool module_has_symbols(ModuleState &m) {
         if (!m.has_symbols) {
             Dwarf_Addr bias;
             m.has_symbols = m.dwfl != nullptr && (symbols(m).size() > 0 ||
@@ -211,21 +213,21 @@ struct Session::Impl {
     }
 };
 
-Session::Session(const std::vector<Mapping>& mappings, std::vector<std::string> debug_dirs)
+Session::Session(const std::vector<Mapping> &mappings, std::vector<std::string> debug_dirs)
     : impl_(std::make_unique<Impl>(mappings, debug_dirs)) {}
 Session::~Session() = default;
-Session::Session(Session&&) noexcept = default;
-Session& Session::operator=(Session&&) noexcept = default;
+Session::Session(Session &&) noexcept = default;
+Session &Session::operator=(Session &&) noexcept = default;
 
 Location Session::resolve(uint64_t address, bool is_return_address) {
-    Impl& s = *impl_;
+    Impl &s = *impl_;
     ++s.stats.lookups;
     uint64_t pc = is_return_address && address > 0 ? address - 1 : address;
     std::optional<ModuleMap::Hit> hit = s.map.find(pc);
     size_t module = hit ? hit->module : AddressCache::no_module;
     uint64_t offset = hit ? hit->file_offset + (address - pc) : address;
 
-    if (const Location* cached = s.cache.find(module, pc)) {
+    if (const Location *cached = s.cache.find(module, pc)) {
         ++s.stats.cache_hits;
         Location copy = *cached;
         copy.module_offset = offset;
@@ -234,7 +236,7 @@ Location Session::resolve(uint64_t address, bool is_return_address) {
     Location loc;
     loc.module_offset = offset;
     if (hit) {
-        ModuleState& m = s.modules[module];
+        ModuleState &m = s.modules[module];
         m.queried = true;
         loc.module = s.map.modules()[module].path;
         if (s.module_has_symbols(m))
@@ -247,16 +249,18 @@ Location Session::resolve(uint64_t address, bool is_return_address) {
 std::vector<std::string> Session::modules_without_symbols() const {
     std::vector<std::string> out;
     for (size_t i = 0; i < impl_->modules.size(); ++i) {
-        const ModuleState& m = impl_->modules[i];
+        const ModuleState &m = impl_->modules[i];
         if (m.queried && !m.has_symbols.value_or(false))
             out.push_back(impl_->map.modules()[i].path);
     }
     return out;
 }
 
-Session::Stats Session::stats() const { return impl_->stats; }
+Session::Stats Session::stats() const {
+    return impl_->stats;
+}
 
-std::string fallback_name(const Location& loc) {
+std::string fallback_name(const Location &loc) {
     char hex[32];
     std::snprintf(hex, sizeof hex, "+0x%llx", static_cast<unsigned long long>(loc.module_offset));
     if (loc.module.empty())

@@ -69,7 +69,9 @@ uint64_t now_ns() {
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-pid_t this_tid() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+pid_t this_tid() {
+    return static_cast<pid_t>(syscall(SYS_gettid));
+}
 
 double median(std::vector<double> v) {
     if (v.empty())
@@ -294,7 +296,9 @@ void line(const std::string &name, double value, const char *unit, const std::st
     std::fflush(stdout);
 }
 
-void ratio(const std::string &name, double a, double b) { line(name, a / b, "x"); }
+void ratio(const std::string &name, double a, double b) {
+    line(name, a / b, "x");
+}
 
 // Same CPU for every measurement: no migrations, one set of caches.
 int pin_to_last_cpu() {
@@ -426,7 +430,9 @@ void on_emt(int, siginfo_t *si, void *) {
     errno = saved;
 }
 
-void on_trap(int, siginfo_t *si, void *) { count(si->si_code == TRAP_PERF); }
+void on_trap(int, siginfo_t *si, void *) {
+    count(si->si_code == TRAP_PERF);
+}
 
 // A round trip that freezes the set in the kernel, in one handler: disable
 // at the overflow, then what cpc_set_restart does for one request after a
@@ -449,9 +455,13 @@ void on_trap_ioctls(int, siginfo_t *si, void *) {
     errno = saved;
 }
 
-void on_async(int, siginfo_t *si, void *) { count(si->si_code == POLL_IN); }
+void on_async(int, siginfo_t *si, void *) {
+    count(si->si_code == POLL_IN);
+}
 
-void on_queued(int, siginfo_t *si, void *) { count(si->si_code == SI_QUEUE); }
+void on_queued(int, siginfo_t *si, void *) {
+    count(si->si_code == SI_QUEUE);
+}
 
 struct Run {
     double ns = 0;
@@ -563,13 +573,20 @@ struct OverflowBench {
 
     Run run(Mode m) {
         switch (m) {
-        case kBareCount: return bare_counting();
-        case kCpcCount: return cpc_counting(cpc, count_set);
-        case kCpc: return cpc_overflow(cpc, ovf_set);
-        case kSigtrap: return bare_sigtrap();
-        case kSigtrapIoctls: return bare_sigtrap_ioctls();
-        case kFasync: return bare_fasync();
-        default: return self_queued_signal();
+        case kBareCount:
+            return bare_counting();
+        case kCpcCount:
+            return cpc_counting(cpc, count_set);
+        case kCpc:
+            return cpc_overflow(cpc, ovf_set);
+        case kSigtrap:
+            return bare_sigtrap();
+        case kSigtrapIoctls:
+            return bare_sigtrap_ioctls();
+        case kFasync:
+            return bare_fasync();
+        default:
+            return self_queued_signal();
         }
     }
 
@@ -619,8 +636,8 @@ struct OverflowBench {
         }
         long want = static_cast<long>(kPages);
         if (lo < want - kSignalSlack || hi > want + kSignalSlack)
-            std::printf("WARNING: %s: %ld..%ld signals per loop, expected %ld (+-%ld)\n", label,
-                        lo, hi, want, kSignalSlack);
+            std::printf("WARNING: %s: %ld..%ld signals per loop, expected %ld (+-%ld)\n", label, lo,
+                        hi, want, kSignalSlack);
         if (stray > 0)
             std::printf("WARNING: %s: %ld signals with an unexpected si_code\n", label, stray);
         return "signals/loop " + std::to_string(lo) + ".." + std::to_string(hi) + " of " +
@@ -664,8 +681,7 @@ void report_overflow(const OverflowBench &b, double syscall_ns) {
     ratio("overflow ratio: libcpc (a) / bare sigtrap + ioctls (c)", a, c);
     // libcpc's overflow path makes one system call of its own, the
     // rt_sigaction that finds the program's SIGEMT handler.
-    ratio("overflow ratio: libcpc (a) / ((b) + one null system call)", a,
-          bt + syscall_ns / 1000);
+    ratio("overflow ratio: libcpc (a) / ((b) + one null system call)", a, bt + syscall_ns / 1000);
     ratio("overflow ratio: bare fasync (d) / bare sigtrap (b)", d, bt);
 }
 
@@ -692,8 +708,7 @@ void report_handler(OverflowBench &b) {
     line("handler: SIGEMT entry -> cpc_set_restart return, p99", percentile(cpc, 0.99), "ns");
     line("handler: bare PERIOD+RESET+ENABLE in SIGTRAP handler, median", median(bare), "ns",
          std::to_string(bare.size()) + " overflows");
-    line("handler: bare PERIOD+RESET+ENABLE in SIGTRAP handler, p99", percentile(bare, 0.99),
-         "ns");
+    line("handler: bare PERIOD+RESET+ENABLE in SIGTRAP handler, p99", percentile(bare, 0.99), "ns");
     ratio("handler ratio: cpc_set_restart path / bare ioctls, median", median(cpc), median(bare));
 }
 
@@ -714,10 +729,11 @@ int main() {
                                PERF_COUNT_SW_PAGE_FAULTS_MAJ}),
                   3);
 
-    OverflowBench b{cpc.get(), make_set(cpc.get(), {"page-faults"}, 0, CPC_COUNT_USER),
-                    make_set(cpc.get(), {"page-faults"}, UINT64_MAX,
-                             CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT),
-                    {}};
+    OverflowBench b{
+        cpc.get(),
+        make_set(cpc.get(), {"page-faults"}, 0, CPC_COUNT_USER),
+        make_set(cpc.get(), {"page-faults"}, UINT64_MAX, CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT),
+        {}};
     g_ovf_set = b.ovf_set;
     b.round(0, false); // warm-up: lazy initialisation, page tables, caches
     for (int r = 0; r < kRounds; ++r)

@@ -131,7 +131,7 @@ int main(int argc, char **argv) {
         thread_time[t] += 250'000 + static_cast<int64_t>(rng() % 20'000); // 4 kHz, jitter
         size_t k = std::lower_bound(cdf.begin(), cdf.end(), uniform(rng)) - cdf.begin();
         k = std::min<size_t>(k, stacks.size() - 1);
-        values[0] = 1'000'000;                  // the period (storage refuses others)
+        values[0] = 1'000'000;                   // the period (storage refuses others)
         values[1] = 500'000 + rng() % 2'500'000; // instructions in that period
         Sample s{1000, static_cast<int>(1000 + t), thread_time[t], true, stacks[k], values};
         w->add_sample(s);

@@ -37,11 +37,11 @@ struct Image {
     uint64_t text_vaddr = 0, text_offset = 0, text_size = 0;
 };
 
-Image read_image(const std::string& path) {
+Image read_image(const std::string &path) {
     Image img;
     elf_version(EV_CURRENT);
     int fd = open(path.c_str(), O_RDONLY);
-    Elf* elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
+    Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, nullptr);
     size_t phnum = 0;
     elf_getphdrnum(elf, &phnum);
     for (size_t i = 0; i < phnum; ++i) {
@@ -53,11 +53,11 @@ Image read_image(const std::string& path) {
         }
     }
     for (int want : {SHT_SYMTAB, SHT_DYNSYM}) {
-        for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn));) {
+        for (Elf_Scn *scn = nullptr; (scn = elf_nextscn(elf, scn));) {
             GElf_Shdr sh;
             if (!gelf_getshdr(scn, &sh) || int(sh.sh_type) != want)
                 continue;
-            Elf_Data* data = elf_getdata(scn, nullptr);
+            Elf_Data *data = elf_getdata(scn, nullptr);
             for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; ++i) {
                 GElf_Sym sym;
                 if (gelf_getsym(data, int(i), &sym) && GELF_ST_TYPE(sym.st_info) == STT_FUNC &&
@@ -74,7 +74,7 @@ Image read_image(const std::string& path) {
 }
 
 // Unique addresses uniformly spread over the bytes of the functions.
-std::vector<uint64_t> pick_addresses(const Image& img, size_t count) {
+std::vector<uint64_t> pick_addresses(const Image &img, size_t count) {
     std::vector<uint64_t> starts;
     uint64_t total = 0;
     for (auto [s, e] : img.functions) {
@@ -97,10 +97,10 @@ struct Result {
     std::vector<size_t> depth; // frames per address, when known
 };
 
-Result run_session(const std::string& path, const Image& img, const std::vector<uint64_t>& addrs) {
+Result run_session(const std::string &path, const Image &img, const std::vector<uint64_t> &addrs) {
     const uint64_t base = 0x7f0000000000;
-    Mapping m{path, "", base + (img.text_vaddr & ~0xfffULL),
-              base + img.text_vaddr + img.text_size, img.text_offset & ~0xfffULL};
+    Mapping m{path, "", base + (img.text_vaddr & ~0xfffULL), base + img.text_vaddr + img.text_size,
+              img.text_offset & ~0xfffULL};
     Result r;
     auto t0 = Clock::now();
     Session session({m});
@@ -108,7 +108,7 @@ Result run_session(const std::string& path, const Image& img, const std::vector<
         Location loc = session.resolve(base + a, false);
         r.frames += loc.frames.size();
         r.named += loc.has_symbols;
-        for (auto& f : loc.frames)
+        for (auto &f : loc.frames)
             r.inlined += f.inlined;
         r.depth.push_back(loc.frames.size());
     }
@@ -123,7 +123,7 @@ Result run_session(const std::string& path, const Image& img, const std::vector<
 // Runs a tool on the addresses (one per line, hex) and reads its frames:
 // pairs of lines (function, file:line), llvm-symbolizer separating
 // addresses with a blank line.
-Result run_tool(const std::string& command, const fs::path& dir, const std::vector<uint64_t>& addrs,
+Result run_tool(const std::string &command, const fs::path &dir, const std::vector<uint64_t> &addrs,
                 bool blank_separated) {
     fs::path in = dir / "addresses.txt", out = dir / "tool.out";
     {
@@ -160,7 +160,7 @@ Result run_tool(const std::string& command, const fs::path& dir, const std::vect
     return r;
 }
 
-void report(const char* name, const Result& r, size_t n, const Result* ours) {
+void report(const char *name, const Result &r, size_t n, const Result *ours) {
     if (r.seconds < 0) {
         std::printf("  %-28s not available\n", name);
         return;
@@ -172,11 +172,11 @@ void report(const char* name, const Result& r, size_t n, const Result* ours) {
     std::printf(")\n");
 }
 
-bool have(const char* tool) {
+bool have(const char *tool) {
     return std::system((std::string("command -v ") + tool + " >/dev/null 2>&1").c_str()) == 0;
 }
 
-void bench(const std::string& label, const std::string& path, size_t count, const fs::path& dir) {
+void bench(const std::string &label, const std::string &path, size_t count, const fs::path &dir) {
     Image img = read_image(path);
     std::vector<uint64_t> addrs = pick_addresses(img, count);
     std::printf("%s: %s\n  %zu functions, %zu unique addresses\n", label.c_str(), path.c_str(),
@@ -186,8 +186,8 @@ void bench(const std::string& label, const std::string& path, size_t count, cons
     std::printf("    %zu frames, %zu of them inlined, %zu addresses named\n", ours.frames,
                 ours.inlined, ours.named);
     if (have("llvm-symbolizer")) {
-        Result llvm = run_tool("llvm-symbolizer --inlining --demangle --obj=" + path, dir, addrs,
-                               true);
+        Result llvm =
+            run_tool("llvm-symbolizer --inlining --demangle --obj=" + path, dir, addrs, true);
         report("llvm-symbolizer --inlining", llvm, addrs.size(), &ours);
         size_t same = 0;
         for (size_t i = 0; i < addrs.size() && i < llvm.depth.size(); ++i)
@@ -207,7 +207,7 @@ void bench(const std::string& label, const std::string& path, size_t count, cons
 // A large C++ file: each of `functions` namespaces has a class template, an
 // inline chain and a lambda given to std::sort, so one compile unit carries
 // thousands of inlined instances.
-void generate(const fs::path& file, int functions) {
+void generate(const fs::path &file, int functions) {
     std::ofstream f(file);
     f << "#include <algorithm>\n#include <map>\n#include <string>\n#include <vector>\n";
     for (int i = 0; i < functions; ++i) {
@@ -220,8 +220,8 @@ void generate(const fs::path& file, int functions) {
              "std::string& s) {\n"
           << "  Acc<long> acc;\n"
           << "  for (int x : v) { acc.add(b(x)); m[x % 17] += x; }\n"
-          << "  std::sort(v.begin(), v.end(), [](int p, int q) { return (p ^ " << i
-          << ") < (q ^ " << i << "); });\n"
+          << "  std::sort(v.begin(), v.end(), [](int p, int q) { return (p ^ " << i << ") < (q ^ "
+          << i << "); });\n"
           << "  s += std::to_string(acc.v);\n"
           << "  return acc.v + long(m.size()) + long(s.size());\n}\n}\n";
     }
@@ -234,7 +234,7 @@ void generate(const fs::path& file, int functions) {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
     size_t count = 20000;
     int functions = 300;
     std::string keep;
@@ -247,9 +247,9 @@ int main(int argc, char** argv) {
         else if (a == "--keep")
             keep = argv[i + 1];
     }
-    fs::path dir = keep.empty() ? fs::temp_directory_path() / ("bench_symbolize." +
-                                                              std::to_string(getpid()))
-                                : fs::path(keep);
+    fs::path dir = keep.empty()
+                       ? fs::temp_directory_path() / ("bench_symbolize." + std::to_string(getpid()))
+                       : fs::path(keep);
     fs::create_directories(dir);
 
     fs::path big = dir / "big";
@@ -262,8 +262,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "compiling the generated file failed\n");
             return 1;
         }
-        std::printf("  %.1f s, %.1f MB\n",
-                    std::chrono::duration<double>(Clock::now() - t0).count(),
+        std::printf("  %.1f s, %.1f MB\n", std::chrono::duration<double>(Clock::now() - t0).count(),
                     double(fs::file_size(big)) / 1e6);
     }
     bench("generated -O2 -g C++", big.string(), count, dir);

@@ -20,65 +20,65 @@ static uint32_t *next_of;
 enum { kLines = 1 << 20 };
 
 __attribute__((noinline)) uint64_t fw_leaf(int n) {
-	uint64_t x = 7;
-	for (int i = 0; i < n; i++)
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-	return x;
+    uint64_t x = 7;
+    for (int i = 0; i < n; i++)
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x;
 }
 
 __attribute__((noinline)) uint64_t fw_recurse(int depth) {
-	return depth == 0 ? fw_leaf(20000) : fw_recurse(depth - 1) + 1;
+    return depth == 0 ? fw_leaf(20000) : fw_recurse(depth - 1) + 1;
 }
 
 __attribute__((noinline)) uint64_t fw_chase(long steps) {
-	uint32_t p = 0;
-	while (steps-- > 0)
-		p = next_of[p * 16];
-	return p;
+    uint32_t p = 0;
+    while (steps-- > 0)
+        p = next_of[p * 16];
+    return p;
 }
 
 __attribute__((noinline)) double fw_compute(long n) {
-	double a = 1.0, b = 0.5;
-	for (long i = 0; i < n; i++) {
-		a = a * 0.999999 + b;
-		b = b * 1.000001 - a * 1e-9;
-	}
-	return a + b;
+    double a = 1.0, b = 0.5;
+    for (long i = 0; i < n; i++) {
+        a = a * 0.999999 + b;
+        b = b * 1.000001 - a * 1e-9;
+    }
+    return a + b;
 }
 
 static long g_scale = 1;
 
 static void *second(void *arg) {
-	(void)arg;
-	for (long i = 0; i < 400 * g_scale; i++)
-		sink += fw_leaf(100000);
-	return NULL;
+    (void)arg;
+    for (long i = 0; i < 400 * g_scale; i++)
+        sink += fw_leaf(100000);
+    return NULL;
 }
 
 static double clock_s(clockid_t clock) {
-	struct timespec ts;
-	clock_gettime(clock, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv) {
-	if (argc > 1)
-		g_scale = atol(argv[1]);
-	next_of = malloc(sizeof *next_of * 16 * kLines);
-	for (uint32_t i = 0; i < kLines; i++)
-		next_of[i * 16] = (uint32_t)((i * 2654435761u + 12345u) % kLines);
-	double t0 = clock_s(CLOCK_MONOTONIC);
-	double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-	pthread_t t;
-	pthread_create(&t, NULL, second, NULL);
-	for (long r = 0; r < 20 * g_scale; r++) {
-		for (int i = 0; i < 10; i++)
-			sink += fw_recurse(40);
-		sink += fw_chase(300000);
-		sink += (uint64_t)fw_compute(3000000);
-	}
-	pthread_join(t, NULL);
-	printf("wall %.6f\n", clock_s(CLOCK_MONOTONIC) - t0);
-	printf("cpu %.6f\n", clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0);
-	return 0;
+    if (argc > 1)
+        g_scale = atol(argv[1]);
+    next_of = malloc(sizeof *next_of * 16 * kLines);
+    for (uint32_t i = 0; i < kLines; i++)
+        next_of[i * 16] = (uint32_t)((i * 2654435761u + 12345u) % kLines);
+    double t0 = clock_s(CLOCK_MONOTONIC);
+    double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+    pthread_t t;
+    pthread_create(&t, NULL, second, NULL);
+    for (long r = 0; r < 20 * g_scale; r++) {
+        for (int i = 0; i < 10; i++)
+            sink += fw_recurse(40);
+        sink += fw_chase(300000);
+        sink += (uint64_t)fw_compute(3000000);
+    }
+    pthread_join(t, NULL);
+    printf("wall %.6f\n", clock_s(CLOCK_MONOTONIC) - t0);
+    printf("cpu %.6f\n", clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0);
+    return 0;
 }

@@ -13,9 +13,9 @@ namespace cpcprof::test {
 
 struct FunctionCounts {
     uint64_t samples = 0;
-    uint64_t unnamed_leaves = 0;           // samples whose leaf has no stored symbol
-    std::map<std::string, uint64_t> self;  // leaf's real (not inlined) function
-    std::map<std::string, uint64_t> total; // function anywhere on the stack, inlined ones too
+    uint64_t unnamed_leaves = 0;                // samples whose leaf has no stored symbol
+    std::map<std::string, uint64_t> self;       // leaf's real (not inlined) function
+    std::map<std::string, uint64_t> total;      // function anywhere on the stack, inlined ones too
     std::map<std::string, std::string> file_of; // function -> source file of a frame in it
 };
 

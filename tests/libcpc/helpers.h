@@ -95,14 +95,16 @@ inline int perf_fds() {
 }
 
 // Whether this machine has a hardware PMU (perf can open "cycles").
-inline bool has_hardware_pmu() { return cpc::host_machine().hw_pmu; }
+inline bool has_hardware_pmu() {
+    return cpc::host_machine().hw_pmu;
+}
 
 } // namespace cpctest
 
 // Skips a test that needs hardware counters, saying why.
-#define SKIP_WITHOUT_PMU()                                                                   \
-    do {                                                                                     \
-        if (!cpctest::has_hardware_pmu())                                                    \
-            GTEST_SKIP() << "no hardware PMU on this machine (perf_event_open of cycles "    \
-                            "fails): hardware-counter behaviour cannot be checked here";     \
+#define SKIP_WITHOUT_PMU()                                                                         \
+    do {                                                                                           \
+        if (!cpctest::has_hardware_pmu())                                                          \
+            GTEST_SKIP() << "no hardware PMU on this machine (perf_event_open of cycles "          \
+                            "fails): hardware-counter behaviour cannot be checked here";           \
     } while (0)

@@ -64,9 +64,9 @@ TEST_F(Bind, VirtualCounterIsPresetPlusEvents) {
 }
 
 TEST_F(Bind, VirtualCounterWrapsModulo2To64) {
-    ASSERT_EQ(cpc_set_add_request(cpc, set, "page-faults", UINT64_MAX - 99, CPC_COUNT_USER, 0,
-                                  nullptr),
-              0);
+    ASSERT_EQ(
+        cpc_set_add_request(cpc, set, "page-faults", UINT64_MAX - 99, CPC_COUNT_USER, 0, nullptr),
+        0);
     buf = cpc_buf_create(cpc, set);
     ASSERT_EQ(cpc_bind_curlwp(cpc, set, 0), 0);
     cpctest::touch_pages(1000);
@@ -148,8 +148,7 @@ TEST_F(Bind, BindErrors) {
     EXPECT_EQ(errno, EINVAL);
 
     cpc_set_t *bad = cpc_set_create(cpc);
-    ASSERT_EQ(cpc_set_add_request(cpc, bad, "page-faults", 0, 0x10 | CPC_COUNT_USER, 0, nullptr),
-              0)
+    ASSERT_EQ(cpc_set_add_request(cpc, bad, "page-faults", 0, 0x10 | CPC_COUNT_USER, 0, nullptr), 0)
         << "flags are checked at bind, as on illumos";
     cpctest::ErrorLog::clear();
     EXPECT_EQ(cpc_bind_curlwp(cpc, bad, 0), -1);
@@ -305,8 +304,7 @@ TEST_F(Bind, SetLargerThanTheCountersFailsAsAWhole) {
     const char *events[] = {"branch-instructions", "branch-misses", "cache-references",
                             "cache-misses"};
     for (uint_t i = 0; i < n; ++i)
-        ASSERT_GE(cpc_set_add_request(cpc, set, events[i % 4], 0, CPC_COUNT_USER, 0, nullptr),
-                  0);
+        ASSERT_GE(cpc_set_add_request(cpc, set, events[i % 4], 0, CPC_COUNT_USER, 0, nullptr), 0);
     cpctest::ErrorLog::clear();
     EXPECT_EQ(cpc_bind_curlwp(cpc, set, 0), -1);
     EXPECT_EQ(errno, EINVAL);
@@ -326,8 +324,8 @@ TEST_F(Bind, MultiplexingIsReportedNotScaled) {
         a.config = PERF_COUNT_HW_BRANCH_MISSES;
         a.pinned = i == 0;
         a.exclude_kernel = 1;
-        int fd = static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1,
-                                          fds.empty() ? -1 : fds[0], 0));
+        int fd =
+            static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1, fds.empty() ? -1 : fds[0], 0));
         if (fd < 0)
             break;
         fds.push_back(fd);

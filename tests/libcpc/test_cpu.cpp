@@ -29,7 +29,9 @@ struct Cpu : ::testing::Test {
     }
 };
 
-int last_cpu() { return get_nprocs() - 1; }
+int last_cpu() {
+    return get_nprocs() - 1;
+}
 
 } // namespace
 
@@ -37,8 +39,8 @@ TEST_F(Cpu, CountsOnTheCpuAndMovesTheCallerThere) {
     int cpu = last_cpu();
     cpu_set_t before;
     ASSERT_EQ(sched_getaffinity(0, sizeof before, &before), 0);
-    ASSERT_EQ(cpc_set_add_request(cpc, set, "cpu-clock", 0, CPC_COUNT_USER | CPC_COUNT_SYSTEM,
-                                  0, nullptr),
+    ASSERT_EQ(cpc_set_add_request(cpc, set, "cpu-clock", 0, CPC_COUNT_USER | CPC_COUNT_SYSTEM, 0,
+                                  nullptr),
               0);
     cpc_buf_t *a = cpc_buf_create(cpc, set), *b = cpc_buf_create(cpc, set);
     ASSERT_EQ(cpc_bind_cpu(cpc, cpu, set, 0), 0) << std::strerror(errno);

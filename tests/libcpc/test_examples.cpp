@@ -61,7 +61,8 @@ TEST(Examples, Example2HandlesOverflowSignals) {
     ASSERT_EQ(r.status, 0) << r.out;
     std::istringstream in(r.out);
     std::string line;
-    std::regex head(R"(^lwp(\d+) - si_addr (0x[0-9a-f]+) ucontext: %pc (0x[0-9a-f]+) %sp (0x[0-9a-f]+)$)");
+    std::regex head(
+        R"(^lwp(\d+) - si_addr (0x[0-9a-f]+) ucontext: %pc (0x[0-9a-f]+) %sp (0x[0-9a-f]+)$)");
     std::regex value(R"(^0x([0-9a-f]+)$)");
     int signals = 0;
     while (std::getline(in, line)) {

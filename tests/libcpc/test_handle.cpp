@@ -91,8 +91,8 @@ TEST_F(Handle, DescribesTheProcessor) {
 
 TEST_F(Handle, WalksWhatThisMachineCounts) {
     auto events = walk_all(cpc, false);
-    for (const char *sw : {"cpu-clock", "task-clock", "page-faults", "minor-faults",
-                           "major-faults", "context-switches", "cpu-migrations"})
+    for (const char *sw : {"cpu-clock", "task-clock", "page-faults", "minor-faults", "major-faults",
+                           "context-switches", "cpu-migrations"})
         EXPECT_TRUE(contains(events, sw)) << sw;
     std::set<std::string> unique(events.begin(), events.end());
     EXPECT_EQ(unique.size(), events.size()) << "walk repeats names";
@@ -111,8 +111,7 @@ TEST_F(Handle, WalksWhatThisMachineCounts) {
     // Every listed event can be added to a set.
     cpc_set_t *set = cpc_set_create(cpc);
     for (const std::string &e : events)
-        EXPECT_GE(cpc_set_add_request(cpc, set, e.c_str(), 0, CPC_COUNT_USER, 0, nullptr), 0)
-            << e;
+        EXPECT_GE(cpc_set_add_request(cpc, set, e.c_str(), 0, CPC_COUNT_USER, 0, nullptr), 0) << e;
 }
 
 TEST_F(Handle, WalksPerCounter) {
@@ -125,15 +124,13 @@ TEST_F(Handle, WalksPerCounter) {
     EXPECT_TRUE(contains(on0, "page-faults"));
     int calls = 0;
     errno = 0;
-    cpc_walk_events_pic(cpc, npic, &calls, [](void *arg, uint_t, const char *) {
-        ++*static_cast<int *>(arg);
-    });
+    cpc_walk_events_pic(cpc, npic, &calls,
+                        [](void *arg, uint_t, const char *) { ++*static_cast<int *>(arg); });
     EXPECT_EQ(calls, 0);
     EXPECT_EQ(errno, EINVAL);
     errno = 0;
-    cpc_walk_generic_events_pic(cpc, npic + 5, &calls, [](void *arg, uint_t, const char *) {
-        ++*static_cast<int *>(arg);
-    });
+    cpc_walk_generic_events_pic(
+        cpc, npic + 5, &calls, [](void *arg, uint_t, const char *) { ++*static_cast<int *>(arg); });
     EXPECT_EQ(calls, 0);
     EXPECT_EQ(errno, EINVAL);
 }
@@ -152,8 +149,7 @@ TEST_F(Handle, ErrorHandlerGetsSubcodeAndErrnoIsKept) {
     ASSERT_EQ(cpc_seterrhndlr(cpc, cpctest::ErrorLog::handler), 0);
     cpc_set_t *set = cpc_set_create(cpc);
     errno = 0;
-    EXPECT_EQ(cpc_set_add_request(cpc, set, "no-such-event", 0, CPC_COUNT_USER, 0, nullptr),
-              -1);
+    EXPECT_EQ(cpc_set_add_request(cpc, set, "no-such-event", 0, CPC_COUNT_USER, 0, nullptr), -1);
     EXPECT_EQ(errno, EINVAL);
     ASSERT_EQ(cpctest::ErrorLog::subcodes.size(), 1u);
     EXPECT_EQ(cpctest::ErrorLog::last(), CPC_INVALID_EVENT);

@@ -41,7 +41,9 @@ struct Forced : ::testing::Test {
     }
 };
 
-uint64_t bits(uint64_t v, int lo, int hi) { return (v >> lo) & ((1ull << (hi - lo + 1)) - 1); }
+uint64_t bits(uint64_t v, int lo, int hi) {
+    return (v >> lo) & ((1ull << (hi - lo + 1)) - 1);
+}
 
 bool has(const std::vector<std::string> &v, const std::string &s) {
     return std::find(v.begin(), v.end(), s) != v.end();

@@ -203,8 +203,9 @@ TEST_P(Overflow, HandlerInstalledAfterBindIsTheOneCalled) {
 // variable when it is loaded: run in a fresh process that has it.
 TEST_P(Overflow, StableDispositionIsReadAtBind) {
     if (!stable_promised()) {
-        std::string filter = std::string("--gtest_filter=*Overflow.StableDispositionIsReadAtBind/") +
-                             (GetParam() ? "Ring" : "Read");
+        std::string filter =
+            std::string("--gtest_filter=*Overflow.StableDispositionIsReadAtBind/") +
+            (GetParam() ? "Ring" : "Read");
         fflush(nullptr);
         pid_t pid = fork();
         if (pid == 0) {
@@ -323,7 +324,9 @@ TEST_P(Overflow, DefaultActionTerminatesLikeIllumos) {
 
 namespace {
 std::atomic<int> g_foreign_traps;
-void foreign_trap(int, siginfo_t *, void *) { ++g_foreign_traps; }
+void foreign_trap(int, siginfo_t *, void *) {
+    ++g_foreign_traps;
+}
 } // namespace
 
 // A SIGTRAP handler the program installed before libcpc still gets the

@@ -137,7 +137,8 @@ TEST_P(Merged, SignalsPlusMergedOverflowsAreEveryPeriodCounted) {
         << "an 800 us handler every 8th signal at a 200 us period: overflows merge";
     // Periods that end in the kernel (signal delivery) are no overflows of
     // a user-mode count, so the counter's figure is a little higher.
-    EXPECT_GE(seen, 0.9 * periods) << "periods " << periods << ", signals " << g_signals << ", merged " << g_merged;
+    EXPECT_GE(seen, 0.9 * periods)
+        << "periods " << periods << ", signals " << g_signals << ", merged " << g_merged;
     EXPECT_LE(seen, 1.01 * periods + 2) << "signals " << g_signals << ", merged " << g_merged;
     if (GetParam()) {
         EXPECT_GT(g_pcs.load(), 0u) << "the ring keeps the merged overflows' PCs";

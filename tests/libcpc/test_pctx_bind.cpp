@@ -102,7 +102,7 @@ TEST(CpcBindPctx, TicksReadTheTargetWhileItRunsAndDoNotSlowIt) {
             if (sample(p, pid, lwp, a) != 0)
                 return -1;
             std::istringstream stat(read_file("/proc/" + std::to_string(pid) + "/task/" +
-                                          std::to_string(lwp) + "/schedstat"));
+                                              std::to_string(lwp) + "/schedstat"));
             int64_t run = 0, wait = 0;
             stat >> run >> wait;
             t->waited.push_back(wait);

@@ -26,8 +26,8 @@ struct Group {
         a.config = PERF_COUNT_SW_PAGE_FAULTS;
         a.exclude_kernel = 1;
         a.sample_period = period;
-        a.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
-                        PERF_FORMAT_TOTAL_TIME_RUNNING;
+        a.read_format =
+            PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
         cpc::SampleRing::prepare(&a);
         leader.reset(static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1, -1, 0)));
         perf_event_attr m{};
@@ -37,8 +37,8 @@ struct Group {
         m.exclude_kernel = 1;
         m.read_format = a.read_format;
         if (leader.valid())
-            member.reset(static_cast<int>(
-                syscall(SYS_perf_event_open, &m, 0, -1, leader.get(), 0)));
+            member.reset(
+                static_cast<int>(syscall(SYS_perf_event_open, &m, 0, -1, leader.get(), 0)));
     }
     bool ok() const { return leader.valid() && member.valid(); }
 };

@@ -89,9 +89,9 @@ TEST_F(Sets, WalkRequestsNewestFirstWithAttributes) {
     cpc_set_t *s = cpc_set_create(cpc);
     char picnum[] = "picnum";
     ASSERT_EQ(add(s, "page-faults", 7, CPC_COUNT_USER), 0);
-    ASSERT_EQ(add(s, "task-clock", UINT64_MAX - 5, CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT,
-                  {{picnum, 1}}),
-              1);
+    ASSERT_EQ(
+        add(s, "task-clock", UINT64_MAX - 5, CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, {{picnum, 1}}),
+        1);
     std::vector<Walked> seen;
     cpc_walk_requests(cpc, s, &seen,
                       [](void *arg, int i, const char *ev, uint64_t preset, uint_t flags,

@@ -26,8 +26,7 @@ void read_table(Elf *elf, Elf_Scn *scn, const GElf_Shdr &sh, std::vector<ElfSymb
         GElf_Sym sym;
         if (gelf_getsym(data, static_cast<int>(i), &sym) == nullptr)
             continue;
-        if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF ||
-            sym.st_value == 0)
+        if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
             continue;
         const char *name = elf_strptr(elf, sh.sh_link, sym.st_name);
         if (name != nullptr && *name != '\0')
@@ -47,7 +46,8 @@ std::optional<ElfSymbols> ElfSymbols::load(const std::string &path, std::string 
     std::unique_ptr<Elf, ElfCloser> elf(elf_begin(fd, ELF_C_READ, nullptr));
     ElfSymbols out;
     size_t nphdr = 0;
-    if (elf == nullptr || elf_kind(elf.get()) != ELF_K_ELF || elf_getphdrnum(elf.get(), &nphdr) != 0) {
+    if (elf == nullptr || elf_kind(elf.get()) != ELF_K_ELF ||
+        elf_getphdrnum(elf.get(), &nphdr) != 0) {
         *error = path + ": not an ELF file with program headers";
         close(fd);
         return std::nullopt;

@@ -42,7 +42,6 @@ class ProfileSymbols {
 };
 
 // Samples of pid (of any pid when pid is 0) with fn anywhere on the stack.
-size_t samples_in(const Profile &p, const ProfileSymbols &syms, const std::string &fn,
-                  int pid = 0);
+size_t samples_in(const Profile &p, const ProfileSymbols &syms, const std::string &fn, int pid = 0);
 
 } // namespace cpcprof::test

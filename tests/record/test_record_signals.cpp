@@ -169,7 +169,8 @@ TEST(RecordSigtrap, RawDefaultActionRaceIsSaidEitherWay) {
         std::printf("raw-dfl-now: an overflow came first and killed the program\n");
         EXPECT_EQ(r.run.status, 128 + SIGTRAP) << r.run.err;
         EXPECT_EQ(proc.killed_by_signal, std::optional<int>(SIGTRAP));
-        std::string said = "process " + std::to_string(proc.info.pid) + " (record_trapper) " + kKilled;
+        std::string said =
+            "process " + std::to_string(proc.info.pid) + " (record_trapper) " + kKilled;
         EXPECT_EQ(count_lines_containing(r.run.err, said), 1u) << r.run.err;
         EXPECT_EQ(notices(r.profile, proc.info.pid, kKilled), 1u);
     }

@@ -82,7 +82,7 @@ TEST_P(AltStack, CanariesIntactAndOutputUnchanged) {
 INSTANTIATE_TEST_SUITE_P(Record, AltStack, ::testing::Values("2048", "min", "8192g"),
                          [](const ::testing::TestParamInfo<const char *> &p) {
                              std::string s = p.param;
-                             return s == "2048" ? std::string("MinSigStkSz")
+                             return s == "2048"  ? std::string("MinSigStkSz")
                                     : s == "min" ? std::string("AtMinSigStkSz")
                                                  : std::string("EightKiBGuarded");
                          });
@@ -97,8 +97,8 @@ TEST(RecordRust, ThreadsWithRustsAlternateStacksAreProfiled) {
         GTEST_SKIP() << "rustc is not installed (apt-get install rustc)";
     TempDir dir;
     std::string exe = dir.file("rust_threads");
-    std::string build = "rustc -O -g -o " + exe + " " RUST_THREADS_SRC " > " +
-                        dir.file("build.log") + " 2>&1";
+    std::string build =
+        "rustc -O -g -o " + exe + " " RUST_THREADS_SRC " > " + dir.file("build.log") + " 2>&1";
     ASSERT_EQ(std::system(build.c_str()), 0) << read_file(dir.file("build.log"));
     for (const char *mode : {"dwarf", "fp", "none"}) {
         Recorded r = record(dir, {"-F", "2000", "--call-graph", mode}, {exe, "1500"});
@@ -128,9 +128,9 @@ TEST(RecordHandlerStack, AtMostOneKiBAboveTheKernelsSignalFrame) {
     RunResult bare = run_program(dir, {ALTSTACK_EXE, "painted"});
     ASSERT_EQ(figure(bare.out, "stack_used"), 0) << "the work itself stays above the paint";
     for (const char *mode : {"dwarf", "fp", "none"}) {
-        RunResult r = run_cpcprof(dir, {"record", "-q", "-F", "4000", "--call-graph", mode, "-o",
-                                        "out.cpcprof", "--no-symbolize", "--", ALTSTACK_EXE,
-                                        "painted"});
+        RunResult r =
+            run_cpcprof(dir, {"record", "-q", "-F", "4000", "--call-graph", mode, "-o",
+                              "out.cpcprof", "--no-symbolize", "--", ALTSTACK_EXE, "painted"});
         ASSERT_EQ(r.status, 0) << r.err;
         double used = figure(r.out, "stack_used");
         EXPECT_GT(used, frame) << mode << ": no sample was taken on the painted stack";

@@ -20,7 +20,9 @@ struct Build {
     const char *name;
     const char *exe;
 };
-void PrintTo(const Build &b, std::ostream *os) { *os << b.name; }
+void PrintTo(const Build &b, std::ostream *os) {
+    *os << b.name;
+}
 const Build kFp{"fp", WORKLOAD_FP};
 const Build kNoFp{"nofp", WORKLOAD_NOFP};
 

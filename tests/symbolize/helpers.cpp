@@ -11,15 +11,15 @@
 namespace symtest {
 
 uint64_t Run::file_offset(uint64_t address) const {
-    for (const auto& m : mappings)
+    for (const auto &m : mappings)
         if (address >= m.start && address < m.end)
             return address - m.start + m.file_offset;
     return 0;
 }
 
-Run run_program(const std::string& path) {
+Run run_program(const std::string &path) {
     Run run;
-    FILE* p = popen(("'" + path + "'").c_str(), "r");
+    FILE *p = popen(("'" + path + "'").c_str(), "r");
     if (p == nullptr)
         throw std::runtime_error("cannot run " + path);
     char buf[4096];
@@ -46,7 +46,7 @@ Run run_program(const std::string& path) {
     return run;
 }
 
-int line_of(const std::string& source_file, const std::string& marker) {
+int line_of(const std::string &source_file, const std::string &marker) {
     std::ifstream in(source_file);
     std::string text;
     for (int n = 1; std::getline(in, text); ++n) {
@@ -59,12 +59,12 @@ int line_of(const std::string& source_file, const std::string& marker) {
     return 0;
 }
 
-std::string basename(const std::string& path) {
+std::string basename(const std::string &path) {
     return std::filesystem::path(path).filename().string();
 }
 
 TempDir::TempDir() {
-    const char* base = std::getenv("TMPDIR");
+    const char *base = std::getenv("TMPDIR");
     std::string templ = std::string(base && *base ? base : "/tmp") + "/symtest.XXXXXX";
     if (mkdtemp(templ.data()) == nullptr)
         throw std::runtime_error("mkdtemp failed");

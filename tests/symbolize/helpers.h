@@ -19,19 +19,19 @@ struct Run {
     uint64_t file_offset(uint64_t address) const;
 };
 
-Run run_program(const std::string& path);
+Run run_program(const std::string &path);
 
 // The line of source_file whose text contains "@marker" (0 if none).
-int line_of(const std::string& source_file, const std::string& marker);
+int line_of(const std::string &source_file, const std::string &marker);
 
-std::string basename(const std::string& path);
+std::string basename(const std::string &path);
 
 // A fresh directory under TMPDIR, removed with its contents on destruction.
 class TempDir {
   public:
     TempDir();
     ~TempDir();
-    const std::string& path() const { return path_; }
+    const std::string &path() const { return path_; }
 
   private:
     std::string path_;

@@ -29,10 +29,10 @@ const std::string shlib_src = SYMTEST_SHLIB_SOURCE;
 class Environment : public ::testing::Environment {
     void SetUp() override { unsetenv("DEBUGINFOD_URLS"); }
 };
-const auto* env = ::testing::AddGlobalTestEnvironment(new Environment);
+const auto *env = ::testing::AddGlobalTestEnvironment(new Environment);
 
-void expect_frame(const Frame& f, const std::string& function, const std::string& source,
-                  const std::string& marker, bool inlined) {
+void expect_frame(const Frame &f, const std::string &function, const std::string &source,
+                  const std::string &marker, bool inlined) {
     EXPECT_EQ(f.function, function);
     EXPECT_EQ(symtest::basename(f.file), symtest::basename(source)) << f.function;
     // Absolute even where the unit was compiled from a relative path (as
@@ -42,16 +42,16 @@ void expect_frame(const Frame& f, const std::string& function, const std::string
     EXPECT_EQ(f.inlined, inlined) << f.function;
 }
 
-std::string describe(const Location& loc) {
+std::string describe(const Location &loc) {
     std::string s = fallback_name(loc) + ":";
-    for (const Frame& f : loc.frames)
+    for (const Frame &f : loc.frames)
         s += "\n  " + f.function + " " + f.file + ":" + std::to_string(f.line) +
              (f.inlined ? " (inline)" : "");
     return s;
 }
 
 // The inline chain leaf -> middle -> outer, at leaf's probe call.
-void expect_inline_chain(Session& session, uint64_t return_address) {
+void expect_inline_chain(Session &session, uint64_t return_address) {
     Location loc = session.resolve(return_address, true);
     ASSERT_TRUE(loc.has_symbols) << describe(loc);
     ASSERT_EQ(loc.frames.size(), 3u) << describe(loc);
@@ -60,7 +60,7 @@ void expect_inline_chain(Session& session, uint64_t return_address) {
     expect_frame(loc.frames[2], "demo::outer(int)", targets_src, "outer_calls_middle", false);
 }
 
-class Executables : public ::testing::TestWithParam<const char*> {};
+class Executables : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(Executables, InlineChainWithFileAndLine) {
     symtest::Run run = symtest::run_program(GetParam());
@@ -77,9 +77,9 @@ TEST_P(Executables, TemplatesLambdasAndStaticFunctionsDemangled) {
     symtest::Run run = symtest::run_program(GetParam());
     Session session(run.mappings);
     struct Case {
-        const char* probe;
-        const char* function;
-        const char* marker;
+        const char *probe;
+        const char *function;
+        const char *marker;
     };
     for (Case c : {Case{"twice_int", "int demo::twice<int>(int)", "twice_probe"},
                    Case{"twice_double", "double demo::twice<double>(double)", "twice_probe"},
@@ -120,7 +120,7 @@ TEST_P(Executables, InlinedStaticFunctionQualifiedFromItsScopes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Symbolize, Executables, ::testing::Values(SYMTEST_PIE, SYMTEST_NOPIE),
-                         [](const auto& info) {
+                         [](const auto &info) {
                              return std::string(info.index == 0 ? "Pie" : "NoPie");
                          });
 
@@ -166,13 +166,13 @@ TEST(Session, DebugInfoFoundByBuildIdInADebugDirectory) {
         Session bare(run.mappings);
         Location loc = bare.resolve(run.probes.at("leaf"), true);
         EXPECT_FALSE(loc.has_symbols) << describe(loc);
-        EXPECT_EQ(fallback_name(loc),
-                  "symtest_stripped+0x" + [&] {
-                      char b[32];
-                      snprintf(b, sizeof b, "%llx",
-                               (unsigned long long)run.file_offset(run.probes.at("leaf")));
-                      return std::string(b);
-                  }());
+        EXPECT_EQ(
+            fallback_name(loc), "symtest_stripped+0x" + [&] {
+                char b[32];
+                snprintf(b, sizeof b, "%llx",
+                         (unsigned long long)run.file_offset(run.probes.at("leaf")));
+                return std::string(b);
+            }());
         EXPECT_EQ(bare.modules_without_symbols(), std::vector<std::string>{SYMTEST_STRIPPED});
     }
     std::string id = read_build_id(SYMTEST_STRIPPED);
@@ -211,7 +211,7 @@ TEST(Session, DeletedBinaryKeepsItsFallbackName) {
 
 TEST(Session, ReplacedBinaryIsNotUsed) {
     symtest::Run run = symtest::run_program(SYMTEST_PIE);
-    for (auto& m : run.mappings)
+    for (auto &m : run.mappings)
         if (m.path == SYMTEST_PIE)
             m.build_id = "00112233445566778899aabbccddeeff00112233";
     Session session(run.mappings);
@@ -219,7 +219,7 @@ TEST(Session, ReplacedBinaryIsNotUsed) {
     EXPECT_FALSE(loc.has_symbols) << describe(loc);
     EXPECT_EQ(session.modules_without_symbols(), std::vector<std::string>{SYMTEST_PIE});
 
-    for (auto& m : run.mappings)
+    for (auto &m : run.mappings)
         if (m.path == SYMTEST_PIE)
             m.build_id = read_build_id(SYMTEST_PIE);
     Session matching(run.mappings);
@@ -235,17 +235,17 @@ struct OwnVdso {
 
 OwnVdso own_vdso() {
     OwnVdso v;
-    auto base = reinterpret_cast<char*>(getauxval(AT_SYSINFO_EHDR));
+    auto base = reinterpret_cast<char *>(getauxval(AT_SYSINFO_EHDR));
     if (base == nullptr)
         return v;
-    auto* eh = reinterpret_cast<const ElfW(Ehdr)*>(base);
+    auto *eh = reinterpret_cast<const ElfW(Ehdr) *>(base);
     size_t size = eh->e_shoff + size_t(eh->e_shnum) * eh->e_shentsize; // headers come last
     elf_version(EV_CURRENT);
-    Elf* elf = elf_memory(base, size);
+    Elf *elf = elf_memory(base, size);
     if (elf == nullptr)
         return v;
     std::string id = elf_build_id(elf);
-    auto* ph = reinterpret_cast<const ElfW(Phdr)*>(base + eh->e_phoff);
+    auto *ph = reinterpret_cast<const ElfW(Phdr) *>(base + eh->e_phoff);
     uint64_t bias = 0;
     bool first = true;
     for (int i = 0; i < eh->e_phnum; ++i) {
@@ -258,14 +258,14 @@ OwnVdso own_vdso() {
             v.mappings.push_back({"linux-vdso.so.1", id, bias + ph[i].p_vaddr,
                                   bias + ph[i].p_vaddr + ph[i].p_memsz, ph[i].p_offset});
     }
-    for (Elf_Scn* scn = nullptr; (scn = elf_nextscn(elf, scn)) != nullptr;) {
+    for (Elf_Scn *scn = nullptr; (scn = elf_nextscn(elf, scn)) != nullptr;) {
         GElf_Shdr sh;
         if (gelf_getshdr(scn, &sh) == nullptr || sh.sh_type != SHT_DYNSYM)
             continue;
-        Elf_Data* data = elf_getdata(scn, nullptr);
+        Elf_Data *data = elf_getdata(scn, nullptr);
         for (size_t i = 0; data != nullptr && i < sh.sh_size / sh.sh_entsize; ++i) {
             GElf_Sym sym;
-            const char* name = gelf_getsym(data, int(i), &sym)
+            const char *name = gelf_getsym(data, int(i), &sym)
                                    ? elf_strptr(elf, sh.sh_link, sym.st_name)
                                    : nullptr;
             if (name != nullptr && std::string(name) == "__vdso_clock_gettime")
@@ -283,8 +283,7 @@ TEST(Session, VdsoOfTheSameKernelIsNamed) {
     Session session(v.mappings);
     Location loc = session.resolve(v.clock_gettime + 4, false);
     ASSERT_TRUE(loc.has_symbols) << describe(loc);
-    EXPECT_NE(loc.frames.back().function.find("clock_gettime"), std::string::npos)
-        << describe(loc);
+    EXPECT_NE(loc.frames.back().function.find("clock_gettime"), std::string::npos) << describe(loc);
     EXPECT_EQ(loc.module, "linux-vdso.so.1");
     EXPECT_TRUE(session.modules_without_symbols().empty());
 }
@@ -294,14 +293,13 @@ TEST(Session, VdsoOfAnotherKernelKeepsItsFallbackName) {
     if (v.mappings.empty() || v.clock_gettime == 0)
         GTEST_SKIP() << "this process has no vDSO with __vdso_clock_gettime";
     for (const std::string id : {"00112233445566778899aabbccddeeff00112233", ""}) {
-        for (auto& m : v.mappings)
+        for (auto &m : v.mappings)
             m.build_id = id;
         Session session(v.mappings);
         Location loc = session.resolve(v.clock_gettime + 4, false);
         EXPECT_FALSE(loc.has_symbols) << "build-id '" << id << "': " << describe(loc);
         EXPECT_EQ(fallback_name(loc).rfind("linux-vdso.so.1+0x", 0), 0u) << fallback_name(loc);
-        EXPECT_EQ(session.modules_without_symbols(),
-                  std::vector<std::string>{"linux-vdso.so.1"});
+        EXPECT_EQ(session.modules_without_symbols(), std::vector<std::string>{"linux-vdso.so.1"});
     }
 }
 

@@ -17,12 +17,12 @@
  *                   sleeps MS milliseconds and returns: exit status 0.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <pthread.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>

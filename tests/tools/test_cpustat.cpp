@@ -46,7 +46,8 @@ struct RunOpts {
 
 Result run(std::vector<std::string> args, RunOpts o = {}) {
     args.insert(args.begin(), CPUSTAT_PATH);
-    return cpcprof::test::run_capturing(args, {.uid = o.uid, .sigint_after = o.sigint_after, .watch = o.watch});
+    return cpcprof::test::run_capturing(
+        args, {.uid = o.uid, .sigint_after = o.sigint_after, .watch = o.watch});
 }
 
 std::string usage_error(const std::string &why) {

@@ -144,7 +144,8 @@ TEST_F(Growth, ExportsOfMoreFramesThanTheyWriteAreRefused) {
             *dir_, {"export", file("large.cpcprof"), "--format", format, "-o", out}, {0, 256, 120});
         EXPECT_EQ(r.status, 1) << format << "\n" << r.err;
         EXPECT_NE(r.err.find("the export would hold 128,008,000 frames"), std::string::npos)
-            << format << "\n" << r.err;
+            << format << "\n"
+            << r.err;
         EXPECT_NE(r.err.find("--pid, --tid or --time"), std::string::npos) << r.err;
         EXPECT_FALSE(std::filesystem::exists(out)) << format;
         EXPECT_LT(r.cpu_s, 10.0) << format;

@@ -62,13 +62,13 @@ class Session { // one process image
   public:
     // debug_dirs are searched before /usr/lib/debug, for build-id and
     // debuglink files alike.
-    explicit Session(const std::vector<Mapping>& mappings,
+    explicit Session(const std::vector<Mapping> &mappings,
                      std::vector<std::string> debug_dirs = {});
     ~Session();
-    Session(Session&&) noexcept;
-    Session& operator=(Session&&) noexcept;
-    Session(const Session&) = delete;
-    Session& operator=(const Session&) = delete;
+    Session(Session &&) noexcept;
+    Session &operator=(Session &&) noexcept;
+    Session(const Session &) = delete;
+    Session &operator=(const Session &) = delete;
 
     // A return address (a caller frame of a stack) is looked up at
     // address - 1, inside the call instruction; the reported module_offset
@@ -92,10 +92,10 @@ class Session { // one process image
 
 // "module+0xoffset" with the module's file name (no directory), or
 // "[unknown]+0xaddress" when no mapping covered the address.
-std::string fallback_name(const Location&);
+std::string fallback_name(const Location &);
 
 // The GNU build-id of an ELF file in lowercase hex, "" if it has none or
 // cannot be read.  Recorders store it in Mapping::build_id.
-std::string read_build_id(const std::string& path);
+std::string read_build_id(const std::string &path);
 
 } // namespace cpcprof::symbolize

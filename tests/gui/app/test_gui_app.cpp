@@ -275,7 +275,8 @@ TEST(GuiApp, ProfileWithoutSamplesOpensAndSaysSo) {
     EXPECT_EQ(painted.count(), 1);
     EXPECT_TRUE(w.flameGraph()->canvas()->layout().frames.empty());
     w.tabs()->setCurrentIndex(MainWindow::SummaryTab);
-    EXPECT_TRUE(w.summaryPage()->text().contains("0 kept")) << w.summaryPage()->text().toStdString();
+    EXPECT_TRUE(w.summaryPage()->text().contains("0 kept"))
+        << w.summaryPage()->text().toStdString();
 }
 
 } // namespace

@@ -68,8 +68,8 @@ static unsigned char *install_altstack(void) {
     memset(&ss, 0, sizeof ss);
     if (g_guarded) {
         size_t page = (size_t)sysconf(_SC_PAGESIZE);
-        region = mmap(NULL, g_size + page, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        region =
+            mmap(NULL, g_size + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (region == MAP_FAILED)
             die("mmap");
         if (mprotect(region, page, PROT_NONE) != 0)
@@ -124,7 +124,9 @@ NOINLINE static void paint_below_and_work(void) {
     g_sums[0] = work(1) + here;
 }
 
-static void on_usr1(int sig) { (void)sig; }
+static void on_usr1(int sig) {
+    (void)sig;
+}
 
 NOINLINE static void paint_below_and_signal(void) {
     volatile unsigned char here = 0;
@@ -148,8 +150,8 @@ static void *painted_main(void *arg) {
 
 static int painted(void) {
     size_t size = 256 * 1024;
-    unsigned char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *stack =
+        mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (stack == MAP_FAILED)
         die("mmap");
     g_painted = stack;

@@ -39,7 +39,9 @@ NOINLINE void *crash_helper(void *arg) {
     return NULL;
 }
 
-NOINLINE void crash_now(void) { *crash_target_address = 42; }
+NOINLINE void crash_now(void) {
+    *crash_target_address = 42;
+}
 
 int main(int argc, char **argv) {
     double seconds = argc > 1 ? atof(argv[1]) : 2.0;

@@ -58,9 +58,15 @@ NOINLINE uint64_t fk_spin(double seconds) {
 }
 
 /* The store after the call keeps each one on the stack (no tail call). */
-NOINLINE void fk_child_busy(void) { fk_sink = fk_spin(0.3) + 1; }
-NOINLINE void fk_parent_busy(void) { fk_sink = fk_spin(0.3) + 2; }
-NOINLINE void fk_chain_stage(double seconds) { fk_sink = fk_spin(seconds) + 3; }
+NOINLINE void fk_child_busy(void) {
+    fk_sink = fk_spin(0.3) + 1;
+}
+NOINLINE void fk_parent_busy(void) {
+    fk_sink = fk_spin(0.3) + 2;
+}
+NOINLINE void fk_chain_stage(double seconds) {
+    fk_sink = fk_spin(seconds) + 3;
+}
 
 static void self_exe(char *buf, size_t size) {
     ssize_t n = readlink("/proc/self/exe", buf, size - 1);
@@ -192,6 +198,7 @@ int main(int argc, char **argv) {
         return mode_exec_lister();
     if (strcmp(mode, "list-fds") == 0)
         return mode_list_fds();
-    fprintf(stderr, "usage: forker fork [exit|_exit|return] | chain N [SECONDS [LAST]] | dlopen N LIBRARY | exec-lister | list-fds\n");
+    fprintf(stderr, "usage: forker fork [exit|_exit|return] | chain N [SECONDS [LAST]] | dlopen N "
+                    "LIBRARY | exec-lister | list-fds\n");
     return 2;
 }

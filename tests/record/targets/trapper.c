@@ -325,10 +325,10 @@ int main(int argc, char **argv) {
     } else if (strcmp(mode, "fork-reset-libc") == 0) {
         fork_reset(LIBC, 0);
     } else {
-        fprintf(stderr,
-                "usage: trapper dfl-before|dfl-after|handler-before|handler-after|"
-                "syscall-all|raw-all|raw-all-now|raw-dfl-now|raw-all-fork|ign-exec|fork-reset|fork-reset-now|"
-                "fork-reset-syscall|fork-reset-libc\n");
+        fprintf(stderr, "usage: trapper dfl-before|dfl-after|handler-before|handler-after|"
+                        "syscall-all|raw-all|raw-all-now|raw-dfl-now|raw-all-fork|ign-exec|fork-"
+                        "reset|fork-reset-now|"
+                        "fork-reset-syscall|fork-reset-libc\n");
         return 64;
     }
     printf("trapper %s own %ld foreign %ld\n", mode, atomic_load(&g_own), atomic_load(&g_foreign));

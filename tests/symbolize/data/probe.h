@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <cstring>
 
-__attribute__((noipa)) static void probe(const char* tag) {
+__attribute__((noipa)) static void probe(const char *tag) {
     std::printf("probe %s %p\n", tag, __builtin_return_address(0));
 }
 // The barrier keeps the call out of tail position (a jump has no return address).
@@ -17,11 +17,11 @@ __attribute__((noipa)) static void probe(const char* tag) {
         asm volatile("" ::: "memory");                                                             \
     } while (0)
 
-#define PRINT_FUNCTION(name, fn) std::printf("func %s %p\n", name, reinterpret_cast<void*>(fn))
+#define PRINT_FUNCTION(name, fn) std::printf("func %s %p\n", name, reinterpret_cast<void *>(fn))
 
 static void print_maps() {
     std::fflush(stdout);
-    FILE* f = std::fopen("/proc/self/maps", "r");
+    FILE *f = std::fopen("/proc/self/maps", "r");
     char line[4096];
     while (f && std::fgets(line, sizeof line, f)) {
         unsigned long start, end, offset;

@@ -25,7 +25,7 @@ template <typename T> __attribute__((noipa)) T twice(T v) {
 }
 
 static __attribute__((noipa)) int hidden_helper(int x) { // @hidden_helper_decl
-    PROBE("static"); // @static_probe
+    PROBE("static");                                     // @static_probe
     return x - 1;
 }
 
@@ -48,10 +48,9 @@ __attribute__((noipa)) int calls_static_inline(int x) {
 
 } // namespace demo
 
-int main(int argc, char**) {
+int main(int argc, char **) {
     int sum = demo::outer(argc) + demo::twice(argc) + int(demo::twice(double(argc))) +
-              demo::hidden_helper(argc) + demo::run_lambda(argc) +
-              demo::calls_static_inline(argc);
+              demo::hidden_helper(argc) + demo::run_lambda(argc) + demo::calls_static_inline(argc);
     PRINT_FUNCTION("hidden_helper", &demo::hidden_helper);
     PRINT_FUNCTION("outer", &demo::outer);
     print_maps();

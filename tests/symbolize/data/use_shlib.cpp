@@ -4,7 +4,7 @@ namespace demo_lib {
 int lib_entry(int x);
 }
 
-int main(int argc, char**) {
+int main(int argc, char **) {
     int v = demo_lib::lib_entry(argc);
     print_maps();
     return v == 12345 ? 1 : 0;
