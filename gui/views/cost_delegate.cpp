@@ -7,6 +7,8 @@
 
 #include <algorithm>
 
+#include <cmath>
+
 namespace cpcprof::gui {
 
 CostDelegate::CostDelegate(QObject *parent) : QStyledItemDelegate(parent) {}
@@ -14,7 +16,7 @@ CostDelegate::CostDelegate(QObject *parent) : QStyledItemDelegate(parent) {}
 QRect CostDelegate::barRect(const QRect &cell, double share) {
     share = std::clamp(share, 0.0, 1.0);
     QRect r = cell.adjusted(1, 2, -1, -2);
-    r.setWidth(int(r.width() * share + 0.5));
+    r.setWidth(int(std::lround(r.width() * share)));
     return r;
 }
 

@@ -72,7 +72,7 @@ class NoMoreDescriptors {
             if (fcntl(fd, F_GETFD) >= 0)
                 high = fd;
         rlimit rl = saved_;
-        rl.rlim_cur = rlim_t(high + 1);
+        rl.rlim_cur = rlim_t(high) + 1;
         if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
             return;
         for (int fd; (fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;)

@@ -66,7 +66,7 @@ TEST_F(Refusal, Directory) {
 
 TEST_F(Refusal, EmptyFile) {
     const std::string file = path("empty.cpcprof");
-    std::ofstream{file};
+    std::ofstream(file).close(); // an empty file
     EXPECT_TRUE(refused(file, "empty file"));
 }
 

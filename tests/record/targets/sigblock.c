@@ -74,7 +74,7 @@ int main(int argc, char **argv) {
     g_sum[0] = work(1);
     g_cpu[0] = thread_cpu_seconds() - t0;
     pthread_join(t, NULL);
-    printf("sum %llu\n", (unsigned long long)(g_sum[0] + g_sum[1]));
+    printf("sum %llu\n", (unsigned long long)g_sum[0] + g_sum[1]);
     fprintf(stderr, "cpu %.6f %.6f\n", g_cpu[0], g_cpu[1]);
     if (g_still_blocked)
         printf("blocked ok\n");
