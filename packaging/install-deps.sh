@@ -17,7 +17,7 @@ packages="
     zlib1g-dev protobuf-compiler golang-github-google-pprof-dev python3-jsonschema
     nlohmann-json3-dev
     chromium
-    clang libclang-rt-14-dev
+    clang libclang-rt-14-dev clang-format clang-tidy
     qt6-base-dev qt6-svg-dev xvfb xauth
 "
 missing=""

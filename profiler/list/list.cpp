@@ -3,6 +3,8 @@
 #include "caps.h"
 #include "table_format.h"
 
+#include "../common/unique_cpc.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -106,14 +108,14 @@ int list_main(const std::vector<std::string> &args) {
         }
         json = true;
     }
-    cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
-    if (cpc == nullptr) {
+    UniqueCpc cpc(cpc_open(CPC_VER_CURRENT));
+    if (!cpc) {
         std::fprintf(stderr, "cpcprof list: performance counters are not available: %s\n",
                      std::strerror(errno));
         return 1;
     }
-    EventList list = read_event_list(cpc);
-    cpc_close(cpc);
+    EventList list = read_event_list(cpc.get());
+    cpc.reset();
     std::string out = json ? format_json(list) : format_text(list);
     std::fwrite(out.data(), 1, out.size(), stdout);
     return 0;

@@ -11,6 +11,8 @@
 #include "cpustat_options.h"
 #include "eventspec.h"
 
+#include "../common/unique_cpc.h"
+
 #include <libcpc.h>
 
 #include <algorithm>
@@ -443,22 +445,22 @@ int main(int argc, char **argv) {
     if (!args.ok)
         usage_error(args.error);
     cpctools::set_message_debug(args.opts.debug);
-    cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
-    if (cpc == nullptr) {
+    cpcprof::UniqueCpc cpc(cpc_open(CPC_VER_CURRENT));
+    if (!cpc) {
         std::fprintf(stderr, "%s: cannot access performance counter library - %s\n", kProg,
                      std::strerror(errno));
         return 1;
     }
-    cpc_seterrhndlr(cpc, cpctools::keep_message);
+    cpc_seterrhndlr(cpc.get(), cpctools::keep_message);
     if (args.opts.help) {
-        std::printf("%s\n%s", kCpustatUsage, format_capabilities(read_capabilities(cpc)).c_str());
-        cpc_close(cpc);
+        std::printf("%s\n%s", kCpustatUsage,
+                    format_capabilities(read_capabilities(cpc.get())).c_str());
         return 0;
     }
     Plan plan;
     plan.opts = args.opts;
-    plan.sets = build_sets(cpc, args.opts.specs);
-    cpc_close(cpc);
+    plan.sets = build_sets(cpc.get(), args.opts.specs);
+    cpc.reset(); // each CPU's thread opens its own
     plan.interval_ns = static_cast<int64_t>(args.opts.interval * 1e9);
     plan.period_ns = static_cast<int64_t>(args.opts.period * 1e9);
     return run(plan);
