@@ -159,8 +159,15 @@ TEST(RecordBlockedSignals, OverflowsOfABlockedThreadAreCounted) {
     // Every millisecond of CPU of both threads is an overflow the kernel
     // counted (a few may end in the kernel, which a user-mode count skips).
     double expected = (main_cpu + blocked_cpu) * 1000;
-    EXPECT_GE(double(a.taken), 0.85 * expected) << "taken " << a.taken;
-    EXPECT_LE(double(a.taken), 1.05 * expected + 5) << "taken " << a.taken;
+    // Seen once in six suite runs beside two CPU hogs and other tests:
+    // 668 taken against 503 ms of the threads' CPU time; the message says
+    // where the difference lies when it happens again.
+    std::string detail = "taken " + std::to_string(a.taken) + " (stored " +
+                         std::to_string(a.stored) + ", dropped " + std::to_string(a.dropped) +
+                         "), CPU main " + std::to_string(main_cpu) + " s, blocked " +
+                         std::to_string(blocked_cpu) + " s\n" + r.run.err;
+    EXPECT_GE(double(a.taken), 0.85 * expected) << detail;
+    EXPECT_LE(double(a.taken), 1.05 * expected + 5) << detail;
     EXPECT_GE(double(a.dropped), 0.5 * blocked_cpu * 1000)
         << "the blocked thread's overflows are dropped, not missing";
 }
