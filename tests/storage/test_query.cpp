@@ -179,8 +179,9 @@ TEST_F(QueryTest, TruncatedStacksSitUnderTheMarkerWhenAsked) {
         EXPECT_GT(t.nodes()[n].total.samples, 0u) << "node " << n << " reached by no stack";
         EXPECT_LT(t.nodes()[n].parent, n);
         if (t.nodes()[n].depth == 3 &&
-            t.nodes()[t.nodes()[t.nodes()[n].parent].parent].function == q->truncated_function())
+            t.nodes()[t.nodes()[t.nodes()[n].parent].parent].function == q->truncated_function()) {
             EXPECT_EQ(t.nodes()[n].self.samples, 1u); // the cut stack's leaf
+        }
     }
     EXPECT_EQ(t.nodes().size(), CallTree::top_down(*q).nodes().size() + 1);
 

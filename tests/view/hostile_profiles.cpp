@@ -50,8 +50,9 @@ void write_deep_profile(const std::string &path, uint32_t depth, uint32_t sample
         std::vector<uint64_t> frames(root_first.rend() - d, root_first.rend());
         std::vector<uint64_t> values = {1'000'000, 1};
         w->add_sample({100, 100, kStartMono + 1000 * int64_t(k), true, frames, values});
-        if (k % 1000 == 999)
+        if (k % 1000 == 999) {
             ASSERT_TRUE(w->commit()) << w->error();
+        }
     }
     w->add_accounting(100, {n, n, 0});
     ASSERT_TRUE(w->finish(kStartMono + 1000 * int64_t(n) + 1, &error)) << error;
@@ -90,8 +91,9 @@ void write_overlapping_mappings_profile(const std::string &path, uint32_t mappin
         std::vector<uint64_t> values = {1'000'000, 1};
         int64_t t = kStartMono + span * int64_t(k) / int64_t(samples) + 1;
         w->add_sample({100, 100, t, true, frames, values});
-        if (k % 1000 == 999)
+        if (k % 1000 == 999) {
             ASSERT_TRUE(w->commit()) << w->error();
+        }
     }
     w->add_accounting(100, {samples, samples, 0});
     ASSERT_TRUE(w->finish(kStartMono + span + 1, &error)) << error;

@@ -107,8 +107,9 @@ TEST_F(Utf8Test, ReportJsonParses) {
             EXPECT_NE(text.find("com" + kFFFD + "ute"), std::string::npos) << text;
             EXPECT_NE(text.find("caf" + kFFFD), std::string::npos) << text;
         }
-        if (std::string(by) == "thread")
+        if (std::string(by) == "thread") {
             EXPECT_NE(text.find("w" + kFFFD + "rker"), std::string::npos) << text;
+        }
     }
     json doc;
     for (const char *tree : {"--callers", "--callees"})
