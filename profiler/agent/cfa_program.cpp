@@ -44,13 +44,18 @@ enum : uint8_t {
     DW_CFA_GNU_negative_offset_extended = 0x2f,
 };
 
-// The DWARF expression operators of the PLT's CFA rule.
+// The DWARF expression operators of the rules the rows can say: the
+// PLT's CFA, a CFA loaded from the stack (OpenSSL's realigned frames, GCC's
+// DRAP), and a register saved at an offset from a register.
 enum : uint8_t {
+    DW_OP_deref = 0x06,
     DW_OP_and = 0x1a,
+    DW_OP_plus_uconst = 0x23,
     DW_OP_ge = 0x2a,
     DW_OP_lit0 = 0x30,
     DW_OP_lit15 = 0x3f,
     DW_OP_lit31 = 0x4f,
+    DW_OP_breg0 = 0x70,
     DW_OP_breg7 = 0x77,  // rsp + offset
     DW_OP_breg16 = 0x80, // rip + offset
 };
@@ -72,6 +77,51 @@ bool plt_expression(const uint8_t *e, uint64_t n, uint8_t *threshold) {
         return false;
     *threshold = static_cast<uint8_t>(e[6] - DW_OP_lit0);
     return true;
+}
+
+// DW_OP_bregN OFF at the cursor: the register and the offset; the cursor
+// moves past them.
+bool breg(Cursor &c, uint8_t *reg, int64_t *off) {
+    uint8_t op = c.get<uint8_t>();
+    if (!c.ok || op < DW_OP_breg0 || op > DW_OP_breg16)
+        return false;
+    *reg = static_cast<uint8_t>(op - DW_OP_breg0);
+    *off = c.sleb();
+    return c.ok;
+}
+
+// A CFA loaded from memory: DW_OP_bregN OFF, DW_OP_deref, and optionally
+// DW_OP_plus_uconst ADD.  OpenSSL's assembly saves the caller's rsp in a
+// realigned frame this way; GCC's DRAP loads it from below rbp.
+bool deref_expression(const uint8_t *e, uint64_t n, FrameRules *st) {
+    Cursor c{e, e + n};
+    uint8_t reg = 0;
+    int64_t off = 0, add = 0;
+    if (!breg(c, &reg, &off) || c.get<uint8_t>() != DW_OP_deref || !c.ok)
+        return false;
+    if (c.p < c.end) {
+        if (c.get<uint8_t>() != DW_OP_plus_uconst)
+            return false;
+        add = int64_t(c.uleb());
+    }
+    if (!c.ok || c.p != c.end)
+        return false;
+    st->cfa_reg = reg;
+    st->cfa_off = off;
+    st->deref_add = add;
+    return true;
+}
+
+// The index of reg in kSavedDwarf, or -1.
+int saved_index(uint64_t reg) {
+    for (unsigned i = 0; i < kSavedRegs; ++i)
+        if (kSavedDwarf[i] == reg)
+            return int(i);
+    return -1;
+}
+
+bool fits_int32(int64_t v) {
+    return v >= INT32_MIN && v <= INT32_MAX;
 }
 
 } // namespace
@@ -119,16 +169,27 @@ void CfaProgram::emit_row(uint64_t loc, const FrameRules &st) {
     r.kind = CfiRow::none; // a CFA the handler cannot compute
     if (st.ra_undefined) {
         r.kind = CfiRow::outermost;
-    } else if (!st.cfa_bad && st.cfa_off >= INT32_MIN && st.cfa_off <= INT32_MAX) {
+    } else if (!st.cfa_bad && !st.ra_bad) {
         if (st.cfa_plt)
             r.kind = CfiRow::plt, r.plt_threshold = st.plt_threshold;
-        else if (st.cfa_reg == kDwarfRsp)
-            r.kind = CfiRow::sp;
-        else if (st.cfa_reg == kDwarfRbp)
-            r.kind = CfiRow::fp;
+        else if (st.cfa_reg < kDwarfRegs && fits_int32(st.cfa_off) && fits_int32(st.deref_add))
+            r.kind = st.cfa_deref ? CfiRow::deref : CfiRow::reg;
     }
-    r.cfa_off = static_cast<int32_t>(st.cfa_off);
-    r.rbp_off = static_cast<int16_t>(std::clamp<int64_t>(st.rbp_off, INT16_MIN, INT16_MAX));
+    r.cfa_reg = st.cfa_reg;
+    r.cfa_off = static_cast<int32_t>(fits_int32(st.cfa_off) ? st.cfa_off : 0);
+    r.deref_add = static_cast<int32_t>(fits_int32(st.deref_add) ? st.deref_add : 0);
+    for (unsigned i = 0; i < kSavedRegs; ++i) {
+        const SavedRule &s = st.saved[i];
+        bool fits = s.off >= INT16_MIN && s.off <= INT16_MAX;
+        if (s.where == SavedRule::lost || (s.where != SavedRule::same && !fits) ||
+            (s.where == SavedRule::at_cfa && s.off == 0)) {
+            r.unknown |= uint8_t(1u << i);
+        } else if (s.where != SavedRule::same) {
+            r.saved[i] = static_cast<int16_t>(s.off);
+            if (s.where == SavedRule::at_rbp)
+                r.rbp_based |= uint8_t(1u << i);
+        }
+    }
     if (!out_.empty() && out_.back().pc == r.pc)
         out_.back() = r;
     else
@@ -142,23 +203,28 @@ void CfaProgram::advance(uint64_t *loc, uint64_t delta, const FrameRules &st, bo
 }
 
 void CfaProgram::set_offset(FrameRules *st, uint64_t reg, int64_t off) {
-    if (reg == kDwarfRbp)
-        st->rbp_off = off;
+    if (int i = saved_index(reg); i >= 0)
+        st->saved[i] = {SavedRule::at_cfa, off};
     else if (reg == cie_.ra_reg && off != -8)
-        st->cfa_bad = true; // return address not where x86-64 puts it
+        st->ra_bad = true; // return address not where x86-64 puts it
 }
 
 void CfaProgram::restore(FrameRules *st, uint64_t reg) {
-    if (reg == kDwarfRbp)
-        st->rbp_off = initial.rbp_off;
-    if (reg == cie_.ra_reg)
+    if (int i = saved_index(reg); i >= 0)
+        st->saved[i] = initial.saved[i];
+    if (reg == cie_.ra_reg) {
         st->ra_undefined = initial.ra_undefined;
+        st->ra_bad = initial.ra_bad;
+    }
 }
 
-// A rule for rbp or the return address that the rows cannot express.
+// A rule the rows cannot express: the register's value is lost to the
+// caller's frame, or, for the return address, the frame cannot be left.
 void CfaProgram::unsupported_rule(FrameRules *st, uint64_t reg) {
-    if (reg == kDwarfRbp || reg == cie_.ra_reg)
-        st->cfa_bad = true;
+    if (int i = saved_index(reg); i >= 0)
+        st->saved[i] = {SavedRule::lost, 0};
+    else if (reg == cie_.ra_reg)
+        st->ra_bad = true;
 }
 
 // The instructions that move the location or save and restore the
@@ -204,31 +270,34 @@ bool CfaProgram::cfa_rule(Cursor &c, uint8_t op, FrameRules *st) {
     switch (op) {
     case DW_CFA_def_cfa:
         st->cfa_reg = static_cast<uint8_t>(c.uleb());
-        st->cfa_off = c.uleb();
-        st->cfa_plt = false;
+        st->cfa_off = int64_t(c.uleb());
+        st->cfa_plt = st->cfa_deref = st->cfa_bad = false;
         return true;
     case DW_CFA_def_cfa_register:
         st->cfa_reg = static_cast<uint8_t>(c.uleb());
         st->cfa_plt = false;
+        st->cfa_bad = st->cfa_bad || st->cfa_deref; // only a register rule has a register
         return true;
     case DW_CFA_def_cfa_offset:
-        st->cfa_off = c.uleb();
+        st->cfa_off = int64_t(c.uleb());
+        st->cfa_bad = st->cfa_bad || st->cfa_deref || st->cfa_plt;
         return true;
     case DW_CFA_def_cfa_sf:
         st->cfa_reg = static_cast<uint8_t>(c.uleb());
         st->cfa_off = scaled(uint64_t(c.sleb()), cie_.data_align);
-        st->cfa_plt = false;
+        st->cfa_plt = st->cfa_deref = st->cfa_bad = false;
         return true;
     case DW_CFA_def_cfa_offset_sf:
         st->cfa_off = scaled(uint64_t(c.sleb()), cie_.data_align);
+        st->cfa_bad = st->cfa_bad || st->cfa_deref || st->cfa_plt;
         return true;
     case DW_CFA_def_cfa_expression: {
         uint64_t n = c.uleb();
         if (!c.has(n))
             return false;
         st->cfa_plt = plt_expression(c.p, n, &st->plt_threshold);
-        if (!st->cfa_plt)
-            st->cfa_bad = true;
+        st->cfa_deref = !st->cfa_plt && deref_expression(c.p, n, st);
+        st->cfa_bad = !st->cfa_plt && !st->cfa_deref;
         c.p += n;
         return true;
     }
@@ -261,12 +330,11 @@ bool CfaProgram::register_rule(Cursor &c, uint8_t op, FrameRules *st) {
         r = c.uleb();
         if (r == cie_.ra_reg)
             st->ra_undefined = true;
-        if (r == kDwarfRbp)
-            st->rbp_off = 0;
+        unsupported_rule(st, r);
         return true;
     case DW_CFA_same_value:
-        if (c.uleb() == kDwarfRbp)
-            st->rbp_off = 0;
+        if (int i = saved_index(c.uleb()); i >= 0)
+            st->saved[i] = {SavedRule::same, 0};
         return true;
     case DW_CFA_register:
     case DW_CFA_val_offset:
@@ -279,7 +347,24 @@ bool CfaProgram::register_rule(Cursor &c, uint8_t op, FrameRules *st) {
         c.sleb();
         unsupported_rule(st, r);
         return true;
-    case DW_CFA_expression:
+    case DW_CFA_expression: {
+        // Saved at DW_OP_breg6 OFF, the frame's rbp + OFF: GCC's DRAP
+        // frames save every callee-saved register so.
+        r = c.uleb();
+        uint64_t n = c.uleb();
+        if (!c.has(n))
+            return false;
+        Cursor e{c.p, c.p + n};
+        uint8_t base = 0;
+        int64_t off = 0;
+        int i = saved_index(r);
+        if (i >= 0 && breg(e, &base, &off) && e.p == e.end && base == kDwarfRbp)
+            st->saved[i] = {SavedRule::at_rbp, off};
+        else
+            unsupported_rule(st, r);
+        c.p += n;
+        return true;
+    }
     case DW_CFA_val_expression: {
         r = c.uleb();
         uint64_t n = c.uleb();

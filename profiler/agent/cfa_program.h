@@ -10,9 +10,6 @@
 
 namespace cpcprof::agent {
 
-// DWARF register numbers on x86-64.
-inline constexpr unsigned kDwarfRbp = 6, kDwarfRsp = 7, kDwarfRip = 16;
-
 // A CIE: what its FDEs share.
 struct Cie {
     uint64_t code_align = 1;
@@ -24,15 +21,24 @@ struct Cie {
     const uint8_t *insns = nullptr, *insns_end = nullptr;
 };
 
+// Where the caller's value of a callee-saved register is.
+struct SavedRule {
+    enum Where : uint8_t { same, at_cfa, at_rbp, lost } where = same;
+    int64_t off = 0;
+};
+
 // The rules in force at one location, as far as CfiRow can say them.
 struct FrameRules {
     uint8_t cfa_reg = kDwarfRsp;
     int64_t cfa_off = 8;
+    bool cfa_deref = false; // CFA = *(cfa_reg + cfa_off) + deref_add
+    int64_t deref_add = 0;
     bool cfa_plt = false;
     uint8_t plt_threshold = 0;
     bool cfa_bad = false;
-    int64_t rbp_off = 0; // 0: same value
+    SavedRule saved[kSavedRegs];
     bool ra_undefined = false;
+    bool ra_bad = false; // the return address is not at CFA - 8
 };
 
 // Runs a CIE's or FDE's call frame instructions, emitting a row into out

@@ -20,16 +20,35 @@
 
 namespace cpcprof::agent {
 
+// DWARF register numbers on x86-64 (System V psABI, figure 3.36).
+inline constexpr unsigned kDwarfRbx = 3, kDwarfRbp = 6, kDwarfRsp = 7, kDwarfRip = 16;
+inline constexpr unsigned kDwarfRegs = 17; // rax .. r15, rip
+
+// The callee-saved registers a row says where to find (the others do not
+// survive a call, so no caller needs them): rbx, rbp, r12 .. r15.
+inline constexpr unsigned kSavedRegs = 6;
+inline constexpr uint8_t kSavedDwarf[kSavedRegs] = {3, 6, 12, 13, 14, 15};
+
 // How to find the caller's frame at one range of code.
 struct CfiRow {
-    uint32_t pc;           // start, as an offset from the module's load bias
-    uint8_t kind;          // see Kind
+    uint32_t pc;  // start, as an offset from the module's load bias
+    uint8_t kind; // see Kind
+    uint8_t cfa_reg; // kinds reg and deref: the DWARF register of the CFA rule
     uint8_t plt_threshold; // kind plt: CFA += 8 when (pc & 15) >= threshold
-    int16_t rbp_off;       // caller's rbp saved at CFA + rbp_off; 0: rbp unchanged
-    int32_t cfa_off;       // CFA = register + cfa_off
-    // signal: a signal trampoline (the CIE's "S" augmentation): the
-    // interrupted context is the ucontext at the CFA's stack pointer.
-    enum Kind : uint8_t { none = 0, sp, fp, plt, outermost, signal };
+    uint8_t pad = 0;
+    int32_t cfa_off; // reg: CFA = cfa_reg + cfa_off; deref: *(cfa_reg + cfa_off) + deref_add
+    int32_t deref_add;
+    // The caller's value of kSavedDwarf[i]: saved at CFA + saved[i] (or
+    // at this frame's rbp + saved[i] when bit i of rbp_based is set: GCC's
+    // stack realignment, DRAP); saved[i] == 0 and the bit clear: the
+    // register is unchanged.  Bit i of unknown: the caller's value is lost.
+    int16_t saved[kSavedRegs];
+    uint8_t rbp_based;
+    uint8_t unknown;
+    // none: no rule the walk can compute.  signal: a signal trampoline (the
+    // CIE's "S" augmentation): the interrupted context is the ucontext at
+    // the CFA's stack pointer.
+    enum Kind : uint8_t { none = 0, reg, deref, plt, outermost, signal };
 };
 
 struct ModuleCfi {

@@ -22,7 +22,7 @@ struct Header {
     uint32_t row_size;
     uint32_t count;
 };
-constexpr char kMagic[8] = {'c', 'p', 'c', 'c', 'f', 'i', '1', '\0'};
+constexpr char kMagic[8] = {'c', 'p', 'c', 'c', 'f', 'i', '2', '\0'};
 
 std::string g_dir; // empty: no cache
 

@@ -89,8 +89,9 @@ void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *value
 // kernel at its own PC; its stack is gone, so it is stored with that PC
 // alone, marked incomplete.  Those whose PC the kernel did not keep are
 // counted as dropped.  The other events' counts since the last restart
-// stay with the signal's own sample.
-void record_merged(State &s, Slot *slot, int64_t when) {
+// stay with the signal's own sample.  Not inlined: its arrays are off the
+// stack before the signal's own sample is unwound, the deepest path.
+__attribute__((noinline)) void record_merged(State &s, Slot *slot, int64_t when) {
     uint64_t pcs[kMaxMerged];
     int npcs = 0;
     int64_t n = cpc_set_merged_overflows(s.cpc, s.set, pcs, kMaxMerged, &npcs);

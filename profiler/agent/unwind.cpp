@@ -50,6 +50,50 @@ bool read_word(uintptr_t addr, uintptr_t lo, uintptr_t hi, uintptr_t *out) {
 }
 
 #if defined(__x86_64__)
+// The ucontext's general registers in DWARF order.
+constexpr int kGregOf[kDwarfRegs] = {REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI,
+                                     REG_RBP, REG_RSP, REG_R8,  REG_R9,  REG_R10, REG_R11,
+                                     REG_R12, REG_R13, REG_R14, REG_R15, REG_RIP};
+
+// The registers of one frame.  An interrupted frame (the leaf, or one a
+// signal interrupted) has every register, in its ucontext; above a call,
+// the walk knows pc and sp and the callee-saved registers the rows
+// recover.  Small: the handler runs on whatever stack the thread has.
+struct Frame {
+    const greg_t *gregs; // the interrupted frame's registers, else null
+    uintptr_t pc, sp;
+    uintptr_t saved[kSavedRegs]; // kSavedDwarf, valid where bit i of known is set
+    uint8_t known;
+
+    void interrupted(const greg_t *g) {
+        gregs = g;
+        std::memcpy(&pc, &g[REG_RIP], sizeof pc);
+        std::memcpy(&sp, &g[REG_RSP], sizeof sp);
+        for (unsigned i = 0; i < kSavedRegs; ++i)
+            std::memcpy(&saved[i], &g[kGregOf[kSavedDwarf[i]]], sizeof saved[i]);
+        known = (1u << kSavedRegs) - 1;
+    }
+    // The value of DWARF register reg, when the walk knows it.
+    bool get(unsigned reg, uintptr_t *v) const {
+        if (reg == kDwarfRsp || reg == kDwarfRip) {
+            *v = reg == kDwarfRsp ? sp : pc;
+            return true;
+        }
+        if (gregs != nullptr && reg < kDwarfRegs) {
+            std::memcpy(v, &gregs[kGregOf[reg]], sizeof *v);
+            return true;
+        }
+        for (unsigned i = 0; i < kSavedRegs; ++i)
+            if (kSavedDwarf[i] == reg && (known & (1u << i)) != 0) {
+                *v = saved[i];
+                return true;
+            }
+        return false;
+    }
+};
+
+constexpr unsigned kRbpSlot = 1; // kSavedDwarf[1] == rbp
+
 // glibc's x86-64 signal trampoline (__restore_rt): mov $15, %rax; syscall.
 constexpr unsigned char kRestoreRt[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
 
@@ -65,14 +109,99 @@ bool at_restore_rt(const State &s, uintptr_t pc) {
 // x86-64 the handler returned into the trampoline with rsp at the
 // ucontext of its rt_sigframe.  false when it lies outside [lo, hi) or
 // would not move the walk up the stack.
-bool signal_context(uintptr_t sp, uintptr_t lo, uintptr_t hi, Regs *r) {
+bool signal_context(uintptr_t sp, uintptr_t lo, uintptr_t hi, Frame *f) {
     constexpr size_t gregs = offsetof(ucontext_t, uc_mcontext.gregs);
-    uintptr_t pc, nsp, fp;
-    if (!read_word(sp + gregs + REG_RIP * 8, lo, hi, &pc) ||
-        !read_word(sp + gregs + REG_RSP * 8, lo, hi, &nsp) ||
-        !read_word(sp + gregs + REG_RBP * 8, lo, hi, &fp) || nsp <= sp)
+    constexpr size_t size = sizeof(greg_t) * NGREG;
+    if (sp < lo || sp > hi || hi - sp < gregs + size || (sp & 7) != 0)
         return false;
-    *r = {pc, nsp, fp};
+    auto *g = reinterpret_cast<const greg_t *>(sp + gregs);
+    uintptr_t nsp;
+    std::memcpy(&nsp, &g[REG_RSP], sizeof nsp);
+    if (nsp <= sp)
+        return false;
+    f->interrupted(g);
+    return true;
+}
+
+// The CFA of a row, from the frame's registers: false when the register
+// it needs is not known or the word it loads lies outside [lo, hi).  lo
+// may lie below the frame's sp: an interrupted function's red zone is its
+// own (OpenSSL's assembly keeps the caller's rsp at -8(%rsp)).
+bool row_cfa(const CfiRow &row, const Frame &f, uintptr_t lo, uintptr_t hi, uintptr_t *cfa) {
+    uintptr_t base;
+    switch (row.kind) {
+    case CfiRow::plt:
+        *cfa = f.sp + 8 + ((f.pc & 15) >= row.plt_threshold ? 8 : 0);
+        return true;
+    case CfiRow::reg:
+        if (!f.get(row.cfa_reg, &base))
+            return false;
+        *cfa = base + row.cfa_off;
+        return true;
+    case CfiRow::deref:
+        if (!f.get(row.cfa_reg, &base) || !read_word(base + row.cfa_off, lo, hi, cfa))
+            return false;
+        *cfa += row.deref_add;
+        return true;
+    default:
+        return false;
+    }
+}
+
+// Makes f its caller's frame by the row's rules: sp = cfa, pc = ra, and
+// the callee-saved registers.  A slot below the stack pointer has been
+// popped already (an epilogue after `pop`, where the CFI still names the
+// slot, now in the red zone): the register holds the caller's value.
+// Only slots at or above sp are read.
+void step_to_caller(const CfiRow &row, uintptr_t cfa, uintptr_t ra, uintptr_t lo, uintptr_t hi,
+                    Frame *f) {
+    uintptr_t rbp = 0;
+    bool has_rbp = f->get(kDwarfRbp, &rbp);
+    uint8_t known = 0;
+    for (unsigned i = 0; i < kSavedRegs; ++i) {
+        uintptr_t now = 0;
+        bool has = f->get(kSavedDwarf[i], &now);
+        bool rbp_based = (row.rbp_based & (1u << i)) != 0;
+        if ((row.unknown & (1u << i)) != 0 || (rbp_based && !has_rbp))
+            continue;
+        uintptr_t slot = (rbp_based ? rbp : cfa) + row.saved[i];
+        if ((row.saved[i] == 0 && !rbp_based) || slot < f->sp) {
+            if (has)
+                f->saved[i] = now, known |= uint8_t(1u << i);
+        } else if (read_word(slot, lo, hi, &f->saved[i])) {
+            known |= uint8_t(1u << i);
+        }
+    }
+    f->gregs = nullptr;
+    f->known = known;
+    f->sp = cfa;
+    f->pc = ra;
+}
+
+// The lowest address an interrupted function at sp may use: the x86-64
+// psABI's 128-byte red zone below it, which the kernel leaves alone when
+// it delivers a signal; never below the stack's bottom.
+uintptr_t red_zone(uintptr_t bottom, uintptr_t sp) {
+    constexpr uintptr_t kRedZone = 128;
+    if (bottom == 0 || bottom > sp)
+        return sp;
+    return sp - bottom > kRedZone ? sp - kRedZone : bottom;
+}
+
+// A frame without unwind rows (code generated at run time, a module whose
+// rows are not compiled yet): the frame-pointer chain, as elfutils falls
+// back to it.  Only rbp survives; the other callee-saved registers are
+// lost.
+bool fp_step(uintptr_t lo, uintptr_t hi, Frame *f) {
+    uintptr_t fp, saved, ra;
+    if (!f->get(kDwarfRbp, &fp) || fp < f->sp || !read_word(fp, lo, hi, &saved) ||
+        !read_word(fp + 8, lo, hi, &ra))
+        return false;
+    f->gregs = nullptr;
+    f->known = uint8_t(1u << kRbpSlot);
+    f->saved[kRbpSlot] = saved;
+    f->sp = fp + 16;
+    f->pc = ra;
     return true;
 }
 #endif
@@ -84,16 +213,20 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
     *complete = false;
 #if defined(__x86_64__)
     const State &s = state();
-    auto [pc, sp, fp] = interrupted(uc);
+    Frame f;
+    f.interrupted(uc->uc_mcontext.gregs);
     if (hi == 0)
-        lo = hi = sp; // bounds unknown: read nothing
-    if (lo == 0 || sp > lo)
-        lo = sp; // nothing below the interrupted stack pointer is a frame
+        lo = hi = f.sp; // bounds unknown: read nothing
+    uintptr_t bottom = lo; // the stack's lowest address, 0 when unknown
+    if (lo == 0 || f.sp > lo)
+        lo = f.sp; // nothing below the interrupted stack pointer is a frame
     int n = 0;
-    // pc is where the thread was interrupted (the leaf, or the frame a
-    // signal interrupted), not a return address after a call.
-    bool exact = true;
     for (int steps = 0; n < max && steps < max + kExtraSteps; ++steps) {
+        uintptr_t pc = f.pc, sp = f.sp;
+        // pc is where the thread was interrupted in a frame with all its
+        // registers (the leaf, or the frame a signal interrupted); above
+        // a call it is a return address.
+        bool exact = f.gregs != nullptr;
         if (n == 0 || !is_own(s, pc))
             frames[n++] = pc;
         uintptr_t bias = 0;
@@ -102,48 +235,32 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
         uint8_t kind = row != nullptr ? row->kind : uint8_t(CfiRow::none);
         if (kind != CfiRow::signal && kind != CfiRow::outermost && at_restore_rt(s, pc))
             kind = CfiRow::signal;
-        uintptr_t cfa;
-        switch (kind) {
-        case CfiRow::outermost:
+        if (kind == CfiRow::outermost) {
             *complete = true;
             return n;
-        case CfiRow::signal: {
-            Regs r;
-            if (!signal_context(sp, lo, hi, &r))
+        }
+        if (kind == CfiRow::signal) {
+            if (!signal_context(sp, lo, hi, &f))
                 return n;
-            pc = r.pc, sp = r.sp, fp = r.fp;
-            exact = true;
             continue;
         }
-        case CfiRow::sp:
-            cfa = sp + row->cfa_off;
-            break;
-        case CfiRow::fp:
-            cfa = fp + row->cfa_off;
-            break;
-        case CfiRow::plt:
-            cfa = sp + 8 + ((pc & 15) >= row->plt_threshold ? 8 : 0);
-            break;
-        default:
-            return n;
+        if (row == nullptr) {
+            if (!fp_step(lo, hi, &f))
+                return n;
+        } else {
+            // An interrupted frame (not a caller's) owns the red zone.
+            uintptr_t cfa, ra;
+            if (!row_cfa(*row, f, exact ? red_zone(bottom, sp) : lo, hi, &cfa) || cfa <= sp ||
+                !read_word(cfa - 8, lo, hi, &ra))
+                return n;
+            step_to_caller(*row, cfa, ra, lo, hi, &f);
         }
-        uintptr_t ra;
-        if (cfa <= sp || !read_word(cfa - 8, lo, hi, &ra))
-            break;
-        // A saved rbp below sp has been popped already (an epilogue after
-        // `pop %rbp`, where the CFI still names its slot in the red zone):
-        // the register holds the caller's value.  Only a slot at or above
-        // sp is read.
-        if (row->rbp_off != 0 && cfa + row->rbp_off >= sp &&
-            !read_word(cfa + row->rbp_off, lo, hi, &fp))
-            break;
-        if (ra == 0) {
+        if (f.sp <= sp)
+            return n;
+        if (f.pc == 0) {
             *complete = true;
             return n;
         }
-        sp = cfa;
-        pc = ra;
-        exact = false;
     }
     return n;
 #else
