@@ -31,9 +31,9 @@ inline constexpr uint8_t kSavedDwarf[kSavedRegs] = {3, 6, 12, 13, 14, 15};
 
 // How to find the caller's frame at one range of code.
 struct CfiRow {
-    uint32_t pc;  // start, as an offset from the module's load bias
-    uint8_t kind; // see Kind
-    uint8_t cfa_reg; // kinds reg and deref: the DWARF register of the CFA rule
+    uint32_t pc;           // start, as an offset from the module's load bias
+    uint8_t kind;          // see Kind
+    uint8_t cfa_reg;       // kinds reg and deref: the DWARF register of the CFA rule
     uint8_t plt_threshold; // kind plt: CFA += 8 when (pc & 15) >= threshold
     uint8_t pad = 0;
     int32_t cfa_off; // reg: CFA = cfa_reg + cfa_off; deref: *(cfa_reg + cfa_off) + deref_add

@@ -216,7 +216,7 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
     Frame f;
     f.interrupted(uc->uc_mcontext.gregs);
     if (hi == 0)
-        lo = hi = f.sp; // bounds unknown: read nothing
+        lo = hi = f.sp;    // bounds unknown: read nothing
     uintptr_t bottom = lo; // the stack's lowest address, 0 when unknown
     if (lo == 0 || f.sp > lo)
         lo = f.sp; // nothing below the interrupted stack pointer is a frame
