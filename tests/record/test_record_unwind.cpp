@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <unistd.h>
+
 using namespace cpcprof::test;
 
 namespace {
@@ -112,4 +114,60 @@ TEST(RecordUnwind, EpilogueStacksReachMain) {
                 "through ep_caller to main\n",
                 through, in_tail, share);
     EXPECT_GE(share, 99.0);
+}
+
+// dwarf mode: samples in hand-written assembly whose CFA is in rax or
+// loaded from the stack (OpenSSL's pattern) and in a callee of a DRAP
+// frame (GCC's stack realignment) reach main.
+TEST(RecordUnwind, AssemblyAndRealignedFramesReachMain) {
+    TempDir dir;
+    Profile p = record(dir, "dwarf", {ASMFRAMES_EXE, "1"});
+    ASSERT_TRUE(p) << p.error;
+    ProfileSymbols syms(*p.reader);
+    size_t realigned = 0, drap = 0, through = 0;
+    for (const SampleCopy &s : p.samples) {
+        std::vector<std::string> names = syms.stack(s.view());
+        if (names.empty())
+            continue;
+        bool in_realigned = names[0] == "af_realigned";
+        bool in_drap = names[0] == "af_spin" && names.size() > 1 && names[1] == "af_drap";
+        if (!in_realigned && !in_drap)
+            continue;
+        realigned += in_realigned;
+        drap += in_drap;
+        size_t caller = in_realigned ? 1 : 2;
+        through += s.complete && names.size() > caller + 1 && names[caller] == "af_loop" &&
+                   names[caller + 1] == "main";
+    }
+    ASSERT_GT(realigned, 100u) << "too few samples in af_realigned to judge";
+    ASSERT_GT(drap, 100u) << "too few samples under af_drap to judge";
+    double share = 100.0 * double(through) / double(realigned + drap);
+    std::printf("assembly frames, dwarf: %zu of %zu samples (%zu realigned, %zu under DRAP) "
+                "(%.2f%%) complete through af_loop to main\n",
+                through, realigned + drap, realigned, drap, share);
+    EXPECT_GE(share, 99.0);
+}
+
+// dwarf mode, Debian's openssl: its libcrypto's assembly (SHA-512 keeps
+// its CFA in rax and then on the realigned stack; RSA's Montgomery code
+// likewise) no longer cuts the stacks.
+TEST(RecordUnwind, OpensslStacksAreComplete) {
+    if (access("/usr/bin/openssl", X_OK) != 0)
+        GTEST_SKIP() << "/usr/bin/openssl is not installed (apt-get install openssl)";
+    for (const std::vector<std::string> &cmd :
+         {std::vector<std::string>{"/usr/bin/openssl", "speed", "-seconds", "1", "-bytes", "16384",
+                                   "sha512"},
+          std::vector<std::string>{"/usr/bin/openssl", "speed", "-seconds", "1", "rsa2048"}}) {
+        TempDir dir;
+        Profile p = record(dir, "dwarf", cmd);
+        ASSERT_TRUE(p) << p.error;
+        size_t complete = 0;
+        for (const SampleCopy &s : p.samples)
+            complete += s.complete;
+        ASSERT_GT(p.samples.size(), 300u) << cmd.back() << ": too few samples to judge";
+        double share = 100.0 * double(complete) / double(p.samples.size());
+        std::printf("openssl speed %s, dwarf: %zu of %zu samples (%.2f%%) complete\n",
+                    cmd.back().c_str(), complete, p.samples.size(), share);
+        EXPECT_GE(share, 99.0) << cmd.back();
+    }
 }
