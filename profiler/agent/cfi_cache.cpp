@@ -68,19 +68,28 @@ void cfi_cache_init() {
         g_dir = d;
 }
 
+std::string module_identity(const dl_phdr_info *info, const char *path) {
+    std::string id = module_build_id(info);
+    if (id.empty())
+        id = "none";
+    struct stat st;
+    if (path == nullptr || *path != '/' || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return id;
+    char name[160];
+    std::snprintf(
+        name, sizeof name, "%llx-%llx-%llx-%llx.%09ld-", static_cast<unsigned long long>(st.st_dev),
+        static_cast<unsigned long long>(st.st_ino), static_cast<unsigned long long>(st.st_size),
+        static_cast<unsigned long long>(st.st_mtim.tv_sec), st.st_mtim.tv_nsec);
+    return name + id;
+}
+
 std::string cfi_cache_key(const dl_phdr_info *info, const char *path) {
     if (g_dir.empty() || path == nullptr || *path != '/')
         return {};
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return {};
-    char name[160];
-    std::snprintf(
-        name, sizeof name, "%llx-%llx-%llx-%llx.%09ld-", static_cast<unsigned long long>(st.st_dev),
-        static_cast<unsigned long long>(st.st_ino), static_cast<unsigned long long>(st.st_size),
-        static_cast<unsigned long long>(st.st_mtim.tv_sec), st.st_mtim.tv_nsec);
-    std::string id = module_build_id(info);
-    return g_dir + "/" + name + (id.empty() ? std::string("none") : id);
+    return g_dir + "/" + module_identity(info, path);
 }
 
 const CfiRow *cfi_cache_find(const std::string &key, uint32_t *count) {

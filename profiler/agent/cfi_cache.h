@@ -39,6 +39,11 @@ std::string module_build_id(const dl_phdr_info *info);
 // Reads CPCPROF_CFI_CACHE (once, at the agent's start).
 void cfi_cache_init();
 
+// What tells the module (its file at path) from any other: the file's
+// device, inode, size and modification time, and the build-id; the
+// build-id alone when the file cannot be found (the vDSO).
+std::string module_identity(const dl_phdr_info *info, const char *path);
+
 // The cache file's name for the module (its file at path), or "" when the
 // module has no file to identify it by (the vDSO) or there is no cache.
 std::string cfi_cache_key(const dl_phdr_info *info, const char *path);

@@ -10,6 +10,7 @@
 #include <link.h>
 
 #include <algorithm>
+#include <compare>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,12 +30,22 @@ struct Table {
     uint32_t count = 0;
 };
 
+// A module's table is found again by its load address and what tells it
+// from any other module (module_identity): a library loaded where an
+// unloaded one was never gets the unloaded one's rows.
+struct TableKey {
+    uintptr_t bias;
+    const void *hdr;
+    std::string identity;
+    auto operator<=>(const TableKey &) const = default;
+};
+
 // Every index published and the tables they point to.  Superseded ones
 // are kept (a handler may still read them); they are small.  The agent's
 // constructor may run before this file's dynamic initializers: the
 // containers are built on first use.
 auto &tables() {
-    static std::map<std::pair<uintptr_t, const void *>, Table> t;
+    static std::map<TableKey, Table> t;
     return t;
 }
 
@@ -47,11 +58,9 @@ std::mutex g_refresh_lock; // the constructor, the drain thread
 
 // The module's table from the recording's cache, or compiled here (and
 // cached for the other processes).
-Table load_table(const dl_phdr_info *info, const uint8_t *hdr,
+Table load_table(const dl_phdr_info *info, const char *path, const uint8_t *hdr,
                  std::span<const CfiMemory> readable) {
-    const char *name = info->dlpi_name;
-    std::string key =
-        cfi_cache_key(info, name != nullptr && *name != '\0' ? name : "/proc/self/exe");
+    std::string key = cfi_cache_key(info, path);
     Table t;
     t.rows = cfi_cache_find(key, &t.count);
     if (t.rows != nullptr)
@@ -86,11 +95,12 @@ int collect_module(dl_phdr_info *info, size_t, void *arg) {
     if (hdr == nullptr || hi == 0)
         return 0;
     // Inside dl_iterate_phdr the module cannot be unloaded under us.
-    auto key =
-        std::make_pair(static_cast<uintptr_t>(info->dlpi_addr), static_cast<const void *>(hdr));
+    const char *name = info->dlpi_name;
+    const char *path = name != nullptr && *name != '\0' ? name : "/proc/self/exe";
+    TableKey key{info->dlpi_addr, hdr, module_identity(info, path)};
     auto found = tables().find(key);
     if (found == tables().end())
-        found = tables().emplace(key, load_table(info, hdr, readable)).first;
+        found = tables().emplace(std::move(key), load_table(info, path, hdr, readable)).first;
     const Table &table = found->second;
     index->modules.push_back({lo, hi, info->dlpi_addr, table.rows, table.count});
     return 0;
