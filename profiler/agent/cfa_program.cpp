@@ -167,7 +167,9 @@ void CfaProgram::emit_row(uint64_t loc, const FrameRules &st) {
         return;
     r.pc = static_cast<uint32_t>(off);
     r.kind = CfiRow::none; // a CFA the handler cannot compute
-    if (st.ra_undefined) {
+    if (st.gap) {
+        r.kind = CfiRow::gap;
+    } else if (st.ra_undefined) {
         r.kind = CfiRow::outermost;
     } else if (!st.cfa_bad && !st.ra_bad) {
         if (st.cfa_plt)

@@ -39,6 +39,7 @@ struct FrameRules {
     SavedRule saved[kSavedRegs];
     bool ra_undefined = false;
     bool ra_bad = false; // the return address is not at CFA - 8
+    bool gap = false;    // past the function: no FDE says anything
 };
 
 // Runs a CIE's or FDE's call frame instructions, emitting a row into out

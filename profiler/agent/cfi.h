@@ -45,10 +45,12 @@ struct CfiRow {
     int16_t saved[kSavedRegs];
     uint8_t rbp_based;
     uint8_t unknown;
-    // none: no rule the walk can compute.  signal: a signal trampoline (the
-    // CIE's "S" augmentation): the interrupted context is the ucontext at
-    // the CFA's stack pointer.
-    enum Kind : uint8_t { none = 0, reg, deref, plt, outermost, signal };
+    // none: no rule the walk can compute.  gap: no FDE covers the code
+    // (past a function's end: code without unwind information, such as
+    // V8's builtins).  signal: a signal trampoline (the CIE's "S"
+    // augmentation): the interrupted context is the ucontext at the CFA's
+    // stack pointer.
+    enum Kind : uint8_t { none = 0, reg, deref, plt, outermost, signal, gap };
 };
 
 struct ModuleCfi {

@@ -144,7 +144,7 @@ void compile_fde(uint64_t fde, uintptr_t bias, Bounds &b, std::vector<CfiRow> &o
         for (size_t i = first; i < out.size(); ++i)
             out[i].kind = CfiRow::signal;
     FrameRules end;
-    end.cfa_bad = true;
+    end.gap = true;
     prog.emit_row(begin + range, end); // nothing known past the function
 }
 
@@ -180,7 +180,8 @@ std::vector<CfiRow> compile_eh_frame(const uint8_t *hdr, uintptr_t bias,
     std::stable_sort(rows.begin(), rows.end(), [](const CfiRow &a, const CfiRow &b) {
         if (a.pc != b.pc)
             return a.pc < b.pc;
-        return a.kind == CfiRow::none && b.kind != CfiRow::none;
+        auto weak = [](const CfiRow &r) { return r.kind == CfiRow::none || r.kind == CfiRow::gap; };
+        return weak(a) && !weak(b);
     });
     return rows;
 }

@@ -188,8 +188,8 @@ uintptr_t red_zone(uintptr_t bottom, uintptr_t sp) {
     return sp - bottom > kRedZone ? sp - kRedZone : bottom;
 }
 
-// A frame without unwind rows (code generated at run time, a module whose
-// rows are not compiled yet): the frame-pointer chain, as elfutils falls
+// A frame without unwind rows (code generated at run time, code no FDE
+// covers, a module whose rows are not compiled yet): the frame-pointer chain, as elfutils falls
 // back to it.  Only rbp survives; the other callee-saved registers are
 // lost.
 bool fp_step(uintptr_t lo, uintptr_t hi, Frame *f) {
@@ -244,7 +244,7 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
                 return n;
             continue;
         }
-        if (row == nullptr) {
+        if (row == nullptr || kind == CfiRow::gap) {
             if (!fp_step(lo, hi, &f))
                 return n;
         } else {

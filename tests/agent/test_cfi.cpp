@@ -163,7 +163,7 @@ TEST(CompileEhFrame, SignalFramesOfTheSAugmentation) {
     };
     EXPECT_EQ(kind_at(0x1000), CfiRow::signal);
     EXPECT_EQ(kind_at(0x100f), CfiRow::signal);
-    EXPECT_EQ(kind_at(0x1010), CfiRow::none); // past the trampoline
+    EXPECT_EQ(kind_at(0x1010), CfiRow::gap); // past the trampoline
     // The same CFA expression without "S": an ordinary frame whose CFA is
     // loaded from the stack.
     EXPECT_EQ(kind_at(0x2000), CfiRow::deref);

@@ -195,6 +195,18 @@ rules_rbx_inner:
     .cfi_endproc
     .size rules_rbx_inner, .-rules_rbx_inner
 
+# Without unwind information but with a frame pointer (as V8's builtins
+# are, inside node's own text): calls the function in rdi.
+    .globl rules_nocfi_fp
+    .type rules_nocfi_fp, @function
+rules_nocfi_fp:
+    pushq %rbp
+    movq %rsp, %rbp
+    call *%rdi
+    popq %rbp
+    ret
+    .size rules_nocfi_fp, .-rules_nocfi_fp
+
 # Called from code without unwind rows; leaves rbp alone.
     .type rules_jit_leaf, @function
 rules_jit_leaf:
@@ -226,6 +238,13 @@ extern "C" __attribute__((noinline)) void rules_drap_driver() {
 
 extern "C" __attribute__((noinline)) void rules_rbx_driver() {
     rules_rbx_caller();
+    asm volatile("" ::: "memory");
+}
+
+extern "C" void rules_nocfi_fp(void (*)());
+
+extern "C" __attribute__((noinline)) void rules_nocfi_driver() {
+    rules_nocfi_fp(rules_jit_leaf);
     asm volatile("" ::: "memory");
 }
 
@@ -290,6 +309,17 @@ TEST(UnwindRules, CodeWithoutRowsIsLeftByItsFramePointer) {
     auto at = reinterpret_cast<uintptr_t>(mem);
     EXPECT_EQ(w.frames[1], at + 6) << "the return address inside the generated code";
     EXPECT_EQ(unwindtest::symbol_at(w.frames[2]), "rules_jit_driver");
+    EXPECT_TRUE(reaches_main(w));
+    EXPECT_TRUE(w.complete) << "the walk did not reach _start";
+}
+
+TEST(UnwindRules, CodeNoFdeCoversIsLeftByItsFramePointer) {
+    // Between the functions of a module that has unwind rows.
+    with_stops(rules_nocfi_driver);
+    ASSERT_EQ(g_stops, 1);
+    const unwindtest::Walk &w = g_walks[0];
+    EXPECT_EQ(names(w, 3), (std::vector<std::string>{"rules_jit_leaf", "rules_nocfi_fp",
+                                                     "rules_nocfi_driver"}));
     EXPECT_TRUE(reaches_main(w));
     EXPECT_TRUE(w.complete) << "the walk did not reach _start";
 }

@@ -19,7 +19,8 @@ For cpcprof it also prints the handler's cost (--stats: PC + unwind +
 ring push, median and p99).
 
 Programs: python3 (hashlib and json), sqlite3 (a recursive query), xz and
-bzip2 (compressing random data), openssl speed sha512 and rsa2048, and
+bzip2 (compressing random data), openssl speed sha512 and rsa2048, node
+(JIT code, V8's builtins without unwind information), and
 the bundled asmframes and sigspin targets.  One that is not installed is
 skipped with a line saying so.  Needs linux-perf.
 """
@@ -46,6 +47,10 @@ def programs(build, tmp):
           "    hashlib.sha256(json.dumps({'a': i, 'b': [i] * 4}).encode()).hexdigest()\n")
     sql = ("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) "
            "SELECT sum(length(printf('%d-%x', x, x * 7))) FROM c;")
+    js = ("function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+          "let s = 0; const t = Date.now();\n"
+          "while (Date.now() - t < 3000) { s += fib(25); s += JSON.stringify({a: s}).length; }\n"
+          "console.log(s);\n")
     targets = os.path.join(build, "tests/record/targets")
     return [
         ("python3", ["/usr/bin/python3", "-c", py]),
@@ -55,6 +60,7 @@ def programs(build, tmp):
         ("openssl sha512", ["/usr/bin/openssl", "speed", "-seconds", "2", "-bytes", "16384",
                             "sha512"]),
         ("openssl rsa2048", ["/usr/bin/openssl", "speed", "-seconds", "1", "rsa2048"]),
+        ("node", ["/usr/bin/node", "-e", js]),
         ("asmframes", [os.path.join(targets, "record_asmframes"), "2"]),
         ("sigspin", [os.path.join(targets, "record_sigspin"), "2"]),
     ]
