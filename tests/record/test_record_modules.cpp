@@ -176,6 +176,41 @@ TEST(RecordModules, JitRegionThatGrows) {
     EXPECT_GE(double(named), 0.99 * double(in_new));
 }
 
+// node itself, where installed: with --perf-basic-prof its JIT code is
+// named, and every sampled PC lies in a mapping of the table (node maps
+// part of its own binary a second time).
+TEST(RecordModules, NodeWithPerfBasicProf) {
+    if (access("/usr/bin/node", X_OK) != 0)
+        GTEST_SKIP() << "node is not installed (/usr/bin/node)";
+    TempDir dir;
+    std::string out;
+    // One second of the process's own CPU time in a JIT-compiled function.
+    const char *script = "function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }\n"
+                         "let s = 0; const t = process.cpuUsage();\n"
+                         "for (;;) { s += fib(22); const u = process.cpuUsage(t);\n"
+                         "  if (u.user + u.system > 1e6) break; }\n"
+                         "console.log(s > 0 ? 'ok' : 'no');\n";
+    Profile p = record(dir, "dwarf", {"/usr/bin/node", "--perf-basic-prof", "-e", script}, &out);
+    ASSERT_TRUE(p) << p.error;
+    const Reader &r = *p.reader;
+    ASSERT_GE(r.processes().size(), 1u);
+    PerfMapRemover remove{r.processes()[0].info.pid};
+    size_t leaves = 0, mapped = 0, fib = 0;
+    for (const SampleCopy &s : p.samples) {
+        if (s.frames.empty() || s.pid != remove.pid)
+            continue;
+        ++leaves;
+        mapped += r.locate(s.pid, s.frames[0], s.time_ns).module_id != 0;
+        fib += function_at(r, s.pid, s.frames[0], s.time_ns).find("fib") != std::string::npos;
+    }
+    std::printf("node: %zu samples, %zu in a mapping of the table, %zu named fib from the "
+                "perf map\n",
+                leaves, mapped, fib);
+    ASSERT_GT(leaves, 300u) << "too few samples of node to judge";
+    EXPECT_EQ(mapped, leaves);
+    EXPECT_GE(double(fib), 0.5 * double(leaves));
+}
+
 // Stacks through the JIT code: its frames keep frame pointers, so fp mode
 // walks them to main; dwarf mode needs the unwinder's frame-pointer
 // fallback where no CFI exists.  Returns whether any sample in hot_loop
