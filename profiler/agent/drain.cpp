@@ -3,9 +3,8 @@
 // and frees the slots of threads that have ended.
 #include "drain.h"
 
-#include "cfi_cache.h"
-#include "cfi_tables.h"
 #include "channel.h"
+#include "module_table.h"
 #include "overflow_signal.h"
 #include "process.h"
 #include "signals.h"
@@ -15,8 +14,6 @@
 
 #include "base/clock.h"
 
-#include <elf.h>
-#include <link.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
@@ -47,7 +44,6 @@ std::atomic<int> g_stop{0};
 std::mutex g_drain_lock;
 pthread_t g_thread;
 bool g_running = false;
-unsigned long long g_adds = 0, g_subs = 0; // dl_iterate_phdr counters last seen
 
 // name: as the thread's slot has it (state.h); null or empty, the
 // process's main thread is named from /proc (the entry of a process's
@@ -60,68 +56,6 @@ void send_thread(pid_t tid, const char *name) {
         w.put_string(std::string(name, strnlen(name, 16)));
     else
         w.put_string(tid == getpid() ? process_name() : std::string());
-    send_message(w.finish());
-}
-
-std::string exe_path() {
-    char buf[4096];
-    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    return n > 0 ? std::string(buf, n) : std::string();
-}
-
-struct ModuleList {
-    proto::Writer *w;
-    uint32_t count = 0;
-    std::string exe;
-};
-
-int add_module(dl_phdr_info *info, size_t, void *arg) {
-    auto *ml = static_cast<ModuleList *>(arg);
-    std::string path = info->dlpi_name ? info->dlpi_name : "";
-    if (path.empty())
-        path = ml->count == 0 ? ml->exe : "[vdso]";
-    std::string id = module_build_id(info);
-    for (int i = 0; i < info->dlpi_phnum; ++i) {
-        const ElfW(Phdr) &ph = info->dlpi_phdr[i];
-        if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-            continue;
-        uint64_t start = info->dlpi_addr + ph.p_vaddr;
-        ml->w->put(start);
-        ml->w->put(static_cast<uint64_t>(start + ph.p_memsz));
-        ml->w->put(static_cast<uint64_t>(ph.p_offset));
-        ml->w->put_string(path);
-        ml->w->put_string(id);
-        ++ml->count;
-    }
-    return 0;
-}
-
-int count_changes(dl_phdr_info *info, size_t size, void *arg) {
-    if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
-        auto *p = static_cast<unsigned long long *>(arg);
-        p[0] = info->dlpi_adds;
-        p[1] = info->dlpi_subs;
-    }
-    return 1; // the counters are the same in every entry
-}
-
-void send_modules_if_changed(bool force) {
-    unsigned long long c[2] = {0, 0};
-    dl_iterate_phdr(count_changes, c);
-    if (!force && c[0] == g_adds && c[1] == g_subs)
-        return;
-    g_adds = c[0];
-    g_subs = c[1];
-    refresh_cfi();
-    proto::Writer body(proto::Type::modules);
-    ModuleList ml{&body, 0, exe_path()};
-    dl_iterate_phdr(add_module, &ml);
-    proto::Writer w(proto::Type::modules);
-    w.put(static_cast<int32_t>(getpid()));
-    w.put(base::monotonic_ns());
-    w.put(ml.count);
-    const std::vector<char> &b = body.finish();
-    w.put_bytes(b.data() + sizeof(proto::Header), b.size() - sizeof(proto::Header));
     send_message(w.finish());
 }
 
@@ -153,6 +87,7 @@ void drain_slot(Slot &slot, uint64_t *taken, uint64_t *dropped) {
             flush();
             start();
         }
+        note_drained_sample(p, n);
         w.put_bytes(p, n);
         ++count;
     });
@@ -204,7 +139,7 @@ void drain_once(bool final) {
     State &s = state();
     uint64_t taken = 0, dropped = 0;
     report_signal_findings();
-    send_modules_if_changed(false);
+    send_modules(false);
     for (int i = 0; i < slot_bound(); ++i) {
         Slot &slot = s.slots[i];
         pid_t tid = slot.tid.load(std::memory_order_acquire);
@@ -224,6 +159,7 @@ void drain_once(bool final) {
             slot.tid.store(0, std::memory_order_release);
         }
     }
+    rescan_modules_if_unknown(final);
     if (final && s.tsc_per_ns > 0) {
         for (int i = 0; i < slot_bound(); ++i)
             if (s.slots[i].tid.load(std::memory_order_acquire) != 0)
@@ -260,7 +196,7 @@ void send_thread_now(pid_t tid) {
 }
 
 void send_modules_now() {
-    send_modules_if_changed(true);
+    send_modules(true);
 }
 
 namespace {

@@ -8,7 +8,10 @@
 //   hello    pid, ppid, start (CLOCK_MONOTONIC ns), exe, argv (count + strings)
 //   thread   pid, tid, name
 //   modules  pid, load time (CLOCK_MONOTONIC ns), count, then per module:
-//            start, end, file offset, path, build-id (hex)
+//            start, end, file offset, path, build-id (hex): the whole
+//            table of executable mappings (agent/module_scan.h), sent
+//            again whenever it changes; anonymous executable memory has
+//            the path /tmp/perf-PID.map and its start as file offset
 //   samples  pid, count, then per sample a SampleRecord, its values and frames
 //   account  pid, taken, dropped, unsampled CPU ns: increments since the
 //            previous account

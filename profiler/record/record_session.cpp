@@ -153,8 +153,8 @@ void Session::on_hello(proto::Reader &r) {
     auto it = procs_.find(p.pid);
     if (it != procs_.end()) {
         settle(p.pid, it->second);
-        for (const auto &[start, path] : it->second.modules)
-            w_.unload_module(p.pid, start, monotonic_ns());
+        for (const auto &m : it->second.modules)
+            w_.unload_module(p.pid, std::get<0>(m), monotonic_ns());
         it->second.modules.clear();
     }
     procs_[p.pid].name = p.exe.substr(p.exe.rfind('/') + 1);
@@ -173,12 +173,17 @@ void Session::on_thread(proto::Reader &r) {
     w_.add_thread(t);
 }
 
+// The agent sends its whole table each time (agent/module_scan.h).
+// Mappings gone from it are unloaded first, then new ones added: a JIT
+// region that grew keeps its start, and the writer keys live mappings by
+// start.
 void Session::on_modules(proto::Reader &r) {
     int pid = r.get<int32_t>();
     int64_t when = r.get<int64_t>();
     uint32_t count = r.get<uint32_t>();
     Proc &proc = procs_[pid];
-    std::set<std::tuple<uint64_t, std::string>> now;
+    std::vector<storage::ModuleInfo> fresh;
+    decltype(proc.modules) now;
     for (uint32_t i = 0; i < count && !r.failed(); ++i) {
         storage::ModuleInfo m;
         m.pid = pid;
@@ -188,16 +193,17 @@ void Session::on_modules(proto::Reader &r) {
         m.path = r.get_string();
         m.build_id = r.get_string();
         m.load_ns = when;
-        if (r.failed())
-            break;
-        auto key = std::make_tuple(m.start, m.path);
-        now.insert(key);
-        if (!proc.modules.count(key))
-            w_.add_module(m);
+        auto key = std::make_tuple(m.start, m.end, m.file_offset, m.path, m.build_id);
+        if (now.insert(key).second && !proc.modules.count(key))
+            fresh.push_back(std::move(m));
     }
+    if (r.failed())
+        return; // a short message: the table as it was
     for (const auto &key : proc.modules)
         if (!now.count(key))
             w_.unload_module(pid, std::get<0>(key), when);
+    for (const storage::ModuleInfo &m : fresh)
+        w_.add_module(m);
     proc.modules = std::move(now);
 }
 

@@ -78,7 +78,10 @@ class Session {
         Tally pending;   // in the open batch
         Tally committed; // in the file
         uint64_t reported_taken = 0;
-        std::set<std::tuple<uint64_t, std::string>> modules; // (start, path)
+        // The mappings of the last modules message: (start, end, file
+        // offset, path, build-id).  A mapping that grew or moved within
+        // the file is a new one.
+        std::set<std::tuple<uint64_t, uint64_t, uint64_t, std::string, std::string>> modules;
         bool ended = false;
         bool said_bye = false;
         bool exited = false;        // ended by exit, not by a signal (our children)

@@ -34,8 +34,8 @@ std::optional<ModuleMap::Hit> ModuleMap::find(uint64_t address) const {
     return Hit{it->module, address - it->start + it->file_offset};
 }
 
-std::optional<uint64_t> load_bias(const std::vector<LoadSegment> &segments, uint64_t start,
-                                  uint64_t file_offset, uint64_t page_size) {
+std::optional<uint64_t> elf_address(const std::vector<LoadSegment> &segments, uint64_t file_offset,
+                                    uint64_t page_size) {
     for (int pass = 0; pass < 2; ++pass) {
         for (const LoadSegment &s : segments) {
             if (s.executable != (pass == 0))
@@ -45,10 +45,18 @@ std::optional<uint64_t> load_bias(const std::vector<LoadSegment> &segments, uint
                 continue;
             // vaddr and offset are congruent modulo the page size, so the byte
             // at file_offset has ELF address vaddr - offset + file_offset.
-            return start - (s.vaddr - s.offset + file_offset);
+            return s.vaddr - s.offset + file_offset;
         }
     }
     return std::nullopt;
+}
+
+std::optional<uint64_t> load_bias(const std::vector<LoadSegment> &segments, uint64_t start,
+                                  uint64_t file_offset, uint64_t page_size) {
+    std::optional<uint64_t> elf = elf_address(segments, file_offset, page_size);
+    if (!elf)
+        return std::nullopt;
+    return start - *elf;
 }
 
 } // namespace cpcprof::symbolize

@@ -46,6 +46,11 @@ struct LoadSegment {
 // file_offset on are mapped executable at start: from the segment that holds
 // file_offset, an executable one first (a page may hold the end of one
 // segment and the start of the next).  nullopt if no segment does.
+// The ELF address of the byte at file_offset: through the segment that
+// holds it, an executable one first.  nullopt if no segment does.
+std::optional<uint64_t> elf_address(const std::vector<LoadSegment> &segments, uint64_t file_offset,
+                                    uint64_t page_size = 4096);
+
 std::optional<uint64_t> load_bias(const std::vector<LoadSegment> &segments, uint64_t start,
                                   uint64_t file_offset, uint64_t page_size = 4096);
 

@@ -8,6 +8,7 @@
 #include "compile_unit.h"
 #include "elf_owners.h"
 #include "module_map.h"
+#include "perf_map.h"
 #include "symbol_table.h"
 
 #include "base/scoped_fd.h"
@@ -28,6 +29,13 @@ namespace {
 
 struct ModuleState {
     Dwfl_Module *dwfl = nullptr; // null: file missing, replaced or not ELF
+    // Where dwfl has the file: an address's file offset -> ELF address
+    // (segments) -> + bias.  Every mapping goes through its file offset,
+    // so a second mapping of the file at another address (a program that
+    // maps its own code again) resolves as the first.
+    std::vector<LoadSegment> segments;
+    uint64_t bias = 0;
+    std::optional<PerfMap> jit; // a perf map's module: its names, if the file was read
     bool queried = false;
     std::optional<SymbolTable> symbols;     // read on first use
     std::map<Dwarf_Off, CompileUnit> units; // by CU DIE offset, indexed on first use
@@ -35,8 +43,10 @@ struct ModuleState {
 };
 
 // The load segments of elf, or nothing if it is not the file the recording
-// saw (build-id differs).
-std::optional<std::vector<LoadSegment>> check_elf(int fd, const std::string &build_id) {
+// saw (build-id differs).  *fixed: an ET_EXEC file, loaded at its own
+// addresses.
+std::optional<std::vector<LoadSegment>> check_elf(int fd, const std::string &build_id,
+                                                  bool *fixed) {
     UniqueElf owner(elf_begin(fd, ELF_C_READ_MMAP, nullptr));
     Elf *elf = owner.get();
     if (elf == nullptr)
@@ -46,6 +56,8 @@ std::optional<std::vector<LoadSegment>> check_elf(int fd, const std::string &bui
     if (elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &phnum) == 0 &&
         (build_id.empty() || elf_build_id(elf) == build_id)) {
         segments.emplace();
+        GElf_Ehdr ehdr;
+        *fixed = gelf_getehdr(elf, &ehdr) != nullptr && ehdr.e_type == ET_EXEC;
         for (size_t i = 0; i < phnum; ++i) {
             GElf_Phdr ph;
             if (gelf_getphdr(elf, int(i), &ph) != nullptr && ph.p_type == PT_LOAD)
@@ -90,8 +102,9 @@ base::ScopedFd own_vdso_fd() {
     return fd;
 }
 
-// Reports the module's file to dwfl at the bias its first mapping implies.
-Dwfl_Module *report(Dwfl *dwfl, const ModuleMap::Module &module) {
+// Reports the module's file to dwfl at the bias its first mapping implies,
+// and keeps its segments and that bias in state.
+Dwfl_Module *report(Dwfl *dwfl, const ModuleMap::Module &module, ModuleState *state) {
     // glibc's name for it, or the recorder's when it has none
     const bool vdso = module.path == "linux-vdso.so.1" || module.path == "linux-gate.so.1" ||
                       module.path == "[vdso]";
@@ -101,9 +114,12 @@ Dwfl_Module *report(Dwfl *dwfl, const ModuleMap::Module &module) {
         vdso ? own_vdso_fd() : base::ScopedFd(open(module.path.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid())
         return nullptr;
-    auto segments = check_elf(fd.get(), module.build_id);
+    bool fixed = false;
+    auto segments = check_elf(fd.get(), module.build_id, &fixed);
     std::optional<uint64_t> bias;
-    if (segments) {
+    if (segments && fixed) {
+        bias = 0; // a mapping elsewhere is a copy: its addresses go through file offsets
+    } else if (segments) {
         const Mapping &first = module.mappings.front();
         bias = load_bias(*segments, first.start, first.file_offset);
     }
@@ -111,8 +127,11 @@ Dwfl_Module *report(Dwfl *dwfl, const ModuleMap::Module &module) {
     if (bias) // on success dwfl_report_elf owns fd
         mod =
             dwfl_report_elf(dwfl, module.path.c_str(), module.path.c_str(), fd.get(), *bias, true);
-    if (mod != nullptr)
+    if (mod != nullptr) {
         fd.release();
+        state->segments = std::move(*segments);
+        state->bias = *bias;
+    }
     return mod;
 }
 
@@ -164,8 +183,13 @@ struct Session::Impl {
         if (dwfl == nullptr)
             return;
         dwfl_report_begin(dwfl.get());
-        for (size_t i = 0; i < modules.size(); ++i)
-            modules[i].dwfl = report(dwfl.get(), map.modules()[i]);
+        for (size_t i = 0; i < modules.size(); ++i) {
+            const ModuleMap::Module &module = map.modules()[i];
+            if (PerfMap::is_perf_map_path(module.path))
+                modules[i].jit = PerfMap::load(module.path);
+            else
+                modules[i].dwfl = report(dwfl.get(), module, &modules[i]);
+        }
         dwfl_report_end(dwfl.get(), nullptr, nullptr);
     }
     // CompileUnits hold DIEs of dwfl's Dwarf: they go first, then dwfl
@@ -204,7 +228,9 @@ struct Session::Impl {
     }
 
     bool module_has_symbols(ModuleState &m) {
-        if (!m.has_symbols) {
+        if (!m.has_symbols && m.jit) {
+            m.has_symbols = m.jit->size() > 0;
+        } else if (!m.has_symbols) {
             Dwarf_Addr bias;
             m.has_symbols = m.dwfl != nullptr && (symbols(m).size() > 0 ||
                                                   dwfl_module_getdwarf(m.dwfl, &bias) != nullptr);
@@ -226,8 +252,18 @@ Location Session::resolve(uint64_t address, bool is_return_address) {
     std::optional<ModuleMap::Hit> hit = s.map.find(pc);
     size_t module = hit ? hit->module : AddressCache::no_module;
     uint64_t offset = hit ? hit->file_offset + (address - pc) : address;
+    // The address the module's own tables know pc by: the ELF address plus
+    // dwfl's bias, or a perf map's process address (its module's offsets).
+    uint64_t key = pc;
+    if (hit) {
+        const ModuleState &m = s.modules[module];
+        if (m.jit)
+            key = hit->file_offset;
+        else if (m.dwfl != nullptr)
+            key = elf_address(m.segments, hit->file_offset).value_or(pc - m.bias) + m.bias;
+    }
 
-    if (const Location *cached = s.cache.find(module, pc)) {
+    if (const Location *cached = s.cache.find(module, key)) {
         ++s.stats.cache_hits;
         Location copy = *cached;
         copy.module_offset = offset;
@@ -239,11 +275,15 @@ Location Session::resolve(uint64_t address, bool is_return_address) {
         ModuleState &m = s.modules[module];
         m.queried = true;
         loc.module = s.map.modules()[module].path;
-        if (s.module_has_symbols(m))
-            loc.frames = s.frames(m, pc);
+        if (m.jit && s.module_has_symbols(m)) {
+            if (const std::string *name = m.jit->find(key))
+                loc.frames.push_back({*name, {}, 0, false});
+        } else if (s.module_has_symbols(m)) {
+            loc.frames = s.frames(m, key);
+        }
     }
     loc.has_symbols = !loc.frames.empty();
-    return s.cache.insert(module, pc, std::move(loc));
+    return s.cache.insert(module, key, std::move(loc));
 }
 
 std::vector<std::string> Session::modules_without_symbols() const {

@@ -19,6 +19,17 @@
 // it: the same kernel build.  Otherwise, or without a recorded build-id,
 // it has no symbols.
 //
+// Each address is looked up through its file offset (the mapping that
+// holds it): a file mapped twice at unrelated addresses (a program that
+// maps its own code again, as node does) resolves the same in both.
+//
+// A module whose path is a perf map, a file named perf-PID.map
+// (/tmp/perf-PID.map, the agent's name for anonymous executable memory),
+// is not ELF: its mappings have their start as file offset (offsets are
+// the process's addresses), and the map names the JIT's functions
+// (src/perf_map.h).  It is read when the Session is made: a map written
+// by another process with the same pid gives wrong names.
+//
 // A Session is not thread-safe: one thread per session.
 #pragma once
 

@@ -1,0 +1,160 @@
+// The module table sent to the recorder (module_table.h).
+#include "module_table.h"
+
+#include "cfi_tables.h"
+#include "channel.h"
+#include "module_scan.h"
+
+#include "../common/protocol.h"
+
+#include "base/clock.h"
+
+#include <link.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace cpcprof::agent {
+
+namespace {
+
+unsigned long long g_adds = 0, g_subs = 0; // dl_iterate_phdr counters last seen
+
+std::string exe_path() {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    return n > 0 ? std::string(buf, n) : std::string();
+}
+
+int count_changes(dl_phdr_info *info, size_t size, void *arg) {
+    if (size >= offsetof(dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+        auto *p = static_cast<unsigned long long *>(arg);
+        p[0] = info->dlpi_adds;
+        p[1] = info->dlpi_subs;
+    }
+    return 1; // the counters are the same in every entry
+}
+
+// Code mapped by mmap or mprotect (a second mapping of a file, JIT code)
+// changes no loader counter: the drain sees it in the samples, as a frame
+// in no known module (g_known), and rescans /proc/self/maps.  A scan
+// costs ~50 us of CPU for a small program and ~7 ms for 10 000
+// executable mappings (tests/record/test_module_scan.cpp prints it), so
+// the next rescan waits at least 50 times the last scan's cost (scans take
+// at most 2 % of a CPU), and a rescan that finds nothing new (a corrupt
+// return address that no mapping holds) doubles the wait, up to 2 s.
+constexpr int64_t kRescanMinNs = 20 * 1000 * 1000, kRescanMaxNs = 2000 * 1000 * 1000;
+constexpr int64_t kScanCostFactor = 50;
+KnownRanges g_known;
+std::vector<ModuleEntry> g_sent; // the table last sent
+bool g_unknown_seen = false;     // a drained frame lay outside g_known
+int64_t g_last_scan_ns = 0, g_rescan_wait_ns = kRescanMinNs;
+
+int64_t thread_cpu_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+bool same_entry(const ModuleEntry &a, const ModuleEntry &b) {
+    return a.start == b.start && a.end == b.end && a.file_offset == b.file_offset &&
+           a.path == b.path && a.build_id == b.build_id;
+}
+
+void send_table(const std::vector<ModuleEntry> &modules) {
+    proto::Writer w(proto::Type::modules);
+    w.put(static_cast<int32_t>(getpid()));
+    w.put(base::monotonic_ns());
+    size_t count_at = w.size();
+    w.put(uint32_t(0)); // count, patched below
+    uint32_t count = 0;
+    for (const ModuleEntry &m : modules) {
+        // One message holds the whole table; what would not fit is left
+        // out (the loader's modules come first).
+        if (w.size() + 3 * sizeof(uint64_t) + 8 + m.path.size() + m.build_id.size() >
+            proto::kMaxMessage)
+            break;
+        w.put(m.start);
+        w.put(m.end);
+        w.put(m.file_offset);
+        w.put_string(m.path);
+        w.put_string(m.build_id);
+        ++count;
+    }
+    std::vector<char> msg = w.finish();
+    std::memcpy(msg.data() + count_at, &count, sizeof count);
+    send_message(msg);
+}
+
+// force: send the table even if it did not change (start, fork).
+// rescan: read /proc/self/maps even if the loader's counters did not
+// move (a frame lay outside every known mapping).
+void send_modules_or_rescan(bool force, bool rescan) {
+    unsigned long long c[2] = {0, 0};
+    dl_iterate_phdr(count_changes, c);
+    bool loader_changed = c[0] != g_adds || c[1] != g_subs;
+    if (!force && !loader_changed && !rescan)
+        return;
+    g_adds = c[0];
+    g_subs = c[1];
+    if (force || loader_changed)
+        refresh_cfi();
+    // The process's first scan, at its start, is the loader's alone: the
+    // program has mapped nothing of its own yet, and every process's start
+    // is spared reading /proc/self/maps.
+    bool first = g_last_scan_ns == 0;
+    int64_t cpu0 = thread_cpu_ns();
+    std::vector<ModuleEntry> modules = scan_modules(exe_path(), !first);
+    int64_t cost = thread_cpu_ns() - cpu0;
+    g_last_scan_ns = base::monotonic_ns();
+    g_unknown_seen = false;
+    bool same = modules.size() == g_sent.size() &&
+                std::equal(modules.begin(), modules.end(), g_sent.begin(), same_entry);
+    if (rescan && same)
+        g_rescan_wait_ns = std::min(2 * g_rescan_wait_ns, kRescanMaxNs);
+    else
+        g_rescan_wait_ns = kRescanMinNs;
+    g_rescan_wait_ns = std::max(g_rescan_wait_ns, kScanCostFactor * cost);
+    if (same && !force)
+        return;
+    g_known = KnownRanges(modules);
+    send_table(modules);
+    g_sent = std::move(modules);
+}
+
+} // namespace
+
+void send_modules(bool force) {
+    send_modules_or_rescan(force, false);
+}
+
+void rescan_modules_if_unknown(bool final) {
+    if (!g_unknown_seen)
+        return;
+    if (!final && base::monotonic_ns() - g_last_scan_ns < g_rescan_wait_ns)
+        return;
+    send_modules_or_rescan(false, true);
+}
+
+void note_drained_sample(const char *p, size_t n) {
+    if (g_unknown_seen || n < sizeof(proto::SampleRecord))
+        return;
+    proto::SampleRecord r;
+    std::memcpy(&r, p, sizeof r);
+    size_t first = sizeof r + r.nvalues * sizeof(uint64_t);
+    for (size_t i = 0; i < r.depth && first + (i + 1) * sizeof(uint64_t) <= n; ++i) {
+        uint64_t pc;
+        std::memcpy(&pc, p + first + i * sizeof pc, sizeof pc);
+        if (!g_known.covers(pc)) {
+            g_unknown_seen = true;
+            return;
+        }
+    }
+}
+
+} // namespace cpcprof::agent
