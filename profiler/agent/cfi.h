@@ -57,6 +57,7 @@ struct ModuleCfi {
     uintptr_t lo, hi; // executable range
     uintptr_t bias;   // load bias (dlpi_addr)
     const CfiRow *rows;
+    const uint32_t *pcs; // rows[i].pc, apart: the search reads 4 bytes a row, not 32
     uint32_t count;
 };
 

@@ -40,7 +40,7 @@ const CfiRow *find_cfi(uintptr_t pc, uintptr_t *bias) {
     size_t a = 0, b = m.count;
     while (a < b) { // last row with pc <= off
         size_t mid = (a + b) / 2;
-        if (m.rows[mid].pc <= off)
+        if (m.pcs[mid] <= off)
             a = mid + 1;
         else
             b = mid;

@@ -28,6 +28,7 @@ struct Table {
     std::unique_ptr<std::vector<CfiRow>> owned;
     const CfiRow *rows = nullptr;
     uint32_t count = 0;
+    std::unique_ptr<std::vector<uint32_t>> pcs; // the rows' pc, for find_cfi's search
 };
 
 // A module's table is found again by its load address and what tells it
@@ -63,13 +64,16 @@ Table load_table(const dl_phdr_info *info, const char *path, const uint8_t *hdr,
     std::string key = cfi_cache_key(info, path);
     Table t;
     t.rows = cfi_cache_find(key, &t.count);
-    if (t.rows != nullptr)
-        return t;
-    t.owned =
-        std::make_unique<std::vector<CfiRow>>(compile_eh_frame(hdr, info->dlpi_addr, readable));
-    cfi_cache_store(key, *t.owned);
-    t.rows = t.owned->data();
-    t.count = static_cast<uint32_t>(t.owned->size());
+    if (t.rows == nullptr) {
+        t.owned =
+            std::make_unique<std::vector<CfiRow>>(compile_eh_frame(hdr, info->dlpi_addr, readable));
+        cfi_cache_store(key, *t.owned);
+        t.rows = t.owned->data();
+        t.count = static_cast<uint32_t>(t.owned->size());
+    }
+    t.pcs = std::make_unique<std::vector<uint32_t>>(t.count);
+    for (uint32_t i = 0; i < t.count; ++i)
+        (*t.pcs)[i] = t.rows[i].pc;
     return t;
 }
 
@@ -102,7 +106,7 @@ int collect_module(dl_phdr_info *info, size_t, void *arg) {
     if (found == tables().end())
         found = tables().emplace(std::move(key), load_table(info, path, hdr, readable)).first;
     const Table &table = found->second;
-    index->modules.push_back({lo, hi, info->dlpi_addr, table.rows, table.count});
+    index->modules.push_back({lo, hi, info->dlpi_addr, table.rows, table.pcs->data(), table.count});
     return 0;
 }
 

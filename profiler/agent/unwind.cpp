@@ -79,17 +79,21 @@ struct Frame {
             *v = reg == kDwarfRsp ? sp : pc;
             return true;
         }
-        if (gregs != nullptr && reg < kDwarfRegs) {
-            std::memcpy(v, &gregs[kGregOf[reg]], sizeof *v);
-            return true;
+        if (reg >= kDwarfRegs)
+            return false;
+        if (int i = kSavedIndex[reg]; i >= 0) {
+            *v = saved[i];
+            return (known & (1u << i)) != 0;
         }
-        for (unsigned i = 0; i < kSavedRegs; ++i)
-            if (kSavedDwarf[i] == reg && (known & (1u << i)) != 0) {
-                *v = saved[i];
-                return true;
-            }
-        return false;
+        if (gregs == nullptr)
+            return false;
+        std::memcpy(v, &gregs[kGregOf[reg]], sizeof *v);
+        return true;
     }
+
+    // kSavedDwarf's index of each DWARF register, -1 for the others.
+    static constexpr int kSavedIndex[kDwarfRegs] = {-1, -1, -1, 0, -1, -1, 1, -1, -1,
+                                                    -1, -1, -1, 2, 3,  4,  5, -1};
 };
 
 constexpr unsigned kRbpSlot = 1; // kSavedDwarf[1] == rbp
@@ -155,19 +159,22 @@ bool row_cfa(const CfiRow &row, const Frame &f, uintptr_t lo, uintptr_t hi, uint
 // Only slots at or above sp are read.
 void step_to_caller(const CfiRow &row, uintptr_t cfa, uintptr_t ra, uintptr_t lo, uintptr_t hi,
                     Frame *f) {
-    uintptr_t rbp = 0;
-    bool has_rbp = f->get(kDwarfRbp, &rbp);
-    uint8_t known = 0;
+    const uintptr_t rbp = f->saved[kRbpSlot], sp = f->sp;
+    const bool has_rbp = (f->known & (1u << kRbpSlot)) != 0;
+    uint8_t known = f->known & ~row.unknown;
     for (unsigned i = 0; i < kSavedRegs; ++i) {
-        uintptr_t now = 0;
-        bool has = f->get(kSavedDwarf[i], &now);
         bool rbp_based = (row.rbp_based & (1u << i)) != 0;
-        if ((row.unknown & (1u << i)) != 0 || (rbp_based && !has_rbp))
+        if ((known & (1u << i)) == 0 && !rbp_based && row.saved[i] == 0)
+            continue; // unchanged and not known
+        if ((row.unknown & (1u << i)) != 0 || (row.saved[i] == 0 && !rbp_based))
+            continue; // lost, or unchanged
+        known &= uint8_t(~(1u << i));
+        if (rbp_based && !has_rbp)
             continue;
         uintptr_t slot = (rbp_based ? rbp : cfa) + row.saved[i];
-        if ((row.saved[i] == 0 && !rbp_based) || slot < f->sp) {
-            if (has)
-                f->saved[i] = now, known |= uint8_t(1u << i);
+        if (slot < sp) { // popped already: the register holds the caller's value
+            if ((f->known & (1u << i)) != 0)
+                known |= uint8_t(1u << i);
         } else if (read_word(slot, lo, hi, &f->saved[i])) {
             known |= uint8_t(1u << i);
         }
