@@ -6,7 +6,8 @@
 //
 // One Session per module: all addresses of a module are offsets in one file,
 // so its mappings are placed at one common load bias and the file is read
-// once.  An address nothing names is not stored (reports then show
+// once.  An address no symbol names is stored as the function its FDE
+// begins ("module+0xSTART"), or not at all without one (reports then show
 // module+0xoffset).  A module is marked as having symbols iff the Session
 // found a symbol table or DWARF for it.
 #pragma once
@@ -23,9 +24,9 @@ struct Options {
 };
 
 struct Summary {
-    uint64_t addresses = 0; // distinct (module, offset) that stacks reach
-    uint64_t resolved = 0;  // of those, the ones stored with at least one frame
-    size_t modules = 0;     // modules looked at
+    uint64_t addresses = 0;                           // distinct (module, offset) that stacks reach
+    uint64_t resolved = 0;                            // of those, the ones a symbol or DWARF named
+    size_t modules = 0;                               // modules looked at
     std::vector<std::string> modules_without_symbols; // their paths, by module id
     double seconds = 0;
 };
