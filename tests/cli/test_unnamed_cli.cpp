@@ -70,7 +70,7 @@ std::string line_of(const std::string &path, uint64_t vaddr) {
     size_t slash = out.rfind('/');
     if (slash != std::string::npos)
         out = out.substr(slash + 1);
-    return out.find("?") == std::string::npos ? out : "";
+    return out.find('?') == std::string::npos ? out : "";
 }
 
 // A return address R of a call in wl_* or main whose own line and whose
