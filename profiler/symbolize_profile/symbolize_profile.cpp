@@ -82,6 +82,7 @@ void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToRe
         if (!frames.empty())
             writer.add(a.module_id, a.offset, frames);
         summary->resolved += named;
+        summary->by_fde += !named && !frames.empty();
         if (apart) {
             std::vector<storage::SymbolFrame> caller = frames_at(a, true);
             if (caller != frames)
@@ -135,7 +136,10 @@ std::string describe(const Summary &s) {
     }
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, " in %.2f s", s.seconds);
-    return text + seconds;
+    text += seconds;
+    if (s.by_fde > 0)
+        text += "; " + std::to_string(s.by_fde) + " others grouped into functions by their FDE";
+    return text;
 }
 
 } // namespace cpcprof::symbolize_profile

@@ -24,9 +24,10 @@ struct Options {
 };
 
 struct Summary {
-    uint64_t addresses = 0;                           // distinct (module, offset) that stacks reach
-    uint64_t resolved = 0;                            // of those, the ones a symbol or DWARF named
-    size_t modules = 0;                               // modules looked at
+    uint64_t addresses = 0; // distinct (module, offset) that stacks reach
+    uint64_t resolved = 0;  // of those, the ones a symbol or DWARF named
+    uint64_t by_fde = 0;    // the others, grouped into functions by their FDE
+    size_t modules = 0;     // modules looked at
     std::vector<std::string> modules_without_symbols; // their paths, by module id
     double seconds = 0;
 };
@@ -37,7 +38,8 @@ struct Summary {
 std::optional<Summary> symbolize_profile(const std::string &path, const Options &options,
                                          std::string *error);
 
-// "symbolized R of N addresses in M modules (K without symbols: a, b) in S s"
+// "symbolized R of N addresses in M modules (K without symbols: a, b) in S s",
+// and "; F others grouped into functions by their FDE" when F > 0.
 std::string describe(const Summary &s);
 
 // `cpcprof symbolize FILE [--debug-dir DIR]...`.  Exit status: 0 done,

@@ -126,6 +126,8 @@ TEST(UnnamedCli, StrippedFunctionsAreOneRowEachNamedByTheirFde) {
     RunResult r = run_cpcprof(dir, {"record", "-o", "out.cpcprof", "--", WORKLOAD_STRIPPED,
                                     "--seconds", "0.4", "--split", "10,10,80"});
     ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find(" others grouped into functions by their FDE"), std::string::npos)
+        << r.err;
     std::string error;
     auto q = storage::Query::open(dir.file("out.cpcprof"), {}, &error);
     ASSERT_TRUE(q) << error;
