@@ -55,7 +55,15 @@ FdeIndex::FdeIndex(std::span<const uint8_t> hdr, uint64_t vaddr) {
     std::sort(starts_.begin(), starts_.end()); // linkers sort it; a file from elsewhere may not
 }
 
+void FdeIndex::add_stubs(uint64_t begin, uint64_t end) {
+    if (begin < end)
+        stubs_.emplace_back(begin, end);
+}
+
 std::optional<uint64_t> FdeIndex::start_at_or_below(uint64_t address) const {
+    for (const auto &[begin, end] : stubs_)
+        if (address >= begin && address < end)
+            return std::nullopt;
     auto it = std::upper_bound(starts_.begin(), starts_.end(), address);
     if (it == starts_.begin())
         return std::nullopt;

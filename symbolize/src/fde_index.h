@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace cpcprof::symbolize {
@@ -22,14 +23,19 @@ class FdeIndex {
     // index.
     FdeIndex(std::span<const uint8_t> hdr, uint64_t vaddr);
 
+    // [begin, end) is a table of PLT stubs (.plt, .plt.sec, .plt.got): one
+    // FDE covers all of them, but each stub is a function of its own.
+    void add_stubs(uint64_t begin, uint64_t end);
+
     // The ELF address of the last FDE start at or below address; nullopt if
-    // none.
+    // none, or if address is in a table of stubs.
     std::optional<uint64_t> start_at_or_below(uint64_t address) const;
 
     size_t size() const { return starts_.size(); }
 
   private:
-    std::vector<uint64_t> starts_; // sorted
+    std::vector<uint64_t> starts_;                     // sorted
+    std::vector<std::pair<uint64_t, uint64_t>> stubs_; // a few: searched in turn
 };
 
 } // namespace cpcprof::symbolize

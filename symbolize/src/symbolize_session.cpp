@@ -121,8 +121,25 @@ Dwfl_Module *report(Dwfl *dwfl, const ModuleMap::Module &module) {
     return mod;
 }
 
-// The FDE starts of mod's .eh_frame_hdr (PT_GNU_EH_FRAME), and the bias of
-// their ELF addresses.
+// The PLT stub tables of elf (.plt, .plt.sec, .plt.got, .iplt), by their
+// section headers (which stripping keeps), into index.
+void add_plt_sections(Elf *elf, FdeIndex *index) {
+    size_t names = 0;
+    if (elf_getshdrstrndx(elf, &names) != 0)
+        return;
+    for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) == nullptr || (sh.sh_flags & SHF_EXECINSTR) == 0)
+            continue;
+        const char *name = elf_strptr(elf, names, sh.sh_name);
+        std::string_view n = name != nullptr ? name : "";
+        if (n == ".plt" || n.starts_with(".plt.") || n == ".iplt")
+            index->add_stubs(sh.sh_addr, sh.sh_addr + sh.sh_size);
+    }
+}
+
+// The FDE starts of mod's .eh_frame_hdr (PT_GNU_EH_FRAME) but for its PLT
+// stubs, and the bias of their ELF addresses.
 FdeIndex read_fdes(Dwfl_Module *mod, Dwarf_Addr *bias) {
     Elf *elf = dwfl_module_getelf(mod, bias);
     size_t phnum = 0;
@@ -135,7 +152,9 @@ FdeIndex read_fdes(Dwfl_Module *mod, Dwarf_Addr *bias) {
         Elf_Data *data = elf_getdata_rawchunk(elf, int64_t(ph.p_offset), ph.p_filesz, ELF_T_BYTE);
         if (data == nullptr || data->d_buf == nullptr)
             return {};
-        return FdeIndex({static_cast<const uint8_t *>(data->d_buf), data->d_size}, ph.p_vaddr);
+        FdeIndex index({static_cast<const uint8_t *>(data->d_buf), data->d_size}, ph.p_vaddr);
+        add_plt_sections(elf, &index);
+        return index;
     }
     return {};
 }

@@ -10,6 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -76,6 +81,15 @@ TEST(FdeIndex, FindsTheLastStartAtOrBelow) {
     EXPECT_EQ(index.start_at_or_below(0x5000), 0x1100u);
 }
 
+TEST(FdeIndex, PltStubsAreNotGrouped) {
+    FdeIndex index(eh_frame_hdr({0x0, 0x100}), 0x1000);
+    index.add_stubs(0x1000, 0x1080);
+    EXPECT_EQ(index.start_at_or_below(0x1000), std::nullopt);
+    EXPECT_EQ(index.start_at_or_below(0x107f), std::nullopt);
+    EXPECT_EQ(index.start_at_or_below(0x1080), 0x1000u) << "past the stubs, the FDE again";
+    EXPECT_EQ(index.start_at_or_below(0x1100), 0x1100u);
+}
+
 TEST(FdeIndex, RefusesWhatItCannotRead) {
     EXPECT_EQ(FdeIndex({}, 0).size(), 0u);
     EXPECT_EQ(FdeIndex(eh_frame_hdr({0x40}, 0x1b), 0x1000).size(), 0u) << "table encoding";
@@ -123,6 +137,49 @@ TEST(Session, StrippedAddressesGroupedByTheirFde) {
     EXPECT_EQ(*in_helper.function_offset, helper);
     EXPECT_NE(outer, helper);
     EXPECT_EQ(session.modules_without_symbols(), std::vector<std::string>{SYMTEST_STRIPPED});
+}
+
+// The file offset and size of path's section called name; size 0 if none.
+std::pair<uint64_t, uint64_t> section(const std::string &path, const char *name) {
+    elf_version(EV_CURRENT);
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    std::pair<uint64_t, uint64_t> found{0, 0};
+    Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, nullptr) : nullptr;
+    size_t names = 0;
+    if (elf != nullptr && elf_getshdrstrndx(elf, &names) == 0)
+        for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn != nullptr;
+             scn = elf_nextscn(elf, scn)) {
+            GElf_Shdr sh;
+            const char *n = gelf_getshdr(scn, &sh) ? elf_strptr(elf, names, sh.sh_name) : nullptr;
+            if (n != nullptr && std::strcmp(n, name) == 0)
+                found = {sh.sh_offset, sh.sh_size};
+        }
+    if (elf != nullptr)
+        elf_end(elf);
+    if (fd >= 0)
+        close(fd);
+    return found;
+}
+
+// One FDE covers all of .plt: its stubs (printf@plt, ...) are not grouped
+// into one function.
+TEST(Session, PltStubsKeepTheirOwnAddresses) {
+    symtest::Run run = symtest::run_program(SYMTEST_STRIPPED);
+    auto [offset, size] = section(SYMTEST_STRIPPED, ".plt");
+    if (size < 0x30)
+        GTEST_SKIP() << SYMTEST_STRIPPED << " has no .plt with two stubs";
+    const Mapping *text = nullptr;
+    for (const Mapping &m : run.mappings)
+        if (m.path == SYMTEST_STRIPPED && offset >= m.file_offset &&
+            offset < m.file_offset + (m.end - m.start))
+            text = &m;
+    ASSERT_NE(text, nullptr) << "no mapping holds .plt";
+    Session session(run.mappings);
+    for (uint64_t stub = 0x10; stub + 0x10 <= size; stub += 0x10) {
+        Location loc = session.resolve(text->start + (offset + stub - text->file_offset), false);
+        EXPECT_FALSE(loc.function_offset)
+            << ".plt+" << stub << " named " << function_fallback_name(loc);
+    }
 }
 
 TEST(Session, NamedAddressHasNoFdeName) {

@@ -60,7 +60,8 @@ struct Location {
     // When frames is empty: the file offset where the function holding the
     // address begins, by the call-frame information (the FDE, from
     // .eh_frame_hdr) that covers it; a stripped module's addresses are
-    // grouped into functions by it.  nullopt if no FDE covers it.
+    // grouped into functions by it.  nullopt if no FDE covers it, and in
+    // PLT stubs (.plt, .plt.sec: one FDE covers them all).
     std::optional<uint64_t> function_offset;
 };
 
