@@ -9,6 +9,7 @@
 #include "elf_owners.h"
 #include "fde_index.h"
 #include "module_map.h"
+#include "plt_names.h"
 #include "symbol_table.h"
 
 #include "base/scoped_fd.h"
@@ -37,6 +38,8 @@ struct ModuleState {
     std::optional<bool> has_symbols;        // symbol table or DWARF, decided on first query
     std::optional<FdeIndex> fdes;           // read on first unnamed address
     Dwarf_Addr fde_bias = 0;                // process address - ELF address of fdes
+    std::optional<PltNames> plt;            // read on first unnamed address
+    Dwarf_Addr plt_bias = 0;                // process address - ELF address of plt
 };
 
 // The load segments of elf, or nothing if it is not the file the recording
@@ -248,6 +251,15 @@ struct Session::Impl {
         return std::move(chain.frames);
     }
 
+    // "name@plt" if pc is in a PLT stub, else nullptr.
+    const std::string *plt_name(ModuleState &m, uint64_t pc) {
+        if (m.dwfl == nullptr)
+            return nullptr;
+        if (!m.plt)
+            m.plt.emplace(dwfl_module_getelf(m.dwfl, &m.plt_bias));
+        return m.plt->find(pc - m.plt_bias);
+    }
+
     // The process address where the function holding pc begins, by the FDE
     // that covers pc; nullopt if none does.
     std::optional<uint64_t> fde_start(ModuleState &m, uint64_t pc) {
@@ -308,6 +320,9 @@ Location Session::resolve(uint64_t address, bool is_return_address) {
         loc.module = s.map.modules()[module].path;
         if (s.module_has_symbols(m))
             loc.frames = s.frames(m, pc);
+        if (loc.frames.empty())
+            if (const std::string *stub = s.plt_name(m, pc))
+                loc.frames.push_back({*stub, "", 0, false});
         if (loc.frames.empty())
             if (std::optional<uint64_t> start = s.fde_start(m, pc); start && *start <= pc)
                 loc.function_offset = hit->file_offset - (pc - *start);

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 using namespace cpcprof::symbolize;
@@ -180,6 +181,51 @@ TEST(Session, PltStubsKeepTheirOwnAddresses) {
         EXPECT_FALSE(loc.function_offset)
             << ".plt+" << stub << " named " << function_fallback_name(loc);
     }
+}
+
+// objdump's "<name@plt>" labels of path's PLT sections: address -> name.
+std::map<uint64_t, std::string> objdump_plt_labels(const std::string &path) {
+    std::map<uint64_t, std::string> labels;
+    FILE *p = popen(
+        ("objdump -d -j .plt -j .plt.sec -j .plt.got '" + path + "' 2>/dev/null").c_str(), "r");
+    char line[512];
+    while (p != nullptr && std::fgets(line, sizeof line, p) != nullptr) {
+        unsigned long long address;
+        char name[256];
+        if (std::sscanf(line, "%llx <%255[^>]>:", &address, name) == 2 &&
+            std::string_view(name).ends_with("@plt") && !std::strchr(name, '-') &&
+            !std::strchr(name, '+'))
+            labels[address] = name;
+    }
+    if (p != nullptr)
+        pclose(p);
+    return labels;
+}
+
+// Each stub is named after the symbol it jumps to, as objdump labels it.
+TEST(Session, PltStubsNamedAfterTheirSymbol) {
+    symtest::Run run = symtest::run_program(SYMTEST_STRIPPED);
+    std::map<uint64_t, std::string> labels = objdump_plt_labels(SYMTEST_STRIPPED);
+    if (labels.empty())
+        GTEST_SKIP() << "objdump labels no PLT stub of " << SYMTEST_STRIPPED;
+    // PIE: ELF addresses of the executable segment are its file offsets.
+    auto [offset, size] = section(SYMTEST_STRIPPED, ".plt");
+    ASSERT_GT(size, 0u);
+    const Mapping *text = nullptr;
+    for (const Mapping &m : run.mappings)
+        if (m.path == SYMTEST_STRIPPED && offset >= m.file_offset &&
+            offset < m.file_offset + (m.end - m.start))
+            text = &m;
+    ASSERT_NE(text, nullptr);
+    Session session(run.mappings);
+    bool printf_seen = false;
+    for (const auto &[address, name] : labels) {
+        Location loc = session.resolve(text->start + (address - text->file_offset) + 4, false);
+        ASSERT_EQ(loc.frames.size(), 1u) << name;
+        EXPECT_EQ(loc.frames[0].function, name);
+        printf_seen |= name == "printf@plt";
+    }
+    EXPECT_TRUE(printf_seen) << "the probes call printf";
 }
 
 TEST(Session, NamedAddressHasNoFdeName) {
