@@ -56,16 +56,38 @@ void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToRe
                       const Options &options, Summary *summary) {
     Image image = module_image(addrs);
     symbolize::Session session(image.mappings, options.debug_dirs);
-    std::vector<storage::SymbolFrame> frames;
-    for (const AddressToResolve &a : addrs) {
-        symbolize::Location loc = session.resolve(image.address(a.offset), a.return_address);
-        if (loc.frames.empty())
-            continue;
-        frames.clear();
+    // An address no symbol names is stored as its function by the FDE
+    // ("liblzma.so.5+0x15b40", schema.cpp "symbol"), so that a stripped
+    // module's samples group by function, not by address.
+    bool named = false; // by the last frames_at(): a symbol or DWARF, not the FDE
+    auto frames_at = [&](const AddressToResolve &a, bool return_address) {
+        std::vector<storage::SymbolFrame> frames;
+        symbolize::Location loc = session.resolve(image.address(a.offset), return_address);
+        named = loc.has_symbols;
         for (const symbolize::Frame &f : loc.frames)
             frames.push_back({f.function, f.file, f.line, f.inlined});
-        writer.add(a.module_id, a.offset, frames);
-        ++summary->resolved;
+        if (frames.empty() && loc.function_offset)
+            frames.push_back({symbolize::function_fallback_name(loc), "", 0, false});
+        return frames;
+    };
+    for (size_t i = 0; i < addrs.size(); ++i) {
+        const AddressToResolve &a = addrs[i];
+        // A PC is looked up where it is, a return address in its call
+        // (offset - 1); an address used both ways gets both answers, unless
+        // offset - 1 is itself an address here (a garbage frame): then the
+        // return address's answer stands for both, as it did before.
+        bool apart = a.pc && a.return_address && a.offset > 0 &&
+                     (i == 0 || addrs[i - 1].offset != a.offset - 1);
+        std::vector<storage::SymbolFrame> frames = frames_at(a, a.return_address && !apart);
+        if (!frames.empty())
+            writer.add(a.module_id, a.offset, frames);
+        summary->resolved += named;
+        summary->by_fde += !named && !frames.empty();
+        if (apart) {
+            std::vector<storage::SymbolFrame> caller = frames_at(a, true);
+            if (caller != frames)
+                writer.add_return(a.module_id, a.offset, caller);
+        }
     }
     bool has_symbols = session.modules_without_symbols().empty();
     writer.set_module_symbols(addrs.front().module_id, has_symbols);
@@ -114,7 +136,10 @@ std::string describe(const Summary &s) {
     }
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, " in %.2f s", s.seconds);
-    return text + seconds;
+    text += seconds;
+    if (s.by_fde > 0)
+        text += "; " + std::to_string(s.by_fde) + " others grouped into functions by their FDE";
+    return text;
 }
 
 } // namespace cpcprof::symbolize_profile

@@ -6,7 +6,8 @@
 //
 // One Session per module: all addresses of a module are offsets in one file,
 // so its mappings are placed at one common load bias and the file is read
-// once.  An address nothing names is not stored (reports then show
+// once.  An address no symbol names is stored as the function its FDE
+// begins ("module+0xSTART"), or not at all without one (reports then show
 // module+0xoffset).  A module is marked as having symbols iff the Session
 // found a symbol table or DWARF for it.
 #pragma once
@@ -24,7 +25,8 @@ struct Options {
 
 struct Summary {
     uint64_t addresses = 0; // distinct (module, offset) that stacks reach
-    uint64_t resolved = 0;  // of those, the ones stored with at least one frame
+    uint64_t resolved = 0;  // of those, the ones a symbol or DWARF named
+    uint64_t by_fde = 0;    // the others, grouped into functions by their FDE
     size_t modules = 0;     // modules looked at
     std::vector<std::string> modules_without_symbols; // their paths, by module id
     double seconds = 0;
@@ -36,7 +38,8 @@ struct Summary {
 std::optional<Summary> symbolize_profile(const std::string &path, const Options &options,
                                          std::string *error);
 
-// "symbolized R of N addresses in M modules (K without symbols: a, b) in S s"
+// "symbolized R of N addresses in M modules (K without symbols: a, b) in S s",
+// and "; F others grouped into functions by their FDE" when F > 0.
 std::string describe(const Summary &s);
 
 // `cpcprof symbolize FILE [--debug-dir DIR]...`.  Exit status: 0 done,

@@ -6,8 +6,11 @@
 // a distinct stack is keyed by (located leaf, truncated).  A stack is
 // named the first time it is seen: every located node expands, once, into
 // its symbol chain (inlined calls, then the real function) or, without
-// symbols, one "module+0xoffset" frame.  Stack, thread and total costs are
-// sums of the pairs.
+// symbols, one "module+0xoffset" frame.  A stack's leaf is named by its
+// answer as a PC, the other frames by their answers as return addresses
+// (StackLocator's leaf_chain and chain); where the two differ, the leaf's
+// frames are the stack's own.  Stack, thread and total costs are sums of
+// the pairs.
 // Everything else (function and line costs, trees) is computed from the
 // distinct stacks, so its cost does not grow with the number of samples.
 #include "storage/query.h"
@@ -46,6 +49,18 @@ std::string hex_offset(uint64_t v) {
     char buf[24];
     std::snprintf(buf, sizeof buf, "+0x%" PRIx64, v);
     return buf;
+}
+
+// Whether name is "FILE+0xOFFSET" with FILE module's file name: a name the
+// symbolizer made from a stripped module's FDE, not a symbol (schema.cpp,
+// "symbol").
+bool is_offset_name(const std::string &name, const std::string &module) {
+    const std::string file = base_name(module);
+    if (module.empty() || name.size() <= file.size() + 3 ||
+        name.compare(0, file.size(), file) != 0 || name.compare(file.size(), 3, "+0x") != 0)
+        return false;
+    return std::all_of(name.begin() + std::ptrdiff_t(file.size() + 3), name.end(),
+                       [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
 }
 
 struct ModuleFacts {
@@ -101,8 +116,14 @@ struct Query::Impl {
     std::span<const PathFrame> expand(const LocatedNode &node, uint32_t id) {
         if (id >= node_span.size())
             node_span.resize(id + 1, {0, 0});
-        if (node_span[id].second != 0)
-            return {node_frames.data() + node_span[id].first, node_span[id].second};
+        if (node_span[id].second == 0)
+            node_span[id] = append_frames(node, node.chain);
+        return {node_frames.data() + node_span[id].first, node_span[id].second};
+    }
+
+    // Appends the frames of chain (of node's address) to node_frames:
+    // {first, count}.
+    std::pair<uint32_t, uint32_t> append_frames(const LocatedNode &node, uint32_t chain_id) {
         const SymbolTable &syms = reader->symbol_table();
         const ModuleFacts *mod = nullptr;
         if (node.where.module_id != 0) {
@@ -113,14 +134,15 @@ struct Query::Impl {
         }
         const std::string module = mod ? mod->path : std::string();
         const uint32_t first = uint32_t(node_frames.size());
-        std::span<const FrameRef> chain = syms.frames(node.chain);
+        std::span<const FrameRef> chain = syms.frames(chain_id);
         if (!inline_frames_wanted() && !chain.empty())
             chain = chain.subspan(chain.size() - 1);
         for (const FrameRef &f : chain) {
             const std::string &fn = syms.functions()[f.function];
             if (fn.empty())
                 continue;
-            uint32_t fid = function_id(fn, module, true, syms.files()[f.file]);
+            uint32_t fid =
+                function_id(fn, module, !is_offset_name(fn, module), syms.files()[f.file]);
             node_frames.push_back({fid, f.file, f.line, f.inlined && inline_frames_wanted()});
         }
         if (node_frames.size() == first) {
@@ -128,8 +150,7 @@ struct Query::Impl {
                                hex_offset(node.where.offset);
             node_frames.push_back({function_id(name, module, false, ""), 0, 0, false});
         }
-        node_span[id] = {first, uint32_t(node_frames.size() - first)};
-        return {node_frames.data() + first, node_frames.size() - first};
+        return {first, uint32_t(node_frames.size() - first)};
     }
 
     // The frame node of located node n's innermost frame: its own frames
@@ -167,8 +188,13 @@ struct Query::Impl {
             if (no_stack == 0)
                 no_stack = push_frame(0, {function_id(kNoStack, "", false, ""), 0, 0, false});
             leaf = no_stack;
-        } else {
+        } else if (const LocatedNode &node = loc.nodes()[n]; node.leaf_chain == node.chain) {
             leaf = frame_node(loc, n);
+        } else { // the PC's own answer differs from its answer as a caller
+            leaf = frame_node(loc, node.parent);
+            auto [first, count] = append_frames(node, node.leaf_chain);
+            for (uint32_t k = count; k-- > 0;)
+                leaf = push_frame(leaf, node_frames[first + k]);
         }
         stacks.push_back({leaf, truncated});
         stack_costs.push_back(Cost{0, std::vector<uint64_t>(nevents)});

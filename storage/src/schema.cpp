@@ -140,6 +140,20 @@
 //     function -> function_name.id, source -> source_file.id, NULL when
 //     unknown; line 0 when unknown.  An address without a row was not
 //     resolved (no symbol, or no mapping held it).
+//     A return address (a caller's frame) is resolved inside its call
+//     instruction, at offset - 1, and an interrupted PC (a sample's leaf)
+//     at its offset, and one address can be both.  The rows at an
+//     address's offset are its answer as a PC when some sample has it as
+//     its PC, else its answer as a return address.  When it is both and
+//     the two answers differ, the return address's answer is stored at
+//     offset - 1 as well (inside the call: no stack holds that address),
+//     a single frame with function and source NULL if nothing named it
+//     there.  So a reader takes (module, offset) for a leaf, and for a
+//     caller (module, offset - 1) if present, else (module, offset).  A
+//     function named "FILE+0xOFFSET" after its own module's file name was
+//     not named by a symbol: the symbolizer grouped a stripped module's
+//     addresses by the call-frame information (FDE) covering them, OFFSET
+//     being the file offset where that function's FDE starts.
 //
 // Writing (Writer)
 //   WAL journal, synchronous = NORMAL; every add goes into the current
@@ -158,8 +172,10 @@
 //   (function_name, source_file, symbol, module.has_symbols) and sets
 //   run.symbolized_ns; a reader sees the old symbols or the new, never a
 //   mix.  A return address is resolved at offset - 1 (inside its call
-//   instruction); an address that is some sample's PC and another's return
-//   address is resolved as a return address.
+//   instruction), a PC at its offset; an address that is some sample's PC
+//   and another's return address is resolved both ways (see "symbol").
+//   (Files symbolized before hold the return address's answer alone for
+//   such an address; readers take it for both, as they did then.)
 //   Size (tests/storage/bench_symbols: 1 M samples, 91 k addresses, 1.37
 //   frames each, 20 k function names of ~70 bytes): symbol 32 bytes per
 //   address (23 per frame row), function_name 17, source_file 1; 4.5 MB in

@@ -55,7 +55,8 @@ struct StackLocator::Impl {
         auto [it, fresh] =
             children.try_emplace({parent, where}, static_cast<uint32_t>(nodes.size()));
         if (fresh)
-            nodes.push_back({parent, where, symbols.find(where), nodes[parent].depth + 1});
+            nodes.push_back({parent, where, symbols.find_return(where), nodes[parent].depth + 1,
+                             symbols.find(where)});
         return it->second;
     }
 

@@ -20,6 +20,13 @@ uint32_t SymbolTable::find(CodeAddress where) const {
     return static_cast<uint32_t>(it - entries_.begin()) + 1;
 }
 
+uint32_t SymbolTable::find_return(CodeAddress where) const {
+    if (where.offset > 0)
+        if (uint32_t chain = find({where.module_id, where.offset - 1}))
+            return chain;
+    return find(where);
+}
+
 std::span<const FrameRef> SymbolTable::frames(uint32_t chain) const {
     if (chain == 0 || chain > entries_.size())
         return {};

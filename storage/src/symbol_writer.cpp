@@ -145,6 +145,20 @@ void SymbolWriter::add(int64_t module_id, uint64_t offset, std::span<const Symbo
         m.answers[key].assign(frames.begin(), frames.end());
 }
 
+void SymbolWriter::add_return(int64_t module_id, uint64_t offset,
+                              std::span<const SymbolFrame> frames) {
+    Impl &m = *impl_;
+    if (!m.usable("add_return()") || !m.known_module("add_return()", module_id))
+        return;
+    if (offset == 0) {
+        m.fail("add_return(): offset 0 has no call before it");
+        return;
+    }
+    static const SymbolFrame unknown{};
+    std::span<const SymbolFrame> stored = frames.empty() ? std::span(&unknown, 1) : frames;
+    m.answers[{module_id, static_cast<int64_t>(offset - 1)}].assign(stored.begin(), stored.end());
+}
+
 void SymbolWriter::set_module_symbols(int64_t module_id, bool has_symbols) {
     Impl &m = *impl_;
     if (m.usable("set_module_symbols()") && m.known_module("set_module_symbols()", module_id))

@@ -4,6 +4,7 @@
 
 #include <dwarf.h>
 
+#include <algorithm>
 #include <filesystem>
 
 namespace cpcprof::symbolize {
@@ -57,6 +58,13 @@ CompileUnit::CompileUnit(Dwarf_Die cu) : cu_(cu) {
     if (dwarf_attr(&cu_, DW_AT_comp_dir, &attr) != nullptr)
         if (const char *dir = dwarf_formstring(&attr))
             comp_dir_ = dir;
+    Dwarf_Addr base, low, high;
+    for (ptrdiff_t off = 0; (off = dwarf_ranges(&cu_, off, &base, &low, &high)) > 0;)
+        if (high > low)
+            ranges_.emplace_back(low, high);
+    std::sort(ranges_.begin(), ranges_.end());
+    for (size_t i = 1; i < ranges_.size(); ++i) // each end: the highest so far (see covers())
+        ranges_[i].second = std::max(ranges_[i].second, ranges_[i - 1].second);
     std::vector<ScopeIndex::Range> ranges;
     walk(&cu_, -1, 0, {}, ranges);
     index_ = ScopeIndex(std::move(ranges));
@@ -136,6 +144,16 @@ std::string CompileUnit::absolute(const char *path) const {
     if (path[0] == '/' || path[0] == '\0' || comp_dir_.empty() || comp_dir_[0] != '/')
         return path;
     return (std::filesystem::path(comp_dir_) / path).lexically_normal().string();
+}
+
+bool CompileUnit::covers(uint64_t address) const {
+    if (ranges_.empty())
+        return true;
+    auto it = std::upper_bound(ranges_.begin(), ranges_.end(), address,
+                               [](uint64_t a, const auto &r) { return a < r.first; });
+    // Some range starting at or below address ends above it: ends are
+    // running maxima, so overlapping ranges (a file from elsewhere) count.
+    return it != ranges_.begin() && address < std::prev(it)->second;
 }
 
 CompileUnit::Chain CompileUnit::lookup(uint64_t address) {

@@ -32,6 +32,13 @@ class CompileUnit {
     };
     Chain lookup(uint64_t dwarf_address);
 
+    // Whether the unit's own ranges (DW_AT_low_pc/high_pc or DW_AT_ranges)
+    // hold dwarf_address; a unit that states none is taken to hold it.
+    // libdwfl hands an address in a gap between units (crt1.o's _start,
+    // code without DWARF) to the unit before it, whose line table then
+    // gives its last line: code that is not the unit's has no line here.
+    bool covers(uint64_t dwarf_address) const;
+
     size_t scopes() const { return nodes_.size(); }
 
   private:
@@ -51,6 +58,9 @@ class CompileUnit {
 
     Dwarf_Die cu_;
     std::string comp_dir_; // DW_AT_comp_dir, "" if none
+    // The unit's ranges [low, high) sorted by low, each high raised to the
+    // highest of those before it.
+    std::vector<std::pair<uint64_t, uint64_t>> ranges_;
     std::vector<Node> nodes_;
     ScopeIndex index_;
     // "ns::Class::" of the subprograms that have no linkage name (internal

@@ -3,8 +3,14 @@
 #include "demangle.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace cpcprof::symbolize {
+
+std::string unversioned_name(const char *name) {
+    const char *at = std::strchr(name, '@');
+    return at != nullptr && at != name ? std::string(name, at) : std::string(name);
+}
 
 void SymbolTable::add(uint64_t start, uint64_t size, std::string name, bool global) {
     symbols_.push_back({start, start + size, std::move(name), global});

@@ -32,4 +32,9 @@ class SymbolTable {
     std::vector<Symbol> symbols_;
 };
 
+// A symbol name as users know it: without the version that .symtab gives
+// the aliases of versioned symbols ("__libc_start_main@GLIBC_2.2.5",
+// "memcpy@@GLIBC_2.14"), as perf and gdb show them.
+std::string unversioned_name(const char *name);
+
 } // namespace cpcprof::symbolize

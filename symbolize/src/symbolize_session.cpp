@@ -7,8 +7,10 @@
 #include "build_id.h"
 #include "compile_unit.h"
 #include "elf_owners.h"
+#include "fde_index.h"
 #include "module_map.h"
 #include "perf_map.h"
+#include "plt_names.h"
 #include "symbol_table.h"
 
 #include "base/scoped_fd.h"
@@ -19,6 +21,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -40,6 +43,10 @@ struct ModuleState {
     std::optional<SymbolTable> symbols;     // read on first use
     std::map<Dwarf_Off, CompileUnit> units; // by CU DIE offset, indexed on first use
     std::optional<bool> has_symbols;        // symbol table or DWARF, decided on first query
+    std::optional<FdeIndex> fdes;           // read on first unnamed address
+    Dwarf_Addr fde_bias = 0;                // process address - ELF address of fdes
+    std::optional<PltNames> plt;            // read on first unnamed address
+    Dwarf_Addr plt_bias = 0;                // process address - ELF address of plt
 };
 
 // The load segments of elf, or nothing if it is not the file the recording
@@ -135,6 +142,44 @@ Dwfl_Module *report(Dwfl *dwfl, const ModuleMap::Module &module, ModuleState *st
     return mod;
 }
 
+// The PLT stub tables of elf (.plt, .plt.sec, .plt.got, .iplt), by their
+// section headers (which stripping keeps), into index.
+void add_plt_sections(Elf *elf, FdeIndex *index) {
+    size_t names = 0;
+    if (elf_getshdrstrndx(elf, &names) != 0)
+        return;
+    for (Elf_Scn *scn = elf_nextscn(elf, nullptr); scn != nullptr; scn = elf_nextscn(elf, scn)) {
+        GElf_Shdr sh;
+        if (gelf_getshdr(scn, &sh) == nullptr || (sh.sh_flags & SHF_EXECINSTR) == 0)
+            continue;
+        const char *name = elf_strptr(elf, names, sh.sh_name);
+        std::string_view n = name != nullptr ? name : "";
+        if (n == ".plt" || n.starts_with(".plt.") || n == ".iplt")
+            index->add_stubs(sh.sh_addr, sh.sh_addr + sh.sh_size);
+    }
+}
+
+// The FDE starts of mod's .eh_frame_hdr (PT_GNU_EH_FRAME) but for its PLT
+// stubs, and the bias of their ELF addresses.
+FdeIndex read_fdes(Dwfl_Module *mod, Dwarf_Addr *bias) {
+    Elf *elf = dwfl_module_getelf(mod, bias);
+    size_t phnum = 0;
+    if (elf == nullptr || elf_getphdrnum(elf, &phnum) != 0)
+        return {};
+    for (size_t i = 0; i < phnum; ++i) {
+        GElf_Phdr ph;
+        if (gelf_getphdr(elf, int(i), &ph) == nullptr || ph.p_type != PT_GNU_EH_FRAME)
+            continue;
+        Elf_Data *data = elf_getdata_rawchunk(elf, int64_t(ph.p_offset), ph.p_filesz, ELF_T_BYTE);
+        if (data == nullptr || data->d_buf == nullptr)
+            return {};
+        FdeIndex index({static_cast<const uint8_t *>(data->d_buf), data->d_size}, ph.p_vaddr);
+        add_plt_sections(elf, &index);
+        return index;
+    }
+    return {};
+}
+
 SymbolTable read_symbols(Dwfl_Module *mod) {
     SymbolTable table;
     int count =
@@ -148,7 +193,8 @@ SymbolTable read_symbols(Dwfl_Module *mod) {
         if (name == nullptr || *name == '\0' || shndx == SHN_UNDEF ||
             (type != STT_FUNC && type != STT_GNU_IFUNC))
             continue;
-        table.add(addr, sym.st_size, name, GELF_ST_BIND(sym.st_info) != STB_LOCAL);
+        table.add(addr, sym.st_size, unversioned_name(name),
+                  GELF_ST_BIND(sym.st_info) != STB_LOCAL);
     }
     table.finalize();
     return table;
@@ -212,7 +258,8 @@ struct Session::Impl {
         if (Dwarf_Die *cu = dwfl_module_addrdie(m.dwfl, pc, &bias)) {
             auto [it, inserted] = m.units.try_emplace(dwarf_dieoffset(cu), *cu);
             stats.compile_units_indexed += inserted;
-            chain = it->second.lookup(pc - bias);
+            if (it->second.covers(pc - bias))
+                chain = it->second.lookup(pc - bias);
         }
         // The real function is named from the symbol table when it can be:
         // DWARF gives internal-linkage functions no linkage name, so their
@@ -225,6 +272,37 @@ struct Session::Impl {
         }
         std::erase_if(chain.frames, [](const Frame &f) { return f.function.empty(); });
         return std::move(chain.frames);
+    }
+
+    // "name@plt" if pc is in a PLT stub, else nullptr.
+    const std::string *plt_name(ModuleState &m, uint64_t pc) {
+        if (m.dwfl == nullptr)
+            return nullptr;
+        if (!m.plt)
+            m.plt.emplace(dwfl_module_getelf(m.dwfl, &m.plt_bias));
+        return m.plt->find(pc - m.plt_bias);
+    }
+
+    // The process address where the function holding pc begins, by the FDE
+    // that covers pc; nullopt if none does.
+    std::optional<uint64_t> fde_start(ModuleState &m, uint64_t pc) {
+        if (m.dwfl == nullptr)
+            return std::nullopt;
+        if (!m.fdes)
+            m.fdes = read_fdes(m.dwfl, &m.fde_bias);
+        Dwarf_Addr cfi_bias = 0;
+        Dwarf_CFI *cfi = dwfl_module_eh_cfi(m.dwfl, &cfi_bias);
+        Dwarf_Frame *frame = nullptr;
+        if (m.fdes->size() == 0 || cfi == nullptr ||
+            dwarf_cfi_addrframe(cfi, pc - cfi_bias, &frame) != 0)
+            return std::nullopt;
+        std::free(frame);
+        // FDEs do not overlap: the one covering pc is the last starting at
+        // or below it.
+        std::optional<uint64_t> start = m.fdes->start_at_or_below(pc - m.fde_bias);
+        if (!start)
+            return std::nullopt;
+        return *start + m.fde_bias;
     }
 
     bool module_has_symbols(ModuleState &m) {
@@ -275,11 +353,19 @@ Location Session::resolve(uint64_t address, bool is_return_address) {
         ModuleState &m = s.modules[module];
         m.queried = true;
         loc.module = s.map.modules()[module].path;
-        if (m.jit && s.module_has_symbols(m)) {
-            if (const std::string *name = m.jit->find(key))
-                loc.frames.push_back({*name, {}, 0, false});
-        } else if (s.module_has_symbols(m)) {
-            loc.frames = s.frames(m, key);
+        if (m.jit) {
+            if (s.module_has_symbols(m))
+                if (const std::string *name = m.jit->find(key))
+                    loc.frames.push_back({*name, {}, 0, false});
+        } else {
+            if (s.module_has_symbols(m))
+                loc.frames = s.frames(m, key);
+            if (loc.frames.empty())
+                if (const std::string *stub = s.plt_name(m, key))
+                    loc.frames.push_back({*stub, "", 0, false});
+            if (loc.frames.empty())
+                if (std::optional<uint64_t> start = s.fde_start(m, key); start && *start <= key)
+                    loc.function_offset = hit->file_offset - (key - *start);
         }
     }
     loc.has_symbols = !loc.frames.empty();
@@ -300,13 +386,23 @@ Session::Stats Session::stats() const {
     return impl_->stats;
 }
 
-std::string fallback_name(const Location &loc) {
+namespace {
+std::string module_plus(const std::string &module, uint64_t offset) {
     char hex[32];
-    std::snprintf(hex, sizeof hex, "+0x%llx", static_cast<unsigned long long>(loc.module_offset));
-    if (loc.module.empty())
+    std::snprintf(hex, sizeof hex, "+0x%llx", static_cast<unsigned long long>(offset));
+    if (module.empty())
         return std::string("[unknown]") + hex;
-    size_t slash = loc.module.rfind('/');
-    return (slash == std::string::npos ? loc.module : loc.module.substr(slash + 1)) + hex;
+    size_t slash = module.rfind('/');
+    return (slash == std::string::npos ? module : module.substr(slash + 1)) + hex;
+}
+} // namespace
+
+std::string fallback_name(const Location &loc) {
+    return module_plus(loc.module, loc.module_offset);
+}
+
+std::string function_fallback_name(const Location &loc) {
+    return loc.function_offset ? module_plus(loc.module, *loc.function_offset) : fallback_name(loc);
 }
 
 } // namespace cpcprof::symbolize

@@ -53,10 +53,13 @@ struct QueryFilter {
 
 // A function as reports name it: one per distinct (name, module).
 struct FunctionInfo {
-    std::string name;   // demangled; "libm.so.6+0x1a2b" without symbols
-    std::string module; // the module's path; "" when no mapping held the address
-    std::string file;   // a source file it has code in ("" unknown)
-    bool has_symbols = false;
+    // Demangled; without symbols "libm.so.6+0x1a2b": the start of the
+    // function by its FDE when the symbolizer found one (one function, all
+    // its addresses), else the address itself.
+    std::string name;
+    std::string module;       // the module's path; "" when no mapping held the address
+    std::string file;         // a source file it has code in ("" unknown)
+    bool has_symbols = false; // named by a symbol or debug information
 };
 
 // One frame of a stack: a function, and where control is in it.

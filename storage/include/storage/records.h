@@ -190,8 +190,9 @@ struct AddressToResolve {
     int pid = 0;          // a process that had it mapped
     uint64_t mapping_start = 0, mapping_end = 0, mapping_file_offset = 0;
     // How samples used it: a return address (look it up at offset - 1, in
-    // the call) and/or an interrupted PC.  When both are set, resolve it as
-    // a return address: one answer is stored per (module, offset).
+    // the call) and/or an interrupted PC.  When both are set, it is
+    // resolved both ways: SymbolWriter::add() takes the PC's answer and
+    // add_return() the return address's.
     bool return_address = false;
     bool pc = false;
 

@@ -19,8 +19,9 @@
 //       if (n >= count.size()) count.resize(loc.nodes().size());
 //       ++count[n];
 //   }, &error, Reader::Frames::skip);
-//   // loc.nodes()[n].parent: the caller; .chain: frames in
-//   // reader.symbol_table() (innermost first); 0 = no symbols.
+//   // loc.nodes()[n].parent: the caller; .leaf_chain (n as a sample's
+//   // leaf) and .chain (n as a caller): frames in reader.symbol_table()
+//   // (innermost first); 0 = no symbols.
 //
 // Not thread-safe; holds references into the Reader, which must outlive it.
 #pragma once
@@ -38,8 +39,13 @@ namespace cpcprof::storage {
 struct LocatedNode {
     uint32_t parent = 0; // the caller's node; 0 = outermost frame
     CodeAddress where;   // module_id 0: no mapping held it (offset = the address)
-    uint32_t chain = 0;  // reader.symbol_table() chain; 0 = no symbols stored
-    uint32_t depth = 0;  // frames from the root: 1 for an outermost frame
+    // reader.symbol_table() chains, 0 = no symbols stored: chain for the
+    // node as a caller's frame (where is a return address), leaf_chain for
+    // it as a sample's own leaf (where is the interrupted PC).  A node can
+    // be both: one sample's leaf, another's caller.
+    uint32_t chain = 0;
+    uint32_t depth = 0; // frames from the root: 1 for an outermost frame
+    uint32_t leaf_chain = 0;
 
     bool operator==(const LocatedNode &) const = default;
 };

@@ -41,6 +41,11 @@ class SymbolTable {
     // The chain stored for where; 0 if none.  A binary search: resolve
     // each distinct address once (StackLocator does) rather than per sample.
     uint32_t find(CodeAddress where) const;
+    // The chain for code reached at where as a return address (a caller's
+    // frame): the one stored at offset - 1 when the address was also a
+    // PC and resolved apart (SymbolWriter::add_return), else find(where).
+    // find(where) itself is the answer for where as the interrupted PC.
+    uint32_t find_return(CodeAddress where) const;
     // Frames of a chain, innermost first; empty for 0 or an unknown number.
     std::span<const FrameRef> frames(uint32_t chain) const;
     // The address a chain belongs to; {} for 0 or an unknown number.

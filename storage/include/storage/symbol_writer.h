@@ -4,6 +4,8 @@
 //   auto w = SymbolWriter::open(path, &error);
 //   for (const AddressToResolve &a : w->addresses())      // once each
 //       w->add(a.module_id, a.offset, frames_of(a));      // innermost first
+//   (and add_return() where a return address's answer differs from its
+//   answer as a PC)
 //   for (each module looked at) w->set_module_symbols(id, found);
 //   w->finish(&error);
 //
@@ -49,6 +51,15 @@ class SymbolWriter {
     // first.  Empty frames: nothing is stored (unresolved).  The same key
     // again replaces the earlier answer.  An unknown module_id fails.
     void add(int64_t module_id, uint64_t offset, std::span<const SymbolFrame> frames);
+    // What the symbolizer found at (module_id, offset) as a return address,
+    // for an address that is also some sample's PC (both roles set in
+    // addresses()) when that differs from add()'s answer for it as a PC.
+    // Stored at offset - 1, inside the call instruction, where no PC of a
+    // stack lies (schema.cpp, "symbol"); empty frames store one unknown
+    // frame, so that readers do not take the PC's answer for it.  The
+    // caller must not use it when offset - 1 is itself an address of
+    // addresses() (only a garbage stack has that), nor for offset 0.
+    void add_return(int64_t module_id, uint64_t offset, std::span<const SymbolFrame> frames);
     // Whether the symbolizer found symbols in the module's file.  Modules
     // never set are stored as not looked at (NULL).
     void set_module_symbols(int64_t module_id, bool has_symbols);

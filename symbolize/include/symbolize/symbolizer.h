@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,12 @@ struct Location {
     std::string module;         // the mapping's path; empty if no mapping covers the address
     uint64_t module_offset = 0; // file offset of the address in module (the address itself if none)
     bool has_symbols = false;   // frames is not empty
+    // When frames is empty: the file offset where the function holding the
+    // address begins, by the call-frame information (the FDE, from
+    // .eh_frame_hdr) that covers it; a stripped module's addresses are
+    // grouped into functions by it.  nullopt if no FDE covers it, and in
+    // PLT stubs (.plt, .plt.sec: one FDE covers them all).
+    std::optional<uint64_t> function_offset;
 };
 
 class Session { // one process image
@@ -104,6 +111,10 @@ class Session { // one process image
 // "module+0xoffset" with the module's file name (no directory), or
 // "[unknown]+0xaddress" when no mapping covered the address.
 std::string fallback_name(const Location &);
+// The name of the function holding an unnamed address: "module+0xSTART"
+// with START its function_offset (the FDE's start), as perf names such
+// functions; fallback_name() when it has none.
+std::string function_fallback_name(const Location &);
 
 // The GNU build-id of an ELF file in lowercase hex, "" if it has none or
 // cannot be read.  Recorders store it in Mapping::build_id.
