@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QSplitter>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace cpcprof::gui {
@@ -157,14 +158,18 @@ void SourcePage::request() {
             status_->setText(where);
             source_view_->resizeColumnsToContents();
             fillOverview();
-            // Show the hottest line.
-            for (size_t i = 0; i < v->lines.size(); ++i)
-                if (v->lines[i].hot_rank == 1) {
-                    linking_ = true;
-                    source_view_->selectRow(int(i));
-                    source_view_->scrollTo(source_model_->index(int(i), 0),
-                                           QAbstractItemView::PositionAtCenter);
-                    linking_ = false;
+            // Show the hottest line, and its instructions when they are in.
+            for (const SourceLine &l : v->lines)
+                if (l.hot_rank == 1) {
+                    selectLine(l.line);
+                    // Again once the rows have their final geometry.
+                    QTimer::singleShot(0, this, [this, fn = v->function, n = l.line] {
+                        const SourceView *now = source_model_->view();
+                        int row = now && now->function == fn ? now->rowOfLine(n) : -1;
+                        if (row >= 0)
+                            source_view_->scrollTo(source_model_->index(row, 0),
+                                                   QAbstractItemView::PositionAtCenter);
+                    });
                 }
             emit sourceShown();
         });
@@ -181,6 +186,10 @@ void SourcePage::request() {
                                QString::fromStdString(d->code.module))
                     : tr("No disassembly: %1").arg(QString::fromStdString(d->code.error)));
             disasm_view_->resizeColumnsToContents();
+            QModelIndex cur = source_view_->currentIndex();
+            const SourceView *v = source_model_->view();
+            if (cur.isValid() && v && v->function == d->function)
+                selectLine(v->lines[size_t(cur.row())].line);
             emit disassemblyShown();
         });
 }
@@ -202,6 +211,7 @@ void SourcePage::selectLine(uint32_t n) {
     linking_ = true;
     int row = v->rowOfLine(n);
     if (row >= 0 && source_view_->currentIndex().row() != row) {
+        source_view_->setCurrentIndex(source_model_->index(row, 0));
         source_view_->selectRow(row);
         source_view_->scrollTo(source_model_->index(row, 0), QAbstractItemView::PositionAtCenter);
     }
@@ -225,7 +235,9 @@ void SourcePage::selectInstruction(int row) {
     if (disasm_view_->currentIndex().row() != row)
         disasm_view_->selectRow(row);
     const SourceView *v = source_model_->view();
-    int line_row = v ? v->rowOfLine(d->code.instructions[size_t(row)].line) : -1;
+    const report::Instruction &in = d->code.instructions[size_t(row)];
+    auto base = [](const std::string &p) { return p.substr(p.rfind('/') + 1); };
+    int line_row = v && base(in.file) == base(v->stored_path) ? v->rowOfLine(in.line) : -1;
     if (line_row >= 0) {
         source_view_->selectRow(line_row);
         source_view_->scrollTo(source_model_->index(line_row, 0),

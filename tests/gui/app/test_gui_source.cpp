@@ -1,0 +1,172 @@
+// The Source page driven as a user does: a function activated on the
+// Hotspots page, then View > Source of the Selected Function; the hottest
+// line against `cpcprof annotate` on the same file; a click on an
+// instruction selects its line and a click on a line its instructions;
+// a file that is not shown says why.
+#include "gui_harness.h"
+
+#include "app/main_window.h"
+#include "app/source_page.h"
+#include "views/cost_model.h"
+#include "views/cost_overview.h"
+#include "views/hotspots_page.h"
+#include "views/source_models.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <sys/stat.h>
+
+namespace cpcprof::test {
+namespace {
+
+using gui::MainWindow;
+
+bool open_and_wait(MainWindow &w, const std::string &path) {
+    w.openFile(QString::fromStdString(path));
+    return wait_for(
+        [&] { return w.profile() && w.profile()->path == path && !w.loader()->busy(); });
+}
+
+// The line annotate marks with the most self samples of the first event.
+uint32_t annotate_hottest_line(const std::string &file, const std::string &fn) {
+    TempDir dir;
+    RunResult r = cpcprof(dir, {"annotate", file, fn, "--source-dir", DEMO_SOURCE_DIR});
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::istringstream in(r.out);
+    std::string line;
+    uint64_t most = 0;
+    uint32_t hot = 0;
+    while (std::getline(in, line)) {
+        std::istringstream words(line);
+        std::vector<std::string> w;
+        for (std::string t; words >> t;)
+            w.push_back(t);
+        // self%, samples, total-samples, self:E, total:E, ">", line (one event)
+        if (w.size() < 7 || w[5] != ">")
+            continue;
+        uint64_t self = std::stoull(w[3]);
+        if (self > most) {
+            most = self;
+            hot = uint32_t(std::stoul(w[6]));
+        }
+    }
+    return hot;
+}
+
+void click_row(QTableView *v, int row) {
+    v->scrollTo(v->model()->index(row, 0));
+    QRect r = v->visualRect(v->model()->index(row, 0));
+    QTest::mouseClick(v->viewport(), Qt::LeftButton, {}, r.center());
+}
+
+TEST(GuiSource, OpenTheHottestFunctionFromTheHotspotsPage) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    MainWindow w;
+    w.setSourceOptions({DEMO_SOURCE_DIR}, {});
+    w.resize(1400, 900);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, file));
+
+    // Hotspots, sorted by self cost: double-click the first row, then View >
+    // Source of the Selected Function.
+    w.tabs()->setCurrentIndex(MainWindow::HotspotsTab);
+    auto *hot = qobject_cast<gui::HotspotsPage *>(w.tabs()->currentWidget());
+    ASSERT_NE(hot, nullptr);
+    QTableView *table = hot->view();
+    QModelIndex first = table->model()->index(0, 0);
+    uint32_t fn = first.data(gui::FunctionRole).toUInt();
+    const std::string name = w.profile()->query->functions()[fn].name;
+    QPoint at = table->visualRect(first).center();
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, at);
+    QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, at);
+    QAction *show = w.findChild<QAction *>("showSource");
+    ASSERT_NE(show, nullptr);
+    show->trigger();
+    EXPECT_EQ(w.tabs()->currentIndex(), MainWindow::SourceTab);
+    gui::SourcePage *page = w.sourcePage();
+    ASSERT_TRUE(wait_for([&] {
+        return page->sourceModel()->view() && page->sourceModel()->view()->function == fn &&
+               page->disassemblyModel()->view() && page->disassemblyModel()->view()->function == fn;
+    })) << name;
+    const gui::SourceView *v = page->sourceModel()->view();
+    ASSERT_FALSE(v->shown_path.empty()) << v->why_not;
+    EXPECT_TRUE(page->status()->text().contains(DEMO_SOURCE_DIR))
+        << page->status()->text().toStdString();
+
+    // The row selected on opening is the hottest line, the one annotate
+    // gives the most self samples, and it is marked #1.
+    QModelIndex cur = page->sourceView()->currentIndex();
+    ASSERT_TRUE(cur.isValid());
+    uint32_t want = annotate_hottest_line(file, name);
+    ASSERT_NE(want, 0u);
+    EXPECT_EQ(v->lines[size_t(cur.row())].line, want);
+    EXPECT_EQ(page->sourceModel()->index(cur.row(), 1).data().toString(), "#1");
+    EXPECT_TRUE(page->sourceModel()->index(cur.row(), 0).data(Qt::BackgroundRole).isValid());
+    // The overview has a tick for every line with cost.
+    size_t ticks = 0;
+    for (double x : page->overview()->weights())
+        ticks += x > 0;
+    size_t costly = 0;
+    for (const auto &l : v->lines)
+        costly += l.has_cost && l.total.values[0] > 0;
+    EXPECT_EQ(ticks, costly);
+
+    // Clicking the hottest instruction selects its source line.
+    const gui::DisassemblyView *d = page->disassemblyModel()->view();
+    ASSERT_TRUE(d->code.error.empty()) << d->code.error;
+    int hottest = 0;
+    for (size_t i = 0; i < d->costs.size(); ++i)
+        if (d->costs[i].self.samples > d->costs[size_t(hottest)].self.samples)
+            hottest = int(i);
+    ASSERT_GT(d->costs[size_t(hottest)].self.samples, 0u);
+    click_row(page->disassemblyView(), hottest);
+    uint32_t insn_line = d->code.instructions[size_t(hottest)].line;
+    ASSERT_NE(insn_line, 0u);
+    EXPECT_EQ(v->lines[size_t(page->sourceView()->currentIndex().row())].line, insn_line);
+
+    // Clicking a source line selects its instructions (and only those).
+    click_row(page->sourceView(), v->rowOfLine(insn_line));
+    QModelIndexList picked = page->disassemblyView()->selectionModel()->selectedRows();
+    ASSERT_FALSE(picked.isEmpty());
+    for (const QModelIndex &i : picked)
+        EXPECT_EQ(d->code.instructions[size_t(i.row())].line, insn_line);
+}
+
+TEST(GuiSource, SaysWhyAFileIsNotShown) {
+    TempDir dir;
+    std::string known = dir.file("known.cpcprof");
+    storagetest::write_known_profile(known); // names /src/a.c, which is not here
+    std::string moved = dir.file("moved");
+    ASSERT_EQ(::mkdir(moved.c_str(), 0755), 0);
+    ASSERT_EQ(::mkfifo((moved + "/a.c").c_str(), 0644), 0);
+    MainWindow w;
+    w.setSourceOptions({}, {QString::fromStdString("/src=" + moved)});
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, known));
+    std::vector<uint32_t> fns = w.profile()->query->find_functions("recurse");
+    ASSERT_EQ(fns.size(), 1u);
+    w.showSource(fns[0]);
+    gui::SourcePage *page = w.sourcePage();
+    ASSERT_TRUE(wait_for([&] {
+        return page->sourceModel()->view() && page->sourceModel()->view()->function == fns[0];
+    }));
+    QString status = page->status()->text();
+    EXPECT_TRUE(status.contains("not shown")) << status.toStdString();
+    EXPECT_TRUE(status.contains("FIFO")) << status.toStdString();
+    EXPECT_TRUE(status.contains("not found")) << status.toStdString();
+    // The lines with costs are still listed, with their numbers.
+    const gui::SourceView *v = page->sourceModel()->view();
+    ASSERT_GE(v->rowOfLine(30), 0);
+    EXPECT_EQ(v->lines[size_t(v->rowOfLine(30))].self.samples, 4u);
+}
+
+} // namespace
+} // namespace cpcprof::test
