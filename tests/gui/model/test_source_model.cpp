@@ -19,6 +19,7 @@
 #include <atomic>
 #include <map>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace cpcprof::guitest {
 namespace {
@@ -210,6 +211,30 @@ TEST_F(SourceModel, ItemModelsPassTheTester) {
     lines.setView(nullptr, {}, nullptr);
     code.setView(nullptr, {});
     EXPECT_EQ(lines.rowCount(), 0);
+}
+
+// Options and refusals of annotate's source and disassembly, on the known
+// profile (its modules and sources are not on this machine).
+TEST(AnnotateOptions, PathMapAndDisassembleSayWhatIsWrong) {
+    test::TempDir dir;
+    std::string known = dir.file("known.cpcprof");
+    storagetest::write_known_profile(known);
+    test::RunResult r = test::cpcprof(dir, {"annotate", known, "main", "--path-map", "nonsense"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("OLD=NEW"), std::string::npos) << r.err;
+    r = test::cpcprof(dir, {"annotate", known, "main", "--disassemble"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("not disassembled"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("not found"), std::string::npos) << r.err;
+    // The source through a path map onto a directory where a.c is a FIFO:
+    // refused, named, and the counts still shown.
+    std::string moved = dir.file("moved");
+    ASSERT_EQ(::mkdir(moved.c_str(), 0755), 0);
+    ASSERT_EQ(::mkfifo((moved + "/a.c").c_str(), 0644), 0);
+    r = test::cpcprof(dir, {"annotate", known, "recurse", "--path-map", "/src=" + moved});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("FIFO"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("(source not shown)"), std::string::npos) << r.out;
 }
 
 } // namespace
