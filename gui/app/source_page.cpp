@@ -194,6 +194,12 @@ void SourcePage::request() {
         });
 }
 
+std::string SourcePage::functionName() const {
+    if (!profile_ || !profile_->query || function_ >= profile_->query->functions().size())
+        return {};
+    return profile_->query->functions()[function_].name;
+}
+
 void SourcePage::fillOverview() {
     const SourceView *v = source_model_->view();
     std::vector<double> w;
@@ -215,7 +221,7 @@ void SourcePage::selectLine(uint32_t n) {
         source_view_->selectRow(row);
         source_view_->scrollTo(source_model_->index(row, 0), QAbstractItemView::PositionAtCenter);
     }
-    std::vector<int> rows = disasm_model_->rowsOfLine(v->stored_path, n);
+    std::vector<int> rows = disasm_model_->rowsOfLine(v->stored_path, n, functionName());
     QItemSelection sel;
     for (int r : rows)
         sel.select(disasm_model_->index(r, 0),
@@ -235,9 +241,8 @@ void SourcePage::selectInstruction(int row) {
     if (disasm_view_->currentIndex().row() != row)
         disasm_view_->selectRow(row);
     const SourceView *v = source_model_->view();
-    const report::Instruction &in = d->code.instructions[size_t(row)];
-    auto base = [](const std::string &p) { return p.substr(p.rfind('/') + 1); };
-    int line_row = v && base(in.file) == base(v->stored_path) ? v->rowOfLine(in.line) : -1;
+    uint32_t line = v ? disasm_model_->lineOf(row, v->stored_path, functionName()) : 0;
+    int line_row = line != 0 ? v->rowOfLine(line) : -1;
     if (line_row >= 0) {
         source_view_->selectRow(line_row);
         source_view_->scrollTo(source_model_->index(line_row, 0),

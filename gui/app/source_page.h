@@ -60,6 +60,7 @@ class SourcePage : public QWidget {
   private:
     void request();
     void fillOverview();
+    std::string functionName() const;
     ProfilePtr profile_;
     int event_ = 0;
     uint32_t function_ = UINT32_MAX;

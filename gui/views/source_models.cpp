@@ -172,16 +172,33 @@ int DisassemblyModel::rowCount(const QModelIndex &parent) const {
     return parent.isValid() || !view_ ? 0 : int(view_->code.instructions.size());
 }
 
-std::vector<int> DisassemblyModel::rowsOfLine(const std::string &file, uint32_t n) const {
+std::vector<int> DisassemblyModel::rowsOfLine(const std::string &file, uint32_t n,
+                                              const std::string &function) const {
     std::vector<int> rows;
     if (!view_)
         return rows;
-    const std::string base = base_name(file);
     const auto &ins = view_->code.instructions;
     for (size_t i = 0; i < ins.size(); ++i)
-        if (ins[i].line == n && (file.empty() || base_name(ins[i].file) == base))
+        if (lineOf(int(i), file, function) == n)
             rows.push_back(int(i));
     return rows;
+}
+
+uint32_t DisassemblyModel::lineOf(int row, const std::string &file,
+                                  const std::string &function) const {
+    if (!view_ || row < 0 || size_t(row) >= view_->code.instructions.size())
+        return 0;
+    const report::Instruction &in = view_->code.instructions[size_t(row)];
+    const std::string base = base_name(file);
+    const bool inner_here = in.inner_line != 0 && base_name(in.inner_file) == base;
+    // Code of the function shown, inlined into the symbol: its own line.
+    if (inner_here && !function.empty() && in.inlined_from.rfind(function + "(", 0) == 0)
+        return in.inner_line;
+    if (file.empty() || base_name(in.file) == base)
+        return in.line;
+    if (inner_here)
+        return in.inner_line;
+    return 0;
 }
 
 QVariant DisassemblyModel::keyData(int row, int key, int role) const {

@@ -71,9 +71,15 @@ class DisassemblyModel : public CostRowsModel {
     void setView(std::shared_ptr<const DisassemblyView> view, CostColumns columns);
     const DisassemblyView *view() const { return view_.get(); }
     int rowCount(const QModelIndex &parent = {}) const override;
-    // Rows of the instructions of source line n (file matched by base name
-    // with file); empty when none.
-    std::vector<int> rowsOfLine(const std::string &file, uint32_t n) const;
+    // Rows of the instructions at source line n of file (lineOf); empty
+    // when none.
+    std::vector<int> rowsOfLine(const std::string &file, uint32_t n,
+                                const std::string &function = {}) const;
+    // The line of file (matched by base name) that instruction row is at:
+    // for code of `function` inlined into the symbol, its own line; else
+    // the symbol's function's line when file is its file, else the inlined
+    // code's line when that came from file; 0 when none.
+    uint32_t lineOf(int row, const std::string &file, const std::string &function = {}) const;
 
   protected:
     QStringList leadHeaders() const override { return {tr("Address")}; }

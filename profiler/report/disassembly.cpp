@@ -100,8 +100,11 @@ std::vector<Instruction> parse_objdump(const std::string &text) {
                 i.text.pop_back();
             i.file = outer_file;
             i.line = outer_line;
-            if (inlined)
+            if (inlined) {
                 i.inlined_from = function + " " + inner_file + ":" + std::to_string(inner_line);
+                i.inner_file = inner_file;
+                i.inner_line = inner_line;
+            }
             out.push_back(std::move(i));
             continue;
         }

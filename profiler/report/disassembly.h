@@ -19,8 +19,10 @@ struct Instruction {
     std::string file;
     uint32_t line = 0; // 0 = unknown
     // The innermost location when the code was inlined ("" otherwise):
-    // "square() m.h:3".
+    // "square() m.h:3", and its file and line apart.
     std::string inlined_from;
+    std::string inner_file;
+    uint32_t inner_line = 0;
 };
 
 struct Disassembly {

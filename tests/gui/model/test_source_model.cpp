@@ -213,6 +213,33 @@ TEST_F(SourceModel, ItemModelsPassTheTester) {
     EXPECT_EQ(lines.rowCount(), 0);
 }
 
+TEST_F(SourceModel, InlinedFunctionLinksToItsOwnLines) {
+    // make_list, inlined into main: its disassembly is main's symbol, and
+    // its hottest line links to the instructions objdump says came from it.
+    uint32_t fn = function("make_list");
+    auto d = std::make_shared<const DisassemblyView>(disassembly_view(*profile->query, fn));
+    ASSERT_TRUE(d->code.error.empty()) << d->code.error;
+    if (d->code.symbol == "make_list")
+        GTEST_SKIP() << "make_list was not inlined into main in this build";
+    SourceView v = source_view(*profile->query, fn, demo_roots(), 0);
+    const SourceLine *hot = nullptr;
+    for (const SourceLine &l : v.lines)
+        if (l.hot_rank == 1)
+            hot = &l;
+    ASSERT_NE(hot, nullptr);
+    DisassemblyModel code;
+    code.setView(d, cost_columns(*profile->query));
+    std::vector<int> rows = code.rowsOfLine(v.stored_path, hot->line, "make_list");
+    ASSERT_FALSE(rows.empty()) << "line " << hot->line;
+    for (int r : rows) {
+        const report::Instruction &in = d->code.instructions[size_t(r)];
+        EXPECT_EQ(in.inner_line, hot->line);
+        EXPECT_EQ(in.inlined_from.rfind("make_list(", 0), 0u) << in.inlined_from;
+    }
+    // The same instructions, asked for as main's, are at main's line.
+    EXPECT_NE(code.lineOf(rows.front(), v.stored_path, "main"), hot->line);
+}
+
 // Options and refusals of annotate's source and disassembly, on the known
 // profile (its modules and sources are not on this machine).
 TEST(AnnotateOptions, PathMapAndDisassembleSayWhatIsWrong) {
