@@ -109,7 +109,10 @@ void MainWindow::makeActions() {
     bar->addSeparator();
     QMenu *view = menuBar()->addMenu(tr("&View"));
     QAction *src = view->addAction(tr("&Source of the Selected Function"), this, [this] {
-        showSource(selected_ != UINT32_MAX ? selected_ : source_->function());
+        uint32_t fn = selected_function(tabs_->currentWidget());
+        showSource(fn != UINT32_MAX          ? fn
+                   : selected_ != UINT32_MAX ? selected_
+                                             : source_->function());
     });
     src->setObjectName("showSource");
     src->setShortcut(Qt::CTRL | Qt::Key_U);

@@ -14,6 +14,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 namespace cpcprof::gui {
 
 namespace {
@@ -31,6 +33,20 @@ void setup_table(QTableView *v, const char *name) {
 }
 
 } // namespace
+
+uint32_t selected_function(const QWidget *page) {
+    if (!page)
+        return UINT32_MAX;
+    QList<QAbstractItemView *> views = page->findChildren<QAbstractItemView *>();
+    std::stable_partition(views.begin(), views.end(),
+                          [](const QAbstractItemView *v) { return v->hasFocus(); });
+    for (const QAbstractItemView *v : views) {
+        QVariant fn = v->currentIndex().data(FunctionRole);
+        if (v->isVisible() && fn.isValid())
+            return fn.toUInt();
+    }
+    return UINT32_MAX;
+}
 
 SourcePage::SourcePage(QWidget *parent)
     : QWidget(parent), source_jobs_(this), disasm_jobs_(this), title_(new QLabel(this)),

@@ -25,6 +25,11 @@ class CostOverview;
 class DisassemblyModel;
 class SourceLinesModel;
 
+// The function selected in page (a tree or table page): the current row
+// of its focused item view, else of its first view that has one;
+// UINT32_MAX when none.
+uint32_t selected_function(const QWidget *page);
+
 class SourcePage : public QWidget {
     Q_OBJECT
   public:

@@ -17,6 +17,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
+#include <QTreeView>
 
 #include <gtest/gtest.h>
 
@@ -138,6 +139,30 @@ TEST(GuiSource, OpenTheHottestFunctionFromTheHotspotsPage) {
     ASSERT_FALSE(picked.isEmpty());
     for (const QModelIndex &i : picked)
         EXPECT_EQ(d->code.instructions[size_t(i.row())].line, insn_line);
+}
+
+TEST(GuiSource, TheRowClickedInATreeIsTheFunctionShown) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    MainWindow w;
+    w.setSourceOptions({DEMO_SOURCE_DIR}, {});
+    w.resize(1200, 800);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, demo_profile()));
+    w.tabs()->setCurrentIndex(MainWindow::BottomUpTab);
+    QAbstractItemView *tree = w.tabs()->currentWidget()->findChild<QTreeView *>();
+    ASSERT_NE(tree, nullptr);
+    ASSERT_GE(tree->model()->rowCount(), 2);
+    // The second row: not what a default would pick.
+    QModelIndex row = tree->model()->index(1, 0);
+    uint32_t fn = row.data(gui::FunctionRole).toUInt();
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualRect(row).center());
+    ASSERT_EQ(tree->currentIndex().row(), 1);
+    w.findChild<QAction *>("showSource")->trigger();
+    EXPECT_EQ(w.tabs()->currentIndex(), MainWindow::SourceTab);
+    EXPECT_TRUE(wait_for([&] {
+        const gui::SourceView *v = w.sourcePage()->sourceModel()->view();
+        return v && v->function == fn;
+    })) << w.profile()->query->functions()[fn].name;
 }
 
 TEST(GuiSource, SaysWhyAFileIsNotShown) {
