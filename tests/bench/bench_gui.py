@@ -202,7 +202,7 @@ def main():
             ("zoom (ms)", "zoom_ms", 100),
             ("zoom out (ms)", "zoom_out_ms", 100),
             ("search 'a' (ms)", "search_ms", 100),
-            ("source of the hottest function (ms)", "source_ms", 200),
+            ("hottest function's source (ms)", "source_ms", 200),
             ("  its disassembly, objdump (ms)", "disassembly_ms", None),
             ("peak RSS (MiB)", "rss_mib", 500)]
     for label, key, target in rows:
