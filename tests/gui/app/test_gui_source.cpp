@@ -7,6 +7,7 @@
 
 #include "app/main_window.h"
 #include "app/source_page.h"
+#include "app/source_settings.h"
 #include "views/cost_model.h"
 #include "views/cost_overview.h"
 #include "views/hotspots_page.h"
@@ -14,6 +15,7 @@
 
 #include <QAction>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
@@ -191,6 +193,40 @@ TEST(GuiSource, SaysWhyAFileIsNotShown) {
     const gui::SourceView *v = page->sourceModel()->view();
     ASSERT_GE(v->rowOfLine(30), 0);
     EXPECT_EQ(v->lines[size_t(v->rowOfLine(30))].self.samples, 4u);
+}
+
+// Settings > Source Directories: a bad OLD=NEW line is named and not
+// saved; good lines are kept in QSettings and become roots after the
+// command line's.
+TEST(GuiSource, SettingsPageKeepsDirectoriesAndPathMaps) {
+    {
+        gui::SourceSettingsDialog d;
+        d.dirsEdit()->setPlainText("/srv/src\n\n  /opt/other  \n");
+        d.mapsEdit()->setPlainText("/build=/srv/src\nno-equals-sign\n");
+        d.accept();
+        EXPECT_EQ(d.result(), QDialog::Rejected);
+        QLabel *error = nullptr;
+        for (QLabel *l : d.findChildren<QLabel *>())
+            if (l->text().contains("no-equals-sign"))
+                error = l;
+        EXPECT_NE(error, nullptr) << "the bad line is not named";
+        d.mapsEdit()->setPlainText("/build=/srv/src\n");
+        d.accept();
+        EXPECT_EQ(d.result(), QDialog::Accepted);
+    }
+    report::SourceRoots r = gui::source_roots({"/cli/dir"}, {"/old=/new"});
+    ASSERT_EQ(r.dirs.size(), 3u);
+    EXPECT_EQ(r.dirs[0], "/cli/dir");
+    EXPECT_EQ(r.dirs[1], "/srv/src");
+    EXPECT_EQ(r.dirs[2], "/opt/other");
+    ASSERT_EQ(r.remaps.size(), 2u);
+    EXPECT_EQ(r.remaps[0], std::make_pair(std::string("/old"), std::string("/new")));
+    EXPECT_EQ(r.remaps[1], std::make_pair(std::string("/build"), std::string("/srv/src")));
+    gui::SourceSettingsDialog cleared;
+    cleared.dirsEdit()->clear();
+    cleared.mapsEdit()->clear();
+    cleared.accept();
+    EXPECT_TRUE(gui::source_roots({}, {}).dirs.empty());
 }
 
 } // namespace
