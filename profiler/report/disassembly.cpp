@@ -163,7 +163,7 @@ Disassembly disassemble(const std::string &module, uint64_t offset) {
     std::vector<Symbol> syms;
     // The full symbol table, then the dynamic one (a stripped library).
     for (bool dynamic : {false, true}) {
-        std::vector<std::string> argv = {"nm", "-S", "--defined-only", module};
+        std::vector<std::string> argv = {"nm", "-S", "-C", "--defined-only", module};
         if (dynamic)
             argv.insert(argv.begin() + 1, "--dynamic");
         ToolResult n = run_tool(argv, size_t{256} << 20, 30000);

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <string_view>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -38,12 +39,24 @@ ToolResult run_tool(const std::vector<std::string> &argv, size_t max_out, int ti
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, out_w.get(), 1);
     posix_spawn_file_actions_adddup2(&fa, err_w.get(), 2);
+    // The C locale: the output is parsed ("LOAD off", "inlined by").
+    std::vector<std::string> env_text;
+    for (char **e = environ; *e != nullptr; ++e) {
+        std::string_view v(*e);
+        if (v.rfind("LC_", 0) != 0 && v.rfind("LANG=", 0) != 0 && v.rfind("LANGUAGE=", 0) != 0)
+            env_text.emplace_back(v);
+    }
+    env_text.emplace_back("LC_ALL=C");
+    std::vector<char *> env;
+    for (std::string &e : env_text)
+        env.push_back(e.data());
+    env.push_back(nullptr);
     std::vector<char *> args;
     for (const std::string &a : argv)
         args.push_back(const_cast<char *>(a.c_str()));
     args.push_back(nullptr);
     pid_t pid = -1;
-    int rc = ::posix_spawnp(&pid, argv[0].c_str(), &fa, nullptr, args.data(), environ);
+    int rc = ::posix_spawnp(&pid, argv[0].c_str(), &fa, nullptr, args.data(), env.data());
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0) {
         r.error = argv[0] + ": " +

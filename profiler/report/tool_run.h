@@ -1,6 +1,7 @@
 // Running a binutils tool (objdump, nm) as a child process and taking its
 // output: bounded in size and time, no descriptor of ours inherited, no
-// shell.  Any thread (the viewer calls it off the GUI thread).
+// shell, the C locale (LC_ALL=C: its output is parsed).  Any thread (the
+// viewer calls it off the GUI thread).
 #pragma once
 
 #include <string>
