@@ -61,8 +61,9 @@ SourcePage::SourcePage(QWidget *parent)
         l->setWordWrap(true);
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     }
-    title_->setText(tr("Choose a function (Show source in a view's context menu, or activate "
-                       "it in a tree or table, then View > Source)"));
+    title_->setText(tr("No function chosen: Show source in the flame graph's context menu, or "
+                       "select a row in a tree or table and press Ctrl+U (View > Source of the "
+                       "Selected Function)"));
     setup_table(source_view_, "sourceLines");
     setup_table(disasm_view_, "disassembly");
     source_view_->setModel(source_model_);

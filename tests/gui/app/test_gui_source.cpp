@@ -23,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 #include <sys/stat.h>
 
@@ -141,6 +142,90 @@ TEST(GuiSource, OpenTheHottestFunctionFromTheHotspotsPage) {
     ASSERT_FALSE(picked.isEmpty());
     for (const QModelIndex &i : picked)
         EXPECT_EQ(d->code.instructions[size_t(i.row())].line, insn_line);
+}
+
+// Two events (cpu-clock sampling, page-faults counted): the Source
+// page's cells of every event column hold annotate's figures, line by line
+// and instruction by instruction.
+TEST(GuiSource, EveryEventColumnHoldsAnnotatesFigures) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = two_event_profile();
+    ASSERT_FALSE(file.empty());
+    MainWindow w;
+    w.setSourceOptions({DEMO_SOURCE_DIR}, {});
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, file));
+    const auto &q = *w.profile()->query;
+    ASSERT_EQ(q.events().size(), 2u);
+    std::vector<uint32_t> fns = q.find_functions("main");
+    ASSERT_FALSE(fns.empty());
+    uint32_t fn = fns[0];
+    w.showSource(fn);
+    gui::SourcePage *page = w.sourcePage();
+    ASSERT_TRUE(wait_for([&] {
+        return page->sourceModel()->view() && page->sourceModel()->view()->function == fn &&
+               page->disassemblyModel()->view() && page->disassemblyModel()->view()->function == fn;
+    }));
+    TempDir dir;
+    auto rows_of = [&](std::vector<std::string> more) {
+        std::vector<std::string> args = {"annotate", file, "main", "--source-dir", DEMO_SOURCE_DIR};
+        args.insert(args.end(), more.begin(), more.end());
+        RunResult r = cpcprof(dir, args);
+        EXPECT_EQ(r.status, 0) << r.err;
+        // samples, total-samples, then self and total per event, by key
+        std::map<std::string, std::vector<std::string>> rows;
+        std::istringstream in(r.out);
+        std::string line;
+        while (std::getline(in, line)) {
+            std::istringstream words(line);
+            std::vector<std::string> t;
+            for (std::string x; words >> x;)
+                t.push_back(x);
+            if (t.size() > 8 && t[7] == ">")
+                rows[t[8]] = {t.begin() + 1, t.begin() + 7};
+        }
+        return rows;
+    };
+    auto cells = [](const gui::CostRowsModel &m, int row) {
+        std::vector<std::string> c;
+        for (int e = 0; e < 2; ++e)
+            for (auto kind : {gui::CostColumn::Kind::Self, gui::CostColumn::Kind::Total}) {
+                QVariant v = m.index(row, m.eventColumn(e, kind)).data(gui::SortRole);
+                c.push_back(std::to_string(uint64_t(v.toDouble())));
+            }
+        return c;
+    };
+    auto lines = rows_of({});
+    ASSERT_FALSE(lines.empty());
+    const gui::SourceView *v = page->sourceModel()->view();
+    size_t compared = 0;
+    for (size_t i = 0; i < v->lines.size(); ++i) {
+        if (!v->lines[i].has_cost)
+            continue;
+        auto it = lines.find(std::to_string(v->lines[i].line));
+        ASSERT_NE(it, lines.end()) << "line " << v->lines[i].line;
+        std::vector<std::string> want(it->second.begin() + 2, it->second.end());
+        EXPECT_EQ(cells(*page->sourceModel(), int(i)), want) << "line " << v->lines[i].line;
+        ++compared;
+    }
+    EXPECT_EQ(compared, lines.size());
+    auto insns = rows_of({"--disassemble"});
+    ASSERT_FALSE(insns.empty());
+    const gui::DisassemblyView *d = page->disassemblyModel()->view();
+    compared = 0;
+    for (size_t i = 0; i < d->costs.size(); ++i) {
+        if (d->costs[i].total.samples == 0)
+            continue;
+        char addr[24];
+        std::snprintf(addr, sizeof addr, "0x%llx",
+                      (unsigned long long)d->code.instructions[i].address);
+        auto it = insns.find(addr);
+        ASSERT_NE(it, insns.end()) << addr;
+        std::vector<std::string> want(it->second.begin() + 2, it->second.end());
+        EXPECT_EQ(cells(*page->disassemblyModel(), int(i)), want) << addr;
+        ++compared;
+    }
+    EXPECT_EQ(compared, insns.size());
 }
 
 TEST(GuiSource, TheRowClickedInATreeIsTheFunctionShown) {
