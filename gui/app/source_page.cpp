@@ -156,7 +156,7 @@ void SourcePage::request() {
         [p, fn, roots, event] {
             return std::make_shared<const SourceView>(source_view(*p->query, fn, roots, event));
         },
-        [this, p](std::shared_ptr<const SourceView> v) {
+        [this, p](const std::shared_ptr<const SourceView> &v) {
             source_model_->setView(v, cost_columns(*p->query), p->query.get());
             QString where;
             if (!v->shown_path.empty())
@@ -194,7 +194,7 @@ void SourcePage::request() {
         [p, fn] {
             return std::make_shared<const DisassemblyView>(disassembly_view(*p->query, fn));
         },
-        [this, p](std::shared_ptr<const DisassemblyView> d) {
+        [this, p](const std::shared_ptr<const DisassemblyView> &d) {
             disasm_model_->setView(d, cost_columns(*p->query));
             disasm_status_->setText(
                 d->code.error.empty()

@@ -101,7 +101,8 @@ std::vector<Instruction> parse_objdump(const std::string &text) {
             i.file = outer_file;
             i.line = outer_line;
             if (inlined) {
-                i.inlined_from = function + " " + inner_file + ":" + std::to_string(inner_line);
+                i.inlined_from = function;
+                i.inlined_from += " " + inner_file + ":" + std::to_string(inner_line);
                 i.inner_file = inner_file;
                 i.inner_line = inner_line;
             }

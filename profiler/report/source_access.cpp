@@ -122,8 +122,7 @@ std::string source_refusal(const std::string &candidate, const std::vector<std::
         std::optional<std::string> r = real_path(root);
         if (r && under(*real, *r))
             inside = true;
-        std::string abs_root = root;
-        if (under(candidate, abs_root) || (r && under(candidate, *r)))
+        if (under(candidate, root) || (r && under(candidate, *r)))
             lexically = true;
     }
     if (!inside)
@@ -213,7 +212,11 @@ SourceFile open_source(const std::string &stored_path, const SourceRoots &roots)
                 return out;
             }
         }
-        out.why_not += (out.why_not.empty() ? "" : "; ") + c + ": " + why;
+        if (!out.why_not.empty())
+            out.why_not += "; ";
+        out.why_not += c;
+        out.why_not += ": ";
+        out.why_not += why;
     }
     return out;
 }

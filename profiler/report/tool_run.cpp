@@ -48,10 +48,12 @@ ToolResult run_tool(const std::vector<std::string> &argv, size_t max_out, int ti
     }
     env_text.emplace_back("LC_ALL=C");
     std::vector<char *> env;
+    env.reserve(env_text.size() + 1);
     for (std::string &e : env_text)
         env.push_back(e.data());
     env.push_back(nullptr);
     std::vector<char *> args;
+    args.reserve(argv.size() + 1);
     for (const std::string &a : argv)
         args.push_back(const_cast<char *>(a.c_str()));
     args.push_back(nullptr);
