@@ -15,6 +15,19 @@ std::string base_name(const std::string &path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// Tabs to spaces, stops every 8 columns: a table cell has no tab stops.
+QString expand_tabs(const std::string &text) {
+    QString in = QString::fromStdString(text), out;
+    out.reserve(in.size());
+    for (QChar c : in) {
+        if (c == '\t')
+            out += QString(8 - out.size() % 8, ' ');
+        else
+            out += c;
+    }
+    return out;
+}
+
 // Hot ranks 1..kHotLines: from strong to faint orange.
 QColor hot_colour(int rank) {
     int alpha = 200 - (rank - 1) * 30;
@@ -130,7 +143,7 @@ QVariant SourceLinesModel::keyData(int row, int key, int role) const {
     case 1:
         return l.hot_rank ? QString("#%1").arg(l.hot_rank) : QString();
     default: {
-        QString text = QString::fromStdString(l.text);
+        QString text = expand_tabs(l.text);
         if (!inl.isEmpty())
             text += "    // " + inl;
         return text;
