@@ -69,6 +69,10 @@ MainWindow::MainWindow(QWidget *parent)
     connect(flame_, &FlameGraph::showFunction, this, &MainWindow::showFunction);
     connect(flame_->canvas(), &FlameCanvas::zoomChanged, this,
             [this](uint32_t zoom) { back_->setEnabled(zoom != 0); });
+    connect(flame_->canvas(), &FlameCanvas::zoomChanged, this, [this](uint32_t zoom) {
+        if (zoom != 0 && flame_->canvas()->tree()) // the frame zoomed into is selected
+            selected_ = flame_->canvas()->tree()->nodes()[zoom].function;
+    });
     makeActions();
 
     QSettings settings;

@@ -5,6 +5,8 @@
 // a file that is not shown says why.
 #include "gui_harness.h"
 
+#include "app/flame_canvas.h"
+#include "app/flame_graph.h"
 #include "app/main_window.h"
 #include "app/source_page.h"
 #include "app/source_settings.h"
@@ -250,6 +252,21 @@ TEST(GuiSource, TheRowClickedInATreeIsTheFunctionShown) {
         const gui::SourceView *v = w.sourcePage()->sourceModel()->view();
         return v && v->function == fn;
     })) << w.profile()->query->functions()[fn].name;
+
+    // On the flame graph: the frame zoomed into.
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    gui::FlameCanvas *canvas = w.flameGraph()->canvas();
+    const auto &nodes = canvas->tree()->nodes();
+    ASSERT_FALSE(nodes[0].children.empty());
+    uint32_t node = nodes[0].children.front();
+    uint32_t zoomed = nodes[node].function;
+    ASSERT_NE(zoomed, fn);
+    canvas->zoomTo(node);
+    w.findChild<QAction *>("showSource")->trigger();
+    EXPECT_TRUE(wait_for([&] {
+        const gui::SourceView *v = w.sourcePage()->sourceModel()->view();
+        return v && v->function == zoomed;
+    })) << w.profile()->query->functions()[zoomed].name;
 }
 
 TEST(GuiSource, SaysWhyAFileIsNotShown) {
