@@ -2,6 +2,7 @@
 // (profiler/report/source_access.h): the path-escape cases of a profile
 // from someone else.  None is opened, none hangs (a FIFO with no writer
 // would block a plain open(2) for ever: the test would time out).
+#include "disassembly.h"
 #include "source_access.h"
 #include "temp_dir.h"
 
@@ -152,6 +153,57 @@ TEST_F(SourceAccess, MissingFileSaysNotFound) {
     EXPECT_TRUE(f.path.empty());
     EXPECT_NE(f.why_not.find("not found"), std::string::npos) << f.why_not;
     EXPECT_EQ(report::open_source("", user_root()).why_not, "the profile names no source file");
+}
+
+// The module a profile names is disassembled only when it is a regular
+// file: a FIFO or a device is refused, not handed to objdump (which would
+// block on the FIFO).
+TEST_F(SourceAccess, DisassemblyRefusesModulesThatAreNotFiles) {
+    std::string fifo = root + "/lib.so";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+    report::Disassembly d = report::disassemble(fifo, 0x1000);
+    EXPECT_TRUE(d.instructions.empty());
+    EXPECT_NE(d.error.find("not a regular file"), std::string::npos) << d.error;
+    d = report::disassemble("/dev/zero", 0);
+    EXPECT_NE(d.error.find("not a regular file"), std::string::npos) << d.error;
+    d = report::disassemble(root + "/missing.so", 0);
+    EXPECT_NE(d.error.find("not found"), std::string::npos) << d.error;
+    d = report::disassemble("relative.so", 0);
+    EXPECT_FALSE(d.error.empty());
+}
+
+// objdump -d -l --inlines text (binutils 2.40): each instruction gets the
+// function's own line, and inlined code where it came from.
+TEST(ObjdumpText, LinesAndInlinedCode) {
+    const char *text = "t:     file format elf64-x86-64\n"
+                       "\n"
+                       "Disassembly of section .text:\n"
+                       "\n"
+                       "0000000000001160 <work>:\n"
+                       "work():\n"
+                       "/tmp/t.c:4\n"
+                       "    1160:\ttest   %edi,%edi\n"
+                       "square():\n"
+                       "/tmp/t.h:1\n"
+                       "inlined by /tmp/t.c:5 (work)\n"
+                       "    1170:\tmov    %eax,%esi\n"
+                       "work():\n"
+                       "/tmp/t.c:5 (discriminator 2)\n"
+                       "    1172:\tmov    %ecx,%edx\n";
+    std::vector<report::Instruction> in = report::parse_objdump(text);
+    ASSERT_EQ(in.size(), 3u);
+    EXPECT_EQ(in[0].address, 0x1160u);
+    EXPECT_EQ(in[0].text, "test   %edi,%edi");
+    EXPECT_EQ(in[0].file, "/tmp/t.c");
+    EXPECT_EQ(in[0].line, 4u);
+    EXPECT_TRUE(in[0].inlined_from.empty());
+    EXPECT_EQ(in[1].file, "/tmp/t.c");
+    EXPECT_EQ(in[1].line, 5u);
+    EXPECT_EQ(in[1].inlined_from, "square() /tmp/t.h:1");
+    EXPECT_EQ(in[1].inner_file, "/tmp/t.h");
+    EXPECT_EQ(in[1].inner_line, 1u);
+    EXPECT_EQ(in[2].line, 5u);
+    EXPECT_TRUE(in[2].inlined_from.empty());
 }
 
 } // namespace
