@@ -2,14 +2,15 @@
 # Installs what the project needs to build and test, from Debian 12's
 # packages.  Run as root (or through sudo).  clang and libclang-rt-14-dev
 # (libclang_rt.fuzzer, ASan/UBSan runtimes) build tests/fuzz (preset fuzz).
-# Qt 6 builds cpcprof-gui; xvfb runs its screenshot tests.
+# Qt 6 builds cpcprof-gui; xvfb runs its screenshot tests; binutils (objdump,
+# nm) disassembles for `cpcprof annotate --disassemble` and the Source page.
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
     exec sudo "$0" "$@"
 fi
 export DEBIAN_FRONTEND=noninteractive
 packages="
-    build-essential cmake ninja-build pkg-config
+    build-essential binutils cmake ninja-build pkg-config
     libgtest-dev libgmock-dev
     libpfm4-dev
     libunwind-dev libdw-dev libelf-dev

@@ -2,6 +2,8 @@
 
 #include "app/flame_graph.h"
 #include "app/main_window.h"
+#include "app/source_page.h"
+#include "views/source_models.h"
 
 #include <QApplication>
 #include <QEventLoop>
@@ -21,6 +23,39 @@ namespace {
 
 double ms_of(QElapsedTimer &t) {
     return double(t.nsecsElapsed()) / 1e6;
+}
+
+// Opening the source of the function with the most self cost: until the
+// source half has been painted, and until the disassembly (objdump) is in.
+void time_source(MainWindow *w, QJsonObject &out) {
+    const storage::Query &q = *w->profile()->query;
+    uint32_t hot = 0;
+    for (uint32_t f = 0; f < q.functions().size(); ++f)
+        if (q.function_self()[f].values.at(0) > q.function_self()[hot].values.at(0))
+            hot = f;
+    SourcePage *page = w->sourcePage();
+    QEventLoop loop;
+    bool source = false, code = false;
+    QElapsedTimer t;
+    QObject::connect(page, &SourcePage::sourceShown, &loop, [&] {
+        source = true;
+        page->repaint();
+        out["source_ms"] = ms_of(t);
+        if (code)
+            loop.quit();
+    });
+    QObject::connect(page, &SourcePage::disassemblyShown, &loop, [&] {
+        code = true;
+        out["disassembly_ms"] = ms_of(t);
+        if (source)
+            loop.quit();
+    });
+    t.start();
+    w->showSource(hot);
+    if (!source || !code)
+        loop.exec();
+    out["source_function"] = QString::fromStdString(q.functions()[hot].name);
+    out["source_lines"] = qint64(page->sourceModel()->rowCount());
 }
 
 void run_interactions(MainWindow *w, QJsonObject out) {
@@ -68,6 +103,7 @@ void run_interactions(MainWindow *w, QJsonObject out) {
     out["search_pattern"] = pattern;
     out["search_share"] = flame->searchShare().value_or(-1);
     out["frames_drawn"] = qint64(canvas->layout().frames.size());
+    time_source(w, out);
     std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Compact).constData());
     std::fflush(stdout);
     QApplication::exit(0);

@@ -238,6 +238,8 @@ void FlameCanvas::contextMenuEvent(QContextMenuEvent *e) {
                    [this, fn] { emit showFunction(fn, FunctionView::BottomUp); });
     menu.addAction(tr("Show in caller/callee"), this,
                    [this, fn] { emit showFunction(fn, FunctionView::CallerCallee); });
+    menu.addAction(tr("Show source"), this,
+                   [this, fn] { emit showFunction(fn, FunctionView::Source); });
     menu.exec(e->globalPos());
 }
 

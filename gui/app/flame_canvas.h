@@ -20,7 +20,7 @@
 namespace cpcprof::gui {
 
 // Where "Show in ..." sends a function.
-enum class FunctionView { TopDown, BottomUp, CallerCallee };
+enum class FunctionView { TopDown, BottomUp, CallerCallee, Source };
 
 class FlameCanvas : public QWidget {
     Q_OBJECT

@@ -2,6 +2,7 @@
 // current directory when there is one, else an empty window (File > Open).
 #include "app/bench_mode.h"
 #include "app/main_window.h"
+#include "source_access.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -20,6 +21,11 @@ int main(int argc, char **argv) {
     parser.setApplicationDescription("cpcprof-gui: browse a cpcprof profile");
     parser.addHelpOption();
     parser.addPositionalArgument("FILE", "the profile to open (default: ./out.cpcprof)");
+    QCommandLineOption source_dir("source-dir", "look for source files under DIR too (repeatable)",
+                                  "DIR");
+    QCommandLineOption path_map("path-map", "a source path under OLD is looked for under NEW",
+                                "OLD=NEW");
+    parser.addOptions({source_dir, path_map});
     parser.process(app);
     QStringList args = parser.positionalArguments();
     if (args.size() > 1) {
@@ -31,7 +37,17 @@ int main(int argc, char **argv) {
     if (file.isEmpty() && QFileInfo::exists("out.cpcprof"))
         file = "out.cpcprof";
 
+    for (const QString &m : parser.values(path_map)) {
+        std::pair<std::string, std::string> map;
+        std::string error;
+        if (!cpcprof::report::parse_remap(m.toStdString(), &map, &error)) {
+            std::fprintf(stderr, "cpcprof-gui: --path-map: %s\n", error.c_str());
+            return 2;
+        }
+    }
+
     cpcprof::gui::MainWindow window;
+    window.setSourceOptions(parser.values(source_dir), parser.values(path_map));
     bool bench = qEnvironmentVariableIntValue("CPCPROF_GUI_BENCH") != 0;
     if (bench) {
         if (file.isEmpty()) {

@@ -1,6 +1,8 @@
 #include "app/main_window.h"
 
 #include "app/flame_graph.h"
+#include "app/source_page.h"
+#include "app/source_settings.h"
 #include "app/summary_page.h"
 
 #include <QAction>
@@ -20,8 +22,8 @@ namespace cpcprof::gui {
 
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), loader_(new ProfileLoader(this)), tabs_(new QTabWidget),
-      summary_(new SummaryPage), flame_(new FlameGraph), events_(new QComboBox),
-      busy_(new QProgressBar), cancel_(new QPushButton(tr("Cancel"))) {
+      summary_(new SummaryPage), flame_(new FlameGraph), source_(new SourcePage),
+      events_(new QComboBox), busy_(new QProgressBar), cancel_(new QPushButton(tr("Cancel"))) {
     setWindowTitle(tr("cpcprof-gui"));
     setAcceptDrops(true);
     pages_ = make_pages(this, [this](uint32_t fn) {
@@ -29,6 +31,7 @@ MainWindow::MainWindow(QWidget *parent)
         for (Page *p :
              {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
             p->selectFunction(fn);
+        selected_ = fn;
     });
     tabs_->addTab(summary_, tr("Summary"));
     tabs_->addTab(flame_, tr("Flame graph"));
@@ -36,6 +39,8 @@ MainWindow::MainWindow(QWidget *parent)
     tabs_->addTab(pages_.bottom_up.widget, tr("Bottom-up"));
     tabs_->addTab(pages_.caller_callee.widget, tr("Caller/Callee"));
     tabs_->addTab(pages_.hotspots.widget, tr("Hotspots"));
+    tabs_->addTab(source_, tr("Source"));
+    source_->setRoots(source_roots({}, {}));
     setCentralWidget(tabs_);
 
     events_->setObjectName("eventSelector");
@@ -64,6 +69,10 @@ MainWindow::MainWindow(QWidget *parent)
     connect(flame_, &FlameGraph::showFunction, this, &MainWindow::showFunction);
     connect(flame_->canvas(), &FlameCanvas::zoomChanged, this,
             [this](uint32_t zoom) { back_->setEnabled(zoom != 0); });
+    connect(flame_->canvas(), &FlameCanvas::zoomChanged, this, [this](uint32_t zoom) {
+        if (zoom != 0 && flame_->canvas()->tree()) // the frame zoomed into is selected
+            selected_ = flame_->canvas()->tree()->nodes()[zoom].function;
+    });
     makeActions();
 
     QSettings settings;
@@ -102,6 +111,22 @@ void MainWindow::makeActions() {
     bar->addAction(reload_);
     bar->addAction(back_);
     bar->addSeparator();
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    QAction *src = view->addAction(tr("&Source of the Selected Function"), this, [this] {
+        uint32_t fn = selected_function(tabs_->currentWidget());
+        showSource(fn != UINT32_MAX          ? fn
+                   : selected_ != UINT32_MAX ? selected_
+                                             : source_->function());
+    });
+    src->setObjectName("showSource");
+    src->setShortcut(Qt::CTRL | Qt::Key_U);
+    menuBar()->addMenu(tr("&Settings"))->addAction(tr("Source &Directories..."), this, [this] {
+        auto *d = new SourceSettingsDialog(this);
+        d->setAttribute(Qt::WA_DeleteOnClose);
+        connect(d, &QDialog::accepted, this,
+                [this] { source_->setRoots(source_roots(source_dirs_, path_maps_)); });
+        d->open();
+    });
     bar->addWidget(new QLabel(tr(" Event: ")));
     bar->addWidget(events_);
 }
@@ -118,6 +143,7 @@ void MainWindow::setEvent(int event) {
     flame_->setEvent(event);
     for (Page *p : {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
         p->setEvent(event);
+    source_->setEvent(event);
 }
 
 void MainWindow::showProfile(ProfilePtr profile, qint64 ms) {
@@ -136,6 +162,8 @@ void MainWindow::showProfile(ProfilePtr profile, qint64 ms) {
     flame_->setProfile(profile_);
     for (Page *p : {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
         p->setProfile(profile_);
+    source_->setProfile(profile_);
+    selected_ = UINT32_MAX;
     setEvent(0);
     reload_->setEnabled(true);
     setWindowTitle(tr("%1 - cpcprof-gui").arg(path));
@@ -170,7 +198,23 @@ void MainWindow::loadingState(bool loading, const QString &path) {
         statusBar()->clearMessage();
 }
 
+void MainWindow::setSourceOptions(const QStringList &dirs, const QStringList &maps) {
+    source_dirs_ = dirs;
+    path_maps_ = maps;
+    source_->setRoots(source_roots(dirs, maps));
+}
+
+void MainWindow::showSource(uint32_t fn) {
+    if (fn == UINT32_MAX)
+        return;
+    selected_ = fn;
+    source_->showFunction(fn);
+    tabs_->setCurrentIndex(SourceTab);
+}
+
 void MainWindow::showFunction(uint32_t fn, FunctionView view) {
+    if (view == FunctionView::Source)
+        return showSource(fn);
     Page *page = &pages_.top_down;
     Tab tab = TopDownTab;
     if (view == FunctionView::BottomUp) {

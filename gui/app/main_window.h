@@ -25,12 +25,21 @@ class QTabWidget;
 namespace cpcprof::gui {
 
 class FlameGraph;
+class SourcePage;
 class SummaryPage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
   public:
-    enum Tab { SummaryTab, FlameTab, TopDownTab, BottomUpTab, CallerCalleeTab, HotspotsTab };
+    enum Tab {
+        SummaryTab,
+        FlameTab,
+        TopDownTab,
+        BottomUpTab,
+        CallerCalleeTab,
+        HotspotsTab,
+        SourceTab
+    };
 
     explicit MainWindow(QWidget *parent = nullptr);
     ~MainWindow() override;
@@ -44,6 +53,11 @@ class MainWindow : public QMainWindow {
     ProfileLoader *loader() const { return loader_; }
     FlameGraph *flameGraph() const { return flame_; }
     SummaryPage *summaryPage() const { return summary_; }
+    SourcePage *sourcePage() const { return source_; }
+    // --source-dir and --path-map of the command line (before the settings').
+    void setSourceOptions(const QStringList &dirs, const QStringList &maps);
+    // Shows fn's source and disassembly on the Source page.
+    void showSource(uint32_t fn);
     QTabWidget *tabs() const { return tabs_; }
     QComboBox *eventSelector() const { return events_; }
     // The error dialog of the last refused file, while it is open.
@@ -78,6 +92,9 @@ class MainWindow : public QMainWindow {
     SummaryPage *summary_;
     FlameGraph *flame_;
     Pages pages_;
+    SourcePage *source_;
+    uint32_t selected_ = UINT32_MAX; // the function last activated in a view
+    QStringList source_dirs_, path_maps_;
     QComboBox *events_;
     QMenu *recent_menu_ = nullptr;
     QAction *reload_ = nullptr;

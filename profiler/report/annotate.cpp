@@ -1,7 +1,8 @@
 // cpcprof annotate: a function's source with the costs of each line.
+#include "annotate_disasm.h"
 #include "hotspots.h"
 #include "report.h"
-#include "source_lookup.h"
+#include "source_access.h"
 #include "table_format.h"
 #include "view_options.h"
 
@@ -14,7 +15,7 @@ namespace cpcprof::report {
 namespace {
 
 const char kUsage[] =
-    "usage: cpcprof annotate [FILE] FUNC [--source-dir DIR]... [OPTIONS]\n"
+    "usage: cpcprof annotate [FILE] FUNC [--source-dir DIR]... [--disassemble] [OPTIONS]\n"
     "\n"
     "FUNC's source lines from FILE (default out.cpcprof) with, beside each\n"
     "line that samples reached (marked >), its samples and the count of every\n"
@@ -25,6 +26,14 @@ const char kUsage[] =
     "  --source-dir DIR    look for sources under DIR too: DIR/PATH, then DIR/PATH\n"
     "                      less leading directories, down to DIR/BASENAME\n"
     "                      (repeatable; tried in order, before PATH itself)\n"
+    "  --path-map OLD=NEW  look for a file stored under the directory OLD under NEW\n"
+    "                      (repeatable; the first OLD that matches is used)\n"
+    "  --disassemble       FUNC's machine code (objdump) instead of its source: each\n"
+    "                      instruction with its costs and its source line\n"
+    "\n"
+    "Only regular files of at most 16 MiB under DIR, NEW or the directory the\n"
+    "profile names are read: no '..', no symlink leading out of them, no FIFO\n"
+    "or device; the reason a file was not shown goes to stderr.\n"
     "%s"
     "\n"
     "The share column (self%%) is of the --event event; with --event, only that\n"
@@ -40,7 +49,8 @@ struct AnnotateOptions {
     view::ViewOptions view;
     std::string file = view::kDefaultProfile;
     std::string function;
-    std::vector<std::string> source_dirs;
+    SourceRoots roots;
+    bool disassemble = false;
 };
 
 int parse(const std::vector<std::string> &args, AnnotateOptions *o) {
@@ -61,7 +71,19 @@ int parse(const std::vector<std::string> &args, AnnotateOptions *o) {
                 std::fprintf(stderr, "cpcprof annotate: --source-dir needs a directory\n");
                 return -1;
             }
-            o->source_dirs.push_back(args[++i]);
+            o->roots.dirs.push_back(args[++i]);
+        } else if (a == "--path-map") {
+            std::pair<std::string, std::string> map;
+            std::string why;
+            if (i + 1 >= args.size() || !parse_remap(args[i + 1], &map, &why)) {
+                std::fprintf(stderr, "cpcprof annotate: --path-map needs OLD=NEW%s%s\n",
+                             why.empty() ? "" : ": ", why.c_str());
+                return -1;
+            }
+            ++i;
+            o->roots.remaps.push_back(map);
+        } else if (a == "--disassemble") {
+            o->disassemble = true;
         } else if (a.size() > 1 && a[0] == '-') {
             std::fprintf(stderr,
                          "cpcprof annotate: unknown option '%s' (cpcprof annotate --help lists "
@@ -122,30 +144,26 @@ struct Columns {
 // the source text around them when the file is found.
 std::string annotate_file(const Columns &cols, const std::string &path,
                           const std::vector<const storage::Query::LineCost *> &lines,
-                          const std::vector<std::string> &dirs) {
+                          const SourceRoots &roots) {
     Table t;
     t.headers = cols.headers();
     t.left.assign(t.headers.size(), false);
     t.left[t.headers.size() - 3] = true;
     t.left.back() = true;
-    std::vector<std::string> tried, text;
+    SourceFile src = path.empty() ? SourceFile{} : open_source(path, roots);
     std::optional<std::string> found;
-    if (!path.empty())
-        found = find_source(path, dirs, &tried);
+    if (!src.path.empty())
+        found = src.path;
+    const std::vector<std::string> &text = src.lines;
     std::string out = "-- " + (path.empty() ? std::string("(no source file known)") : path);
-    if (found && !read_lines(*found, &text))
-        found.reset();
     if (found) {
         out += *found == path ? "\n" : "  (read from " + *found + ")\n";
     } else if (!path.empty()) {
-        std::string list;
-        for (const std::string &c : tried)
-            list += (list.empty() ? "" : ", ") + c;
-        out += "  (source not found)\n";
+        out += "  (source not shown)\n";
         std::fprintf(stderr,
-                     "cpcprof annotate: %s: source file not found (tried %s); --source-dir DIR "
-                     "says where the sources are\n",
-                     path.c_str(), list.c_str());
+                     "cpcprof annotate: %s: source file not shown (%s); --source-dir DIR or "
+                     "--path-map OLD=NEW says where the sources are\n",
+                     path.c_str(), src.why_not.c_str());
     } else {
         out += "\n";
     }
@@ -185,7 +203,7 @@ std::string annotate_file(const Columns &cols, const std::string &path,
 
 std::string annotate_function(const Columns &cols, uint32_t fn,
                               const std::vector<storage::Query::LineCost> &all,
-                              const std::vector<std::string> &dirs) {
+                              const SourceRoots &roots) {
     const storage::Query &q = cols.q;
     const auto &info = q.functions()[fn];
     std::map<std::string, std::vector<const storage::Query::LineCost *>> by_file;
@@ -201,7 +219,7 @@ std::string annotate_function(const Columns &cols, uint32_t fn,
         percent(share(q.function_total()[fn].values[w], q.total().values[w])) + " total\n";
     for (auto &[file, lines] : by_file) {
         std::sort(lines.begin(), lines.end(), [](auto *a, auto *b) { return a->line < b->line; });
-        out += annotate_file(cols, file, lines, dirs);
+        out += annotate_file(cols, file, lines, roots);
     }
     if (!info.has_symbols)
         std::fprintf(stderr, "cpcprof annotate: %s has no line information (%s has no symbols)\n",
@@ -229,10 +247,21 @@ int annotate_main(const std::vector<std::string> &args) {
     for (size_t e = 0; e < q->events().size(); ++e)
         if (o.view.event.empty() || int(e) == weigh)
             cols.events.push_back(e);
-    std::vector<storage::Query::LineCost> lines = q->line_costs();
     std::string out;
+    if (o.disassemble) {
+        bool any = false;
+        for (size_t i = 0; i < fns.size(); ++i) {
+            bool ok = false;
+            out += (i ? "\n" : "") + annotate_disassembly(*q, weigh, cols.events, fns[i], &ok);
+            any = any || ok;
+        }
+        if (!view::write_output("annotate", "-", out))
+            return view::kExitFailed;
+        return any ? view::kExitOk : view::kExitFailed;
+    }
+    std::vector<storage::Query::LineCost> lines = q->line_costs();
     for (size_t i = 0; i < fns.size(); ++i)
-        out += (i ? "\n" : "") + annotate_function(cols, fns[i], lines, o.source_dirs);
+        out += (i ? "\n" : "") + annotate_function(cols, fns[i], lines, o.roots);
     return view::write_output("annotate", "-", out) ? view::kExitOk : view::kExitFailed;
 }
 

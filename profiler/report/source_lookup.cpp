@@ -1,8 +1,6 @@
 #include "source_lookup.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sys/stat.h>
 
 namespace cpcprof::report {
 
@@ -32,31 +30,6 @@ std::vector<std::string> source_candidates(const std::string &path,
     if (!path.empty())
         add(path);
     return out;
-}
-
-std::optional<std::string> find_source(const std::string &path,
-                                       const std::vector<std::string> &dirs,
-                                       std::vector<std::string> *tried) {
-    for (const std::string &c : source_candidates(path, dirs)) {
-        tried->push_back(c);
-        struct stat st {};
-        if (::stat(c.c_str(), &st) == 0 && S_ISREG(st.st_mode))
-            return c;
-    }
-    return std::nullopt;
-}
-
-bool read_lines(const std::string &path, std::vector<std::string> *lines) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        return false;
-    std::string line;
-    while (std::getline(in, line)) {
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        lines->push_back(std::move(line));
-    }
-    return !in.bad();
 }
 
 } // namespace cpcprof::report

@@ -2,7 +2,6 @@
 // from, on a machine where the tree may live elsewhere (--source-dir).
 #pragma once
 
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,13 +13,7 @@ namespace cpcprof::report {
 std::vector<std::string> source_candidates(const std::string &path,
                                            const std::vector<std::string> &dirs);
 
-// The first candidate that is a regular file; every candidate tried is
-// appended to *tried.
-std::optional<std::string> find_source(const std::string &path,
-                                       const std::vector<std::string> &dirs,
-                                       std::vector<std::string> *tried);
-
-// The file's lines without their line ends; false if it cannot be read.
-bool read_lines(const std::string &path, std::vector<std::string> *lines);
+// Files are opened through source_access.h's open_source(), which tries
+// these candidates and reads only those under the source roots.
 
 } // namespace cpcprof::report

@@ -85,6 +85,7 @@ struct Query::Impl {
         bool truncated = false;
     };
     std::vector<FrameNode> fnodes{FrameNode{}};
+    std::vector<FrameOrigin> origins{FrameOrigin{}}; // per frame node
     std::vector<Stack> stacks;
     std::vector<Cost> stack_costs;
 
@@ -170,13 +171,14 @@ struct Query::Impl {
         for (auto it = up.rbegin(); it != up.rend(); ++it) {
             std::span<const PathFrame> own = expand(nodes[*it], *it); // innermost first
             for (size_t k = own.size(); k-- > 0;)
-                base = push_frame(base, own[k]);
+                base = push_frame(base, own[k], {nodes[*it].where, *it});
             fnode_of[*it] = base;
         }
         return base;
     }
-    uint32_t push_frame(uint32_t parent, const PathFrame &f) {
+    uint32_t push_frame(uint32_t parent, const PathFrame &f, const FrameOrigin &origin = {}) {
         fnodes.push_back({parent, fnodes[parent].depth + 1, f});
+        origins.push_back(origin);
         return uint32_t(fnodes.size() - 1);
     }
     uint32_t no_stack = 0; // the frame node of "[no stack]", once made
@@ -536,6 +538,10 @@ std::vector<Cost> Query::once_per_stack(std::span<const uint32_t> key_of, size_t
         path.push_back({v, first[v]});
     }
     return out;
+}
+
+const std::vector<Query::FrameOrigin> &Query::frame_origins() const {
+    return impl_->origins;
 }
 
 std::vector<Query::LineCost> Query::line_costs() const {

@@ -145,6 +145,18 @@ class Query {
         PathFrame frame;
     };
     const std::vector<FrameNode> &frame_nodes() const;
+    // Per frame node (same index): the code address it was named from and
+    // the located frame (storage/stack_locator.h) of that address.  The
+    // frames one address expands into (its inlined calls, then the real
+    // function) share `located`; a stack's innermost frames are those
+    // sharing its leaf's `located` (the interrupted PC), the others are
+    // return addresses.  {} for the root and "[no stack]".  For
+    // per-instruction costs (`cpcprof annotate --disassemble`).
+    struct FrameOrigin {
+        CodeAddress where;
+        uint32_t located = 0;
+    };
+    const std::vector<FrameOrigin> &frame_origins() const;
 
     // For keys given to frame nodes (key_of[node], kNoKey or >= keys: none;
     // key_of[0] is ignored): per key, the summed cost of the stacks with

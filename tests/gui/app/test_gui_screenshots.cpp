@@ -7,14 +7,20 @@
 
 #include "app/flame_graph.h"
 #include "app/main_window.h"
+#include "app/source_page.h"
+#include "model/source_view.h"
+#include "views/cost_overview.h"
+#include "views/source_models.h"
 
 #include <QCheckBox>
 #include <QDir>
 #include <QGuiApplication>
 #include <QImage>
 #include <QLineEdit>
+#include <QRegularExpression>
 #include <QSet>
 #include <QTabWidget>
+#include <QTableView>
 
 #include <gtest/gtest.h>
 
@@ -44,6 +50,24 @@ Ink ink_of(const QImage &img) {
     return {int(count.size()), all ? 1.0 - double(most) / all : 0};
 }
 
+// The Source page showing the function with the most self cost, its
+// source and disassembly filled.
+void show_hottest_source(MainWindow &w) {
+    const auto &q = *w.profile()->query;
+    uint32_t hot = 0;
+    for (uint32_t f = 0; f < q.functions().size(); ++f)
+        if (q.function_self()[f].values.at(0) > q.function_self()[hot].values.at(0))
+            hot = f;
+    w.setSourceOptions({DEMO_SOURCE_DIR}, {});
+    w.showSource(hot);
+    gui::SourcePage *page = w.sourcePage();
+    EXPECT_TRUE(wait_for([&] {
+        return page->sourceModel()->view() && page->sourceModel()->view()->function == hot &&
+               page->disassemblyModel()->view() &&
+               page->disassemblyModel()->view()->function == hot;
+    }));
+}
+
 TEST(GuiScreenshots, EveryPageIsDrawnAndFlameGraphMatchesData) {
     if (QGuiApplication::platformName() != "xcb")
         GTEST_SKIP() << "screenshots need an X display (run under xvfb-run; Debian package "
@@ -58,14 +82,16 @@ TEST(GuiScreenshots, EveryPageIsDrawnAndFlameGraphMatchesData) {
     w.openFile(QString::fromStdString(file));
     ASSERT_TRUE(wait_for([&] { return w.profile() != nullptr; }));
 
-    const char *names[] = {"summary",  "flamegraph",   "topdown",
-                           "bottomup", "callercallee", "hotspots"};
     for (int tab = 0; tab < w.tabs()->count(); ++tab) {
-        SCOPED_TRACE(names[tab]);
+        // "Caller/Callee" -> callercallee.png
+        QString name = w.tabs()->tabText(tab).toLower().remove(QRegularExpression("[^a-z0-9]"));
+        SCOPED_TRACE(name.toStdString());
+        if (tab == MainWindow::SourceTab)
+            show_hottest_source(w);
         w.tabs()->setCurrentIndex(tab);
         wait_for([] { return false; }, 200); // let it paint
         QImage img = w.grab().toImage();
-        QString path = QString(SCREENSHOT_DIR) + "/" + names[tab] + ".png";
+        QString path = QString(SCREENSHOT_DIR) + "/" + name + ".png";
         ASSERT_TRUE(img.save(path)) << path.toStdString();
         std::printf("screenshot: %s\n", qPrintable(path));
         // The page alone, without the window's menus and bars around it.
@@ -163,6 +189,40 @@ TEST(GuiScreenshots, FlameGraphStates) {
     flame->findChild<QCheckBox *>("flameInverted")->click();
     ASSERT_TRUE(canvas->inverted());
     shot("flamegraph-inverted");
+}
+
+// The Source page of the hottest function, for a person to look at: the
+// hottest line's row is painted in the hot colour, the overview has ink.
+TEST(GuiScreenshots, SourcePage) {
+    if (QGuiApplication::platformName() != "xcb")
+        GTEST_SKIP() << "screenshots need an X display (run under xvfb-run; Debian package "
+                        "xvfb); platform here: "
+                     << QGuiApplication::platformName().toStdString();
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    ASSERT_TRUE(QDir().mkpath(SCREENSHOT_DIR));
+    MainWindow w;
+    w.resize(1600, 900);
+    w.show();
+    w.openFile(QString::fromStdString(file));
+    ASSERT_TRUE(wait_for([&] { return w.profile() != nullptr; }));
+    show_hottest_source(w);
+    wait_for([] { return false; }, 300); // let it paint
+    QImage img = w.grab().toImage();
+    QString path = QString(SCREENSHOT_DIR) + "/source-page.png";
+    ASSERT_TRUE(img.save(path)) << path.toStdString();
+    std::printf("screenshot: %s\n", qPrintable(path));
+    gui::SourcePage *page = w.sourcePage();
+    QTableView *lines = page->sourceView();
+    QModelIndex cur = lines->currentIndex();
+    ASSERT_TRUE(cur.isValid());
+    EXPECT_EQ(page->sourceModel()->view()->lines[size_t(cur.row())].hot_rank, 1);
+    // Away from the selection, a hot line other than #1 shows its colour;
+    // the #1 row is selected (highlighted), so look at the overview instead.
+    Ink overview = ink_of(page->overview()->grab().toImage());
+    EXPECT_GT(overview.inked, 0.001);
+    Ink whole = ink_of(page->grab().toImage());
+    EXPECT_GT(whole.colours, 4);
 }
 
 } // namespace

@@ -1,0 +1,21 @@
+// `cpcprof annotate --disassemble`: a function's instructions with their
+// costs (function_costs.h, the numbers of the viewer's disassembly pane).
+#pragma once
+
+#include "storage/query.h"
+
+#include <string>
+#include <vector>
+
+namespace cpcprof::report {
+
+// The table of fn's instructions: the share of the weigh event (self),
+// samples, total samples, self and total of each of events, ">" beside
+// instructions that samples reached, address, source file:line (the
+// function's line; code inlined there also names where it came from) and
+// the instruction.  When the code cannot be disassembled the reason goes
+// to stderr and *ok is false.
+std::string annotate_disassembly(const storage::Query &q, int weigh,
+                                 const std::vector<size_t> &events, uint32_t fn, bool *ok);
+
+} // namespace cpcprof::report

@@ -1,0 +1,210 @@
+// Which source files annotate and cpcprof-gui's source page may open
+// (profiler/report/source_access.h): the path-escape cases of a profile
+// from someone else.  None is opened, none hangs (a FIFO with no writer
+// would block a plain open(2) for ever: the test would time out).
+#include "disassembly.h"
+#include "source_access.h"
+#include "temp_dir.h"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cpcprof::test {
+namespace {
+
+using report::open_source;
+using report::source_refusal;
+using report::SourceRoots;
+
+void write(const std::string &path, const std::string &text) {
+    std::ofstream(path) << text;
+}
+
+struct SourceAccess : ::testing::Test {
+    TempDir dir{"cpcprof-source"};
+    std::string root = dir.file("root");
+    std::string outside = dir.file("outside");
+    void SetUp() override {
+        ASSERT_EQ(::mkdir(root.c_str(), 0755), 0);
+        ASSERT_EQ(::mkdir((root + "/src").c_str(), 0755), 0);
+        ASSERT_EQ(::mkdir(outside.c_str(), 0755), 0);
+        write(root + "/src/a.c", "int a;\nint b;\n");
+        write(outside + "/secret.c", "secret\n");
+    }
+    SourceRoots user_root() const {
+        SourceRoots r;
+        r.dirs = {root};
+        r.profile_paths = false;
+        return r;
+    }
+};
+
+TEST_F(SourceAccess, AFileUnderARootIsRead) {
+    EXPECT_EQ(source_refusal(root + "/src/a.c", {root}), "");
+    report::SourceFile f = open_source("/build/src/a.c", user_root());
+    EXPECT_EQ(f.path, root + "/src/a.c") << f.why_not;
+    ASSERT_EQ(f.lines.size(), 2u);
+    EXPECT_EQ(f.lines[1], "int b;");
+}
+
+TEST_F(SourceAccess, DotDotIsRefusedEvenWhenItStaysInside) {
+    EXPECT_EQ(source_refusal(root + "/src/../../outside/secret.c", {root}),
+              "the path has a '..' component");
+    EXPECT_EQ(source_refusal(root + "/src/../src/a.c", {root}), "the path has a '..' component");
+    // A profile naming ../../outside/secret.c: every candidate has the '..'.
+    report::SourceFile f = open_source("../outside/secret.c", user_root());
+    EXPECT_TRUE(f.path.empty());
+    EXPECT_TRUE(f.lines.empty());
+    EXPECT_NE(f.why_not.find("'..'"), std::string::npos) << f.why_not;
+}
+
+TEST_F(SourceAccess, AbsolutePathOutsideTheRootsIsRefused) {
+    EXPECT_EQ(source_refusal(outside + "/secret.c", {root}), "outside the source roots");
+    report::SourceFile f = open_source(outside + "/secret.c", user_root());
+    EXPECT_TRUE(f.path.empty());
+    EXPECT_NE(f.why_not.find("outside the source roots"), std::string::npos) << f.why_not;
+    // With the profile's own paths as roots it is where it was compiled.
+    SourceRoots with_profile = user_root();
+    with_profile.profile_paths = true;
+    EXPECT_EQ(open_source(outside + "/secret.c", with_profile).path, outside + "/secret.c");
+}
+
+TEST_F(SourceAccess, SymlinkLeadingOutOfTheRootIsRefused) {
+    ASSERT_EQ(::symlink((outside + "/secret.c").c_str(), (root + "/src/b.c").c_str()), 0);
+    ASSERT_EQ(::symlink(outside.c_str(), (root + "/linkdir").c_str()), 0);
+    std::string why = source_refusal(root + "/src/b.c", {root});
+    EXPECT_NE(why.find("symlink leads outside"), std::string::npos) << why;
+    why = source_refusal(root + "/linkdir/secret.c", {root});
+    EXPECT_NE(why.find("symlink leads outside"), std::string::npos) << why;
+    // Also when the profile names the link itself as the file compiled.
+    SourceRoots r = user_root();
+    r.profile_paths = true;
+    report::SourceFile f = open_source(root + "/src/b.c", r);
+    EXPECT_TRUE(f.lines.empty());
+    // A symlink that stays inside is followed.
+    ASSERT_EQ(::symlink("a.c", (root + "/src/c.c").c_str()), 0);
+    EXPECT_EQ(source_refusal(root + "/src/c.c", {root}), "");
+}
+
+TEST_F(SourceAccess, FifoIsRefusedWithoutBlocking) {
+    std::string fifo = root + "/src/f.c";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+    EXPECT_EQ(source_refusal(fifo, {root}), "a FIFO, not a regular file");
+    SourceRoots r = user_root();
+    r.profile_paths = true;
+    report::SourceFile f = open_source(fifo, r);
+    EXPECT_TRUE(f.path.empty());
+    EXPECT_NE(f.why_not.find("FIFO"), std::string::npos) << f.why_not;
+}
+
+TEST_F(SourceAccess, DevZeroAndProcAreRefused) {
+    EXPECT_EQ(source_refusal("/dev/zero", {"/dev"}), "a device, not a regular file");
+    SourceRoots r;
+    r.profile_paths = true; // the profile names /dev/zero: /dev is its root
+    report::SourceFile f = open_source("/dev/zero", r);
+    EXPECT_TRUE(f.lines.empty());
+    EXPECT_NE(f.why_not.find("device"), std::string::npos) << f.why_not;
+    EXPECT_EQ(source_refusal("/proc/self/environ", {"/proc/self"}),
+              "in /proc or /sys, not a source file");
+    EXPECT_EQ(source_refusal(root + "/src", {root}), "a directory, not a regular file");
+}
+
+TEST_F(SourceAccess, FilesOver16MiBAreRefused) {
+    std::string big = root + "/src/big.c";
+    { std::ofstream(big).put('x'); }
+    ASSERT_EQ(::truncate(big.c_str(), off_t(report::kMaxSourceBytes) + 1), 0);
+    std::string why = source_refusal(big, {root});
+    EXPECT_EQ(why.rfind("larger than 16 MiB", 0), 0u) << why;
+    SourceRoots r = user_root();
+    report::SourceFile f = open_source(big, r);
+    EXPECT_TRUE(f.lines.empty());
+    // 16 MiB exactly is read.
+    ASSERT_EQ(::truncate(big.c_str(), off_t(report::kMaxSourceBytes)), 0);
+    EXPECT_EQ(source_refusal(big, {root}), "");
+}
+
+TEST_F(SourceAccess, PathMapMovesAStoredPrefix) {
+    std::pair<std::string, std::string> map;
+    std::string error;
+    ASSERT_TRUE(report::parse_remap("/build/tree=" + root, &map, &error)) << error;
+    EXPECT_FALSE(report::parse_remap("/build/tree", &map, &error));
+    EXPECT_NE(error.find("OLD=NEW"), std::string::npos);
+    EXPECT_FALSE(report::parse_remap("=x", &map, &error));
+    SourceRoots r;
+    r.profile_paths = false;
+    ASSERT_TRUE(report::parse_remap("/build/tree/=" + root + "/", &map, &error)) << error;
+    r.remaps = {map};
+    EXPECT_EQ(report::remap_path("/build/tree/src/a.c", r), root + "/src/a.c");
+    EXPECT_EQ(report::remap_path("/build/treehouse/a.c", r), "/build/treehouse/a.c");
+    report::SourceFile f = open_source("/build/tree/src/a.c", r);
+    EXPECT_EQ(f.path, root + "/src/a.c") << f.why_not;
+    // A remapped path still may not climb out.
+    f = open_source("/build/tree/../outside/secret.c", r);
+    EXPECT_TRUE(f.lines.empty());
+}
+
+TEST_F(SourceAccess, MissingFileSaysNotFound) {
+    report::SourceFile f = open_source("/nowhere/x.c", user_root());
+    EXPECT_TRUE(f.path.empty());
+    EXPECT_NE(f.why_not.find("not found"), std::string::npos) << f.why_not;
+    EXPECT_EQ(report::open_source("", user_root()).why_not, "the profile names no source file");
+}
+
+// The module a profile names is disassembled only when it is a regular
+// file: a FIFO or a device is refused, not handed to objdump (which would
+// block on the FIFO).
+TEST_F(SourceAccess, DisassemblyRefusesModulesThatAreNotFiles) {
+    std::string fifo = root + "/lib.so";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+    report::Disassembly d = report::disassemble(fifo, 0x1000);
+    EXPECT_TRUE(d.instructions.empty());
+    EXPECT_NE(d.error.find("not a regular file"), std::string::npos) << d.error;
+    d = report::disassemble("/dev/zero", 0);
+    EXPECT_NE(d.error.find("not a regular file"), std::string::npos) << d.error;
+    d = report::disassemble(root + "/missing.so", 0);
+    EXPECT_NE(d.error.find("not found"), std::string::npos) << d.error;
+    d = report::disassemble("relative.so", 0);
+    EXPECT_FALSE(d.error.empty());
+}
+
+// objdump -d -l --inlines text (binutils 2.40): each instruction gets the
+// function's own line, and inlined code where it came from.
+TEST(ObjdumpText, LinesAndInlinedCode) {
+    const char *text = "t:     file format elf64-x86-64\n"
+                       "\n"
+                       "Disassembly of section .text:\n"
+                       "\n"
+                       "0000000000001160 <work>:\n"
+                       "work():\n"
+                       "/tmp/t.c:4\n"
+                       "    1160:\ttest   %edi,%edi\n"
+                       "square():\n"
+                       "/tmp/t.h:1\n"
+                       "inlined by /tmp/t.c:5 (work)\n"
+                       "    1170:\tmov    %eax,%esi\n"
+                       "work():\n"
+                       "/tmp/t.c:5 (discriminator 2)\n"
+                       "    1172:\tmov    %ecx,%edx\n";
+    std::vector<report::Instruction> in = report::parse_objdump(text);
+    ASSERT_EQ(in.size(), 3u);
+    EXPECT_EQ(in[0].address, 0x1160u);
+    EXPECT_EQ(in[0].text, "test   %edi,%edi");
+    EXPECT_EQ(in[0].file, "/tmp/t.c");
+    EXPECT_EQ(in[0].line, 4u);
+    EXPECT_TRUE(in[0].inlined_from.empty());
+    EXPECT_EQ(in[1].file, "/tmp/t.c");
+    EXPECT_EQ(in[1].line, 5u);
+    EXPECT_EQ(in[1].inlined_from, "square() /tmp/t.h:1");
+    EXPECT_EQ(in[1].inner_file, "/tmp/t.h");
+    EXPECT_EQ(in[1].inner_line, 1u);
+    EXPECT_EQ(in[2].line, 5u);
+    EXPECT_TRUE(in[2].inlined_from.empty());
+}
+
+} // namespace
+} // namespace cpcprof::test

@@ -1,0 +1,335 @@
+// The Source page driven as a user does: a function activated on the
+// Hotspots page, then View > Source of the Selected Function; the hottest
+// line against `cpcprof annotate` on the same file; a click on an
+// instruction selects its line and a click on a line its instructions;
+// a file that is not shown says why.
+#include "gui_harness.h"
+
+#include "app/flame_canvas.h"
+#include "app/flame_graph.h"
+#include "app/main_window.h"
+#include "app/source_page.h"
+#include "app/source_settings.h"
+#include "views/cost_model.h"
+#include "views/cost_overview.h"
+#include "views/hotspots_page.h"
+#include "views/source_models.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTest>
+#include <QTreeView>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace cpcprof::test {
+namespace {
+
+using gui::MainWindow;
+
+bool open_and_wait(MainWindow &w, const std::string &path) {
+    w.openFile(QString::fromStdString(path));
+    return wait_for(
+        [&] { return w.profile() && w.profile()->path == path && !w.loader()->busy(); });
+}
+
+// The line annotate marks with the most self samples of the first event.
+uint32_t annotate_hottest_line(const std::string &file, const std::string &fn) {
+    TempDir dir;
+    RunResult r = cpcprof(dir, {"annotate", file, fn, "--source-dir", DEMO_SOURCE_DIR});
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::istringstream in(r.out);
+    std::string line;
+    uint64_t most = 0;
+    uint32_t hot = 0;
+    while (std::getline(in, line)) {
+        std::istringstream words(line);
+        std::vector<std::string> w;
+        for (std::string t; words >> t;)
+            w.push_back(t);
+        // self%, samples, total-samples, self:E, total:E, ">", line (one event)
+        if (w.size() < 7 || w[5] != ">")
+            continue;
+        uint64_t self = std::stoull(w[3]);
+        if (self > most) {
+            most = self;
+            hot = uint32_t(std::stoul(w[6]));
+        }
+    }
+    return hot;
+}
+
+void click_row(QTableView *v, int row) {
+    v->scrollTo(v->model()->index(row, 0));
+    QRect r = v->visualRect(v->model()->index(row, 0));
+    QTest::mouseClick(v->viewport(), Qt::LeftButton, {}, r.center());
+}
+
+TEST(GuiSource, OpenTheHottestFunctionFromTheHotspotsPage) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    MainWindow w;
+    w.setSourceOptions({DEMO_SOURCE_DIR}, {});
+    w.resize(1400, 900);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, file));
+
+    // Hotspots, sorted by self cost: double-click the first row, then View >
+    // Source of the Selected Function.
+    w.tabs()->setCurrentIndex(MainWindow::HotspotsTab);
+    auto *hot = qobject_cast<gui::HotspotsPage *>(w.tabs()->currentWidget());
+    ASSERT_NE(hot, nullptr);
+    QTableView *table = hot->view();
+    QModelIndex first = table->model()->index(0, 0);
+    uint32_t fn = first.data(gui::FunctionRole).toUInt();
+    const std::string name = w.profile()->query->functions()[fn].name;
+    QPoint at = table->visualRect(first).center();
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, at);
+    QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, at);
+    QAction *show = w.findChild<QAction *>("showSource");
+    ASSERT_NE(show, nullptr);
+    show->trigger();
+    EXPECT_EQ(w.tabs()->currentIndex(), MainWindow::SourceTab);
+    gui::SourcePage *page = w.sourcePage();
+    ASSERT_TRUE(wait_for([&] {
+        return page->sourceModel()->view() && page->sourceModel()->view()->function == fn &&
+               page->disassemblyModel()->view() && page->disassemblyModel()->view()->function == fn;
+    })) << name;
+    const gui::SourceView *v = page->sourceModel()->view();
+    ASSERT_FALSE(v->shown_path.empty()) << v->why_not;
+    EXPECT_TRUE(page->status()->text().contains(DEMO_SOURCE_DIR))
+        << page->status()->text().toStdString();
+
+    // The row selected on opening is the hottest line, the one annotate
+    // gives the most self samples, and it is marked #1.
+    QModelIndex cur = page->sourceView()->currentIndex();
+    ASSERT_TRUE(cur.isValid());
+    uint32_t want = annotate_hottest_line(file, name);
+    ASSERT_NE(want, 0u);
+    EXPECT_EQ(v->lines[size_t(cur.row())].line, want);
+    EXPECT_EQ(page->sourceModel()->index(cur.row(), 1).data().toString(), "#1");
+    EXPECT_TRUE(page->sourceModel()->index(cur.row(), 0).data(Qt::BackgroundRole).isValid());
+    // The overview has a tick for every line with cost.
+    size_t ticks = 0;
+    for (double x : page->overview()->weights())
+        ticks += x > 0;
+    size_t costly = 0;
+    for (const auto &l : v->lines)
+        costly += l.has_cost && l.total.values[0] > 0;
+    EXPECT_EQ(ticks, costly);
+
+    // Clicking the hottest instruction selects its source line.
+    const gui::DisassemblyView *d = page->disassemblyModel()->view();
+    ASSERT_TRUE(d->code.error.empty()) << d->code.error;
+    int hottest = 0;
+    for (size_t i = 0; i < d->costs.size(); ++i)
+        if (d->costs[i].self.samples > d->costs[size_t(hottest)].self.samples)
+            hottest = int(i);
+    ASSERT_GT(d->costs[size_t(hottest)].self.samples, 0u);
+    click_row(page->disassemblyView(), hottest);
+    uint32_t insn_line = d->code.instructions[size_t(hottest)].line;
+    ASSERT_NE(insn_line, 0u);
+    EXPECT_EQ(v->lines[size_t(page->sourceView()->currentIndex().row())].line, insn_line);
+
+    // Clicking a source line selects its instructions (and only those).
+    click_row(page->sourceView(), v->rowOfLine(insn_line));
+    QModelIndexList picked = page->disassemblyView()->selectionModel()->selectedRows();
+    ASSERT_FALSE(picked.isEmpty());
+    for (const QModelIndex &i : picked)
+        EXPECT_EQ(d->code.instructions[size_t(i.row())].line, insn_line);
+}
+
+// Two events (cpu-clock sampling, page-faults counted): the Source
+// page's cells of every event column hold annotate's figures, line by line
+// and instruction by instruction.
+TEST(GuiSource, EveryEventColumnHoldsAnnotatesFigures) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = two_event_profile();
+    ASSERT_FALSE(file.empty());
+    MainWindow w;
+    w.setSourceOptions({DEMO_SOURCE_DIR}, {});
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, file));
+    const auto &q = *w.profile()->query;
+    ASSERT_EQ(q.events().size(), 2u);
+    std::vector<uint32_t> fns = q.find_functions("main");
+    ASSERT_FALSE(fns.empty());
+    uint32_t fn = fns[0];
+    w.showSource(fn);
+    gui::SourcePage *page = w.sourcePage();
+    ASSERT_TRUE(wait_for([&] {
+        return page->sourceModel()->view() && page->sourceModel()->view()->function == fn &&
+               page->disassemblyModel()->view() && page->disassemblyModel()->view()->function == fn;
+    }));
+    TempDir dir;
+    auto rows_of = [&](std::vector<std::string> more) {
+        std::vector<std::string> args = {"annotate", file, "main", "--source-dir", DEMO_SOURCE_DIR};
+        args.insert(args.end(), more.begin(), more.end());
+        RunResult r = cpcprof(dir, args);
+        EXPECT_EQ(r.status, 0) << r.err;
+        // samples, total-samples, then self and total per event, by key
+        std::map<std::string, std::vector<std::string>> rows;
+        std::istringstream in(r.out);
+        std::string line;
+        while (std::getline(in, line)) {
+            std::istringstream words(line);
+            std::vector<std::string> t;
+            for (std::string x; words >> x;)
+                t.push_back(x);
+            if (t.size() > 8 && t[7] == ">")
+                rows[t[8]] = {t.begin() + 1, t.begin() + 7};
+        }
+        return rows;
+    };
+    auto cells = [](const gui::CostRowsModel &m, int row) {
+        std::vector<std::string> c;
+        for (int e = 0; e < 2; ++e)
+            for (auto kind : {gui::CostColumn::Kind::Self, gui::CostColumn::Kind::Total}) {
+                QVariant v = m.index(row, m.eventColumn(e, kind)).data(gui::SortRole);
+                c.push_back(std::to_string(uint64_t(v.toDouble())));
+            }
+        return c;
+    };
+    auto lines = rows_of({});
+    ASSERT_FALSE(lines.empty());
+    const gui::SourceView *v = page->sourceModel()->view();
+    size_t compared = 0;
+    for (size_t i = 0; i < v->lines.size(); ++i) {
+        if (!v->lines[i].has_cost)
+            continue;
+        auto it = lines.find(std::to_string(v->lines[i].line));
+        ASSERT_NE(it, lines.end()) << "line " << v->lines[i].line;
+        std::vector<std::string> want(it->second.begin() + 2, it->second.end());
+        EXPECT_EQ(cells(*page->sourceModel(), int(i)), want) << "line " << v->lines[i].line;
+        ++compared;
+    }
+    EXPECT_EQ(compared, lines.size());
+    auto insns = rows_of({"--disassemble"});
+    ASSERT_FALSE(insns.empty());
+    const gui::DisassemblyView *d = page->disassemblyModel()->view();
+    compared = 0;
+    for (size_t i = 0; i < d->costs.size(); ++i) {
+        if (d->costs[i].total.samples == 0)
+            continue;
+        char addr[24];
+        std::snprintf(addr, sizeof addr, "0x%llx",
+                      (unsigned long long)d->code.instructions[i].address);
+        auto it = insns.find(addr);
+        ASSERT_NE(it, insns.end()) << addr;
+        std::vector<std::string> want(it->second.begin() + 2, it->second.end());
+        EXPECT_EQ(cells(*page->disassemblyModel(), int(i)), want) << addr;
+        ++compared;
+    }
+    EXPECT_EQ(compared, insns.size());
+}
+
+TEST(GuiSource, TheRowClickedInATreeIsTheFunctionShown) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    MainWindow w;
+    w.setSourceOptions({DEMO_SOURCE_DIR}, {});
+    w.resize(1200, 800);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, demo_profile()));
+    w.tabs()->setCurrentIndex(MainWindow::BottomUpTab);
+    QAbstractItemView *tree = w.tabs()->currentWidget()->findChild<QTreeView *>();
+    ASSERT_NE(tree, nullptr);
+    ASSERT_GE(tree->model()->rowCount(), 2);
+    // The second row: not what a default would pick.
+    QModelIndex row = tree->model()->index(1, 0);
+    uint32_t fn = row.data(gui::FunctionRole).toUInt();
+    QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, tree->visualRect(row).center());
+    ASSERT_EQ(tree->currentIndex().row(), 1);
+    w.findChild<QAction *>("showSource")->trigger();
+    EXPECT_EQ(w.tabs()->currentIndex(), MainWindow::SourceTab);
+    EXPECT_TRUE(wait_for([&] {
+        const gui::SourceView *v = w.sourcePage()->sourceModel()->view();
+        return v && v->function == fn;
+    })) << w.profile()->query->functions()[fn].name;
+
+    // On the flame graph: the frame zoomed into.
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    gui::FlameCanvas *canvas = w.flameGraph()->canvas();
+    const auto &nodes = canvas->tree()->nodes();
+    ASSERT_FALSE(nodes[0].children.empty());
+    uint32_t node = nodes[0].children.front();
+    uint32_t zoomed = nodes[node].function;
+    ASSERT_NE(zoomed, fn);
+    canvas->zoomTo(node);
+    w.findChild<QAction *>("showSource")->trigger();
+    EXPECT_TRUE(wait_for([&] {
+        const gui::SourceView *v = w.sourcePage()->sourceModel()->view();
+        return v && v->function == zoomed;
+    })) << w.profile()->query->functions()[zoomed].name;
+}
+
+TEST(GuiSource, SaysWhyAFileIsNotShown) {
+    TempDir dir;
+    std::string known = dir.file("known.cpcprof");
+    storagetest::write_known_profile(known); // names /src/a.c, which is not here
+    std::string moved = dir.file("moved");
+    ASSERT_EQ(::mkdir(moved.c_str(), 0755), 0);
+    ASSERT_EQ(::mkfifo((moved + "/a.c").c_str(), 0644), 0);
+    MainWindow w;
+    w.setSourceOptions({}, {QString::fromStdString("/src=" + moved)});
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, known));
+    std::vector<uint32_t> fns = w.profile()->query->find_functions("recurse");
+    ASSERT_EQ(fns.size(), 1u);
+    w.showSource(fns[0]);
+    gui::SourcePage *page = w.sourcePage();
+    ASSERT_TRUE(wait_for([&] {
+        return page->sourceModel()->view() && page->sourceModel()->view()->function == fns[0];
+    }));
+    QString status = page->status()->text();
+    EXPECT_TRUE(status.contains("not shown")) << status.toStdString();
+    EXPECT_TRUE(status.contains("FIFO")) << status.toStdString();
+    EXPECT_TRUE(status.contains("not found")) << status.toStdString();
+    // The lines with costs are still listed, with their numbers.
+    const gui::SourceView *v = page->sourceModel()->view();
+    ASSERT_GE(v->rowOfLine(30), 0);
+    EXPECT_EQ(v->lines[size_t(v->rowOfLine(30))].self.samples, 4u);
+}
+
+// Settings > Source Directories: a bad OLD=NEW line is named and not
+// saved; good lines are kept in QSettings and become roots after the
+// command line's.
+TEST(GuiSource, SettingsPageKeepsDirectoriesAndPathMaps) {
+    {
+        gui::SourceSettingsDialog d;
+        d.dirsEdit()->setPlainText("/srv/src\n\n  /opt/other  \n");
+        d.mapsEdit()->setPlainText("/build=/srv/src\nno-equals-sign\n");
+        d.accept();
+        EXPECT_EQ(d.result(), QDialog::Rejected);
+        QLabel *error = nullptr;
+        for (QLabel *l : d.findChildren<QLabel *>())
+            if (l->text().contains("no-equals-sign"))
+                error = l;
+        EXPECT_NE(error, nullptr) << "the bad line is not named";
+        d.mapsEdit()->setPlainText("/build=/srv/src\n");
+        d.accept();
+        EXPECT_EQ(d.result(), QDialog::Accepted);
+    }
+    report::SourceRoots r = gui::source_roots({"/cli/dir"}, {"/old=/new"});
+    ASSERT_EQ(r.dirs.size(), 3u);
+    EXPECT_EQ(r.dirs[0], "/cli/dir");
+    EXPECT_EQ(r.dirs[1], "/srv/src");
+    EXPECT_EQ(r.dirs[2], "/opt/other");
+    ASSERT_EQ(r.remaps.size(), 2u);
+    EXPECT_EQ(r.remaps[0], std::make_pair(std::string("/old"), std::string("/new")));
+    EXPECT_EQ(r.remaps[1], std::make_pair(std::string("/build"), std::string("/srv/src")));
+    gui::SourceSettingsDialog cleared;
+    cleared.dirsEdit()->clear();
+    cleared.mapsEdit()->clear();
+    cleared.accept();
+    EXPECT_TRUE(gui::source_roots({}, {}).dirs.empty());
+}
+
+} // namespace
+} // namespace cpcprof::test
