@@ -1,7 +1,9 @@
 #include "app/main_window.h"
 
+#include "app/filter_stack_bar.h"
 #include "app/flame_graph.h"
 #include "app/summary_page.h"
+#include "app/timeline_page.h"
 
 #include <QAction>
 #include <QApplication>
@@ -15,12 +17,14 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 namespace cpcprof::gui {
 
 MainWindow::MainWindow(QWidget *parent)
-    : QMainWindow(parent), loader_(new ProfileLoader(this)), tabs_(new QTabWidget),
-      summary_(new SummaryPage), flame_(new FlameGraph), events_(new QComboBox),
+    : QMainWindow(parent), loader_(new ProfileLoader(this)), filter_jobs_(this),
+      tabs_(new QTabWidget), summary_(new SummaryPage), flame_(new FlameGraph),
+      timeline_(new TimelinePage), filter_bar_(new FilterStackBar), events_(new QComboBox),
       busy_(new QProgressBar), cancel_(new QPushButton(tr("Cancel"))) {
     setWindowTitle(tr("cpcprof-gui"));
     setAcceptDrops(true);
@@ -36,7 +40,16 @@ MainWindow::MainWindow(QWidget *parent)
     tabs_->addTab(pages_.bottom_up.widget, tr("Bottom-up"));
     tabs_->addTab(pages_.caller_callee.widget, tr("Caller/Callee"));
     tabs_->addTab(pages_.hotspots.widget, tr("Hotspots"));
-    setCentralWidget(tabs_);
+    tabs_->addTab(timeline_, tr("Timeline"));
+    auto *central = new QWidget;
+    auto *column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(filter_bar_);
+    column->addWidget(tabs_, 1);
+    setCentralWidget(central);
+    connect(timeline_, &TimelinePage::filterRequested, this, &MainWindow::pushFilter);
+    connect(filter_bar_, &FilterStackBar::backTo, this, &MainWindow::backToFilter);
 
     events_->setObjectName("eventSelector");
     events_->setToolTip(tr("The event that sets widths, order and shares"));
@@ -116,6 +129,7 @@ void MainWindow::setEvent(int event) {
     }
     summary_->setEvent(event);
     flame_->setEvent(event);
+    timeline_->setEvent(event);
     for (Page *p : {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
         p->setEvent(event);
 }
@@ -132,11 +146,14 @@ void MainWindow::showProfile(ProfilePtr profile, qint64 ms) {
     }
     // The sampling event (the first) drives widths until the user picks another.
     event_ = 0;
-    summary_->setProfile(profile_);
-    flame_->setProfile(profile_);
-    for (Page *p : {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
-        p->setProfile(profile_);
-    setEvent(0);
+    // A new file (or the same, reloaded) starts without filters.
+    loaded_ = profile_;
+    steps_.clear();
+    filter_jobs_.cancel();
+    filtering_ = false;
+    timeline_->setProfile(loaded_);
+    filter_bar_->setSteps({}, 0, 0);
+    showPages(profile_);
     reload_->setEnabled(true);
     setWindowTitle(tr("%1 - cpcprof-gui").arg(path));
     statusBar()->showMessage(tr("%1: %2 samples, loaded in %3 ms")

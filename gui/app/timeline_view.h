@@ -1,0 +1,87 @@
+// The timeline: one row per process and, below it, one per thread of it
+// (model/timeline.h), each showing how the chosen event's samples spread
+// over the run: one bar per pixel column, its height and strength the
+// event's sum in that slice of time against the busiest slice of any
+// thread, in the event's colour.  A time axis on top.
+//
+// Dragging across the rows selects a time range; clicking a row selects
+// its thread (a process row: all its threads; Ctrl adds or removes).
+// The filters in force (setSteps) are drawn: time outside them shaded,
+// threads they leave out greyed.
+#pragma once
+
+#include "model/profile_data.h"
+#include "model/sample_filter.h"
+#include "model/timeline.h"
+
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+namespace cpcprof::gui {
+
+class TimelineView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit TimelineView(QWidget *parent = nullptr);
+
+    // The loaded (whole) profile: it keeps its samples.
+    void setProfile(ProfilePtr profile);
+    void setEvent(int event);
+    void setSteps(std::vector<FilterStep> steps);
+
+    const Timeline &timeline() const { return timeline_; }
+    std::optional<TimeRange> selectedRange() const { return range_; }
+    std::vector<ThreadId> selectedThreads() const { return threads_; }
+    void clearSelection();
+
+    // Geometry, for tests that act as a user: the x of time t, and the
+    // vertical middle of row r.
+    int xOfTime(int64_t t) const;
+    int yOfRow(size_t r) const;
+    // The row at y, or -1.
+    int rowAt(int y) const;
+    // Where the density columns start and how many there are.
+    int plotLeft() const;
+    int plotWidth() const;
+    // Peak of the densities drawn (after a paint), per row.
+    const std::vector<std::vector<uint64_t>> &densities() const { return density_; }
+
+    QSize sizeHint() const override;
+
+  signals:
+    void selectionChanged();
+    // The context menu's actions, for the page to turn into filter steps.
+    void filterInRequested();
+    void excludeThreadsRequested();
+    void onlyProcessRequested();
+
+  protected:
+    void paintEvent(QPaintEvent *) override;
+    void resizeEvent(QResizeEvent *) override;
+    void mousePressEvent(QMouseEvent *) override;
+    void mouseMoveEvent(QMouseEvent *) override;
+    void mouseReleaseEvent(QMouseEvent *) override;
+    void contextMenuEvent(QContextMenuEvent *) override;
+
+  private:
+    void rebin();
+    int64_t timeOfX(int x) const;
+    bool shown(const TimelineRow &row) const;
+    void selectRow(int r, bool toggle);
+    void paintAxis(QPainter &p) const;
+    void paintRow(QPainter &p, size_t r, uint64_t peak) const;
+
+    ProfilePtr profile_;
+    Timeline timeline_;
+    int event_ = 0;
+    std::vector<FilterStep> steps_;
+    std::vector<std::vector<uint64_t>> density_;
+    std::optional<TimeRange> range_;
+    std::vector<ThreadId> threads_;
+    std::optional<int> drag_from_; // x where a press began
+    bool dragging_ = false;
+};
+
+} // namespace cpcprof::gui
