@@ -17,6 +17,7 @@ constexpr int kRow = 22;    // a row's height
 constexpr int kLabel = 210; // the labels' column
 constexpr int kMargin = 8;  // right of the plot
 constexpr int kDrag = 3;    // pixels a press moves before it is a drag
+constexpr int kBinPx = 3;   // a density column's width
 
 // The hue of an event's bars: the first (sampling) event orange, then
 // blue, green, purple, red, teal.
@@ -108,8 +109,16 @@ void TimelineView::resizeEvent(QResizeEvent *) {
     rebin();
 }
 
+size_t TimelineView::bins() const {
+    return size_t(std::max(1, plotWidth() / kBinPx));
+}
+
+int TimelineView::binX(size_t c) const {
+    return plotLeft() + int(c * size_t(plotWidth()) / bins());
+}
+
 void TimelineView::rebin() {
-    density_ = profile_ ? timeline_.density(*profile_->query, event_, size_t(plotWidth()))
+    density_ = profile_ ? timeline_.density(*profile_->query, event_, bins())
                         : std::vector<std::vector<uint64_t>>{};
 }
 
@@ -218,7 +227,7 @@ void TimelineView::paintRow(QPainter &p, size_t r, uint64_t peak) const {
         int h = std::max(1, int(std::lround(share * inner)));
         QColor colour = kept ? QColor::fromHsv(hue, 90 + int(165 * share), 230 - int(60 * share))
                              : QColor(190, 190, 190);
-        p.fillRect(plotLeft() + int(c), base - h + 1, 1, h, colour);
+        p.fillRect(binX(c), base - h + 1, binX(c + 1) - binX(c), h, colour);
     }
     p.setPen(palette().mid().color());
     p.drawLine(0, band.bottom(), width(), band.bottom());

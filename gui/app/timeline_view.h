@@ -42,10 +42,13 @@ class TimelineView : public QWidget {
     int yOfRow(size_t r) const;
     // The row at y, or -1.
     int rowAt(int y) const;
-    // Where the density columns start and how many there are.
+    // Where the plot starts and its width in pixels.
     int plotLeft() const;
     int plotWidth() const;
-    // Peak of the densities drawn (after a paint), per row.
+    // The density columns (a few pixels each): how many, where column c
+    // starts, and the densities drawn, per row and column.
+    size_t bins() const;
+    int binX(size_t c) const;
     const std::vector<std::vector<uint64_t>> &densities() const { return density_; }
 
     QSize sizeHint() const override;
