@@ -51,14 +51,14 @@ void TimelineView::setProfile(ProfilePtr profile) {
     threads_.clear();
     steps_.clear();
     updateGeometry();
-    rebin();
+    stale_ = true;
     update();
     emit selectionChanged();
 }
 
 void TimelineView::setEvent(int event) {
     event_ = event;
-    rebin();
+    stale_ = true;
     update();
 }
 
@@ -106,7 +106,7 @@ int TimelineView::rowAt(int y) const {
 }
 
 void TimelineView::resizeEvent(QResizeEvent *) {
-    rebin();
+    stale_ = true;
 }
 
 size_t TimelineView::bins() const {
@@ -117,7 +117,14 @@ int TimelineView::binX(size_t c) const {
     return plotLeft() + int(c * size_t(plotWidth()) / bins());
 }
 
+const std::vector<std::vector<uint64_t>> &TimelineView::densities() {
+    if (stale_)
+        rebin();
+    return density_;
+}
+
 void TimelineView::rebin() {
+    stale_ = false;
     density_ = profile_ ? timeline_.density(*profile_->query, event_, bins())
                         : std::vector<std::vector<uint64_t>>{};
 }
@@ -142,6 +149,8 @@ void TimelineView::paintEvent(QPaintEvent *) {
         p.drawText(rect(), Qt::AlignCenter, tr("No profile"));
         return;
     }
+    if (stale_)
+        rebin();
     paintAxis(p);
     uint64_t peak[2] = {1, 1}; // thread rows, process rows
     for (size_t r = 0; r < density_.size(); ++r)

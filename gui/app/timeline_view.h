@@ -49,7 +49,9 @@ class TimelineView : public QWidget {
     // starts, and the densities drawn, per row and column.
     size_t bins() const;
     int binX(size_t c) const;
-    const std::vector<std::vector<uint64_t>> &densities() const { return density_; }
+    // The densities are made when first needed after a change (a paint):
+    // a profile loaded while another page is shown costs nothing here.
+    const std::vector<std::vector<uint64_t>> &densities();
 
     QSize sizeHint() const override;
 
@@ -81,6 +83,7 @@ class TimelineView : public QWidget {
     int event_ = 0;
     std::vector<FilterStep> steps_;
     std::vector<std::vector<uint64_t>> density_;
+    bool stale_ = true;
     std::optional<TimeRange> range_;
     std::vector<ThreadId> threads_;
     std::optional<int> drag_from_; // x where a press began
