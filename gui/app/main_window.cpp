@@ -149,6 +149,7 @@ void MainWindow::showProfile(ProfilePtr profile, qint64 ms) {
     // A new file (or the same, reloaded) starts without filters.
     loaded_ = profile_;
     steps_.clear();
+    narrowed_.clear();
     if (filter_cancel_)
         *filter_cancel_ = true;
     filter_jobs_.cancel();

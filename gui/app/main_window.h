@@ -110,6 +110,7 @@ class MainWindow : public QMainWindow {
     ProfilePtr profile_;
     ProfilePtr loaded_;
     std::vector<FilterStep> steps_;
+    std::vector<ProfilePtr> narrowed_; // [i]: by steps_[0..i]; nullptr: not made
     JobTracker filter_jobs_;
     std::shared_ptr<std::atomic<bool>> filter_cancel_;
     bool filtering_ = false;

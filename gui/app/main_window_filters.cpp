@@ -1,7 +1,8 @@
-// MainWindow: the filter stack.  Each change re-makes the shown profile
-// from the loaded one and every step (filter_profile) in the thread pool,
-// with a copy of the steps; a newer change drops the result of an older
-// one (JobTracker) and asks it to stop.
+// MainWindow: the filter stack.  A new step narrows the profile of the
+// steps before it (or, while that is not made yet, the loaded one by every
+// step) with filter_profile in the thread pool, on copies; a newer change
+// drops the result of an older one (JobTracker) and asks it to stop.  The
+// profile of each depth is kept, so that going back is immediate.
 #include "app/main_window.h"
 
 #include "app/filter_stack_bar.h"
@@ -11,6 +12,8 @@
 
 #include <QElapsedTimer>
 #include <QStatusBar>
+
+#include <algorithm>
 
 namespace cpcprof::gui {
 
@@ -43,6 +46,22 @@ void MainWindow::backToFilter(size_t depth) {
     if (!loaded_ || depth >= steps_.size())
         return;
     steps_.resize(depth);
+    if (depth > 0 && depth <= narrowed_.size() && narrowed_[depth - 1]) {
+        // Made before: shown at once.
+        filter_jobs_.cancel();
+        if (filter_cancel_)
+            *filter_cancel_ = true;
+        filtering_ = false;
+        filter_bar_->setBusy(false);
+        narrowed_.resize(depth);
+        timeline_->setSteps(steps_);
+        profile_ = narrowed_.back();
+        filter_bar_->setSteps(steps_, profile_->query->samples_kept(),
+                              loaded_->query->samples_kept());
+        showPages(profile_);
+        emit filtersApplied();
+        return;
+    }
     applyFilters();
 }
 
@@ -50,6 +69,7 @@ void MainWindow::applyFilters() {
     timeline_->setSteps(steps_);
     if (filter_cancel_)
         *filter_cancel_ = true;
+    narrowed_.resize(std::min(narrowed_.size(), steps_.size()));
     if (steps_.empty()) {
         // Back to everything: the loaded profile as it is.
         filter_jobs_.cancel();
@@ -66,12 +86,20 @@ void MainWindow::applyFilters() {
     filtering_ = true;
     filter_bar_->setSteps(steps_, 0, loaded_->query->samples_kept());
     filter_bar_->setBusy(true);
+    // The profile of the steps before the last, when made: fewer samples.
+    ProfilePtr from = loaded_;
+    std::vector<FilterStep> steps = steps_;
+    const size_t before = steps_.size() - 1;
+    if (before > 0 && before <= narrowed_.size() && narrowed_[before - 1]) {
+        from = narrowed_[before - 1];
+        steps = {steps_.back()};
+    }
     filter_jobs_.run(
-        [loaded = loaded_, steps = steps_, cancel = filter_cancel_] {
+        [from, steps, cancel = filter_cancel_] {
             QElapsedTimer clock;
             clock.start();
             FilterResult r;
-            r.profile = filter_profile(loaded, steps, *cancel, &r.error);
+            r.profile = filter_profile(from, steps, *cancel, &r.error);
             r.ms = clock.elapsed();
             return r;
         },
@@ -81,11 +109,12 @@ void MainWindow::applyFilters() {
             if (!r.profile) {
                 statusBar()->showMessage(
                     tr("Filter failed: %1").arg(QString::fromStdString(r.error)), 10000);
-                steps_.pop_back();
-                applyFilters();
+                backToFilter(steps_.size() - 1);
                 return;
             }
             profile_ = r.profile;
+            narrowed_.resize(steps_.size());
+            narrowed_.back() = profile_;
             const uint64_t shown = profile_->query->samples_kept();
             const uint64_t all = loaded_->query->samples_kept();
             filter_bar_->setSteps(steps_, shown, all);

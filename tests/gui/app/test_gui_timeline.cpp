@@ -104,6 +104,7 @@ TEST(GuiTimeline, DragFilterExcludeAndUndo) {
 
     // Every view now shows the samples in the range: report --time's.
     const storage::Cost in_range = flame_total(w);
+    const gui::ProfilePtr range_profile = w.profile();
     EXPECT_GT(in_range.samples, 0u);
     EXPECT_LT(in_range.samples, all.samples);
     const std::string time = seconds(range->from_ns) + "," + seconds(range->to_ns);
@@ -144,8 +145,10 @@ TEST(GuiTimeline, DragFilterExcludeAndUndo) {
         w.filterBar()->text().endsWith(QString("without thread %1").arg(t.rows[worker].id.tid)))
         << w.filterBar()->text().toStdString();
 
-    // Back, step by step.
+    // Back, step by step: the range's profile was kept, so it is back at once.
     QTest::mouseClick(w.filterBar()->backButton(), Qt::LeftButton);
+    EXPECT_FALSE(w.filtering());
+    EXPECT_EQ(w.profile(), range_profile);
     ASSERT_TRUE(wait_filters(w, 1));
     expect_same(flame_total(w), in_range, "one step back");
     QTest::mouseClick(w.filterBar()->backButton(), Qt::LeftButton);
