@@ -1,9 +1,12 @@
 #include "app/timeline_view.h"
 
 #include <QContextMenuEvent>
+#include <QHelpEvent>
+#include <QLocale>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QToolTip>
 
 #include <algorithm>
 #include <cmath>
@@ -305,6 +308,45 @@ void TimelineView::mouseReleaseEvent(QMouseEvent *e) {
     dragging_ = false;
     update();
     emit selectionChanged();
+}
+
+bool TimelineView::event(QEvent *e) {
+    if (e->type() != QEvent::ToolTip)
+        return QWidget::event(e);
+    auto *help = static_cast<QHelpEvent *>(e);
+    int r = rowAt(help->pos().y());
+    if (!profile_ || r < 0) {
+        QToolTip::hideText();
+        e->ignore();
+        return true;
+    }
+    QToolTip::showText(help->globalPos(), tipOf(size_t(r), help->pos().x()), this);
+    return true;
+}
+
+// Row r's name and samples, and at x its column's time and sum.
+QString TimelineView::tipOf(size_t r, int x) {
+    const TimelineRow &row = timeline_.rows[r];
+    const auto &events = profile_->query->events();
+    const size_t e = size_t(std::max(event_, 0));
+    const QString name = e < events.size() ? QString::fromStdString(events[e].name) : QString();
+    QLocale locale;
+    QString text =
+        QString::fromStdString(row.label) + "\n" +
+        tr("%1 samples, %2 %3")
+            .arg(locale.toString(qulonglong(row.cost.samples)),
+                 locale.toString(qulonglong(e < row.cost.values.size() ? row.cost.values[e] : 0)),
+                 name);
+    const auto &bins = densities();
+    if (x >= plotLeft() && x < plotLeft() + plotWidth() && r < bins.size()) {
+        size_t c = std::min(bins[r].size() - 1,
+                            size_t(x - plotLeft()) * bins[r].size() / size_t(plotWidth()));
+        text += "\n" + tr("%1-%2 s: %3 %4")
+                           .arg(double(timeOfX(binX(c))) / 1e9, 0, 'f', 3)
+                           .arg(double(timeOfX(binX(c + 1))) / 1e9, 0, 'f', 3)
+                           .arg(locale.toString(qulonglong(bins[r][c])), name);
+    }
+    return text;
 }
 
 void TimelineView::contextMenuEvent(QContextMenuEvent *e) {

@@ -7,7 +7,8 @@
 // Dragging across the rows selects a time range; clicking a row selects
 // its thread (a process row: all its threads; Ctrl adds or removes).
 // The filters in force (setSteps) are drawn: time outside them shaded,
-// threads they leave out greyed.
+// threads they leave out greyed.  A row's tooltip gives its samples and
+// the chosen event's sum, and that of the column under the pointer.
 #pragma once
 
 #include "model/profile_data.h"
@@ -69,9 +70,11 @@ class TimelineView : public QWidget {
     void mouseMoveEvent(QMouseEvent *) override;
     void mouseReleaseEvent(QMouseEvent *) override;
     void contextMenuEvent(QContextMenuEvent *) override;
+    bool event(QEvent *) override;
 
   private:
     void rebin();
+    QString tipOf(size_t r, int x);
     int64_t timeOfX(int x) const;
     bool shown(const TimelineRow &row) const;
     void selectRow(int r, bool toggle);

@@ -11,9 +11,13 @@
 #include "app/summary_page.h"
 #include "app/timeline_page.h"
 
+#include <QApplication>
+#include <QHelpEvent>
+#include <QLocale>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTest>
+#include <QToolTip>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -85,8 +89,19 @@ TEST(GuiTimeline, DragFilterExcludeAndUndo) {
     const storage::Cost all = flame_total(w);
     expect_same(all, report_total(report_json(file, {})), "loaded");
 
-    // Drag across the second quarter to the third, on the first thread's row.
+    // A thread row's tooltip: its name and samples.
     const int y = view->yOfRow(1);
+    QHelpEvent tip(QEvent::ToolTip, QPoint(view->plotLeft() + 5, y),
+                   view->mapToGlobal(QPoint(view->plotLeft() + 5, y)));
+    QApplication::sendEvent(view, &tip);
+    EXPECT_TRUE(QToolTip::text().startsWith(QString::fromStdString(t.rows[1].label)))
+        << QToolTip::text().toStdString();
+    EXPECT_TRUE(QToolTip::text().contains(QLocale().toString(qulonglong(t.rows[1].cost.samples)) +
+                                          " samples"))
+        << QToolTip::text().toStdString();
+    QToolTip::hideText();
+
+    // Drag across the second quarter to the third, on the first thread's row.
     const int x0 = view->xOfTime(t.duration_ns / 4), x1 = view->xOfTime(t.duration_ns * 3 / 4);
     QTest::mousePress(view, Qt::LeftButton, {}, QPoint(x0, y));
     QTest::mouseMove(view, QPoint(x0 + 10, y));
