@@ -103,7 +103,7 @@ void MainWindow::applyFilters() {
             r.ms = clock.elapsed();
             return r;
         },
-        [this](FilterResult r) {
+        [this](const FilterResult &r) {
             filtering_ = false;
             filter_bar_->setBusy(false);
             if (!r.profile) {

@@ -102,7 +102,8 @@ TEST(GuiTimeline, DragFilterExcludeAndUndo) {
     QToolTip::hideText();
 
     // Drag across the second quarter to the third, on the first thread's row.
-    const int x0 = view->xOfTime(t.duration_ns / 4), x1 = view->xOfTime(t.duration_ns * 3 / 4);
+    const int64_t quarter = t.duration_ns / 4, three_quarters = t.duration_ns * 3 / 4;
+    const int x0 = view->xOfTime(quarter), x1 = view->xOfTime(three_quarters);
     QTest::mousePress(view, Qt::LeftButton, {}, QPoint(x0, y));
     QTest::mouseMove(view, QPoint(x0 + 10, y));
     QTest::mouseMove(view, QPoint(x1, y));
@@ -111,8 +112,8 @@ TEST(GuiTimeline, DragFilterExcludeAndUndo) {
     ASSERT_TRUE(range);
     // What the pixels stand for: within a column of where the drag was.
     const int64_t column = t.duration_ns / view->plotWidth() + 1;
-    EXPECT_NEAR(double(range->from_ns), double(t.duration_ns / 4), double(column));
-    EXPECT_NEAR(double(range->to_ns), double(t.duration_ns * 3 / 4), double(column));
+    EXPECT_NEAR(double(range->from_ns), double(quarter), double(column));
+    EXPECT_NEAR(double(range->to_ns), double(three_quarters), double(column));
     ASSERT_TRUE(page->filterInButton()->isEnabled());
     QTest::mouseClick(page->filterInButton(), Qt::LeftButton);
     ASSERT_TRUE(wait_filters(w, 1));
