@@ -3,6 +3,7 @@
 #include "app/flame_graph.h"
 #include "app/main_window.h"
 #include "app/source_page.h"
+#include "model/timeline.h"
 #include "views/source_models.h"
 
 #include <QApplication>
@@ -103,6 +104,31 @@ void run_interactions(MainWindow *w, QJsonObject out) {
     out["search_pattern"] = pattern;
     out["search_share"] = flame->searchShare().value_or(-1);
     out["frames_drawn"] = qint64(canvas->layout().frames.size());
+
+    // A time-range filter over the middle half of the run (as dragged on
+    // the timeline), until the filtered flame graph has been painted.
+    flame->findChild<QLineEdit *>("flameSearch")->clear();
+    w->tabs()->setCurrentIndex(MainWindow::FlameTab);
+    Timeline timeline = make_timeline(*w->loadedProfile()->query);
+    FilterStep step;
+    step.time = TimeRange{timeline.duration_ns / 4, timeline.duration_ns * 3 / 4};
+    bool applied = false;
+    QObject::connect(w, &MainWindow::filtersApplied, &loop, [&] {
+        applied = true;
+        loop.quit();
+    });
+    t.start();
+    w->pushFilter(step);
+    while (!applied)
+        loop.exec();
+    canvas->repaint();
+    out["filter_ms"] = ms_of(t);
+    out["filter_samples"] = qint64(w->profile()->query->samples_kept());
+    t.start();
+    w->backToFilter(0);
+    canvas->repaint();
+    out["filter_back_ms"] = ms_of(t);
+
     time_source(w, out);
     std::printf("%s\n", QJsonDocument(out).toJson(QJsonDocument::Compact).constData());
     std::fflush(stdout);

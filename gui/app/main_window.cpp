@@ -1,9 +1,11 @@
 #include "app/main_window.h"
 
+#include "app/filter_stack_bar.h"
 #include "app/flame_graph.h"
 #include "app/source_page.h"
 #include "app/source_settings.h"
 #include "app/summary_page.h"
+#include "app/timeline_page.h"
 
 #include <QAction>
 #include <QApplication>
@@ -17,12 +19,14 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
+#include <QVBoxLayout>
 
 namespace cpcprof::gui {
 
 MainWindow::MainWindow(QWidget *parent)
-    : QMainWindow(parent), loader_(new ProfileLoader(this)), tabs_(new QTabWidget),
-      summary_(new SummaryPage), flame_(new FlameGraph), source_(new SourcePage),
+    : QMainWindow(parent), loader_(new ProfileLoader(this)), filter_jobs_(this),
+      tabs_(new QTabWidget), summary_(new SummaryPage), flame_(new FlameGraph),
+      source_(new SourcePage), timeline_(new TimelinePage), filter_bar_(new FilterStackBar),
       events_(new QComboBox), busy_(new QProgressBar), cancel_(new QPushButton(tr("Cancel"))) {
     setWindowTitle(tr("cpcprof-gui"));
     setAcceptDrops(true);
@@ -41,7 +45,16 @@ MainWindow::MainWindow(QWidget *parent)
     tabs_->addTab(pages_.hotspots.widget, tr("Hotspots"));
     tabs_->addTab(source_, tr("Source"));
     source_->setRoots(source_roots({}, {}));
-    setCentralWidget(tabs_);
+    tabs_->addTab(timeline_, tr("Timeline"));
+    auto *central = new QWidget;
+    auto *column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(filter_bar_);
+    column->addWidget(tabs_, 1);
+    setCentralWidget(central);
+    connect(timeline_, &TimelinePage::filterRequested, this, &MainWindow::pushFilter);
+    connect(filter_bar_, &FilterStackBar::backTo, this, &MainWindow::backToFilter);
 
     events_->setObjectName("eventSelector");
     events_->setToolTip(tr("The event that sets widths, order and shares"));
@@ -141,6 +154,7 @@ void MainWindow::setEvent(int event) {
     }
     summary_->setEvent(event);
     flame_->setEvent(event);
+    timeline_->setEvent(event);
     for (Page *p : {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
         p->setEvent(event);
     source_->setEvent(event);
@@ -158,13 +172,18 @@ void MainWindow::showProfile(ProfilePtr profile, qint64 ms) {
     }
     // The sampling event (the first) drives widths until the user picks another.
     event_ = 0;
-    summary_->setProfile(profile_);
-    flame_->setProfile(profile_);
-    for (Page *p : {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
-        p->setProfile(profile_);
-    source_->setProfile(profile_);
+    // A new file (or the same, reloaded) starts without filters.
+    loaded_ = profile_;
+    steps_.clear();
+    narrowed_.clear();
+    if (filter_cancel_)
+        *filter_cancel_ = true;
+    filter_jobs_.cancel();
+    filtering_ = false;
+    timeline_->setProfile(loaded_);
+    filter_bar_->setSteps({}, 0, 0);
     selected_ = UINT32_MAX;
-    setEvent(0);
+    showPages(profile_);
     reload_->setEnabled(true);
     setWindowTitle(tr("%1 - cpcprof-gui").arg(path));
     statusBar()->showMessage(tr("%1: %2 samples, loaded in %3 ms")

@@ -1,7 +1,9 @@
 // The main window of cpcprof-gui: File menu (Open, Open Recent, Reload,
 // Export), drag and drop of a file, the event selector and Back in the
 // toolbar, and the pages in tabs: Summary, Flame graph, Top-down,
-// Bottom-up, Caller/Callee, Hotspots.  Loads run off the GUI thread
+// Bottom-up, Caller/Callee, Hotspots, Timeline, with the filter stack's
+// bar above them (main_window_filters.cpp: every page but the timeline
+// shows the filtered profile, made off the GUI thread).  Loads run off the GUI thread
 // (profile_loader.h) with a busy indicator and Cancel in the status bar;
 // a refused file gives an error dialog naming the problem and leaves the
 // profile shown before it in place.  Geometry, the last page and the
@@ -9,10 +11,16 @@
 #pragma once
 
 #include "app/flame_canvas.h"
+#include "app/job_tracker.h"
 #include "app/pages.h"
 #include "app/profile_loader.h"
+#include "model/sample_filter.h"
 
 #include <QMainWindow>
+
+#include <atomic>
+#include <memory>
+#include <vector>
 
 class QAction;
 class QComboBox;
@@ -24,9 +32,11 @@ class QTabWidget;
 
 namespace cpcprof::gui {
 
+class FilterStackBar;
 class FlameGraph;
 class SourcePage;
 class SummaryPage;
+class TimelinePage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -38,7 +48,8 @@ class MainWindow : public QMainWindow {
         BottomUpTab,
         CallerCalleeTab,
         HotspotsTab,
-        SourceTab
+        SourceTab,
+        TimelineTab
     };
 
     explicit MainWindow(QWidget *parent = nullptr);
@@ -46,7 +57,10 @@ class MainWindow : public QMainWindow {
 
     // Starts loading path; the window shows it once loaded.
     void openFile(const QString &path);
+    // What the pages show: the loaded profile narrowed by the filters.
     ProfilePtr profile() const { return profile_; }
+    // The profile as loaded (the timeline's).
+    ProfilePtr loadedProfile() const { return loaded_; }
     int event() const { return event_; }
     void setEvent(int event);
 
@@ -59,6 +73,15 @@ class MainWindow : public QMainWindow {
     // Shows fn's source and disassembly on the Source page.
     void showSource(uint32_t fn);
     QTabWidget *tabs() const { return tabs_; }
+    TimelinePage *timelinePage() const { return timeline_; }
+    FilterStackBar *filterBar() const { return filter_bar_; }
+
+    // The filter stack: push a step, or go back to the first depth steps;
+    // the pages show the result once filtersApplied() is emitted.
+    void pushFilter(const FilterStep &step);
+    void backToFilter(size_t depth);
+    const std::vector<FilterStep> &filters() const { return steps_; }
+    bool filtering() const { return filtering_; }
     QComboBox *eventSelector() const { return events_; }
     // The error dialog of the last refused file, while it is open.
     QMessageBox *errorDialog() const { return error_; }
@@ -66,6 +89,9 @@ class MainWindow : public QMainWindow {
   signals:
     // After a profile is shown (pages filled), or a load failed.
     void profileShown();
+    // The pages show the profile narrowed by filters() (or a failure was
+    // reported in the status bar).
+    void filtersApplied();
     void loadFailed(const QString &error);
 
   protected:
@@ -84,9 +110,17 @@ class MainWindow : public QMainWindow {
     void showFunction(uint32_t fn, FunctionView view);
     void addRecent(const QString &path);
     void fillRecentMenu();
+    void applyFilters();
+    void showPages(const ProfilePtr &profile);
 
     ProfileLoader *loader_;
     ProfilePtr profile_;
+    ProfilePtr loaded_;
+    std::vector<FilterStep> steps_;
+    std::vector<ProfilePtr> narrowed_; // [i]: by steps_[0..i]; nullptr: not made
+    JobTracker filter_jobs_;
+    std::shared_ptr<std::atomic<bool>> filter_cancel_;
+    bool filtering_ = false;
     int event_ = 0;
     QTabWidget *tabs_;
     SummaryPage *summary_;
@@ -95,6 +129,8 @@ class MainWindow : public QMainWindow {
     SourcePage *source_;
     uint32_t selected_ = UINT32_MAX; // the function last activated in a view
     QStringList source_dirs_, path_maps_;
+    TimelinePage *timeline_;
+    FilterStackBar *filter_bar_;
     QComboBox *events_;
     QMenu *recent_menu_ = nullptr;
     QAction *reload_ = nullptr;

@@ -6,33 +6,36 @@ ProfilePtr load_profile(const std::string &path, const std::atomic<bool> &cancel
                         std::string *error) {
     auto data = std::make_shared<ProfileData>();
     data->path = path;
-    data->query = storage::Query::open(path, {}, error);
+    storage::QueryOptions options;
+    options.keep_samples = true;
+    data->query = storage::Query::open(path, {}, error, options);
     if (!data->query)
         return nullptr;
-    if (cancel) {
-        *error = "cancelled";
+    if (!build_views(*data, cancel, error))
         return nullptr;
-    }
-    data->top_down = storage::CallTree::top_down(*data->query, true);
-    if (cancel) {
-        *error = "cancelled";
-        return nullptr;
-    }
-    data->hotspots = hotspot_rows(*data->query);
-    if (cancel) {
-        *error = "cancelled";
-        return nullptr;
-    }
-    try {
-        data->bottom_up = storage::CallTree::bottom_up(*data->query, true);
-    } catch (const storage::TooLarge &e) {
-        data->bottom_up_error = e.what();
-    }
-    if (cancel) {
-        *error = "cancelled";
-        return nullptr;
-    }
     return data;
+}
+
+bool build_views(ProfileData &data, const std::atomic<bool> &cancel, std::string *error) {
+    auto cancelled = [&] {
+        if (cancel)
+            *error = "cancelled";
+        return bool(cancel);
+    };
+    if (cancelled())
+        return false;
+    data.top_down = storage::CallTree::top_down(*data.query, true);
+    if (cancelled())
+        return false;
+    data.hotspots = hotspot_rows(*data.query);
+    if (cancelled())
+        return false;
+    try {
+        data.bottom_up = storage::CallTree::bottom_up(*data.query, true);
+    } catch (const storage::TooLarge &e) {
+        data.bottom_up_error = e.what();
+    }
+    return !cancelled();
 }
 
 } // namespace cpcprof::gui

@@ -34,8 +34,14 @@ using ProfilePtr = std::shared_ptr<const ProfileData>;
 // Opens path through storage's defensive opening path and builds the
 // trees.  nullptr with *error naming the problem ("PATH: reason") when the
 // file is refused, and with *error = "cancelled" when cancel became true
-// between two steps.  Any thread; no Qt.
+// between two steps.  The Query keeps its samples (QueryOptions), for the
+// timeline and filters (sample_filter.h).  Any thread; no Qt.
 ProfilePtr load_profile(const std::string &path, const std::atomic<bool> &cancel,
                         std::string *error);
+
+// Builds data's trees and hotspot rows from data.query, as load_profile
+// does.  false with *error = "cancelled" when cancel became true between
+// two steps.
+bool build_views(ProfileData &data, const std::atomic<bool> &cancel, std::string *error);
 
 } // namespace cpcprof::gui

@@ -71,8 +71,12 @@ struct ModuleFacts {
 } // namespace
 
 struct Query::Impl {
-    std::unique_ptr<Reader> reader;
+    // Shared with the subsets made from this Query (subset()).
+    std::shared_ptr<const Reader> reader;
     QueryFilter filter;
+    bool keep_samples = false;
+    std::vector<KeptSample> samples;
+    std::vector<uint64_t> sample_values; // nevents per kept sample
     size_t nevents = 0;
     std::unordered_map<int64_t, ModuleFacts> modules; // by module_id
     std::unordered_set<int64_t> modules_reached;
@@ -217,6 +221,19 @@ struct Query::Impl {
         return true;
     }
 
+    void keep_sample(int64_t time_ns, uint32_t stack_thread, std::span<const uint64_t> values) {
+        samples.push_back({time_ns, stack_thread});
+        size_t nv = std::min(values.size(), nevents);
+        sample_values.insert(sample_values.end(), values.begin(), values.begin() + nv);
+        sample_values.resize(sample_values.size() + (nevents - nv), 0);
+    }
+
+    // Stack, thread and total costs from the (stack, thread) pairs, the
+    // complete samples, "[truncated]", function costs: the Query made.
+    static std::unique_ptr<Query> finish(std::unique_ptr<Impl> impl);
+    // subset()'s frame nodes and functions: those the stacks reach.
+    void compact_from(const Impl &a);
+
     void sum_functions(const Query &q) {
         fself.assign(functions.size(), Cost{0, std::vector<uint64_t>(nevents)});
         for (size_t i = 0; i < stacks.size(); ++i)
@@ -232,12 +249,13 @@ Query::Query(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Query::~Query() = default;
 
 std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &filter,
-                                   std::string *error) {
+                                   std::string *error, const QueryOptions &options) {
     auto impl = std::make_unique<Impl>();
     impl->reader = Reader::open(path, error);
     if (!impl->reader)
         return nullptr;
     impl->filter = filter;
+    impl->keep_samples = options.keep_samples;
     const Reader &r = *impl->reader;
     impl->nevents = r.run().events.size();
     impl->total.values.assign(impl->nevents, 0);
@@ -309,6 +327,8 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
             size_t nv = std::min(s.values.size(), q.nevents);
             for (size_t e = 0; e < nv; ++e)
                 c.values[e] = saturating_add(c.values[e], s.values[e]);
+            if (q.keep_samples)
+                q.keep_sample(r.since_start(s.time_ns), st, s.values);
         },
         error, Reader::Frames::skip);
     if (!ok) {
@@ -322,6 +342,13 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
                  " (cpcprof check lists the file's problems)";
         return nullptr;
     }
+    q.fnode_of = {};
+    q.up = {};
+    return Impl::finish(std::move(impl));
+}
+
+std::unique_ptr<Query> Query::Impl::finish(std::unique_ptr<Impl> impl) {
+    Impl &q = *impl;
     for (const StackThreadCost &st : q.stack_threads) {
         q.stack_costs[st.stack].add(st.cost);
         q.threads[st.thread].cost.add(st.cost);
@@ -333,11 +360,104 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
         else if (q.truncated_fn == kNoFunction)
             q.truncated_fn = q.function_id(kTruncated, "", false, "");
     }
-    q.fnode_of = {};
-    q.up = {};
     auto query = std::unique_ptr<Query>(new Query(std::move(impl)));
     query->impl_->sum_functions(*query);
     return query;
+}
+
+std::span<const Query::KeptSample> Query::kept_samples() const {
+    return impl_->samples;
+}
+
+std::span<const uint64_t> Query::kept_values(size_t i) const {
+    return {impl_->sample_values.data() + i * impl_->nevents, impl_->nevents};
+}
+
+// The kept samples' (stack, thread) pairs, stacks and threads are renumbered
+// in the order the samples first reach them, as open() numbers them.
+std::unique_ptr<Query> Query::subset(const std::function<bool(size_t)> &keep,
+                                     const QueryFilter &filter) const {
+    constexpr uint32_t kNone = UINT32_MAX;
+    const Impl &a = *impl_;
+    auto impl = std::make_unique<Impl>();
+    Impl &b = *impl;
+    b.reader = a.reader;
+    b.filter = filter;
+    b.filter.inline_frames = a.filter.inline_frames;
+    b.keep_samples = true;
+    b.nevents = a.nevents;
+    b.modules = a.modules;
+    b.read = a.read;
+    b.total.values.assign(b.nevents, 0);
+    const Cost zero{0, std::vector<uint64_t>(b.nevents)};
+    std::vector<uint32_t> st_map(a.stack_threads.size(), kNone);
+    std::vector<uint32_t> stack_map(a.stacks.size(), kNone), thread_map(a.threads.size(), kNone);
+    for (size_t i = 0; i < a.samples.size(); ++i) {
+        if (!keep(i))
+            continue;
+        ++b.kept;
+        const KeptSample &s = a.samples[i];
+        uint32_t &st = st_map[s.stack_thread];
+        if (st == kNone) {
+            const StackThreadCost &old = a.stack_threads[s.stack_thread];
+            uint32_t &stack = stack_map[old.stack];
+            if (stack == kNone) {
+                stack = uint32_t(b.stacks.size());
+                b.stacks.push_back(a.stacks[old.stack]);
+                b.stack_costs.push_back(zero);
+            }
+            uint32_t &thread = thread_map[old.thread];
+            if (thread == kNone) {
+                thread = uint32_t(b.threads.size());
+                const ThreadCost &t = a.threads[old.thread];
+                b.threads.push_back({t.pid, t.tid, t.name, zero});
+            }
+            st = uint32_t(b.stack_threads.size());
+            b.stack_threads.push_back({stack, thread, zero});
+        }
+        Cost &c = b.stack_threads[st].cost;
+        c.samples = saturating_add(c.samples, 1);
+        std::span<const uint64_t> values = kept_values(i);
+        for (size_t e = 0; e < b.nevents; ++e)
+            c.values[e] = saturating_add(c.values[e], values[e]);
+        b.keep_sample(s.time_ns, st, values);
+    }
+    b.compact_from(a);
+    return Impl::finish(std::move(impl));
+}
+
+void Query::Impl::compact_from(const Impl &a) {
+    constexpr uint32_t kNone = UINT32_MAX;
+    std::vector<uint32_t> fmap(a.fnodes.size(), kNone);
+    fmap[0] = 0;
+    for (const Stack &st : stacks)
+        for (uint32_t v = st.leaf; fmap[v] == kNone; v = a.fnodes[v].parent)
+            fmap[v] = 0; // reached; numbered below
+    std::vector<uint32_t> fn_map(a.functions.size(), kNone);
+    std::unordered_set<std::string> module_paths;
+    for (size_t v = 1; v < a.fnodes.size(); ++v) {
+        if (fmap[v] == kNone)
+            continue;
+        FrameNode n = a.fnodes[v];
+        n.parent = fmap[n.parent];
+        uint32_t &f = fn_map[n.frame.function];
+        if (f == kNone) {
+            const FunctionInfo &info = a.functions[n.frame.function];
+            f = function_id(info.name, info.module, info.has_symbols, info.file);
+            if (!info.module.empty())
+                module_paths.insert(info.module);
+        }
+        n.frame.function = f;
+        fmap[v] = uint32_t(fnodes.size());
+        fnodes.push_back(n);
+    }
+    for (Stack &st : stacks)
+        st.leaf = fmap[st.leaf];
+    for (int64_t id : a.modules_reached) {
+        auto it = modules.find(id);
+        if (it != modules.end() && module_paths.count(it->second.path))
+            modules_reached.insert(id);
+    }
 }
 
 const Reader &Query::reader() const {

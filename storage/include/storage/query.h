@@ -30,6 +30,7 @@
 #include "storage/records.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -49,6 +50,13 @@ struct QueryFilter {
     // false: an inlined call is not a frame of its own; its cost goes to
     // the function it was inlined into, at the line of the inlined call.
     bool inline_frames = true;
+};
+
+// What open() keeps beside the aggregates.
+struct QueryOptions {
+    // Each kept sample's time, (stack, thread) pair and values, for
+    // kept_samples() and subset(): 16 + 8 x events bytes per sample.
+    bool keep_samples = false;
 };
 
 // A function as reports name it: one per distinct (name, module).
@@ -103,7 +111,7 @@ class Query {
     // nullptr with *error = "PATH: reason" when the file is refused or a
     // sample cannot be read.
     static std::unique_ptr<Query> open(const std::string &path, const QueryFilter &filter,
-                                       std::string *error);
+                                       std::string *error, const QueryOptions &options = {});
     ~Query();
     Query(const Query &) = delete;
     Query &operator=(const Query &) = delete;
@@ -226,6 +234,26 @@ class Query {
     };
     // Every (function, file, line) that samples reached, unordered.
     std::vector<LineCost> line_costs() const;
+
+    // ---- Kept samples (QueryOptions::keep_samples; else empty) ----------
+    struct KeptSample {
+        int64_t time_ns = 0;       // since the run's start (Reader::since_start)
+        uint32_t stack_thread = 0; // index in stack_thread_costs()
+    };
+    // In arrival order.
+    std::span<const KeptSample> kept_samples() const;
+    // Kept sample i's values, one per event (0 where the file had none).
+    std::span<const uint64_t> kept_values(size_t i) const;
+
+    // The Query that open() with a filter keeping exactly the kept samples
+    // i with keep(i) would give: the same costs, stacks, threads, functions
+    // (those no such sample reaches left out) and trees, in O(samples +
+    // frame nodes), without reading the file again.  Needs keep_samples;
+    // the result keeps its samples too (it can be narrowed again) and
+    // shares this Query's Reader, which neither changes.  filter is what
+    // the result's filter() says (its inline_frames is this one's).
+    std::unique_ptr<Query> subset(const std::function<bool(size_t)> &keep,
+                                  const QueryFilter &filter) const;
 
   private:
     struct Impl;

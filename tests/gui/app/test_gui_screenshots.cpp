@@ -5,9 +5,11 @@
 // and the flame graph's largest frames are where the data says.
 #include "gui_harness.h"
 
+#include "app/filter_stack_bar.h"
 #include "app/flame_graph.h"
 #include "app/main_window.h"
 #include "app/source_page.h"
+#include "app/timeline_page.h"
 #include "model/source_view.h"
 #include "views/cost_overview.h"
 #include "views/source_models.h"
@@ -21,6 +23,7 @@
 #include <QSet>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTest>
 
 #include <gtest/gtest.h>
 
@@ -223,6 +226,76 @@ TEST(GuiScreenshots, SourcePage) {
     EXPECT_GT(overview.inked, 0.001);
     Ink whole = ink_of(page->grab().toImage());
     EXPECT_GT(whole.colours, 4);
+}
+
+// The timeline with a range selected, then filtered in on it (the bar
+// above the views, the time outside shaded) and the flame graph of the
+// range; the bars of each thread's row are where its samples are.
+TEST(GuiScreenshots, TimelineAndFilteredViews) {
+    if (QGuiApplication::platformName() != "xcb")
+        GTEST_SKIP() << "screenshots need an X display (run under xvfb-run; Debian package "
+                        "xvfb); platform here: "
+                     << QGuiApplication::platformName().toStdString();
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    ASSERT_TRUE(QDir().mkpath(SCREENSHOT_DIR));
+    MainWindow w;
+    w.resize(1200, 500);
+    w.show();
+    w.tabs()->setCurrentIndex(MainWindow::TimelineTab);
+    w.openFile(QString::fromStdString(file));
+    ASSERT_TRUE(wait_for([&] { return w.profile() != nullptr; }));
+    gui::TimelineView *view = w.timelinePage()->view();
+    auto shot = [&](const char *name, QWidget *check) {
+        wait_for([] { return false; }, 200);
+        QImage img = w.grab().toImage();
+        QString path = QString(SCREENSHOT_DIR) + "/" + name + ".png";
+        EXPECT_TRUE(img.save(path)) << path.toStdString();
+        std::printf("screenshot: %s\n", qPrintable(path));
+        Ink ink = ink_of(check->grab().toImage());
+        EXPECT_GT(ink.colours, 4) << name << " looks blank";
+        EXPECT_GT(ink.inked, 0.01) << name << " looks blank";
+    };
+    wait_for([] { return false; }, 200);
+    // Each thread row: a column with samples has a bar at the row's
+    // bottom, a column without none (the base colour).
+    QImage img = view->grab().toImage();
+    const gui::Timeline &t = view->timeline();
+    const auto &bins = view->densities();
+    const QRgb base = view->palette().color(QPalette::Base).rgb();
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+        if (t.rows[r].process)
+            continue;
+        int y = view->yOfRow(r) + 22 / 2 - 2; // the bars' bottom: above the row's line
+        int filled = 0, empty = 0;
+        for (size_t c = 0; c < bins[r].size(); ++c) {
+            QRgb px = img.pixel(view->binX(c), y);
+            if (bins[r][c] > 0) {
+                EXPECT_NE(px, base) << "row " << r << " column " << c;
+                ++filled;
+            } else {
+                EXPECT_EQ(px, base) << "row " << r << " column " << c;
+                ++empty;
+            }
+        }
+        EXPECT_GT(filled, 0) << "row " << r;
+        std::printf("  row %zu (%s): %d columns with samples, %d without\n", r,
+                    t.rows[r].label.c_str(), filled, empty);
+    }
+    const int y = view->yOfRow(1);
+    const int x0 = view->xOfTime(t.duration_ns / 5), x1 = view->xOfTime(t.duration_ns / 2);
+    QTest::mousePress(view, Qt::LeftButton, {}, QPoint(x0, y));
+    QTest::mouseMove(view, QPoint(x0 + 10, y));
+    QTest::mouseMove(view, QPoint(x1, y));
+    QTest::mouseRelease(view, Qt::LeftButton, {}, QPoint(x1, y));
+    ASSERT_TRUE(view->selectedRange());
+    shot("timeline-selected", view);
+    w.timelinePage()->filterIn();
+    ASSERT_TRUE(wait_for([&] { return !w.filtering() && w.filters().size() == 1; }));
+    ASSERT_TRUE(w.filterBar()->isVisible());
+    shot("timeline-filtered", view);
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    shot("flamegraph-filtered", w.flameGraph()->canvas());
 }
 
 } // namespace

@@ -1,0 +1,92 @@
+#include "model/timeline.h"
+
+#include <algorithm>
+#include <map>
+
+namespace cpcprof::gui {
+
+using storage::Query;
+
+Timeline make_timeline(const Query &q) {
+    Timeline t;
+    const storage::Reader &r = q.reader();
+    int64_t last = 0;
+    for (const Query::KeptSample &s : q.kept_samples())
+        last = std::max(last, s.time_ns);
+    int64_t end = r.end_ns() ? r.since_start(*r.end_ns()) : 0;
+    t.duration_ns = std::max<int64_t>({end, last + 1, 1});
+
+    std::map<int, std::string> names;
+    for (const storage::ProcessRecord &p : r.processes())
+        names[p.info.pid] = p.info.argv.empty() ? p.info.exe : p.info.argv[0];
+    std::map<int, std::vector<uint32_t>> by_pid;
+    const auto &threads = q.threads();
+    for (uint32_t i = 0; i < threads.size(); ++i)
+        by_pid[threads[i].pid].push_back(i);
+    for (const auto &[pid, members] : by_pid) {
+        TimelineRow proc;
+        proc.process = true;
+        proc.id = {pid, 0};
+        std::string name = names[pid];
+        name = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
+        proc.label = std::to_string(pid) + (name.empty() ? "" : " " + name);
+        size_t at = t.rows.size();
+        t.rows.push_back(std::move(proc));
+        for (uint32_t i : members) {
+            TimelineRow row;
+            row.id = {pid, threads[i].tid};
+            row.label = (threads[i].name.empty() ? "thread" : threads[i].name) + " (" +
+                        std::to_string(threads[i].tid) + ")";
+            row.thread = i;
+            row.cost = threads[i].cost;
+            t.rows[at].cost.add(row.cost);
+            t.rows.push_back(std::move(row));
+        }
+    }
+    return t;
+}
+
+size_t Timeline::bin_of(int64_t t, size_t bins) const {
+    if (t <= 0 || bins == 0)
+        return 0;
+    auto b = size_t((unsigned __int128)(uint64_t)t * bins / (uint64_t)duration_ns);
+    return std::min(b, bins - 1);
+}
+
+int64_t Timeline::time_of_bin(double b, size_t bins) const {
+    if (bins == 0)
+        return 0;
+    return int64_t(std::clamp(b / double(bins), 0.0, 1.0) * double(duration_ns));
+}
+
+std::vector<std::vector<uint64_t>> Timeline::density(const Query &q, int event, size_t bins) const {
+    std::vector<std::vector<uint64_t>> out(rows.size(), std::vector<uint64_t>(bins, 0));
+    if (bins == 0)
+        return out;
+    // Row of each thread, and of its process.
+    const auto &threads = q.threads();
+    std::vector<uint32_t> thread_row(threads.size(), 0), proc_row(threads.size(), 0);
+    uint32_t proc = 0;
+    for (uint32_t r = 0; r < rows.size(); ++r) {
+        if (rows[r].process) {
+            proc = r;
+        } else if (rows[r].thread < threads.size()) {
+            thread_row[rows[r].thread] = r;
+            proc_row[rows[r].thread] = proc;
+        }
+    }
+    const auto &pairs = q.stack_thread_costs();
+    const size_t e = size_t(std::max(event, 0));
+    auto samples = q.kept_samples();
+    for (size_t i = 0; i < samples.size(); ++i) {
+        auto values = q.kept_values(i);
+        uint64_t v = e < values.size() ? values[e] : 0;
+        uint32_t th = pairs[samples[i].stack_thread].thread;
+        size_t b = bin_of(samples[i].time_ns, bins);
+        out[thread_row[th]][b] = storage::saturating_add(out[thread_row[th]][b], v);
+        out[proc_row[th]][b] = storage::saturating_add(out[proc_row[th]][b], v);
+    }
+    return out;
+}
+
+} // namespace cpcprof::gui

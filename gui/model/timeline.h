@@ -1,0 +1,45 @@
+// The timeline's data, without Qt: one row per process and, below it, one
+// per thread that kept samples, and the density of a chosen event over
+// the run, per row, in equal time slices.  Built from the loaded (whole)
+// profile's kept samples (QueryOptions::keep_samples).
+//
+//   Timeline t = make_timeline(*profile->query);
+//   auto bins = t.density(*profile->query, event, 800); // per row
+#pragma once
+
+#include "model/sample_filter.h"
+#include "storage/query.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cpcprof::gui {
+
+struct TimelineRow {
+    bool process = false; // a process's row (the sum of its threads)
+    ThreadId id;          // tid 0 for a process row
+    std::string label;    // "1234 cpcprof-demo", "worker (1235)"
+    uint32_t thread = 0;  // Query::threads() index of a thread row
+    storage::Cost cost;   // its kept samples' cost
+};
+
+struct Timeline {
+    // Samples lie in [0, duration_ns): the run's end (or the last sample).
+    int64_t duration_ns = 1;
+    // Processes by pid, each followed by its threads in order of first sample.
+    std::vector<TimelineRow> rows;
+
+    // Per row, per slice of [0, duration_ns) cut into bins equal slices,
+    // the sum of event's values of the row's samples in it.
+    std::vector<std::vector<uint64_t>> density(const storage::Query &q, int event,
+                                               size_t bins) const;
+    // The slice of time t among bins (clamped to the first and last).
+    size_t bin_of(int64_t t, size_t bins) const;
+    // The start time of slice b among bins.
+    int64_t time_of_bin(double b, size_t bins) const;
+};
+
+Timeline make_timeline(const storage::Query &q);
+
+} // namespace cpcprof::gui

@@ -1,0 +1,199 @@
+// The Timeline page and the filter stack driven as a user does, on a
+// recording of cpcprof-demo (two threads): drag across the timeline,
+// Filter in on selection, and every view shows the samples in that range
+// -- the numbers `cpcprof report --time` gives; click the worker's row
+// and Exclude thread; Back undoes each step.
+#include "gui_harness.h"
+
+#include "app/filter_stack_bar.h"
+#include "app/flame_graph.h"
+#include "app/main_window.h"
+#include "app/summary_page.h"
+#include "app/timeline_page.h"
+
+#include <QApplication>
+#include <QHelpEvent>
+#include <QLocale>
+#include <QPushButton>
+#include <QTabWidget>
+#include <QTest>
+#include <QToolTip>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace cpcprof::test {
+namespace {
+
+using gui::MainWindow;
+using nlohmann::json;
+
+json report_json(const std::string &file, const std::vector<std::string> &args) {
+    TempDir dir;
+    std::vector<std::string> argv = {"report", file, "--format", "json", "--top", "0"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    RunResult r = cpcprof(dir, argv);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.status == 0 ? json::parse(r.out) : json::object();
+}
+
+std::string seconds(int64_t ns) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%" PRId64 ".%09" PRId64, ns / 1'000'000'000,
+                  ns % 1'000'000'000);
+    return buf;
+}
+
+// What the flame graph's tree holds in all: samples and each event's sum.
+storage::Cost flame_total(MainWindow &w) {
+    return w.flameGraph()->canvas()->tree()->nodes()[0].total;
+}
+
+storage::Cost report_total(const json &r) {
+    storage::Cost c;
+    if (!r.contains("run"))
+        return c;
+    c.samples = r.at("run").at("samples").at("kept").get<uint64_t>();
+    for (const json &e : r.at("events"))
+        c.values.push_back(e.at("total").get<uint64_t>());
+    return c;
+}
+
+void expect_same(const storage::Cost &mine, const storage::Cost &theirs, const char *what) {
+    EXPECT_EQ(mine.samples, theirs.samples) << what;
+    EXPECT_EQ(mine.values, theirs.values) << what;
+}
+
+bool wait_filters(MainWindow &w, size_t depth) {
+    return wait_for([&] { return !w.filtering() && w.filters().size() == depth; });
+}
+
+TEST(GuiTimeline, DragFilterExcludeAndUndo) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.openFile(QString::fromStdString(file));
+    ASSERT_TRUE(wait_for([&] { return w.profile() && !w.loader()->busy(); }));
+    w.tabs()->setCurrentIndex(MainWindow::TimelineTab);
+    gui::TimelinePage *page = w.timelinePage();
+    gui::TimelineView *view = page->view();
+    ASSERT_TRUE(wait_for([&] { return view->isVisible() && view->plotWidth() > 400; }));
+    const gui::Timeline &t = view->timeline();
+    ASSERT_GE(t.rows.size(), 3u) << "a process and its two threads";
+    EXPECT_FALSE(w.filterBar()->isVisible());
+    const storage::Cost all = flame_total(w);
+    expect_same(all, report_total(report_json(file, {})), "loaded");
+
+    // A thread row's tooltip: its name and samples.
+    const int y = view->yOfRow(1);
+    QHelpEvent tip(QEvent::ToolTip, QPoint(view->plotLeft() + 5, y),
+                   view->mapToGlobal(QPoint(view->plotLeft() + 5, y)));
+    QApplication::sendEvent(view, &tip);
+    EXPECT_TRUE(QToolTip::text().startsWith(QString::fromStdString(t.rows[1].label)))
+        << QToolTip::text().toStdString();
+    EXPECT_TRUE(QToolTip::text().contains(QLocale().toString(qulonglong(t.rows[1].cost.samples)) +
+                                          " samples"))
+        << QToolTip::text().toStdString();
+    QToolTip::hideText();
+
+    // Drag across the second quarter to the third, on the first thread's row.
+    const int64_t quarter = t.duration_ns / 4, three_quarters = t.duration_ns * 3 / 4;
+    const int x0 = view->xOfTime(quarter), x1 = view->xOfTime(three_quarters);
+    QTest::mousePress(view, Qt::LeftButton, {}, QPoint(x0, y));
+    QTest::mouseMove(view, QPoint(x0 + 10, y));
+    QTest::mouseMove(view, QPoint(x1, y));
+    QTest::mouseRelease(view, Qt::LeftButton, {}, QPoint(x1, y));
+    auto range = view->selectedRange();
+    ASSERT_TRUE(range);
+    // What the pixels stand for: within a column of where the drag was.
+    const int64_t column = t.duration_ns / view->plotWidth() + 1;
+    EXPECT_NEAR(double(range->from_ns), double(quarter), double(column));
+    EXPECT_NEAR(double(range->to_ns), double(three_quarters), double(column));
+    ASSERT_TRUE(page->filterInButton()->isEnabled());
+    QTest::mouseClick(page->filterInButton(), Qt::LeftButton);
+    ASSERT_TRUE(wait_filters(w, 1));
+
+    // Every view now shows the samples in the range: report --time's.
+    const storage::Cost in_range = flame_total(w);
+    const gui::ProfilePtr range_profile = w.profile();
+    EXPECT_GT(in_range.samples, 0u);
+    EXPECT_LT(in_range.samples, all.samples);
+    const std::string time = seconds(range->from_ns) + "," + seconds(range->to_ns);
+    json r = report_json(file, {"--time", time});
+    expect_same(in_range, report_total(r), "flame graph after the time filter");
+    EXPECT_TRUE(w.summaryPage()->text().contains(QString("%1 kept").arg(in_range.samples)))
+        << w.summaryPage()->text().toStdString();
+    ASSERT_TRUE(w.profile()->hotspots);
+    EXPECT_EQ(w.profile()->hotspots->size(), r.at("rows").size());
+    EXPECT_TRUE(w.filterBar()->isVisible());
+    EXPECT_TRUE(w.filterBar()->text().startsWith("All samples > "))
+        << w.filterBar()->text().toStdString();
+    EXPECT_FALSE(view->selectedRange()) << "the selection was used up";
+
+    // Click the worker's row (the thread with fewer samples) and exclude it.
+    size_t worker = 0;
+    for (size_t i = 0; i < t.rows.size(); ++i)
+        if (!t.rows[i].process &&
+            (worker == 0 || t.rows[i].cost.samples < t.rows[worker].cost.samples))
+            worker = i;
+    ASSERT_NE(worker, 0u);
+    QTest::mouseClick(view, Qt::LeftButton, {}, QPoint(40, view->yOfRow(worker)));
+    ASSERT_EQ(view->selectedThreads().size(), 1u);
+    EXPECT_EQ(view->selectedThreads()[0].tid, t.rows[worker].id.tid);
+    QTest::mouseClick(page->excludeButton(), Qt::LeftButton);
+    ASSERT_TRUE(wait_filters(w, 2));
+    const storage::Cost without = flame_total(w);
+    storage::Cost expected = report_total(r);
+    storage::Cost its = report_total(
+        report_json(file, {"--time", time, "--tid", std::to_string(t.rows[worker].id.tid)}));
+    ASSERT_EQ(expected.values.size(), its.values.size());
+    expected.samples -= its.samples;
+    for (size_t e = 0; e < expected.values.size(); ++e)
+        expected.values[e] -= its.values[e];
+    expect_same(without, expected, "after excluding the worker");
+    EXPECT_LT(without.samples, in_range.samples);
+    EXPECT_TRUE(
+        w.filterBar()->text().endsWith(QString("without thread %1").arg(t.rows[worker].id.tid)))
+        << w.filterBar()->text().toStdString();
+
+    // Back, step by step: the range's profile was kept, so it is back at once.
+    QTest::mouseClick(w.filterBar()->backButton(), Qt::LeftButton);
+    EXPECT_FALSE(w.filtering());
+    EXPECT_EQ(w.profile(), range_profile);
+    ASSERT_TRUE(wait_filters(w, 1));
+    expect_same(flame_total(w), in_range, "one step back");
+    QTest::mouseClick(w.filterBar()->backButton(), Qt::LeftButton);
+    ASSERT_TRUE(wait_filters(w, 0));
+    expect_same(flame_total(w), all, "all steps back");
+    EXPECT_EQ(w.profile(), w.loadedProfile());
+    EXPECT_FALSE(w.filterBar()->isVisible());
+}
+
+TEST(GuiTimeline, OnlyThisProcessIsReportPid) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    MainWindow w;
+    w.resize(1000, 700);
+    w.show();
+    w.openFile(QString::fromStdString(file));
+    ASSERT_TRUE(wait_for([&] { return w.profile() && !w.loader()->busy(); }));
+    w.tabs()->setCurrentIndex(MainWindow::TimelineTab);
+    gui::TimelineView *view = w.timelinePage()->view();
+    ASSERT_TRUE(wait_for([&] { return view->isVisible(); }));
+    const gui::TimelineRow &thread = view->timeline().rows.at(1);
+    QTest::mouseClick(view, Qt::LeftButton, {}, QPoint(40, view->yOfRow(1)));
+    QTest::mouseClick(w.timelinePage()->onlyProcessButton(), Qt::LeftButton);
+    ASSERT_TRUE(wait_filters(w, 1));
+    EXPECT_EQ(w.filters()[0].pid, thread.id.pid);
+    expect_same(flame_total(w),
+                report_total(report_json(file, {"--pid", std::to_string(thread.id.pid)})),
+                "only the process");
+}
+
+} // namespace
+} // namespace cpcprof::test

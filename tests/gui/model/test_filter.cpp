@@ -1,0 +1,257 @@
+// The filter stack and the timeline's data (gui/model/sample_filter.h,
+// timeline.h) on folded-stack profiles: a filtered profile has the
+// numbers Query::open gives with the same filter (what `cpcprof report
+// --pid/--tid/--time` prints), steps combine, leaving a thread out
+// removes exactly its cost, and the timeline's densities add up to the
+// threads' costs.
+#include "model_test_util.h"
+
+#include "model/cost_tree.h"
+#include "model/sample_filter.h"
+#include "model/timeline.h"
+
+#include <atomic>
+#include <map>
+
+namespace cpcprof::guitest {
+namespace {
+
+using namespace gui;
+using storage::Query;
+
+// Lines: 1 ms apart in this order; threads 100 and 101 of pid 100.
+const std::vector<std::string> kLines = {"main;a;b 10 1000 7",      "101:worker;spin 6 1000 3",
+                                         "main;a 4 1000 1",         "...;b 3 1000 2",
+                                         "main;c[inline] 5 1000 9", "101:worker;spin;b 2 1000 4"};
+
+struct Filters : ProfileTest {
+    void SetUp() override {
+        ProfileTest::SetUp();
+        ASSERT_NO_FATAL_FAILURE(load_folded({"cycles", "misses"}, kLines, 1000));
+    }
+    ProfilePtr filtered(const std::vector<FilterStep> &steps) {
+        std::atomic<bool> cancel{false};
+        std::string error;
+        ProfilePtr p = filter_profile(profile, steps, cancel, &error);
+        EXPECT_TRUE(p) << error;
+        return p;
+    }
+    // The time of the first kept sample of thread tid, and of the last.
+    std::pair<int64_t, int64_t> span_of(int tid) const {
+        const Query &q = *profile->query;
+        int64_t first = INT64_MAX, last = INT64_MIN;
+        for (const auto &s : q.kept_samples())
+            if (q.threads()[q.stack_thread_costs()[s.stack_thread].thread].tid == tid) {
+                first = std::min(first, s.time_ns);
+                last = std::max(last, s.time_ns);
+            }
+        return {first, last};
+    }
+};
+
+// Function totals by name; (function path) -> total of the top-down tree.
+std::map<std::string, std::pair<storage::Cost, storage::Cost>> by_function(const Query &q) {
+    std::map<std::string, std::pair<storage::Cost, storage::Cost>> out;
+    for (size_t f = 0; f < q.functions().size(); ++f)
+        out[q.functions()[f].name] = {q.function_self()[f], q.function_total()[f]};
+    return out;
+}
+
+std::map<std::string, storage::Cost> by_path(const CostTree &t) {
+    std::map<std::string, storage::Cost> out;
+    for (uint32_t n = 1; n < t.size(); ++n) {
+        std::string path;
+        for (uint32_t p : path_to(t, n))
+            path += t.name(p) + ";";
+        out[path] = t.node(n).total;
+    }
+    return out;
+}
+
+bool same(const storage::Cost &a, const storage::Cost &b) {
+    return a.samples == b.samples && a.values == b.values;
+}
+
+// Everything the views read, against a Query opened with filter f.
+void expect_like_open(const ProfileData &mine, const std::string &file,
+                      const storage::QueryFilter &f) {
+    std::string error;
+    auto theirs = Query::open(file, f, &error);
+    ASSERT_TRUE(theirs) << error;
+    const Query &q = *mine.query;
+    EXPECT_TRUE(same(q.total(), theirs->total()));
+    EXPECT_EQ(q.samples_kept(), theirs->samples_kept());
+    EXPECT_EQ(q.samples_read(), theirs->samples_read());
+    EXPECT_EQ(q.samples_complete(), theirs->samples_complete());
+    EXPECT_EQ(q.stack_count(), theirs->stack_count());
+    EXPECT_EQ(q.truncated_function() == Query::kNoFunction,
+              theirs->truncated_function() == Query::kNoFunction);
+    auto mf = by_function(q), tf = by_function(*theirs);
+    ASSERT_EQ(mf.size(), tf.size());
+    for (const auto &[name, cost] : tf) {
+        ASSERT_TRUE(mf.count(name)) << name;
+        EXPECT_TRUE(same(mf[name].first, cost.first)) << name << " self";
+        EXPECT_TRUE(same(mf[name].second, cost.second)) << name << " total";
+    }
+    ASSERT_EQ(q.threads().size(), theirs->threads().size());
+    for (size_t t = 0; t < q.threads().size(); ++t) {
+        EXPECT_EQ(q.threads()[t].tid, theirs->threads()[t].tid);
+        EXPECT_TRUE(same(q.threads()[t].cost, theirs->threads()[t].cost));
+    }
+    auto theirs_data = std::make_shared<ProfileData>();
+    theirs_data->query = std::move(theirs);
+    std::atomic<bool> cancel{false};
+    ASSERT_TRUE(build_views(*theirs_data, cancel, &error));
+    ProfilePtr mp(&mine, [](const ProfileData *) {});
+    auto mt = by_path(top_down_tree(mp)), tt = by_path(top_down_tree(theirs_data));
+    EXPECT_EQ(mt.size(), tt.size());
+    for (const auto &[path, cost] : tt)
+        EXPECT_TRUE(mt.count(path) && same(mt[path], cost)) << path;
+    auto mb = by_path(bottom_up_tree(mp)), tb = by_path(bottom_up_tree(theirs_data));
+    EXPECT_EQ(mb.size(), tb.size());
+    ASSERT_TRUE(mine.hotspots && theirs_data->hotspots);
+    EXPECT_EQ(mine.hotspots->size(), theirs_data->hotspots->size());
+}
+
+TEST_F(Filters, TimeRangeGivesWhatOpenWithTheRangeGives) {
+    // Samples 8 to 23 (ms): the end of main;a;b, all of the first spin,
+    // part of main;a.
+    int64_t t0 = profile->query->kept_samples()[0].time_ns;
+    FilterStep s;
+    s.time = TimeRange{t0 + 8'000'000, t0 + 18'000'000};
+    ProfilePtr p = filtered({s});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->query->samples_kept(), 10u);
+    EXPECT_LT(p->query->total().samples, profile->query->total().samples);
+    auto f = as_query_filter({s});
+    ASSERT_TRUE(f);
+    EXPECT_EQ(*f->from_ns, t0 + 8'000'000);
+    EXPECT_EQ(*f->to_ns, t0 + 18'000'000);
+    expect_like_open(*p, profile->path, *f);
+}
+
+TEST_F(Filters, OneThreadGivesWhatOpenWithTheTidGives) {
+    FilterStep s;
+    s.only = {{100, 101}};
+    ProfilePtr p = filtered({s});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->query->samples_kept(), 8u);
+    // worker's stacks never reach main, a or c: those are gone, and so is
+    // "[truncated]" (no cut stack in 101).
+    for (const auto &fn : p->query->functions())
+        EXPECT_TRUE(fn.name != "main" && fn.name != "c") << fn.name;
+    EXPECT_EQ(p->query->truncated_function(), Query::kNoFunction);
+    storage::QueryFilter f;
+    f.tid = 101;
+    EXPECT_EQ(as_query_filter({s})->tid, 101);
+    expect_like_open(*p, profile->path, f);
+}
+
+TEST_F(Filters, StepsCombineAndNarrowAgain) {
+    int64_t t0 = profile->query->kept_samples()[0].time_ns;
+    FilterStep time, pid, tid;
+    time.time = TimeRange{t0, t0 + 20'000'000};
+    pid.pid = 100;
+    tid.only = {{100, 100}};
+    ProfilePtr p = filtered({time, pid, tid});
+    ASSERT_TRUE(p);
+    storage::QueryFilter f;
+    f.from_ns = t0;
+    f.to_ns = t0 + 20'000'000;
+    f.pid = 100;
+    f.tid = 100;
+    auto cli = as_query_filter({time, pid, tid});
+    ASSERT_TRUE(cli);
+    EXPECT_EQ(cli->from_ns, f.from_ns);
+    EXPECT_EQ(cli->to_ns, f.to_ns);
+    EXPECT_EQ(cli->pid, f.pid);
+    EXPECT_EQ(cli->tid, f.tid);
+    expect_like_open(*p, profile->path, f);
+    // A filtered profile keeps its samples: narrowing it again gives the
+    // same as narrowing the loaded one at once.
+    std::atomic<bool> cancel{false};
+    std::string error;
+    ProfilePtr first = filtered({time});
+    ASSERT_TRUE(first);
+    ProfilePtr again = filter_profile(first, {pid, tid}, cancel, &error);
+    ASSERT_TRUE(again) << error;
+    expect_like_open(*again, profile->path, f);
+    // Ranges that do not meet keep nothing.
+    FilterStep late;
+    late.time = TimeRange{t0 + 25'000'000, t0 + 30'000'000};
+    ProfilePtr none = filtered({time, late});
+    ASSERT_TRUE(none);
+    EXPECT_EQ(none->query->samples_kept(), 0u);
+    EXPECT_EQ(as_query_filter({time, late})->to_ns, as_query_filter({time, late})->from_ns);
+}
+
+TEST_F(Filters, LeavingAThreadOutRemovesItsCost) {
+    FilterStep s;
+    s.without = {{100, 101}};
+    ProfilePtr p = filtered({s});
+    ASSERT_TRUE(p);
+    EXPECT_FALSE(as_query_filter({s})); // report has no option for it
+    const Query &q = *profile->query;
+    storage::Cost worker;
+    for (const auto &t : q.threads())
+        if (t.tid == 101)
+            worker = t.cost;
+    ASSERT_EQ(worker.samples, 8u);
+    EXPECT_EQ(p->query->total().samples, q.total().samples - worker.samples);
+    for (size_t e = 0; e < q.events().size(); ++e)
+        EXPECT_EQ(p->query->total().values[e], q.total().values[e] - worker.values[e]);
+    // Which is the other thread alone.
+    storage::QueryFilter f;
+    f.tid = 100;
+    expect_like_open(*p, profile->path, f);
+    EXPECT_EQ(describe(s), "without thread 101");
+}
+
+TEST_F(Filters, NoStepsKeepEverything) {
+    ProfilePtr p = filtered({});
+    ASSERT_TRUE(p);
+    expect_like_open(*p, profile->path, {});
+    EXPECT_EQ(describe(FilterStep{}), "all samples");
+}
+
+TEST_F(Filters, DescribeNamesEveryPart) {
+    FilterStep s;
+    s.time = TimeRange{250'000'000, 1'500'000'000};
+    s.pid = 7;
+    s.only = {{7, 8}, {7, 9}};
+    EXPECT_EQ(describe(s), "0.250-1.500 s, only process 7, only threads 8, 9");
+}
+
+TEST_F(Filters, TimelineRowsAndDensitiesAddUpToThreadCosts) {
+    const Query &q = *profile->query;
+    Timeline t = make_timeline(q);
+    ASSERT_EQ(t.rows.size(), 3u); // process 100, threads 100 and 101
+    EXPECT_TRUE(t.rows[0].process);
+    EXPECT_EQ(t.rows[0].id.pid, 100);
+    EXPECT_EQ(t.rows[0].cost.samples, q.total().samples);
+    EXPECT_EQ(t.rows[1].label, "t100 (100)");
+    EXPECT_GE(t.duration_ns, span_of(101).second + 1);
+    for (int event : {0, 1}) {
+        auto bins = t.density(q, event, 37);
+        ASSERT_EQ(bins.size(), 3u);
+        for (size_t r = 0; r < 3; ++r) {
+            uint64_t sum = 0;
+            for (uint64_t v : bins[r])
+                sum += v;
+            EXPECT_EQ(sum, t.rows[r].cost.values[event]) << "row " << r << " event " << event;
+        }
+    }
+    // Thread 101's samples fall in the slices of its time only.
+    auto [first, last] = span_of(101);
+    auto bins = t.density(q, 0, 100);
+    for (size_t b = 0; b < 100; ++b) {
+        if (b < t.bin_of(first, 100) || b > t.bin_of(last, 100)) {
+            EXPECT_EQ(bins[2][b], 0u) << b;
+        }
+    }
+    EXPECT_EQ(t.bin_of(-5, 100), 0u);
+    EXPECT_EQ(t.bin_of(t.duration_ns * 2, 100), 99u);
+}
+
+} // namespace
+} // namespace cpcprof::guitest
