@@ -1,0 +1,256 @@
+#include "model/diff_data.h"
+
+#include "table_format.h" // report::basename_of, as `cpcprof diff` keys modules
+
+#include <algorithm>
+#include <unordered_map>
+
+namespace cpcprof::gui {
+
+using storage::CallTree;
+using storage::Query;
+
+namespace {
+
+constexpr uint32_t kNone = UINT32_MAX;
+
+// Ids of (name, module basename) keys, shared by both profiles.
+struct Keys {
+    std::unordered_map<std::string, uint32_t> ids;
+
+    std::vector<uint32_t> of(const Query &q) {
+        std::vector<uint32_t> out;
+        out.reserve(q.functions().size());
+        for (const storage::FunctionInfo &f : q.functions()) {
+            std::string key = f.name;
+            key += '\0';
+            key += report::basename_of(f.module);
+            out.push_back(ids.emplace(std::move(key), uint32_t(ids.size())).first->second);
+        }
+        return out;
+    }
+};
+
+// A tree merged by call paths of keys; values per common event.
+struct Paths {
+    size_t events = 0;
+    std::vector<uint32_t> path_of_node, parent, key;
+    std::unordered_map<uint64_t, uint32_t> child; // parent path << 32 | key -> path
+    std::vector<uint64_t> self, total;
+
+    uint32_t find(uint32_t parent_path, uint32_t k) const {
+        auto it = child.find(uint64_t(parent_path) << 32 | k);
+        return it == child.end() ? kNone : it->second;
+    }
+};
+
+void add_values(std::vector<uint64_t> *into, size_t at, const storage::Cost &c,
+                const std::vector<int> &map) {
+    for (size_t e = 0; e < map.size(); ++e)
+        (*into)[at + e] = storage::saturating_add((*into)[at + e], c.values[size_t(map[e])]);
+}
+
+// A node's parent is made before it, so one pass in index order maps
+// parents first (as `cpcprof diff`'s flame graph relies on too).
+Paths merge(const CallTree &t, const std::vector<uint32_t> &key_of_fn,
+            const std::vector<int> &map) {
+    Paths p;
+    p.events = map.size();
+    const auto &nodes = t.nodes();
+    p.path_of_node.assign(nodes.size(), 0);
+    p.parent.push_back(0);
+    p.key.push_back(kNone);
+    p.self.assign(p.events, 0);
+    p.total.assign(p.events, 0);
+    add_values(&p.total, 0, nodes[0].total, map);
+    for (size_t i = 1; i < nodes.size(); ++i) {
+        const CallTree::Node &n = nodes[i];
+        uint32_t parent = p.path_of_node[n.parent], k = key_of_fn[n.function];
+        auto [it, made] = p.child.emplace(uint64_t(parent) << 32 | k, uint32_t(p.parent.size()));
+        if (made) {
+            p.parent.push_back(parent);
+            p.key.push_back(k);
+            p.self.resize(p.self.size() + p.events, 0);
+            p.total.resize(p.total.size() + p.events, 0);
+        }
+        p.path_of_node[i] = it->second;
+        add_values(&p.self, size_t(it->second) * p.events, n.self, map);
+        add_values(&p.total, size_t(it->second) * p.events, n.total, map);
+    }
+    return p;
+}
+
+PathMatch match(const CallTree &now, const CallTree &base, Keys *keys, const Query &qn,
+                const Query &qb, const std::vector<int> &now_map,
+                const std::vector<int> &base_map) {
+    std::vector<uint32_t> now_keys = keys->of(qn), base_keys = keys->of(qb);
+    Paths n = merge(now, now_keys, now_map), b = merge(base, base_keys, base_map);
+    PathMatch m;
+    m.built = true;
+    size_t ne = n.events, paths = n.parent.size();
+    m.path_of_node = std::move(n.path_of_node);
+    m.now_self = std::move(n.self);
+    m.now_total = std::move(n.total);
+    m.base_self.assign(paths * ne, 0);
+    m.base_total.assign(paths * ne, 0);
+    m.in_base.assign(paths, 0);
+    std::vector<uint32_t> in_base(paths, kNone);
+    in_base[0] = 0;
+    for (size_t p = 0; p < paths; ++p) {
+        if (p != 0 && in_base[n.parent[p]] != kNone)
+            in_base[p] = b.find(in_base[n.parent[p]], n.key[p]);
+        if (in_base[p] == kNone)
+            continue;
+        m.in_base[p] = 1;
+        std::copy_n(b.self.begin() + ptrdiff_t(size_t(in_base[p]) * ne), ne,
+                    m.base_self.begin() + ptrdiff_t(p * ne));
+        std::copy_n(b.total.begin() + ptrdiff_t(size_t(in_base[p]) * ne), ne,
+                    m.base_total.begin() + ptrdiff_t(p * ne));
+    }
+    return m;
+}
+
+std::vector<int> event_map(const Query &q, const std::vector<std::string> &events) {
+    std::vector<int> out;
+    for (const std::string &name : events)
+        out.push_back(q.event_index(name));
+    return out;
+}
+
+} // namespace
+
+DeltaInput DiffData::node_delta(Tree t, uint32_t node) const {
+    const PathMatch &m = match(t);
+    DeltaInput in;
+    if (!m.built || node >= m.path_of_node.size())
+        return in;
+    size_t ne = comparison.events.size(), p = m.path_of_node[node];
+    in.now = {m.now_self.data() + p * ne, m.now_total.data() + p * ne};
+    if (m.in_base[p])
+        in.base = {m.base_self.data() + p * ne, m.base_total.data() + p * ne};
+    return in;
+}
+
+DeltaInput DiffData::row_delta(const diff::FunctionDiff &f) const {
+    DeltaInput in;
+    if (f.base.present)
+        in.base = {f.base.self.data(), f.base.total.data()};
+    if (f.now.present)
+        in.now = {f.now.self.data(), f.now.total.data()};
+    return in;
+}
+
+DeltaInput DiffData::function_delta(uint32_t fn) const {
+    if (fn >= function_row.size() || function_row[fn] < 0)
+        return {};
+    return row_delta(comparison.functions[size_t(function_row[fn])]);
+}
+
+std::optional<double> DiffData::share(const SideValues &v, bool base_side, size_t e,
+                                      bool self) const {
+    const diff::SideInfo &side = base_side ? comparison.base : comparison.now;
+    if (e >= side.totals.size() || side.totals[e] == 0)
+        return std::nullopt;
+    const uint64_t *values = self ? v.self : v.total;
+    return double(values ? values[e] : 0) / double(side.totals[e]);
+}
+
+std::optional<double> DiffData::points(const DeltaInput &in, size_t e, bool self) const {
+    auto b = share(in.base, true, e, self), n = share(in.now, false, e, self);
+    if (!b || !n)
+        return std::nullopt;
+    return (*n - *b) * 100.0;
+}
+
+double DiffData::count_change(const DeltaInput &in, size_t e, bool self) const {
+    auto value = [&](const SideValues &v) {
+        const uint64_t *values = self ? v.self : v.total;
+        return values ? double(values[e]) : 0.0;
+    };
+    return value(in.now) - value(in.base);
+}
+
+std::vector<size_t> DiffData::only_in_base(size_t e) const {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < comparison.functions.size(); ++i)
+        if (!comparison.functions[i].now.present)
+            out.push_back(i);
+    auto self = [&](size_t i) {
+        const auto &v = comparison.functions[i].base.self;
+        return e < v.size() ? v[e] : 0;
+    };
+    std::stable_sort(out.begin(), out.end(), [&](size_t a, size_t b) {
+        if (self(a) != self(b))
+            return self(a) > self(b);
+        return comparison.functions[a].name < comparison.functions[b].name;
+    });
+    return out;
+}
+
+std::vector<DeltaColumn> delta_columns(const DiffData &d) {
+    std::vector<DeltaColumn> out;
+    for (bool share : {true, false})
+        for (size_t e = 0; e < d.common.size(); ++e) {
+            if (d.common[e] < 0)
+                continue;
+            const std::string &name = d.comparison.events[size_t(d.common[e])];
+            for (bool self : {true, false})
+                out.push_back({int(e), size_t(d.common[e]), self, share,
+                               std::string("\u0394") + (self ? "self:" : "total:") + name +
+                                   (share ? " pp" : "")});
+        }
+    return out;
+}
+
+std::optional<double> delta_value(const DiffData &d, const DeltaColumn &col, const DeltaInput &in) {
+    if (col.share)
+        return d.points(in, col.common, col.self);
+    return d.count_change(in, col.common, col.self);
+}
+
+DiffPtr compare_profiles(const ProfilePtr &base, const ProfilePtr &now, std::string *error) {
+    if (!base || !now || !base->query || !now->query) {
+        *error = "no profile to compare";
+        return nullptr;
+    }
+    auto d = std::make_shared<DiffData>();
+    d->base = base;
+    d->now = now;
+    d->comparison = diff::compare(*base->query, base->path, *now->query, now->path);
+    const diff::Comparison &c = d->comparison;
+    if (c.events.empty()) {
+        auto names = [](const Query &q) {
+            std::string s;
+            for (const storage::EventInfo &e : q.events())
+                s += (s.empty() ? "" : ", ") + e.name;
+            return s.empty() ? std::string("none") : s;
+        };
+        *error = "no event in common: " + base->path + " has " + names(*base->query) + ", " +
+                 now->path + " has " + names(*now->query) +
+                 "; record both with the same -e to compare them";
+        return nullptr;
+    }
+    for (const storage::EventInfo &e : now->query->events()) {
+        auto it = std::find(c.events.begin(), c.events.end(), e.name);
+        d->common.push_back(it == c.events.end() ? -1 : int(it - c.events.begin()));
+    }
+    std::unordered_map<std::string, int> row;
+    for (size_t i = 0; i < c.functions.size(); ++i)
+        row.emplace(c.functions[i].name + '\0' + c.functions[i].module, int(i));
+    for (const storage::FunctionInfo &f : now->query->functions()) {
+        auto it = row.find(f.name + '\0' + report::basename_of(f.module));
+        d->function_row.push_back(it == row.end() ? -1 : it->second);
+    }
+    std::vector<int> now_map = event_map(*now->query, c.events),
+                     base_map = event_map(*base->query, c.events);
+    Keys keys;
+    if (now->top_down && base->top_down)
+        d->top_down = match(*now->top_down, *base->top_down, &keys, *now->query, *base->query,
+                            now_map, base_map);
+    if (now->bottom_up && base->bottom_up)
+        d->bottom_up = match(*now->bottom_up, *base->bottom_up, &keys, *now->query, *base->query,
+                             now_map, base_map);
+    return d;
+}
+
+} // namespace cpcprof::gui
