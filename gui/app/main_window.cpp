@@ -2,6 +2,7 @@
 
 #include "app/flame_graph.h"
 #include "app/summary_page.h"
+#include "views/diff_page.h"
 
 #include <QAction>
 #include <QApplication>
@@ -21,7 +22,8 @@ namespace cpcprof::gui {
 MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), loader_(new ProfileLoader(this)), tabs_(new QTabWidget),
       summary_(new SummaryPage), flame_(new FlameGraph), events_(new QComboBox),
-      busy_(new QProgressBar), cancel_(new QPushButton(tr("Cancel"))) {
+      busy_(new QProgressBar), cancel_(new QPushButton(tr("Cancel"))),
+      diff_(new DiffController(this)), diff_page_(new DiffPage) {
     setWindowTitle(tr("cpcprof-gui"));
     setAcceptDrops(true);
     pages_ = make_pages(this, [this](uint32_t fn) {
@@ -83,6 +85,7 @@ void MainWindow::makeActions() {
     reload_ = file->addAction(tr("Re&load"), this, &MainWindow::reload);
     reload_->setShortcut(QKeySequence::Refresh);
     reload_->setEnabled(false);
+    makeDiffActions(file);
     file->addSeparator();
     file->addAction(tr("Export flame graph as &SVG..."), this, [this] { exportGraph(true); });
     file->addAction(tr("Export flame graph as &PNG..."), this, [this] { exportGraph(false); });
@@ -115,6 +118,7 @@ void MainWindow::setEvent(int event) {
         events_->setCurrentIndex(event);
     }
     summary_->setEvent(event);
+    diff_page_->setEvent(event);
     flame_->setEvent(event);
     for (Page *p : {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
         p->setEvent(event);
@@ -137,6 +141,7 @@ void MainWindow::showProfile(ProfilePtr profile, qint64 ms) {
     for (Page *p : {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
         p->setProfile(profile_);
     setEvent(0);
+    diff_->setProfile(profile_);
     reload_->setEnabled(true);
     setWindowTitle(tr("%1 - cpcprof-gui").arg(path));
     statusBar()->showMessage(tr("%1: %2 samples, loaded in %3 ms")

@@ -8,6 +8,7 @@
 // recent files are kept in QSettings.
 #pragma once
 
+#include "app/diff_controller.h"
 #include "app/flame_canvas.h"
 #include "app/pages.h"
 #include "app/profile_loader.h"
@@ -24,6 +25,7 @@ class QTabWidget;
 
 namespace cpcprof::gui {
 
+class DiffPage;
 class FlameGraph;
 class SummaryPage;
 
@@ -37,6 +39,12 @@ class MainWindow : public QMainWindow {
 
     // Starts loading path; the window shows it once loaded.
     void openFile(const QString &path);
+    // Compares the profile shown (and those opened later) with the one at
+    // base (main_window_diff.cpp): flame graph coloured by change, delta
+    // columns, the Comparison page.
+    void compareWith(const QString &base);
+    DiffController *diffController() const { return diff_; }
+    DiffPage *diffPage() const { return diff_page_; }
     ProfilePtr profile() const { return profile_; }
     int event() const { return event_; }
     void setEvent(int event);
@@ -52,6 +60,8 @@ class MainWindow : public QMainWindow {
   signals:
     // After a profile is shown (pages filled), or a load failed.
     void profileShown();
+    // After a comparison is shown in every view (nullptr: comparing stopped).
+    void diffShown(cpcprof::gui::DiffPtr diff);
     void loadFailed(const QString &error);
 
   protected:
@@ -61,6 +71,10 @@ class MainWindow : public QMainWindow {
 
   private:
     void makeActions();
+    void makeDiffActions(QMenu *file);
+    void chooseBase();
+    void showDiff(DiffPtr diff, qint64 ms);
+    void showDiffError(const QString &error);
     void chooseFile();
     void reload();
     void exportGraph(bool svg);
@@ -85,6 +99,9 @@ class MainWindow : public QMainWindow {
     QProgressBar *busy_;
     QPushButton *cancel_;
     QMessageBox *error_ = nullptr;
+    DiffController *diff_;
+    DiffPage *diff_page_;
+    QAction *stop_diff_ = nullptr;
 };
 
 } // namespace cpcprof::gui
