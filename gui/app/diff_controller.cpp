@@ -1,5 +1,7 @@
 #include "app/diff_controller.h"
 
+#include <QThreadPool>
+
 #include <string>
 
 namespace cpcprof::gui {
@@ -9,20 +11,31 @@ namespace {
 struct CompareResult {
     DiffPtr diff;
     std::string error;
+    qint64 ms = 0;
 };
 
 } // namespace
 
 DiffController::DiffController(QObject *parent)
-    : QObject(parent), loader_(new ProfileLoader(this)), jobs_(this) {
-    connect(loader_, &ProfileLoader::loaded, this, [this](ProfilePtr base, qint64) {
+    : QObject(parent), pool_(new QThreadPool(this)), loader_(new ProfileLoader(this, pool_)),
+      jobs_(this, pool_) {
+    // One thread of its own: the base's load and the comparison follow each
+    // other, and the global pool stays free for the profile shown and for
+    // painting (JobTracker).
+    pool_->setMaxThreadCount(1);
+    connect(loader_, &ProfileLoader::loaded, this, [this](ProfilePtr base, qint64 ms) {
         base_ = std::move(base);
+        base_load_ms_ = ms;
         start();
     });
     connect(loader_, &ProfileLoader::failed, this, [this](const QString &, const QString &error) {
         base_path_.clear();
         emit failed(error);
     });
+}
+
+DiffController::~DiffController() {
+    loader_->cancel();
 }
 
 void DiffController::setBase(const QString &path) {
@@ -60,8 +73,11 @@ void DiffController::start() {
         return;
     jobs_.run(
         [base = base_, now = now_] {
+            QElapsedTimer clock;
+            clock.start();
             CompareResult r;
             r.diff = compare_profiles(base, now, &r.error);
+            r.ms = clock.elapsed();
             return r;
         },
         [this](CompareResult r) {
@@ -72,6 +88,7 @@ void DiffController::start() {
                 return;
             }
             diff_ = std::move(r.diff);
+            compare_ms_ = r.ms;
             emit compared(diff_, clock_.elapsed());
         });
 }

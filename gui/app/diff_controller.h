@@ -13,12 +13,16 @@
 #include <QElapsedTimer>
 #include <QObject>
 
+class QThreadPool;
+
 namespace cpcprof::gui {
 
 class DiffController : public QObject {
     Q_OBJECT
   public:
     explicit DiffController(QObject *parent = nullptr);
+    // Asks a base load under way to stop (its pool waits for it).
+    ~DiffController() override;
 
     // Compares with the profile at path from now on (loads it now).
     void setBase(const QString &path);
@@ -30,6 +34,10 @@ class DiffController : public QObject {
 
     QString basePath() const { return base_path_; }
     const DiffPtr &diff() const { return diff_; }
+    // Milliseconds the base took to load and the last comparison to make
+    // (off the GUI thread), for the benchmark.
+    qint64 baseLoadMs() const { return base_load_ms_; }
+    qint64 compareMs() const { return compare_ms_; }
     bool busy() const { return loader_->busy() || jobs_.running() > 0; }
 
   signals:
@@ -43,12 +51,14 @@ class DiffController : public QObject {
   private:
     void start();
 
+    QThreadPool *pool_;
     ProfileLoader *loader_;
     JobTracker jobs_;
     QString base_path_;
     ProfilePtr base_, now_;
     DiffPtr diff_;
     QElapsedTimer clock_;
+    qint64 base_load_ms_ = -1, compare_ms_ = -1;
 };
 
 } // namespace cpcprof::gui

@@ -55,7 +55,7 @@ void MainWindow::showDiff(DiffPtr diff, qint64 ms) {
         tabs_->removeTab(tab);
     stop_diff_->setEnabled(diff != nullptr);
     if (diff) {
-        setEvent(event_); // pages sort by the event again, the Comparison page orders by it
+        diff_page_->setEvent(event_); // ordered by the event shown
         setWindowTitle(tr("%1 against %2 - cpcprof-gui")
                            .arg(QString::fromStdString(diff->now->path),
                                 QString::fromStdString(diff->base->path)));

@@ -3,6 +3,7 @@
 #include "table_format.h" // report::basename_of, as `cpcprof diff` keys modules
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
 namespace cpcprof::gui {
@@ -80,10 +81,9 @@ Paths merge(const CallTree &t, const std::vector<uint32_t> &key_of_fn,
     return p;
 }
 
-PathMatch match(const CallTree &now, const CallTree &base, Keys *keys, const Query &qn,
-                const Query &qb, const std::vector<int> &now_map,
+PathMatch match(const CallTree &now, const CallTree &base, const std::vector<uint32_t> &now_keys,
+                const std::vector<uint32_t> &base_keys, const std::vector<int> &now_map,
                 const std::vector<int> &base_map) {
-    std::vector<uint32_t> now_keys = keys->of(qn), base_keys = keys->of(qb);
     Paths n = merge(now, now_keys, now_map), b = merge(base, base_keys, base_map);
     PathMatch m;
     m.built = true;
@@ -108,6 +108,33 @@ PathMatch match(const CallTree &now, const CallTree &base, Keys *keys, const Que
                     m.base_total.begin() + ptrdiff_t(p * ne));
     }
     return m;
+}
+
+// diff::sort_by_change's order (largest |self change|, then |total
+// change|, then name and module), with each change computed once instead of
+// in every comparison: the same order, in a fraction of the time.
+std::vector<size_t> by_change(const diff::Comparison &c, size_t e) {
+    size_t n = c.functions.size();
+    std::vector<double> self(n), total(n);
+    for (size_t i = 0; i < n; ++i) {
+        auto s = c.points(c.functions[i], e, true), t = c.points(c.functions[i], e, false);
+        self[i] = s ? std::fabs(*s) : 0.0;
+        total[i] = t ? std::fabs(*t) : 0.0;
+    }
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i)
+        order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        if (self[a] != self[b])
+            return self[a] > self[b];
+        if (total[a] != total[b])
+            return total[a] > total[b];
+        const diff::FunctionDiff &fa = c.functions[a], &fb = c.functions[b];
+        if (fa.name != fb.name)
+            return fa.name < fb.name;
+        return fa.module < fb.module;
+    });
+    return order;
 }
 
 std::vector<int> event_map(const Query &q, const std::vector<std::string> &events) {
@@ -234,22 +261,27 @@ DiffPtr compare_profiles(const ProfilePtr &base, const ProfilePtr &now, std::str
         auto it = std::find(c.events.begin(), c.events.end(), e.name);
         d->common.push_back(it == c.events.end() ? -1 : int(it - c.events.begin()));
     }
-    std::unordered_map<std::string, int> row;
-    for (size_t i = 0; i < c.functions.size(); ++i)
-        row.emplace(c.functions[i].name + '\0' + c.functions[i].module, int(i));
-    for (const storage::FunctionInfo &f : now->query->functions()) {
-        auto it = row.find(f.name + '\0' + report::basename_of(f.module));
-        d->function_row.push_back(it == row.end() ? -1 : it->second);
+    // Every function of both keyed once: (name, module basename) -> id.
+    Keys keys;
+    std::vector<uint32_t> now_keys = keys.of(*now->query), base_keys = keys.of(*base->query);
+    std::vector<int> row_of_key(keys.ids.size(), -1);
+    for (size_t i = 0; i < c.functions.size(); ++i) {
+        auto it = keys.ids.find(c.functions[i].name + '\0' + c.functions[i].module);
+        if (it != keys.ids.end())
+            row_of_key[it->second] = int(i);
     }
+    for (uint32_t k : now_keys)
+        d->function_row.push_back(row_of_key[k]);
+    for (size_t e = 0; e < c.events.size(); ++e)
+        d->order.push_back(by_change(c, e));
     std::vector<int> now_map = event_map(*now->query, c.events),
                      base_map = event_map(*base->query, c.events);
-    Keys keys;
     if (now->top_down && base->top_down)
-        d->top_down = match(*now->top_down, *base->top_down, &keys, *now->query, *base->query,
-                            now_map, base_map);
+        d->top_down =
+            match(*now->top_down, *base->top_down, now_keys, base_keys, now_map, base_map);
     if (now->bottom_up && base->bottom_up)
-        d->bottom_up = match(*now->bottom_up, *base->bottom_up, &keys, *now->query, *base->query,
-                             now_map, base_map);
+        d->bottom_up =
+            match(*now->bottom_up, *base->bottom_up, now_keys, base_keys, now_map, base_map);
     return d;
 }
 

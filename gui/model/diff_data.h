@@ -51,6 +51,9 @@ struct DiffData {
     std::vector<int> common;       // per NEW event: index in comparison.events, -1: BASE lacks it
     std::vector<int> function_row; // per NEW function: index in comparison.functions, -1: none
     PathMatch top_down, bottom_up;
+    // Per common event: indexes in comparison.functions in the order of
+    // diff::sort_by_change (cpcprof diff's table), made with the rest.
+    std::vector<std::vector<size_t>> order;
 
     const PathMatch &match(Tree t) const { return t == TopDown ? top_down : bottom_up; }
     // The values of NEW's tree node and of the same call path in BASE

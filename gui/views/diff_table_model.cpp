@@ -31,13 +31,7 @@ void DiffTableModel::setDiff(DiffPtr diff, size_t event) {
     diff_ = std::move(diff);
     rows_.clear();
     if (diff_ && event < diff_->comparison.events.size()) {
-        const diff::Comparison &c = diff_->comparison;
-        std::vector<const diff::FunctionDiff *> order;
-        for (const diff::FunctionDiff &f : c.functions)
-            order.push_back(&f);
-        diff::sort_by_change(c, event, &order); // cpcprof diff's order
-        for (const diff::FunctionDiff *f : order)
-            rows_.push_back(size_t(f - c.functions.data()));
+        rows_ = diff_->order[event]; // cpcprof diff's order
     }
     endResetModel();
 }
