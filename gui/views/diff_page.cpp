@@ -106,7 +106,7 @@ void DiffPage::setDiff(DiffPtr diff) {
     common_ = 0;
     static_cast<ShowProxy *>(proxy_)->event = 0;
     model_->setDiff(diff_, 0);
-    view_->resizeColumnToContents(0);
+    view_->resizeColumnsToContents();
     describe();
 }
 

@@ -165,5 +165,58 @@ TEST(GuiScreenshots, FlameGraphStates) {
     shot("flamegraph-inverted");
 }
 
+// Two recordings of cpcprof-demo compared (--base): the flame graph of the
+// second coloured by change, and the Comparison page.  Each frame's pixels
+// are the colour the canvas gives it, a colour of the change palette
+// (grey, or red or blue with the other two components equal).
+TEST(GuiScreenshots, ComparedWithABase) {
+    if (QGuiApplication::platformName() != "xcb")
+        GTEST_SKIP() << "screenshots need an X display (run under xvfb-run; Debian package "
+                        "xvfb); platform here: "
+                     << QGuiApplication::platformName().toStdString();
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &base = demo_profile(), &now = two_event_profile();
+    ASSERT_FALSE(base.empty() || now.empty());
+    ASSERT_TRUE(QDir().mkpath(SCREENSHOT_DIR));
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    w.openFile(QString::fromStdString(now));
+    ASSERT_TRUE(wait_for([&] { return w.profile() != nullptr; }));
+    w.compareWith(QString::fromStdString(base));
+    gui::FlameCanvas *canvas = w.flameGraph()->canvas();
+    ASSERT_TRUE(wait_for([&] { return canvas->diff() != nullptr; }));
+    wait_for([] { return false; }, 200);
+    QString path = QString(SCREENSHOT_DIR) + "/flamegraph-diff.png";
+    ASSERT_TRUE(w.grab().toImage().save(path));
+    std::printf("screenshot: %s\n", qPrintable(path));
+    QImage img = canvas->grab().toImage();
+    EXPECT_GT(ink_of(img).inked, 0.01) << "the diff flame graph looks blank";
+    int checked = 0;
+    for (const gui::FlameFrame &f : canvas->layout().frames) {
+        QRectF r = canvas->frameRect(f);
+        if (r.width() < 8)
+            continue;
+        QColor want = canvas->fillColour(f.node);
+        bool palette = (want.red() == 220 && want.green() == 220 && want.blue() == 220) ||
+                       (want.green() == want.blue() && want.red() > want.green()) ||
+                       (want.red() == want.green() && want.blue() > want.red());
+        EXPECT_TRUE(palette) << "frame " << f.node << " is " << want.name().toStdString();
+        QPoint at(int(r.left()) + 2, int(r.center().y()));
+        EXPECT_EQ(img.pixelColor(at).rgb(), want.rgb()) << "frame " << f.node;
+        ++checked;
+    }
+    EXPECT_GT(checked, 3);
+    for (int tab = 0; tab < w.tabs()->count(); ++tab)
+        if (w.tabs()->tabText(tab) == "Comparison")
+            w.tabs()->setCurrentIndex(tab);
+    wait_for([] { return false; }, 200);
+    path = QString(SCREENSHOT_DIR) + "/comparison.png";
+    ASSERT_TRUE(w.grab().toImage().save(path));
+    std::printf("screenshot: %s\n", qPrintable(path));
+    EXPECT_GT(ink_of(w.tabs()->currentWidget()->grab().toImage()).inked, 0.002);
+}
+
 } // namespace
 } // namespace cpcprof::test
