@@ -86,6 +86,7 @@ void MainWindow::makeActions() {
     reload_->setShortcut(QKeySequence::Refresh);
     reload_->setEnabled(false);
     makeDiffActions(file);
+    makeRecordActions(file);
     file->addSeparator();
     file->addAction(tr("Export flame graph as &SVG..."), this, [this] { exportGraph(true); });
     file->addAction(tr("Export flame graph as &PNG..."), this, [this] { exportGraph(false); });

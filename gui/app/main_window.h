@@ -26,6 +26,7 @@ class QTabWidget;
 namespace cpcprof::gui {
 
 class DiffPage;
+class RecordDialog;
 class FlameGraph;
 class SummaryPage;
 
@@ -45,6 +46,10 @@ class MainWindow : public QMainWindow {
     void compareWith(const QString &base);
     DiffController *diffController() const { return diff_; }
     DiffPage *diffPage() const { return diff_page_; }
+    // File > Record's dialog (made on first use; main_window_record.cpp),
+    // and File > Re-run Last Recording.
+    RecordDialog *recordDialog();
+    void rerunRecording();
     ProfilePtr profile() const { return profile_; }
     int event() const { return event_; }
     void setEvent(int event);
@@ -72,6 +77,7 @@ class MainWindow : public QMainWindow {
   private:
     void makeActions();
     void makeDiffActions(QMenu *file);
+    void makeRecordActions(QMenu *file);
     void chooseBase();
     void showDiff(DiffPtr diff, qint64 ms);
     void showDiffError(const QString &error);
@@ -102,6 +108,8 @@ class MainWindow : public QMainWindow {
     DiffController *diff_;
     DiffPage *diff_page_;
     QAction *stop_diff_ = nullptr;
+    RecordDialog *record_dialog_ = nullptr;
+    QAction *rerun_ = nullptr;
 };
 
 } // namespace cpcprof::gui
