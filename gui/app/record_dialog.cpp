@@ -231,7 +231,7 @@ bool RecordDialog::record() {
     QSettings().setValue(kLastKey, QJsonDocument(s.toJson()).toJson(QJsonDocument::Compact));
     emit recordingStarted();
     log_->clear();
-    log_->appendPlainText("$ " + recorder_->commandLine());
+    log_->insertPlainText("$ " + recorder_->commandLine() + "\n");
     status_->setText(tr("Recording %1 ...").arg(s.command));
     running(true);
     return true;
@@ -254,7 +254,9 @@ void RecordDialog::finished(int exit_code, const QString &output) {
                                 : tr("cpcprof record exited with status %1").arg(exit_code);
     if (recorder_->stopped())
         how += tr(" (stopped)");
-    log_->appendPlainText(how);
+    log_->moveCursor(QTextCursor::End);
+    QString text = log_->toPlainText();
+    log_->insertPlainText((text.isEmpty() || text.endsWith('\n') ? "" : "\n") + how + "\n");
     if (!exists) {
         status_->setText(how + tr("; no profile was written to %1").arg(output));
         return;

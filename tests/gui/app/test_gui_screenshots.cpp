@@ -7,9 +7,11 @@
 
 #include "app/flame_graph.h"
 #include "app/main_window.h"
+#include "app/record_dialog.h"
 
 #include <QCheckBox>
 #include <QDir>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QImage>
 #include <QLineEdit>
@@ -216,6 +218,48 @@ TEST(GuiScreenshots, ComparedWithABase) {
     ASSERT_TRUE(w.grab().toImage().save(path));
     std::printf("screenshot: %s\n", qPrintable(path));
     EXPECT_GT(ink_of(w.tabs()->currentWidget()->grab().toImage()).inked, 0.002);
+}
+
+// File > Record's dialog after recording cpcprof-demo: the fields, the
+// events cpcprof list names, the recorder's output.
+TEST(GuiScreenshots, RecordDialog) {
+    if (QGuiApplication::platformName() != "xcb")
+        GTEST_SKIP() << "screenshots need an X display (run under xvfb-run; Debian package "
+                        "xvfb); platform here: "
+                     << QGuiApplication::platformName().toStdString();
+    SKIP_WITHOUT_DEMO_RECORDING();
+    ASSERT_TRUE(QDir().mkpath(SCREENSHOT_DIR));
+    // cpcprof on PATH, where the viewer looks when it is not beside it.
+    qputenv("PATH", QFileInfo(CPCPROF_EXE).absolutePath().toLocal8Bit() + ":" + qgetenv("PATH"));
+    TempDir dir("cpcprof-gui-shot");
+    MainWindow w;
+    w.resize(1000, 700);
+    w.show();
+    gui::RecordDialog *d = w.recordDialog();
+    d->show();
+    gui::RecordSettings s;
+    s.command = DEMO_EXE;
+    s.arguments = "1";
+    s.directory = QString::fromStdString(dir.path());
+    s.events = "cpu-clock page-faults";
+    s.rate = gui::RecordSettings::Rate::Frequency;
+    s.value = "2000";
+    s.output = "demo.cpcprof";
+    d->setSettings(s);
+    ASSERT_TRUE(wait_for([&] { return !d->availableEvents().isEmpty(); }, 20000));
+    ASSERT_TRUE(d->record()) << d->status().toStdString();
+    QString out = QString::fromStdString(dir.path()) + "/demo.cpcprof";
+    ASSERT_TRUE(wait_for(
+        [&] { return w.profile() && QString::fromStdString(w.profile()->path) == out; }, 90000))
+        << d->outputText().toStdString();
+    wait_for([] { return false; }, 200);
+    QImage img = d->grab().toImage();
+    QString path = QString(SCREENSHOT_DIR) + "/record-dialog.png";
+    ASSERT_TRUE(img.save(path));
+    std::printf("screenshot: %s\n", qPrintable(path));
+    Ink ink = ink_of(img);
+    EXPECT_GT(ink.colours, 4);
+    EXPECT_GT(ink.inked, 0.01);
 }
 
 } // namespace
