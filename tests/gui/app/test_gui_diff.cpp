@@ -17,7 +17,10 @@
 #include <QApplication>
 #include <QColor>
 #include <QHelpEvent>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMessageBox>
+#include <QProcess>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QToolTip>
@@ -172,6 +175,34 @@ TEST_F(GuiDiff, ABaseWithoutCommonEventsSaysSo) {
     EXPECT_TRUE(box->informativeText().contains("no event in common"))
         << box->informativeText().toStdString();
     EXPECT_EQ(w->flameGraph()->canvas()->diff(), nullptr);
+}
+
+// The command line: `cpcprof-gui --base BASE NEW` opens NEW compared with
+// BASE (in bench mode it says when the comparison was shown, and quits);
+// --base without a FILE is refused with the reason.
+TEST_F(GuiDiff, CommandLineBase) {
+#ifndef GUI_EXE
+    GTEST_SKIP() << "cpcprof-gui is not built";
+#else
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    env.insert("CPCPROF_GUI_BENCH", "1");
+    p.setProcessEnvironment(env);
+    p.start(GUI_EXE, {"--base", QString::fromStdString(base), QString::fromStdString(now)});
+    ASSERT_TRUE(p.waitForFinished(60000));
+    EXPECT_EQ(p.exitCode(), 0) << p.readAllStandardError().toStdString();
+    QList<QByteArray> lines = p.readAllStandardOutput().trimmed().split('\n');
+    QJsonObject out = QJsonDocument::fromJson(lines.last()).object();
+    EXPECT_TRUE(out.contains("diff_ms")) << lines.last().toStdString();
+    EXPECT_GE(out.value("compare_ms").toDouble(-1), 0.0);
+
+    p.setProcessEnvironment(QProcessEnvironment::systemEnvironment());
+    p.start(GUI_EXE, {"--base", QString::fromStdString(base)});
+    ASSERT_TRUE(p.waitForFinished(60000));
+    EXPECT_EQ(p.exitCode(), 2);
+    EXPECT_TRUE(p.readAllStandardError().contains("--base needs a FILE"));
+#endif
 }
 
 } // namespace
