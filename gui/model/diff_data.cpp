@@ -147,7 +147,10 @@ std::vector<int> event_map(const Query &q, const std::vector<std::string> &event
 } // namespace
 
 DeltaInput DiffData::node_delta(Tree t, uint32_t node) const {
-    const PathMatch &m = match(t);
+    return path_delta(match(t), node);
+}
+
+DeltaInput DiffData::path_delta(const PathMatch &m, uint32_t node) const {
     DeltaInput in;
     if (!m.built || node >= m.path_of_node.size())
         return in;
@@ -212,6 +215,28 @@ std::vector<size_t> DiffData::only_in_base(size_t e) const {
         return comparison.functions[a].name < comparison.functions[b].name;
     });
     return out;
+}
+
+PathMatch match_function_tree(const DiffData &d, const CallTree &now_tree, uint32_t fn,
+                              bool callers) {
+    const Query &qn = *d.now->query, &qb = *d.base->query;
+    if (fn >= qn.functions().size())
+        return {};
+    Keys keys;
+    std::vector<uint32_t> now_keys = keys.of(qn), base_keys = keys.of(qb);
+    uint32_t base_fn = 0;
+    while (base_fn < base_keys.size() && base_keys[base_fn] != now_keys[fn])
+        ++base_fn;
+    if (base_fn == base_keys.size())
+        return {};
+    try {
+        CallTree base_tree =
+            callers ? CallTree::callers(qb, base_fn) : CallTree::callees(qb, base_fn);
+        return match(now_tree, base_tree, now_keys, base_keys, event_map(qn, d.comparison.events),
+                     event_map(qb, d.comparison.events));
+    } catch (const storage::TooLarge &) {
+        return {};
+    }
 }
 
 std::vector<DeltaColumn> delta_columns(const DiffData &d) {

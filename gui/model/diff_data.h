@@ -59,6 +59,8 @@ struct DiffData {
     // The values of NEW's tree node and of the same call path in BASE
     // (both merged by path, as `cpcprof diff`'s flame graph merges them).
     DeltaInput node_delta(Tree t, uint32_t node) const;
+    // The same for a node of a tree matched by match_function_tree.
+    DeltaInput path_delta(const PathMatch &m, uint32_t node) const;
     // The values of NEW's function fn and of the same function in BASE.
     DeltaInput function_delta(uint32_t fn) const;
     DeltaInput row_delta(const diff::FunctionDiff &f) const;
@@ -76,6 +78,13 @@ struct DiffData {
 };
 
 using DiffPtr = std::shared_ptr<const DiffData>;
+
+// A callers (callers = true) or callees tree of NEW's function fn matched
+// by call path to the same tree of BASE's function of the same name and
+// module basename (built now, O(BASE's frame nodes)); not built when BASE
+// has no such function or its tree is too large (storage::TooLarge).
+PathMatch match_function_tree(const DiffData &d, const storage::CallTree &now_tree, uint32_t fn,
+                              bool callers);
 
 // The delta columns trees and tables add when comparing: per common event
 // (in NEW's order) the change of the self and total share in points, then

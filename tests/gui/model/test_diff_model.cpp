@@ -6,6 +6,7 @@
 
 #include "folded_profile.h" // tests/support
 #include "model/diff_data.h"
+#include "views/caller_callee_page.h"
 #include "views/cost_proxy.h"
 #include "views/diff_page.h"
 #include "views/diff_table_model.h"
@@ -15,6 +16,7 @@
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QSortFilterProxyModel>
+#include <QTest>
 
 #include <nlohmann/json.hpp>
 
@@ -244,6 +246,43 @@ TEST_F(DiffModel, BottomUpAndHotspotDeltas) {
                     << name << " e" << e << (self ? " self" : " total");
             }
     }
+}
+
+TEST_F(DiffModel, CallersAndCalleesTreesAreMatchedInTheBase) {
+    CallerCalleePage page;
+    page.setProfile(profile);
+    page.functionsModel()->setDiff(diff); // as the window's Page::setDiff does
+    page.setProfile(profile);
+    QAbstractItemModelTester tester(page.callersModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::Warning);
+    page.selectFunction(function_named("b"));
+    ASSERT_TRUE(QTest::qWaitFor([&] {
+        return page.callersModel()->tree().tree &&
+               page.callersModel()->tree().name(page.callersModel()->tree().child(0, 0)) == "b" &&
+               page.callersModel()->deltaColumn(0, true, true) >= 0;
+    }));
+    CostTreeModel *m = page.callersModel();
+    // In a callers tree a caller's figure is its total (the samples of b
+    // through it).
+    int col = m->deltaColumn(0, false, true);
+    ASSERT_GE(col, 0);
+    // The root is every sample in b: b's row of cpcprof diff (65/105 against 30/100).
+    uint32_t root = m->tree().child(0, 0);
+    EXPECT_NEAR(m->indexOfNode(root).siblingAtColumn(col).data(SortRole).toDouble(),
+                (65.0 / 105 - 0.30) * 100, 1e-9);
+    // Its caller a: 60/105 in NEW, 30/100 in BASE; its caller d only in NEW.
+    uint32_t a = child_named(m->tree(), root, "a"), d = child_named(m->tree(), root, "d");
+    ASSERT_NE(a, 0u);
+    ASSERT_NE(d, 0u);
+    EXPECT_NEAR(m->indexOfNode(a).siblingAtColumn(col).data(SortRole).toDouble(),
+                (60.0 / 105 - 0.30) * 100, 1e-9);
+    EXPECT_NEAR(m->indexOfNode(d).siblingAtColumn(col).data(SortRole).toDouble(), 5.0 / 105 * 100,
+                1e-9);
+    EXPECT_TRUE(m->indexOfNode(d)
+                    .siblingAtColumn(col)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains("base: not there"));
 }
 
 TEST_F(DiffModel, NoCommonEventIsRefusedWithTheReason) {
