@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <future>
+#include <tuple>
 #include <unordered_map>
 
 namespace cpcprof::gui {
@@ -268,27 +270,47 @@ DiffPtr compare_profiles(const ProfilePtr &base, const ProfilePtr &now, std::str
     auto d = std::make_shared<DiffData>();
     d->base = base;
     d->now = now;
-    d->comparison = diff::compare(*base->query, base->path, *now->query, now->path);
-    const diff::Comparison &c = d->comparison;
-    if (c.events.empty()) {
+    const Query &qb = *base->query, &qn = *now->query;
+    // The common events as diff::compare makes them (BASE's order), so
+    // that the trees are matched while it runs.
+    std::vector<std::string> events;
+    for (const storage::EventInfo &e : qb.events())
+        if (std::any_of(qn.events().begin(), qn.events().end(),
+                        [&](const storage::EventInfo &n) { return n.name == e.name; }))
+            events.push_back(e.name);
+    if (events.empty()) {
         auto names = [](const Query &q) {
             std::string s;
             for (const storage::EventInfo &e : q.events())
                 s += (s.empty() ? "" : ", ") + e.name;
             return s.empty() ? std::string("none") : s;
         };
-        *error = "no event in common: " + base->path + " has " + names(*base->query) + ", " +
-                 now->path + " has " + names(*now->query) +
-                 "; record both with the same -e to compare them";
+        *error = "no event in common: " + base->path + " has " + names(qb) + ", " + now->path +
+                 " has " + names(qn) + "; record both with the same -e to compare them";
         return nullptr;
-    }
-    for (const storage::EventInfo &e : now->query->events()) {
-        auto it = std::find(c.events.begin(), c.events.end(), e.name);
-        d->common.push_back(it == c.events.end() ? -1 : int(it - c.events.begin()));
     }
     // Every function of both keyed once: (name, module basename) -> id.
     Keys keys;
-    std::vector<uint32_t> now_keys = keys.of(*now->query), base_keys = keys.of(*base->query);
+    std::vector<uint32_t> now_keys = keys.of(qn), base_keys = keys.of(qb);
+    std::vector<int> now_map = event_map(qn, events), base_map = event_map(qb, events);
+    // The call paths on a second thread: everything it reads is immutable
+    // or its own, and it is joined before this returns.
+    auto trees = std::async(std::launch::async, [&] {
+        std::pair<PathMatch, PathMatch> m;
+        if (now->top_down && base->top_down)
+            m.first =
+                match(*now->top_down, *base->top_down, now_keys, base_keys, now_map, base_map);
+        if (now->bottom_up && base->bottom_up)
+            m.second =
+                match(*now->bottom_up, *base->bottom_up, now_keys, base_keys, now_map, base_map);
+        return m;
+    });
+    d->comparison = diff::compare(qb, base->path, qn, now->path);
+    const diff::Comparison &c = d->comparison;
+    for (const storage::EventInfo &e : qn.events()) {
+        auto it = std::find(c.events.begin(), c.events.end(), e.name);
+        d->common.push_back(it == c.events.end() ? -1 : int(it - c.events.begin()));
+    }
     std::vector<int> row_of_key(keys.ids.size(), -1);
     for (size_t i = 0; i < c.functions.size(); ++i) {
         auto it = keys.ids.find(c.functions[i].name + '\0' + c.functions[i].module);
@@ -299,14 +321,11 @@ DiffPtr compare_profiles(const ProfilePtr &base, const ProfilePtr &now, std::str
         d->function_row.push_back(row_of_key[k]);
     for (size_t e = 0; e < c.events.size(); ++e)
         d->order.push_back(by_change(c, e));
-    std::vector<int> now_map = event_map(*now->query, c.events),
-                     base_map = event_map(*base->query, c.events);
-    if (now->top_down && base->top_down)
-        d->top_down =
-            match(*now->top_down, *base->top_down, now_keys, base_keys, now_map, base_map);
-    if (now->bottom_up && base->bottom_up)
-        d->bottom_up =
-            match(*now->bottom_up, *base->bottom_up, now_keys, base_keys, now_map, base_map);
+    std::tie(d->top_down, d->bottom_up) = trees.get();
+    if (c.events != events) { // cannot be: the same rule as diff::compare's
+        *error = "the profiles' common events could not be matched";
+        return nullptr;
+    }
     return d;
 }
 
