@@ -76,6 +76,9 @@ DiffPage::DiffPage(QWidget *parent)
     view_->setSelectionBehavior(QAbstractItemView::SelectRows);
     view_->verticalHeader()->hide();
     view_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    // Widths from the first rows (the largest changes): bounded work on
+    // tables of many thousand functions.
+    view_->horizontalHeader()->setResizeContentsPrecision(200);
     about_->setWordWrap(true);
     show_->setObjectName("diffShow");
     show_->addItems({tr("All functions"), tr("Only in base"), tr("Only in new"),
