@@ -11,6 +11,8 @@
 #include "app/recorder.h"
 
 #include <QAction>
+#include <QCoreApplication>
+#include <QFile>
 #include <QFileInfo>
 
 #include <gtest/gtest.h>
@@ -171,6 +173,30 @@ TEST(RecordSettings, ArgumentsAreSplitAsAShellWould) {
     EXPECT_EQ(gui::listed_events("software events:\n  cpu-clock\n  page-faults\ngeneric "
                                  "events:\n  (none on this machine)\n"),
               (QStringList{"cpu-clock", "page-faults"}));
+}
+
+// The cpcprof the viewer runs: the one in its own directory, else the
+// first on PATH, else none (and the dialog says so).
+TEST(RecordSettings, CpcprofBesideTheViewerElseOnPath) {
+    QString beside = QCoreApplication::applicationDirPath() + "/cpcprof";
+    if (QFileInfo::exists(beside))
+        GTEST_SKIP() << beside.toStdString() << " exists already: not this test's to remove";
+    QByteArray path = qgetenv("PATH");
+    QString real = QFileInfo(CPCPROF_EXE).absoluteFilePath();
+    qputenv("PATH", QFileInfo(real).absolutePath().toLocal8Bit());
+    EXPECT_EQ(gui::find_cpcprof(), real);
+    qputenv("PATH", "/nonexistent");
+    EXPECT_EQ(gui::find_cpcprof(), QString());
+    {
+        RecordDialog d;
+        EXPECT_TRUE(d.status().contains("neither beside cpcprof-gui nor on PATH"))
+            << d.status().toStdString();
+        EXPECT_FALSE(d.record());
+    }
+    ASSERT_TRUE(QFile::link(real, beside));
+    EXPECT_EQ(gui::find_cpcprof(), beside);
+    QFile::remove(beside);
+    qputenv("PATH", path);
 }
 
 } // namespace
