@@ -210,6 +210,11 @@ TEST(GuiScreenshots, ComparedWithABase) {
         ++checked;
     }
     EXPECT_GT(checked, 3);
+    w.tabs()->setCurrentIndex(MainWindow::TopDownTab);
+    wait_for([] { return false; }, 200);
+    path = QString(SCREENSHOT_DIR) + "/topdown-diff.png";
+    ASSERT_TRUE(w.grab().toImage().save(path));
+    std::printf("screenshot: %s\n", qPrintable(path));
     for (int tab = 0; tab < w.tabs()->count(); ++tab)
         if (w.tabs()->tabText(tab) == "Comparison")
             w.tabs()->setCurrentIndex(tab);
