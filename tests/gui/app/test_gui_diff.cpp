@@ -16,6 +16,7 @@
 
 #include <QApplication>
 #include <QColor>
+#include <QFile>
 #include <QHelpEvent>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -175,6 +176,25 @@ TEST_F(GuiDiff, ABaseWithoutCommonEventsSaysSo) {
     EXPECT_TRUE(box->informativeText().contains("no event in common"))
         << box->informativeText().toStdString();
     EXPECT_EQ(w->flameGraph()->canvas()->diff(), nullptr);
+}
+
+TEST_F(GuiDiff, ABaseThatIsNoProfileIsRefusedWithTheReason) {
+    std::string junk = dir->path() + "/junk.cpcprof";
+    {
+        QFile f(QString::fromStdString(junk));
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write("not a profile\n");
+    }
+    w->diffController()->clearBase();
+    w->compareWith(QString::fromStdString(junk));
+    QMessageBox *box = nullptr;
+    ASSERT_TRUE(
+        wait_for([&] { return (box = w->findChild<QMessageBox *>("diffError")) != nullptr; }));
+    EXPECT_TRUE(box->informativeText().startsWith(QString::fromStdString(junk) + ": "))
+        << box->informativeText().toStdString();
+    EXPECT_EQ(w->flameGraph()->canvas()->diff(), nullptr);
+    EXPECT_TRUE(w->diffController()->basePath().isEmpty());
+    EXPECT_TRUE(w->profile() != nullptr); // the profile shown stays
 }
 
 // The command line: `cpcprof-gui --base BASE NEW` opens NEW compared with
