@@ -1,5 +1,6 @@
 #include "app/flame_canvas.h"
 
+#include "app/flame_diff.h"
 #include "app/flame_tooltip.h"
 
 #include <QContextMenuEvent>
@@ -71,6 +72,11 @@ void FlameCanvas::setSearch(std::shared_ptr<const SearchResult> search) {
     update();
 }
 
+void FlameCanvas::setDiff(DiffPtr diff) {
+    diff_ = std::move(diff);
+    relayout();
+}
+
 const storage::CallTree *FlameCanvas::tree() const {
     if (!profile_)
         return nullptr;
@@ -107,6 +113,8 @@ void FlameCanvas::relayout() {
         layout_ = layout_flame(*profile_->query, *t, zoom_, event_, width());
     else
         layout_ = {};
+    auto which = inverted_ ? DiffData::BottomUp : DiffData::TopDown;
+    largest_change_ = diff() ? largest_change(*diff(), which, layout_, event_) : 0;
     setMinimumHeight(int(layout_.rows) * rowHeight());
     update();
 }
@@ -139,9 +147,11 @@ QColor FlameCanvas::fillColour(uint32_t node) const {
         if (hit)
             return n.inlined ? QColor(240, 120, 230) : QColor(210, 40, 200);
     }
-    QColor c =
-        n.function < module_colour_.size() ? module_colour_[n.function] : QColor(200, 200, 200);
-    if (n.inlined)
+    auto which = inverted_ ? DiffData::BottomUp : DiffData::TopDown;
+    QColor c = diff() ? change_colour(frame_change(*diff(), which, node, event_), largest_change_)
+               : n.function < module_colour_.size() ? module_colour_[n.function]
+                                                    : QColor(200, 200, 200);
+    if (n.inlined && !diff())
         c = c.lighter(125);
     if (searching) {
         int g = qGray(c.rgb());
@@ -248,8 +258,14 @@ bool FlameCanvas::event(QEvent *e) {
         auto *help = static_cast<QHelpEvent *>(e);
         const FlameFrame *f = frameAt(help->pos());
         if (f && profile_)
-            QToolTip::showText(help->globalPos(), frame_tooltip(*profile_, *tree(), f->node), this,
-                               frameRect(*f).toAlignedRect());
+            QToolTip::showText(
+                help->globalPos(),
+                frame_tooltip(*profile_, *tree(), f->node) +
+                    (diff()
+                         ? diff_tooltip(*diff(), inverted_ ? DiffData::BottomUp : DiffData::TopDown,
+                                        f->node)
+                         : QString()),
+                this, frameRect(*f).toAlignedRect());
         else
             QToolTip::hideText();
         return true;

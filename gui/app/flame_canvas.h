@@ -8,6 +8,7 @@
 
 #include "app/flame_layout.h"
 #include "app/flame_search.h"
+#include "model/diff_data.h"
 #include "model/profile_data.h"
 
 #include <QBrush>
@@ -34,6 +35,10 @@ class FlameCanvas : public QWidget {
     bool setInverted(bool inverted);
     bool inverted() const { return inverted_; }
     void setSearch(std::shared_ptr<const SearchResult> search);
+    // Colours frames by their change against a base (flame_diff.h), BASE's
+    // figures in the tooltip; nullptr (or a diff of another profile): by module.
+    void setDiff(DiffPtr diff);
+    const DiffData *diff() const { return diff_ && diff_->now == profile_ ? diff_.get() : nullptr; }
 
     // Zooms into node (0 = everything); the previous zoom is kept for
     // zoomOut().  zoomOut: false when showing everything already.
@@ -79,6 +84,8 @@ class FlameCanvas : public QWidget {
     uint32_t zoom_ = 0;
     std::vector<uint32_t> history_;
     std::shared_ptr<const SearchResult> search_;
+    DiffPtr diff_;
+    double largest_change_ = 0; // of the frames laid out
     FlameLayout layout_;
     std::vector<QColor> module_colour_; // per function
     mutable QHash<QRgb, QBrush> brushes_;

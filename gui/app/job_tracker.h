@@ -21,14 +21,19 @@ namespace cpcprof::gui {
 
 class JobTracker {
   public:
-    explicit JobTracker(QObject *owner) : owner_(owner) {}
+    // pool: where the work runs; nullptr: the global pool.  Work that
+    // would hold the global pool's threads long should have a pool of its
+    // own: Qt's raster paint engine waits for a global pool thread when
+    // it fills large areas, so the window would not repaint meanwhile.
+    explicit JobTracker(QObject *owner, QThreadPool *pool = nullptr) : owner_(owner), pool_(pool) {}
 
     template <typename Work, typename Done> void run(Work &&work, Done &&done) {
         uint64_t id = ++job_;
         ++running_;
         QPointer<QObject> alive(owner_);
         using Result = std::invoke_result_t<std::decay_t<Work>>;
-        QtConcurrent::run(std::forward<Work>(work))
+        (pool_ ? QtConcurrent::run(pool_, std::forward<Work>(work))
+               : QtConcurrent::run(std::forward<Work>(work)))
             .then(owner_,
                   [this, id, alive, done = std::forward<Done>(done)](Result result) mutable {
                       if (!alive)
@@ -45,6 +50,7 @@ class JobTracker {
 
   private:
     QObject *owner_;
+    QThreadPool *pool_;
     uint64_t job_ = 0;
     int running_ = 0;
 };

@@ -1,5 +1,6 @@
-// cpcprof-gui [FILE]: the viewer.  Without FILE it opens out.cpcprof of the
-// current directory when there is one, else an empty window (File > Open).
+// cpcprof-gui [--base BASE] [FILE]: the viewer.  Without FILE it opens
+// out.cpcprof of the current directory when there is one, else an empty
+// window (File > Open).  --base: FILE compared with BASE (as cpcprof diff).
 #include "app/bench_mode.h"
 #include "app/main_window.h"
 #include "source_access.h"
@@ -26,6 +27,9 @@ int main(int argc, char **argv) {
     QCommandLineOption path_map("path-map", "a source path under OLD is looked for under NEW",
                                 "OLD=NEW");
     parser.addOptions({source_dir, path_map});
+    QCommandLineOption base(
+        "base", "compare FILE with the profile BASE (as cpcprof diff BASE FILE)", "BASE");
+    parser.addOption(base);
     parser.process(app);
     QStringList args = parser.positionalArguments();
     if (args.size() > 1) {
@@ -36,6 +40,10 @@ int main(int argc, char **argv) {
     QString file = args.isEmpty() ? QString() : args.front();
     if (file.isEmpty() && QFileInfo::exists("out.cpcprof"))
         file = "out.cpcprof";
+    if (parser.isSet(base) && file.isEmpty()) {
+        std::fprintf(stderr, "cpcprof-gui: --base needs a FILE to compare with it\n");
+        return 2;
+    }
 
     for (const QString &m : parser.values(path_map)) {
         std::pair<std::string, std::string> map;
@@ -59,5 +67,7 @@ int main(int argc, char **argv) {
     window.show();
     if (!file.isEmpty())
         window.openFile(file);
+    if (parser.isSet(base))
+        window.compareWith(parser.value(base));
     return app.exec();
 }

@@ -6,6 +6,7 @@
 #include "app/source_settings.h"
 #include "app/summary_page.h"
 #include "app/timeline_page.h"
+#include "views/diff_page.h"
 
 #include <QAction>
 #include <QApplication>
@@ -27,7 +28,8 @@ MainWindow::MainWindow(QWidget *parent)
     : QMainWindow(parent), loader_(new ProfileLoader(this)), filter_jobs_(this),
       tabs_(new QTabWidget), summary_(new SummaryPage), flame_(new FlameGraph),
       source_(new SourcePage), timeline_(new TimelinePage), filter_bar_(new FilterStackBar),
-      events_(new QComboBox), busy_(new QProgressBar), cancel_(new QPushButton(tr("Cancel"))) {
+      events_(new QComboBox), busy_(new QProgressBar), cancel_(new QPushButton(tr("Cancel"))),
+      diff_(new DiffController(this)), diff_page_(new DiffPage) {
     setWindowTitle(tr("cpcprof-gui"));
     setAcceptDrops(true);
     pages_ = make_pages(this, [this](uint32_t fn) {
@@ -105,6 +107,8 @@ void MainWindow::makeActions() {
     reload_ = file->addAction(tr("Re&load"), this, &MainWindow::reload);
     reload_->setShortcut(QKeySequence::Refresh);
     reload_->setEnabled(false);
+    makeDiffActions(file);
+    makeRecordActions(file);
     file->addSeparator();
     file->addAction(tr("Export flame graph as &SVG..."), this, [this] { exportGraph(true); });
     file->addAction(tr("Export flame graph as &PNG..."), this, [this] { exportGraph(false); });
@@ -153,6 +157,7 @@ void MainWindow::setEvent(int event) {
         events_->setCurrentIndex(event);
     }
     summary_->setEvent(event);
+    diff_page_->setEvent(event);
     flame_->setEvent(event);
     timeline_->setEvent(event);
     for (Page *p : {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})

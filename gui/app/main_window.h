@@ -10,6 +10,7 @@
 // recent files are kept in QSettings.
 #pragma once
 
+#include "app/diff_controller.h"
 #include "app/flame_canvas.h"
 #include "app/job_tracker.h"
 #include "app/pages.h"
@@ -33,6 +34,8 @@ class QTabWidget;
 namespace cpcprof::gui {
 
 class FilterStackBar;
+class DiffPage;
+class RecordDialog;
 class FlameGraph;
 class SourcePage;
 class SummaryPage;
@@ -57,6 +60,16 @@ class MainWindow : public QMainWindow {
 
     // Starts loading path; the window shows it once loaded.
     void openFile(const QString &path);
+    // Compares the profile shown (and those opened later) with the one at
+    // base (main_window_diff.cpp): flame graph coloured by change, delta
+    // columns, the Comparison page.
+    void compareWith(const QString &base);
+    DiffController *diffController() const { return diff_; }
+    DiffPage *diffPage() const { return diff_page_; }
+    // File > Record's dialog (made on first use; main_window_record.cpp),
+    // and File > Re-run Last Recording.
+    RecordDialog *recordDialog();
+    void rerunRecording();
     // What the pages show: the loaded profile narrowed by the filters.
     ProfilePtr profile() const { return profile_; }
     // The profile as loaded (the timeline's).
@@ -92,6 +105,8 @@ class MainWindow : public QMainWindow {
     // The pages show the profile narrowed by filters() (or a failure was
     // reported in the status bar).
     void filtersApplied();
+    // After a comparison is shown in every view (nullptr: comparing stopped).
+    void diffShown(cpcprof::gui::DiffPtr diff);
     void loadFailed(const QString &error);
 
   protected:
@@ -101,6 +116,11 @@ class MainWindow : public QMainWindow {
 
   private:
     void makeActions();
+    void makeDiffActions(QMenu *file);
+    void makeRecordActions(QMenu *file);
+    void chooseBase();
+    void showDiff(DiffPtr diff, qint64 ms);
+    void showDiffError(const QString &error);
     void chooseFile();
     void reload();
     void exportGraph(bool svg);
@@ -138,6 +158,11 @@ class MainWindow : public QMainWindow {
     QProgressBar *busy_;
     QPushButton *cancel_;
     QMessageBox *error_ = nullptr;
+    DiffController *diff_;
+    DiffPage *diff_page_;
+    QAction *stop_diff_ = nullptr;
+    RecordDialog *record_dialog_ = nullptr;
+    QAction *rerun_ = nullptr;
 };
 
 } // namespace cpcprof::gui

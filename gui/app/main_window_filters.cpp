@@ -6,6 +6,7 @@
 #include "app/main_window.h"
 
 #include "app/filter_stack_bar.h"
+#include "app/diff_controller.h"
 #include "app/flame_graph.h"
 #include "app/source_page.h"
 #include "app/summary_page.h"
@@ -35,6 +36,7 @@ void MainWindow::showPages(const ProfilePtr &profile) {
         p->setProfile(profile);
     source_->setProfile(profile);
     setEvent(event_);
+    diff_->setProfile(profile); // a comparison follows the filters
 }
 
 void MainWindow::pushFilter(const FilterStep &step) {

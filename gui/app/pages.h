@@ -4,6 +4,7 @@
 // window makes on it (gui/views' pages).
 #pragma once
 
+#include "model/diff_data.h"
 #include "model/profile_data.h"
 
 #include <QWidget>
@@ -17,6 +18,9 @@ struct Page {
     std::function<void(ProfilePtr)> setProfile;
     std::function<void(int)> setEvent;
     std::function<void(uint32_t)> selectFunction;
+    // Delta columns against a base (nullptr: none); the page is filled
+    // anew, so that its rows are expanded and selected as after setProfile.
+    std::function<void(DiffPtr)> setDiff;
 };
 
 struct Pages {

@@ -13,7 +13,8 @@ struct LoadResult {
 
 } // namespace
 
-ProfileLoader::ProfileLoader(QObject *parent) : QObject(parent), jobs_(this) {}
+ProfileLoader::ProfileLoader(QObject *parent, QThreadPool *pool)
+    : QObject(parent), jobs_(this, pool) {}
 
 ProfileLoader::~ProfileLoader() {
     // A job still running finishes on its own; its result is dropped.

@@ -19,7 +19,8 @@ namespace cpcprof::gui {
 class ProfileLoader : public QObject {
     Q_OBJECT
   public:
-    explicit ProfileLoader(QObject *parent = nullptr);
+    // pool: where loads run (JobTracker); nullptr: the global pool.
+    explicit ProfileLoader(QObject *parent = nullptr, QThreadPool *pool = nullptr);
     ~ProfileLoader() override;
 
     void load(const QString &path);

@@ -17,12 +17,17 @@
 
 namespace cpcprof::gui {
 
+struct PathMatch; // diff_data.h
+
 struct CostTree {
     // Keeps the profile (and so the Query that names functions) alive.
     ProfilePtr profile;
     std::shared_ptr<const storage::CallTree> tree; // nullptr: none (see error)
     std::vector<uint32_t> row;                     // per node: index in its parent's children
     std::string error; // why there is no tree (TooLarge, no such function)
+    // While comparing: a callers or callees tree's call paths matched in
+    // the base (match_function_tree); nullptr otherwise.
+    std::shared_ptr<const PathMatch> base_match;
 
     size_t size() const { return tree ? tree->nodes().size() : 0; }
     const storage::CallTree::Node &node(uint32_t n) const { return tree->nodes()[n]; }

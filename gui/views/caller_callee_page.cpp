@@ -174,13 +174,23 @@ void CallerCalleePage::show(uint32_t fn) {
                                              : QString::fromStdString(callees.error));
         callers_->setTree(std::move(callers));
         callees_->setTree(std::move(callees));
+        callers_->setDiff(table_->diff()); // columns for the trees' matches
+        callees_->setDiff(table_->diff());
         sortTrees();
         callers_view_->expandToDepth(1);
         callees_view_->expandToDepth(1);
         emit treesShown(fn);
     });
-    watcher->setFuture(QtConcurrent::run([profile = profile_, fn] {
-        return std::pair{callers_tree(profile, fn), callees_tree(profile, fn)};
+    watcher->setFuture(QtConcurrent::run([profile = profile_, fn, diff = table_->diff()] {
+        std::pair trees{callers_tree(profile, fn), callees_tree(profile, fn)};
+        auto match = [&](CostTree &t, bool callers) {
+            if (diff && diff->now == profile && t.tree) // comparing: the same tree in the base
+                t.base_match = std::make_shared<const PathMatch>(
+                    match_function_tree(*diff, *t.tree, fn, callers));
+        };
+        match(trees.first, true);
+        match(trees.second, false);
+        return trees;
     }));
 }
 

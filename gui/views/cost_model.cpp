@@ -17,6 +17,10 @@ void CostModel::resetProfile(ProfilePtr profile) {
     profile_ = std::move(profile);
     columns_ = profile_ && profile_->query ? cost_columns(*profile_->query) : CostColumns{};
     name_rank_.clear();
+    if (diff_ && diff_->now != profile_) {
+        diff_.reset();
+        deltas_.clear();
+    }
     if (profile_ && profile_->query && size_t(event_) >= profile_->query->events().size())
         event_ = 0;
 }
@@ -24,7 +28,7 @@ void CostModel::resetProfile(ProfilePtr profile) {
 int CostModel::columnCount(const QModelIndex &parent) const {
     if (parent.isValid() && parent.column() > 0)
         return 0;
-    return firstCostColumn() + int(columns_.columns.size());
+    return firstDeltaColumn() + int(deltas_.size());
 }
 
 int CostModel::eventColumn(int event, CostColumn::Kind kind) const {
@@ -48,6 +52,8 @@ QVariant CostModel::headerData(int section, Qt::Orientation o, int role) const {
         return tr("Function");
     if (section <= keyColumns())
         return keyHeader(section - 1);
+    if (section >= firstDeltaColumn())
+        return deltaHeader(deltas_[size_t(section - firstDeltaColumn())], role);
     const CostColumn &col = columns_.columns[size_t(section - firstCostColumn())];
     if (role == Qt::DisplayRole)
         return QString::fromStdString(col.header);
@@ -113,6 +119,8 @@ std::vector<double> CostModel::sortValues(int column) const {
             v[order[r]] = double(r);
         return v;
     }
+    if (column >= firstDeltaColumn() && size_t(column - firstDeltaColumn()) < deltas_.size())
+        return deltaSortValues(deltas_[size_t(column - firstDeltaColumn())]);
     int c = column - firstCostColumn();
     if (c < 0 || size_t(c) >= columns_.columns.size())
         return v;
@@ -199,8 +207,10 @@ QVariant CostModel::data(const QModelIndex &index, int role) const {
         return {};
     }
     size_t c = size_t(index.column() - firstCostColumn());
-    if (c >= columns_.columns.size())
+    if (c >= columns_.columns.size() + deltas_.size())
         return {};
+    if (c >= columns_.columns.size())
+        return deltaData(index, deltas_[c - columns_.columns.size()], role);
     return costData(index, columns_.columns[c], role);
 }
 

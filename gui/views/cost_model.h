@@ -8,6 +8,7 @@
 #pragma once
 
 #include "model/cost_columns.h"
+#include "model/diff_data.h"
 #include "model/profile_data.h"
 
 #include <QAbstractItemModel>
@@ -40,6 +41,16 @@ class CostModel : public QAbstractItemModel {
     const CostColumns &costColumns() const { return columns_; }
     const ProfilePtr &profile() const { return profile_; }
 
+    // Comparing with a base (diff->now must be this model's profile, else
+    // it is ignored): delta columns after the cost columns
+    // (delta_columns), coloured red where the row grew and blue where it
+    // shrank, BASE's figures in their tooltips.  nullptr removes them.
+    void setDiff(DiffPtr diff);
+    const DiffPtr &diff() const { return diff_; }
+    int firstDeltaColumn() const { return firstCostColumn() + int(columns_.columns.size()); }
+    // The delta column of event (NEW's index); -1 if none.
+    int deltaColumn(int event, bool self, bool share) const;
+
     // The event whose share the name column's tooltip gives.
     void setEvent(int event);
     int event() const { return event_; }
@@ -71,12 +82,21 @@ class CostModel : public QAbstractItemModel {
         return index.isValid() && costsOf(keyOf(index), self, total, function);
     }
 
+    // The row's values in NEW and BASE for the delta columns; none by
+    // default (the cells stay empty).
+    virtual DeltaInput deltaOf(quint64 /*key*/) const { return {}; }
+
   private:
+    QVariant deltaData(const QModelIndex &index, const DeltaColumn &col, int role) const;
+    QVariant deltaHeader(const DeltaColumn &col, int role) const;
+    std::vector<double> deltaSortValues(const DeltaColumn &col) const;
     QVariant costData(const QModelIndex &index, const CostColumn &col, int role) const;
     ProfilePtr profile_;
     CostColumns columns_;
     mutable std::vector<uint32_t> name_rank_; // per function; made on the first name sort
     int event_ = 0;
+    DiffPtr diff_;
+    std::vector<DeltaColumn> deltas_;
 };
 
 // A figure as the views print it: events as integers with thousands

@@ -79,4 +79,10 @@ bool HotspotTableModel::costsOf(quint64 key, const storage::Cost **self,
     return true;
 }
 
+DeltaInput HotspotTableModel::deltaOf(quint64 key) const {
+    if (!diff() || !rows_ || key >= rows_->size())
+        return {};
+    return diff()->function_delta((*rows_)[key].function);
+}
+
 } // namespace cpcprof::gui

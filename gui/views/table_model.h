@@ -33,6 +33,7 @@ class HotspotTableModel : public CostModel {
     QString keyText(quint64 row, int key) const override;
     bool costsOf(quint64 key, const storage::Cost **self, const storage::Cost **total,
                  uint32_t *function) const override;
+    DeltaInput deltaOf(quint64 key) const override;
 
   private:
     // The profile's rows (ProfileData::hotspots), or rows made here.

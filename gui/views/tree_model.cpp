@@ -79,4 +79,20 @@ bool CostTreeModel::costsOf(quint64 key, const storage::Cost **self, const stora
     return true;
 }
 
+DeltaInput CostTreeModel::deltaOf(quint64 key) const {
+    // The top-down and bottom-up trees have their call paths matched in
+    // BASE with the comparison, callers and callees trees when made.
+    const DiffPtr &d = diff();
+    if (!d || key == 0 || key >= tree_.size() || tree_.profile != d->now)
+        return {};
+    if (tree_.base_match)
+        return d->path_delta(*tree_.base_match, uint32_t(key));
+    const storage::CallTree *t = tree_.tree.get();
+    if (d->now->top_down && t == &*d->now->top_down)
+        return d->node_delta(DiffData::TopDown, uint32_t(key));
+    if (d->now->bottom_up && t == &*d->now->bottom_up)
+        return d->node_delta(DiffData::BottomUp, uint32_t(key));
+    return {};
+}
+
 } // namespace cpcprof::gui

@@ -33,6 +33,7 @@ class CostTreeModel : public CostModel {
     using CostModel::costsOf;
     bool costsOf(quint64 key, const storage::Cost **self, const storage::Cost **total,
                  uint32_t *function) const override;
+    DeltaInput deltaOf(quint64 key) const override;
 
   private:
     CostTree tree_;

@@ -8,6 +8,7 @@
 #include "app/filter_stack_bar.h"
 #include "app/flame_graph.h"
 #include "app/main_window.h"
+#include "app/record_dialog.h"
 #include "app/source_page.h"
 #include "app/timeline_page.h"
 #include "model/source_view.h"
@@ -16,6 +17,7 @@
 
 #include <QCheckBox>
 #include <QDir>
+#include <QFileInfo>
 #include <QGuiApplication>
 #include <QImage>
 #include <QLineEdit>
@@ -296,6 +298,106 @@ TEST(GuiScreenshots, TimelineAndFilteredViews) {
     shot("timeline-filtered", view);
     w.tabs()->setCurrentIndex(MainWindow::FlameTab);
     shot("flamegraph-filtered", w.flameGraph()->canvas());
+}
+
+// Two recordings of cpcprof-demo compared (--base): the flame graph of the
+// second coloured by change, and the Comparison page.  Each frame's pixels
+// are the colour the canvas gives it, a colour of the change palette
+// (grey, or red or blue with the other two components equal).
+TEST(GuiScreenshots, ComparedWithABase) {
+    if (QGuiApplication::platformName() != "xcb")
+        GTEST_SKIP() << "screenshots need an X display (run under xvfb-run; Debian package "
+                        "xvfb); platform here: "
+                     << QGuiApplication::platformName().toStdString();
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &base = demo_profile(), &now = two_event_profile();
+    ASSERT_FALSE(base.empty() || now.empty());
+    ASSERT_TRUE(QDir().mkpath(SCREENSHOT_DIR));
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    w.openFile(QString::fromStdString(now));
+    ASSERT_TRUE(wait_for([&] { return w.profile() != nullptr; }));
+    w.compareWith(QString::fromStdString(base));
+    gui::FlameCanvas *canvas = w.flameGraph()->canvas();
+    ASSERT_TRUE(wait_for([&] { return canvas->diff() != nullptr; }));
+    wait_for([] { return false; }, 200);
+    QString path = QString(SCREENSHOT_DIR) + "/flamegraph-diff.png";
+    ASSERT_TRUE(w.grab().toImage().save(path));
+    std::printf("screenshot: %s\n", qPrintable(path));
+    QImage img = canvas->grab().toImage();
+    EXPECT_GT(ink_of(img).inked, 0.01) << "the diff flame graph looks blank";
+    int checked = 0;
+    for (const gui::FlameFrame &f : canvas->layout().frames) {
+        QRectF r = canvas->frameRect(f);
+        if (r.width() < 8)
+            continue;
+        QColor want = canvas->fillColour(f.node);
+        bool palette = (want.red() == 220 && want.green() == 220 && want.blue() == 220) ||
+                       (want.green() == want.blue() && want.red() > want.green()) ||
+                       (want.red() == want.green() && want.blue() > want.red());
+        EXPECT_TRUE(palette) << "frame " << f.node << " is " << want.name().toStdString();
+        QPoint at(int(r.left()) + 2, int(r.center().y()));
+        EXPECT_EQ(img.pixelColor(at).rgb(), want.rgb()) << "frame " << f.node;
+        ++checked;
+    }
+    EXPECT_GT(checked, 3);
+    w.tabs()->setCurrentIndex(MainWindow::TopDownTab);
+    wait_for([] { return false; }, 200);
+    path = QString(SCREENSHOT_DIR) + "/topdown-diff.png";
+    ASSERT_TRUE(w.grab().toImage().save(path));
+    std::printf("screenshot: %s\n", qPrintable(path));
+    for (int tab = 0; tab < w.tabs()->count(); ++tab)
+        if (w.tabs()->tabText(tab) == "Comparison")
+            w.tabs()->setCurrentIndex(tab);
+    wait_for([] { return false; }, 200);
+    path = QString(SCREENSHOT_DIR) + "/comparison.png";
+    ASSERT_TRUE(w.grab().toImage().save(path));
+    std::printf("screenshot: %s\n", qPrintable(path));
+    EXPECT_GT(ink_of(w.tabs()->currentWidget()->grab().toImage()).inked, 0.002);
+}
+
+// File > Record's dialog after recording cpcprof-demo: the fields, the
+// events cpcprof list names, the recorder's output.
+TEST(GuiScreenshots, RecordDialog) {
+    if (QGuiApplication::platformName() != "xcb")
+        GTEST_SKIP() << "screenshots need an X display (run under xvfb-run; Debian package "
+                        "xvfb); platform here: "
+                     << QGuiApplication::platformName().toStdString();
+    SKIP_WITHOUT_DEMO_RECORDING();
+    ASSERT_TRUE(QDir().mkpath(SCREENSHOT_DIR));
+    // cpcprof on PATH, where the viewer looks when it is not beside it.
+    qputenv("PATH", QFileInfo(CPCPROF_EXE).absolutePath().toLocal8Bit() + ":" + qgetenv("PATH"));
+    TempDir dir("cpcprof-gui-shot");
+    MainWindow w;
+    w.resize(1000, 700);
+    w.show();
+    gui::RecordDialog *d = w.recordDialog();
+    d->show();
+    gui::RecordSettings s;
+    s.command = DEMO_EXE;
+    s.arguments = "1";
+    s.directory = QString::fromStdString(dir.path());
+    s.events = "cpu-clock page-faults";
+    s.rate = gui::RecordSettings::Rate::Frequency;
+    s.value = "2000";
+    s.output = "demo.cpcprof";
+    d->setSettings(s);
+    ASSERT_TRUE(wait_for([&] { return !d->availableEvents().isEmpty(); }, 20000));
+    ASSERT_TRUE(d->record()) << d->status().toStdString();
+    QString out = QString::fromStdString(dir.path()) + "/demo.cpcprof";
+    ASSERT_TRUE(wait_for(
+        [&] { return w.profile() && QString::fromStdString(w.profile()->path) == out; }, 90000))
+        << d->outputText().toStdString();
+    wait_for([] { return false; }, 200);
+    QImage img = d->grab().toImage();
+    QString path = QString(SCREENSHOT_DIR) + "/record-dialog.png";
+    ASSERT_TRUE(img.save(path));
+    std::printf("screenshot: %s\n", qPrintable(path));
+    Ink ink = ink_of(img);
+    EXPECT_GT(ink.colours, 4);
+    EXPECT_GT(ink.inked, 0.01);
 }
 
 } // namespace

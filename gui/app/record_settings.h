@@ -1,0 +1,46 @@
+// What File > Record runs, without widgets: the settings of a recording
+// (command, arguments, working directory, events, rate or period, call
+// graph mode, output file), the `cpcprof record` command line they make,
+// where the cpcprof program is, and the events `cpcprof list` names.
+#pragma once
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+namespace cpcprof::gui {
+
+struct RecordSettings {
+    enum class Rate { Default, Frequency, Period };
+
+    QString command;   // the program to record
+    QString arguments; // its arguments, split as a shell would (quotes, escapes)
+    QString directory; // working directory; "" = the viewer's
+    QString events;    // separated by spaces, each EVENT[,PERIOD] as -e takes it:
+                       // "cpu-clock page-faults", "cycles,100000 instructions"
+    Rate rate = Rate::Default;
+    QString value;                  // samples per second (Frequency) or events (Period)
+    QString call_graph = "dwarf";   // dwarf, fp or none
+    QString output = "out.cpcprof"; // relative to directory
+
+    QJsonObject toJson() const;
+    static RecordSettings fromJson(const QJsonObject &o);
+};
+
+// The arguments of cpcprof: {"record", ..., "-o", OUT, "--", CMD, ARGS...}.
+// Empty with *error naming the problem (no command, a rate that is not a
+// positive integer, an unknown call graph mode, unbalanced quotes).
+QStringList record_arguments(const RecordSettings &s, QString *error);
+
+// The output file's absolute path (relative paths are in s.directory).
+QString output_path(const RecordSettings &s);
+
+// The cpcprof program beside the running viewer (same directory), else
+// the first on PATH; "" when there is neither.
+QString find_cpcprof();
+
+// The event names `cpcprof list` prints (its indented lines under each
+// heading, without the "(none ...)" placeholders), in its order.
+QStringList listed_events(const QString &list_output);
+
+} // namespace cpcprof::gui

@@ -1,0 +1,94 @@
+#include "app/recorder.h"
+
+#include <QFileInfo>
+
+#include <csignal>
+#include <sys/types.h>
+#include <unistd.h>
+
+namespace cpcprof::gui {
+
+namespace {
+
+QString quoted(const QString &word) {
+    static const QString plain =
+        QStringLiteral("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=,:+@%");
+    bool ok = !word.isEmpty();
+    for (QChar c : word)
+        ok = ok && plain.contains(c);
+    if (ok)
+        return word;
+    QString w = word;
+    return "'" + w.replace("'", "'\\''") + "'";
+}
+
+} // namespace
+
+Recorder::Recorder(QObject *parent) : QObject(parent) {
+    process_.setProcessChannelMode(QProcess::MergedChannels);
+    // A group of its own, as a shell gives a foreground job, so that stop()
+    // reaches the recorder and its command and nothing else.
+    process_.setChildProcessModifier([] { setpgid(0, 0); });
+    connect(&process_, &QProcess::readyRead, this,
+            [this] { emit output(QString::fromLocal8Bit(process_.readAll())); });
+    connect(&process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
+        QByteArray rest = process_.readAll();
+        if (!rest.isEmpty())
+            emit output(QString::fromLocal8Bit(rest));
+        emit finished(status == QProcess::NormalExit ? code : -1, output_path(settings_));
+    });
+    connect(&process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart)
+            emit failedToStart(
+                tr("%1 cannot be started: %2").arg(process_.program(), process_.errorString()));
+    });
+}
+
+Recorder::~Recorder() {
+    if (running()) {
+        stop();
+        if (!process_.waitForFinished(5000))
+            process_.kill();
+        process_.waitForFinished(1000);
+    }
+}
+
+bool Recorder::start(const QString &program, const RecordSettings &s, QString *error) {
+    if (running()) {
+        *error = tr("a recording is under way");
+        return false;
+    }
+    if (program.isEmpty()) {
+        *error = tr("the cpcprof program is neither beside cpcprof-gui nor on PATH");
+        return false;
+    }
+    QStringList args = record_arguments(s, error);
+    if (args.isEmpty())
+        return false;
+    if (!s.directory.isEmpty() && !QFileInfo(s.directory).isDir()) {
+        *error = tr("the working directory %1 is not a directory").arg(s.directory);
+        return false;
+    }
+    settings_ = s;
+    stopped_ = false;
+    QStringList words = {quoted(program)};
+    for (const QString &a : args)
+        words << quoted(a);
+    command_line_ = words.join(' ');
+    process_.setWorkingDirectory(s.directory);
+    process_.start(program, args);
+    return true;
+}
+
+void Recorder::stop() {
+    qint64 pid = process_.processId();
+    if (!running() || pid <= 0)
+        return;
+    stopped_ = true;
+    // As a shell does: the group may not be made yet if the child has not
+    // got to its setpgid; after its exec this fails harmlessly.
+    setpgid(pid_t(pid), pid_t(pid));
+    ::kill(-pid_t(pid), SIGINT);
+}
+
+} // namespace cpcprof::gui
