@@ -5,8 +5,8 @@
 // profile of each depth is kept, so that going back is immediate.
 #include "app/main_window.h"
 
-#include "app/filter_stack_bar.h"
 #include "app/diff_controller.h"
+#include "app/filter_stack_bar.h"
 #include "app/flame_graph.h"
 #include "app/source_page.h"
 #include "app/summary_page.h"

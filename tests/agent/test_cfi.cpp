@@ -19,8 +19,8 @@ namespace {
 
 using cpcprof::agent::CfiMemory;
 using cpcprof::agent::CfiRow;
-using cpcprof::agent::kDwarfRsp;
 using cpcprof::agent::compile_eh_frame;
+using cpcprof::agent::kDwarfRsp;
 
 std::vector<uint8_t> read_file(const std::filesystem::path &p) {
     std::ifstream in(p, std::ios::binary);
@@ -68,10 +68,9 @@ TEST(CompileEhFrame, RealTablesCompile) {
         ASSERT_GT(seed.size(), 8u + 12u);
         std::vector<CfiRow> rows = compile_seed(seed, seed.size() - 8);
         EXPECT_GT(rows.size(), 2u);
-        EXPECT_TRUE(std::any_of(rows.begin(), rows.end(),
-                                [](const CfiRow &r) {
-                                    return r.kind == CfiRow::reg && r.cfa_reg == kDwarfRsp;
-                                }));
+        EXPECT_TRUE(std::any_of(rows.begin(), rows.end(), [](const CfiRow &r) {
+            return r.kind == CfiRow::reg && r.cfa_reg == kDwarfRsp;
+        }));
     }
 }
 

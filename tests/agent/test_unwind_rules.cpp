@@ -318,8 +318,8 @@ TEST(UnwindRules, CodeNoFdeCoversIsLeftByItsFramePointer) {
     with_stops(rules_nocfi_driver);
     ASSERT_EQ(g_stops, 1);
     const unwindtest::Walk &w = g_walks[0];
-    EXPECT_EQ(names(w, 3), (std::vector<std::string>{"rules_jit_leaf", "rules_nocfi_fp",
-                                                     "rules_nocfi_driver"}));
+    EXPECT_EQ(names(w, 3),
+              (std::vector<std::string>{"rules_jit_leaf", "rules_nocfi_fp", "rules_nocfi_driver"}));
     EXPECT_TRUE(reaches_main(w));
     EXPECT_TRUE(w.complete) << "the walk did not reach _start";
 }
