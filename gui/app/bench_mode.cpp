@@ -142,7 +142,7 @@ void start_bench_mode(MainWindow *w, const QElapsedTimer &clock) {
     auto done = std::make_shared<bool>(false);
     w->tabs()->setCurrentIndex(MainWindow::FlameTab);
     QObject::connect(w->loader(), &ProfileLoader::loaded, w,
-                     [load_ms](ProfilePtr, qint64 ms) { *load_ms = ms; });
+                     [load_ms](const ProfilePtr &, qint64 ms) { *load_ms = ms; });
     QObject::connect(w, &MainWindow::loadFailed, w, [](const QString &error) {
         std::fprintf(stderr, "cpcprof-gui: %s\n", qPrintable(error));
         QApplication::exit(1);
@@ -182,13 +182,14 @@ void start_bench_mode(MainWindow *w, const QElapsedTimer &clock) {
         // After this paint has returned.
         QTimer::singleShot(0, w, [w, out] { run_interactions(w, out); });
     };
-    QObject::connect(w, &MainWindow::diffShown, w, [w, compared_ms, &clock, go_on](DiffPtr d) {
-        if (!d || *compared_ms >= 0)
-            return;
-        w->flameGraph()->canvas()->repaint();
-        *compared_ms = double(clock.nsecsElapsed()) / 1e6;
-        go_on();
-    });
+    QObject::connect(w, &MainWindow::diffShown, w,
+                     [w, compared_ms, &clock, go_on](const DiffPtr &d) {
+                         if (!d || *compared_ms >= 0)
+                             return;
+                         w->flameGraph()->canvas()->repaint();
+                         *compared_ms = double(clock.nsecsElapsed()) / 1e6;
+                         go_on();
+                     });
     QObject::connect(w->flameGraph()->canvas(), &FlameCanvas::painted, w,
                      [w, load_ms, done, &clock, stall, ticker, painted, go_on] {
                          if (*done)

@@ -119,7 +119,7 @@ class MainWindow : public QMainWindow {
     void makeDiffActions(QMenu *file);
     void makeRecordActions(QMenu *file);
     void chooseBase();
-    void showDiff(DiffPtr diff, qint64 ms);
+    void showDiff(const DiffPtr &diff, qint64 ms);
     void showDiffError(const QString &error);
     void chooseFile();
     void reload();

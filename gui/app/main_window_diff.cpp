@@ -41,7 +41,7 @@ void MainWindow::chooseBase() {
         compareWith(path);
 }
 
-void MainWindow::showDiff(DiffPtr diff, qint64 ms) {
+void MainWindow::showDiff(const DiffPtr &diff, qint64 ms) {
     if (diff && diff->now != profile_)
         return; // compared with a profile no longer shown
     flame_->canvas()->setDiff(diff);

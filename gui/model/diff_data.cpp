@@ -141,6 +141,7 @@ std::vector<size_t> by_change(const diff::Comparison &c, size_t e) {
 
 std::vector<int> event_map(const Query &q, const std::vector<std::string> &events) {
     std::vector<int> out;
+    out.reserve(events.size());
     for (const std::string &name : events)
         out.push_back(q.event_index(name));
     return out;

@@ -10,12 +10,12 @@
 #include <link.h>
 
 #include <algorithm>
-#include <compare>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -38,7 +38,9 @@ struct TableKey {
     uintptr_t bias;
     const void *hdr;
     std::string identity;
-    auto operator<=>(const TableKey &) const = default;
+    bool operator<(const TableKey &o) const {
+        return std::tie(bias, hdr, identity) < std::tie(o.bias, o.hdr, o.identity);
+    }
 };
 
 // Every index published and the tables they point to.  Superseded ones
