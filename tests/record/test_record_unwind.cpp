@@ -195,5 +195,8 @@ TEST(RecordUnwind, Python3StacksAreComplete) {
     double share = 100.0 * double(complete) / double(p.samples.size());
     std::printf("python3, dwarf: %zu of %zu samples (%.2f%%) complete\n", complete,
                 p.samples.size(), share);
-    EXPECT_GE(share, 99.5);
+    // 99.94 % here; the import-time cuts grow when the drain thread waits
+    // for a CPU, so the suite asks for 99 % (bench_stacks.py states the
+    // share of a quiet run).
+    EXPECT_GE(share, 99.0);
 }
