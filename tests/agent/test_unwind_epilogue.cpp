@@ -87,14 +87,7 @@ TEST(UnwindEpilogue, AfterPopRbpTheWalkGoesOnWithTheRegister) {
     unwindtest::thread_stack(&g_walk.lo, &g_walk.hi);
     ASSERT_NE(g_walk.hi, 0u);
 
-    struct sigaction sa {
-    }, old{};
-    sa.sa_sigaction = on_sigill;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    ASSERT_EQ(sigaction(SIGILL, &sa, &old), 0);
-    epi_driver();
-    sigaction(SIGILL, &old, nullptr);
+    ASSERT_TRUE(unwindtest::with_sigill(on_sigill, [&] { epi_driver(); }));
 
     // The ud2 is 9 bytes (the movq) after epi_after_pop.
     ASSERT_EQ(g_walk.pc, reinterpret_cast<uintptr_t>(epi_after_pop) + 9);

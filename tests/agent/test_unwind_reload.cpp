@@ -54,14 +54,7 @@ TEST(UnwindReload, ALibraryAtAnUnloadedOnesAddressGetsItsOwnRows) {
     refresh_cfi();
 
     unwindtest::thread_stack(&g_reload.lo, &g_reload.hi);
-    struct sigaction sa {
-    }, old{};
-    sa.sa_sigaction = on_sigill;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    ASSERT_EQ(sigaction(SIGILL, &sa, &old), 0);
-    reload_driver(stop);
-    sigaction(SIGILL, &old, nullptr);
+    ASSERT_TRUE(unwindtest::with_sigill(on_sigill, [&] { reload_driver(stop); }));
     dlclose(b);
 
     ASSERT_GE(g_reload.n, 2);

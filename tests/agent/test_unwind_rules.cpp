@@ -45,14 +45,7 @@ void with_stops(void (*fn)()) {
         w = unwindtest::Walk{};
         unwindtest::thread_stack(&w.lo, &w.hi);
     }
-    struct sigaction sa {
-    }, old{};
-    sa.sa_sigaction = on_sigill;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    ASSERT_EQ(sigaction(SIGILL, &sa, &old), 0);
-    fn();
-    sigaction(SIGILL, &old, nullptr);
+    ASSERT_TRUE(unwindtest::with_sigill(on_sigill, [&] { fn(); }));
 }
 
 // The walk's function names from the leaf up to the driver, and whether

@@ -81,14 +81,7 @@ TEST(UnwindSignal, WalkGoesFromTheHandlerToTheInterruptedCode) {
     unwindtest::thread_stack(&g_sig.lo, &g_sig.hi);
     ASSERT_NE(g_sig.hi, 0u);
 
-    struct sigaction sa {
-    }, old{};
-    sa.sa_sigaction = sig_handler;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    ASSERT_EQ(sigaction(SIGILL, &sa, &old), 0);
-    sig_driver();
-    sigaction(SIGILL, &old, nullptr);
+    ASSERT_TRUE(unwindtest::with_sigill(sig_handler, [&] { sig_driver(); }));
 
     std::string names;
     for (int i = 0; i < g_sig.n; ++i)

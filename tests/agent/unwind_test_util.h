@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 
 #include <cstdint>
 #include <string>
@@ -38,6 +39,21 @@ inline std::string symbol_at(uint64_t pc) {
     if (dladdr(reinterpret_cast<void *>(pc), &info) == 0 || info.dli_sname == nullptr)
         return "?";
     return info.dli_sname;
+}
+
+// Runs body with handler as the SIGILL handler (the tests stop on ud2),
+// then puts the old disposition back; false when it could not be set.
+template <class Body> bool with_sigill(void (*handler)(int, siginfo_t *, void *), Body body) {
+    struct sigaction sa {
+    }, old{};
+    sa.sa_sigaction = handler;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGILL, &sa, &old) != 0)
+        return false;
+    body();
+    sigaction(SIGILL, &old, nullptr);
+    return true;
 }
 
 } // namespace unwindtest
