@@ -137,20 +137,6 @@ QVariant CostModel::costData(const QModelIndex &index, const CostColumn &col, in
     if (!costsOf(index, &self, &total, &fn))
         return {};
     switch (role) {
-    case Qt::DisplayRole:
-        if (col.kind == CostColumn::Kind::Self || col.kind == CostColumn::Kind::Total) {
-            // The integer itself: a double is exact only up to 2^53.
-            const Cost &c = col.kind == CostColumn::Kind::Self ? *self : *total;
-            size_t e = size_t(col.event);
-            return QLocale().toString(qulonglong(e < c.values.size() ? c.values[e] : 0));
-        }
-        return formatCost(columns_, col, column_value(columns_, col, *self, *total));
-    case SortRole:
-        return column_value(columns_, col, *self, *total).value_or(-1);
-    case ShareRole:
-        if (auto s = column_share(columns_, col, *self, *total))
-            return *s;
-        return {};
     case Qt::ToolTipRole: {
         auto share = column_share(columns_, col, *self, *total);
         QString t = tr("%1: %2 over %n samples", "", int(column_samples(col, *self, *total)))
@@ -160,6 +146,28 @@ QVariant CostModel::costData(const QModelIndex &index, const CostColumn &col, in
             t += tr(" (%1% of the run)").arg(*share * 100, 0, 'f', 2);
         return t;
     }
+    default:
+        return costCellData(columns_, col, *self, *total, role);
+    }
+}
+
+QVariant costCellData(const CostColumns &c, const CostColumn &col, const Cost &self,
+                      const Cost &total, int role) {
+    switch (role) {
+    case Qt::DisplayRole:
+        if (col.kind == CostColumn::Kind::Self || col.kind == CostColumn::Kind::Total) {
+            // The integer itself: a double is exact only up to 2^53.
+            const Cost &v = col.kind == CostColumn::Kind::Self ? self : total;
+            size_t e = size_t(col.event);
+            return QLocale().toString(qulonglong(e < v.values.size() ? v.values[e] : 0));
+        }
+        return formatCost(c, col, column_value(c, col, self, total));
+    case SortRole:
+        return column_value(c, col, self, total).value_or(-1);
+    case ShareRole:
+        if (auto s = column_share(c, col, self, total))
+            return *s;
+        return {};
     case Qt::TextAlignmentRole:
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     default:

@@ -103,4 +103,10 @@ class CostModel : public QAbstractItemModel {
 // separators, CPI with 3 decimals, misses per 1k with 2, ratios in %.
 QString formatCost(const CostColumns &c, const CostColumn &col, std::optional<double> v);
 
+// What a cost cell shows for the roles every cost view shares (display,
+// SortRole, ShareRole, alignment), from a row's self and total cost; an
+// invalid QVariant for the other roles (and for a share a column has not).
+QVariant costCellData(const CostColumns &c, const CostColumn &col, const storage::Cost &self,
+                      const storage::Cost &total, int role);
+
 } // namespace cpcprof::gui

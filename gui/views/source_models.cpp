@@ -76,28 +76,10 @@ QVariant CostRowsModel::data(const QModelIndex &index, int role) const {
     const storage::Cost *self = nullptr, *total = nullptr;
     if (!costsOf(index.row(), &self, &total))
         return {};
-    switch (role) {
-    case Qt::DisplayRole:
-        if (col.kind == CostColumn::Kind::Self || col.kind == CostColumn::Kind::Total) {
-            const storage::Cost &v = col.kind == CostColumn::Kind::Self ? *self : *total;
-            size_t e = size_t(col.event);
-            return QLocale().toString(qulonglong(e < v.values.size() ? v.values[e] : 0));
-        }
-        return formatCost(columns_, col, column_value(columns_, col, *self, *total));
-    case SortRole:
-        return column_value(columns_, col, *self, *total).value_or(-1);
-    case ShareRole:
-        if (auto s = column_share(columns_, col, *self, *total))
-            return *s;
-        return {};
-    case Qt::ToolTipRole:
+    if (role == Qt::ToolTipRole)
         return tr("%1 over %n samples", "", int(column_samples(col, *self, *total)))
             .arg(QString::fromStdString(col.header));
-    case Qt::TextAlignmentRole:
-        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
-    default:
-        return {};
-    }
+    return costCellData(columns_, col, *self, *total, role);
 }
 
 // ---- SourceLinesModel ------------------------------------------------------
