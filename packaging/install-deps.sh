@@ -1,26 +1,55 @@
 #!/bin/sh
-# Installs what the project needs to build and test, from Debian 12's
-# packages.  Run as root (or through sudo).  clang and libclang-rt-14-dev
-# (libclang_rt.fuzzer, ASan/UBSan runtimes) build tests/fuzz (preset fuzz).
-# Qt 6 builds cpcprof-gui; xvfb runs its screenshot tests; binutils (objdump,
-# nm) disassembles for `cpcprof annotate --disassemble` and the Source page.
+# SPDX-License-Identifier: MIT
+# Installs what the project needs from Debian 12's packages.  Run as root
+# (or through sudo).
+#
+#   sh packaging/install-deps.sh          building and running the tools:
+#                                         compiler, CMake, the libraries,
+#                                         Qt 6 for cpcprof-gui, binutils
+#                                         (objdump, nm) for the Source page
+#                                         and `cpcprof annotate --disassemble`
+#   sh packaging/install-deps.sh --tests  the same, and what the test suite
+#                                         and CI need besides: GoogleTest,
+#                                         protobuf and pprof (export checks),
+#                                         Chromium (HTML flame graphs), clang
+#                                         and its runtimes (tests/fuzz),
+#                                         clang-format and clang-tidy
+#                                         (.ci/lint), Xvfb (screenshots),
+#                                         libunwind (tests/bench/bench_unwind)
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
     exec sudo "$0" "$@"
 fi
+tests=no
+for arg in "$@"; do
+    case "$arg" in
+    --tests) tests=yes ;;
+    *)
+        echo "install-deps.sh: unknown option '$arg' (--tests adds the test suite's packages)" >&2
+        exit 2
+        ;;
+    esac
+done
 export DEBIAN_FRONTEND=noninteractive
 packages="
     build-essential binutils cmake ninja-build pkg-config
-    libgtest-dev libgmock-dev
     libpfm4-dev
-    libunwind-dev libdw-dev libelf-dev
+    libdw-dev libelf-dev
     libsqlite3-dev sqlite3
-    zlib1g-dev protobuf-compiler golang-github-google-pprof-dev python3-jsonschema
+    zlib1g-dev
     nlohmann-json3-dev
+    qt6-base-dev qt6-svg-dev
+"
+if [ "$tests" = yes ]; then
+    packages="$packages
+    libgtest-dev libgmock-dev
+    libunwind-dev
+    protobuf-compiler golang-github-google-pprof-dev python3-jsonschema
     chromium
     clang libclang-rt-14-dev clang-format clang-tidy
-    qt6-base-dev qt6-svg-dev xvfb xauth
+    xvfb xauth
 "
+fi
 missing=""
 for p in $packages; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

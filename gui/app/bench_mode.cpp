@@ -1,10 +1,10 @@
-#include "app/bench_mode.h"
+#include "gui/app/bench_mode.h"
 
-#include "app/flame_graph.h"
-#include "app/main_window.h"
-#include "app/source_page.h"
-#include "model/timeline.h"
-#include "views/source_models.h"
+#include "gui/app/main_window.h"
+#include "gui/itemmodels/source_models.h"
+#include "gui/model/timeline.h"
+#include "gui/pages/flame_graph.h"
+#include "gui/pages/source_page.h"
 
 #include <QApplication>
 #include <QEventLoop>
@@ -29,7 +29,7 @@ double ms_of(QElapsedTimer &t) {
 // Opening the source of the function with the most self cost: until the
 // source half has been painted, and until the disassembly (objdump) is in.
 void time_source(MainWindow *w, QJsonObject &out) {
-    const storage::Query &q = *w->profile()->query;
+    const analysis::Query &q = *w->profile()->query;
     uint32_t hot = 0;
     for (uint32_t f = 0; f < q.functions().size(); ++f)
         if (q.function_self()[f].values.at(0) > q.function_self()[hot].values.at(0))

@@ -1,4 +1,4 @@
-#include "app/diff_controller.h"
+#include "gui/app/diff_controller.h"
 
 #include <QThreadPool>
 

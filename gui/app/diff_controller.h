@@ -6,9 +6,9 @@
 // an older one.
 #pragma once
 
-#include "app/job_tracker.h"
-#include "app/profile_loader.h"
-#include "model/diff_data.h"
+#include "gui/app/profile_loader.h"
+#include "gui/model/diff_data.h"
+#include "gui/pages/job_tracker.h"
 
 #include <QElapsedTimer>
 #include <QObject>

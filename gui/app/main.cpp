@@ -1,9 +1,9 @@
 // cpcprof-gui [--base BASE] [FILE]: the viewer.  Without FILE it opens
 // out.cpcprof of the current directory when there is one, else an empty
 // window (File > Open).  --base: FILE compared with BASE (as cpcprof diff).
-#include "app/bench_mode.h"
-#include "app/main_window.h"
-#include "source_access.h"
+#include "gui/app/bench_mode.h"
+#include "gui/app/main_window.h"
+#include "profiler/analysis/source_access.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
     for (const QString &m : parser.values(path_map)) {
         std::pair<std::string, std::string> map;
         std::string error;
-        if (!cpcprof::report::parse_remap(m.toStdString(), &map, &error)) {
+        if (!cpcprof::analysis::parse_remap(m.toStdString(), &map, &error)) {
             std::fprintf(stderr, "cpcprof-gui: --path-map: %s\n", error.c_str());
             return 2;
         }

@@ -1,12 +1,12 @@
-#include "app/main_window.h"
+#include "gui/app/main_window.h"
 
-#include "app/filter_stack_bar.h"
-#include "app/flame_graph.h"
-#include "app/source_page.h"
-#include "app/source_settings.h"
-#include "app/summary_page.h"
-#include "app/timeline_page.h"
-#include "views/diff_page.h"
+#include "gui/app/source_settings.h"
+#include "gui/pages/diff_page.h"
+#include "gui/pages/filter_stack_bar.h"
+#include "gui/pages/flame_graph.h"
+#include "gui/pages/source_page.h"
+#include "gui/pages/summary_page.h"
+#include "gui/pages/timeline_page.h"
 
 #include <QAction>
 #include <QApplication>

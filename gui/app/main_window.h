@@ -10,12 +10,12 @@
 // recent files are kept in QSettings.
 #pragma once
 
-#include "app/diff_controller.h"
-#include "app/flame_canvas.h"
-#include "app/job_tracker.h"
-#include "app/pages.h"
-#include "app/profile_loader.h"
-#include "model/sample_filter.h"
+#include "gui/app/diff_controller.h"
+#include "gui/app/profile_loader.h"
+#include "gui/model/sample_filter.h"
+#include "gui/pages/flame_canvas.h"
+#include "gui/pages/job_tracker.h"
+#include "gui/pages/pages.h"
 
 #include <QMainWindow>
 

@@ -3,10 +3,10 @@
 // coloured by change, the trees and tables get delta columns, and the
 // Comparison page lists `cpcprof diff`'s table, functions only in the base
 // included.
-#include "app/main_window.h"
+#include "gui/app/main_window.h"
 
-#include "app/flame_graph.h"
-#include "views/diff_page.h"
+#include "gui/pages/diff_page.h"
+#include "gui/pages/flame_graph.h"
 
 #include <QFileDialog>
 #include <QMenu>

@@ -1,8 +1,8 @@
 // MainWindow: choosing files (Open, Open Recent, drag and drop, Reload)
 // and exporting the flame graph.
-#include "app/main_window.h"
+#include "gui/app/main_window.h"
 
-#include "app/flame_graph.h"
+#include "gui/pages/flame_graph.h"
 
 #include <QDragEnterEvent>
 #include <QDropEvent>

@@ -3,14 +3,14 @@
 // step) with filter_profile in the thread pool, on copies; a newer change
 // drops the result of an older one (JobTracker) and asks it to stop.  The
 // profile of each depth is kept, so that going back is immediate.
-#include "app/main_window.h"
+#include "gui/app/main_window.h"
 
-#include "app/diff_controller.h"
-#include "app/filter_stack_bar.h"
-#include "app/flame_graph.h"
-#include "app/source_page.h"
-#include "app/summary_page.h"
-#include "app/timeline_page.h"
+#include "gui/app/diff_controller.h"
+#include "gui/pages/filter_stack_bar.h"
+#include "gui/pages/flame_graph.h"
+#include "gui/pages/source_page.h"
+#include "gui/pages/summary_page.h"
+#include "gui/pages/timeline_page.h"
 
 #include <QElapsedTimer>
 #include <QStatusBar>

@@ -1,8 +1,8 @@
 // MainWindow: recording from the viewer (File > Record..., File > Re-run
 // Last Recording); the profile recorded is opened.
-#include "app/main_window.h"
+#include "gui/app/main_window.h"
 
-#include "app/record_dialog.h"
+#include "gui/app/record_dialog.h"
 
 #include <QAction>
 #include <QMenu>

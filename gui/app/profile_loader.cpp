@@ -1,4 +1,4 @@
-#include "app/profile_loader.h"
+#include "gui/app/profile_loader.h"
 
 #include <string>
 

@@ -4,8 +4,8 @@
 // new load drops the result of the previous one and asks it to stop.
 #pragma once
 
-#include "app/job_tracker.h"
-#include "model/profile_data.h"
+#include "gui/model/profile_data.h"
+#include "gui/pages/job_tracker.h"
 
 #include <QElapsedTimer>
 #include <QObject>

@@ -1,6 +1,6 @@
-#include "app/record_dialog.h"
+#include "gui/app/record_dialog.h"
 
-#include "app/recorder.h"
+#include "gui/app/recorder.h"
 
 #include <QComboBox>
 #include <QDateTime>

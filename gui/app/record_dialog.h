@@ -9,7 +9,7 @@
 // QSettings ("record/last") for File > Re-run Last Recording.
 #pragma once
 
-#include "app/record_settings.h"
+#include "gui/app/record_settings.h"
 
 #include <QDateTime>
 #include <QDialog>

@@ -1,4 +1,4 @@
-#include "app/record_settings.h"
+#include "gui/app/record_settings.h"
 
 #include <QCoreApplication>
 #include <QDir>

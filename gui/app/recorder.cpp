@@ -1,4 +1,4 @@
-#include "app/recorder.h"
+#include "gui/app/recorder.h"
 
 #include <QFileInfo>
 

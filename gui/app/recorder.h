@@ -6,7 +6,7 @@
 // that the viewer's own group is not signalled.
 #pragma once
 
-#include "app/record_settings.h"
+#include "gui/app/record_settings.h"
 
 #include <QObject>
 #include <QProcess>

@@ -1,4 +1,4 @@
-#include "app/source_settings.h"
+#include "gui/app/source_settings.h"
 
 #include <QDialogButtonBox>
 #include <QLabel>
@@ -18,21 +18,21 @@ QStringList nonempty_lines(const QString &text) {
     return out;
 }
 
-void add(report::SourceRoots *r, const QStringList &dirs, const QStringList &maps) {
+void add(analysis::SourceRoots *r, const QStringList &dirs, const QStringList &maps) {
     for (const QString &d : dirs)
         r->dirs.push_back(d.toStdString());
     for (const QString &m : maps) {
         std::pair<std::string, std::string> map;
         std::string error;
-        if (report::parse_remap(m.toStdString(), &map, &error))
+        if (analysis::parse_remap(m.toStdString(), &map, &error))
             r->remaps.push_back(map);
     }
 }
 
 } // namespace
 
-report::SourceRoots source_roots(const QStringList &cli_dirs, const QStringList &cli_maps) {
-    report::SourceRoots r;
+analysis::SourceRoots source_roots(const QStringList &cli_dirs, const QStringList &cli_maps) {
+    analysis::SourceRoots r;
     add(&r, cli_dirs, cli_maps);
     QSettings s;
     add(&r, s.value("source/dirs").toStringList(), s.value("source/pathMaps").toStringList());
@@ -72,7 +72,7 @@ void SourceSettingsDialog::accept() {
     for (const QString &m : maps) {
         std::pair<std::string, std::string> map;
         std::string error;
-        if (!report::parse_remap(m.toStdString(), &map, &error)) {
+        if (!analysis::parse_remap(m.toStdString(), &map, &error)) {
             error_->setText(QString::fromStdString(error));
             return;
         }

@@ -4,7 +4,7 @@
 // command line (--source-dir, --path-map), which come first.
 #pragma once
 
-#include "source_access.h"
+#include "profiler/analysis/source_access.h"
 
 #include <QDialog>
 #include <QStringList>
@@ -16,7 +16,7 @@ namespace cpcprof::gui {
 
 // The roots: command line's, then the settings'.  Bad OLD=NEW lines of
 // the settings are left out (the page refuses to save them).
-report::SourceRoots source_roots(const QStringList &cli_dirs, const QStringList &cli_maps);
+analysis::SourceRoots source_roots(const QStringList &cli_dirs, const QStringList &cli_maps);
 
 class SourceSettingsDialog : public QDialog {
     Q_OBJECT

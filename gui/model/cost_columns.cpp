@@ -1,12 +1,12 @@
-#include "model/cost_columns.h"
+#include "gui/model/cost_columns.h"
 
 namespace cpcprof::gui {
 
-using storage::Cost;
+using analysis::Cost;
 
-CostColumns cost_columns(const storage::Query &q) {
+CostColumns cost_columns(const analysis::Query &q) {
     CostColumns c;
-    c.derived = storage::derived_columns(q.events());
+    c.derived = analysis::derived_columns(q.events());
     const auto &events = q.events();
     for (size_t e = 0; e < events.size(); ++e) {
         c.columns.push_back({CostColumn::Kind::Self, int(e), 0, "self:" + events[e].name});
@@ -33,9 +33,9 @@ std::optional<double> column_value(const CostColumns &c, const CostColumn &col, 
         return double(cost.values[size_t(col.event)]);
     }
     case CostColumn::Kind::DerivedSelf:
-        return storage::derive(c.derived.at(size_t(col.derived)), self).value;
+        return analysis::derive(c.derived.at(size_t(col.derived)), self).value;
     case CostColumn::Kind::DerivedTotal:
-        return storage::derive(c.derived.at(size_t(col.derived)), total).value;
+        return analysis::derive(c.derived.at(size_t(col.derived)), total).value;
     }
     return std::nullopt;
 }

@@ -4,8 +4,8 @@
 // self samples (as report computes them) and over its total samples.
 #pragma once
 
-#include "storage/derived.h"
-#include "storage/query.h"
+#include "profiler/analysis/derived.h"
+#include "profiler/analysis/query.h"
 
 #include <optional>
 #include <string>
@@ -22,26 +22,26 @@ struct CostColumn {
 };
 
 struct CostColumns {
-    std::vector<storage::DerivedColumn> derived;
+    std::vector<analysis::DerivedColumn> derived;
     std::vector<CostColumn> columns; // self and total per event, then derived
     std::vector<uint64_t> totals;    // per event: the kept total (share's denominator)
 };
 
-CostColumns cost_columns(const storage::Query &q);
+CostColumns cost_columns(const analysis::Query &q);
 
 // The column's figure for a row of these costs: an event's value, or the
 // ratio (nothing when its denominator is 0).
 std::optional<double> column_value(const CostColumns &c, const CostColumn &col,
-                                   const storage::Cost &self, const storage::Cost &total);
+                                   const analysis::Cost &self, const analysis::Cost &total);
 
 // Samples the column's figure rests on (the self or total samples).
-uint64_t column_samples(const CostColumn &col, const storage::Cost &self,
-                        const storage::Cost &total);
+uint64_t column_samples(const CostColumn &col, const analysis::Cost &self,
+                        const analysis::Cost &total);
 
 // An event column's value as a share of the event's kept total, in [0, 1];
 // nothing for derived columns and events whose total is 0.
 std::optional<double> column_share(const CostColumns &c, const CostColumn &col,
-                                   const storage::Cost &self, const storage::Cost &total);
+                                   const analysis::Cost &self, const analysis::Cost &total);
 
 // The column of event's total (Kind::Total), or its self; -1 if none.
 int event_column(const CostColumns &c, int event, CostColumn::Kind kind);

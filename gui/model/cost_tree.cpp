@@ -1,8 +1,8 @@
-#include "model/cost_tree.h"
+#include "gui/model/cost_tree.h"
 
 namespace cpcprof::gui {
 
-using storage::CallTree;
+using analysis::CallTree;
 
 namespace {
 
@@ -32,7 +32,7 @@ template <typename Build> CostTree built(const ProfilePtr &profile, uint32_t fn,
         return failed(profile, "no function " + std::to_string(fn));
     try {
         return make(profile, std::make_shared<const CallTree>(build(*profile->query, fn)));
-    } catch (const storage::TooLarge &e) {
+    } catch (const analysis::TooLarge &e) {
         return failed(profile, e.what());
     }
 }

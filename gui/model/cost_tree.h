@@ -7,8 +7,8 @@
 //   t.node(t.child(0, 0)).total.values[e];     // first root's total
 #pragma once
 
-#include "model/profile_data.h"
-#include "storage/query.h"
+#include "gui/model/profile_data.h"
+#include "profiler/analysis/query.h"
 
 #include <cstdint>
 #include <memory>
@@ -22,15 +22,15 @@ struct PathMatch; // diff_data.h
 struct CostTree {
     // Keeps the profile (and so the Query that names functions) alive.
     ProfilePtr profile;
-    std::shared_ptr<const storage::CallTree> tree; // nullptr: none (see error)
-    std::vector<uint32_t> row;                     // per node: index in its parent's children
+    std::shared_ptr<const analysis::CallTree> tree; // nullptr: none (see error)
+    std::vector<uint32_t> row;                      // per node: index in its parent's children
     std::string error; // why there is no tree (TooLarge, no such function)
     // While comparing: a callers or callees tree's call paths matched in
     // the base (match_function_tree); nullptr otherwise.
     std::shared_ptr<const PathMatch> base_match;
 
     size_t size() const { return tree ? tree->nodes().size() : 0; }
-    const storage::CallTree::Node &node(uint32_t n) const { return tree->nodes()[n]; }
+    const analysis::CallTree::Node &node(uint32_t n) const { return tree->nodes()[n]; }
     // Node 0 is the invisible root of roots.
     size_t child_count(uint32_t n) const { return tree ? node(n).children.size() : 0; }
     uint32_t child(uint32_t n, size_t i) const { return node(n).children[i]; }

@@ -1,6 +1,6 @@
-#include "model/diff_data.h"
+#include "gui/model/diff_data.h"
 
-#include "table_format.h" // report::basename_of, as `cpcprof diff` keys modules
+#include "profiler/analysis/table_format.h" // analysis::basename_of, as `cpcprof diff` keys modules
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 
 namespace cpcprof::gui {
 
-using storage::CallTree;
-using storage::Query;
+using analysis::CallTree;
+using analysis::Query;
 
 namespace {
 
@@ -24,10 +24,10 @@ struct Keys {
     std::vector<uint32_t> of(const Query &q) {
         std::vector<uint32_t> out;
         out.reserve(q.functions().size());
-        for (const storage::FunctionInfo &f : q.functions()) {
+        for (const analysis::FunctionInfo &f : q.functions()) {
             std::string key = f.name;
             key += '\0';
-            key += report::basename_of(f.module);
+            key += analysis::basename_of(f.module);
             out.push_back(ids.emplace(std::move(key), uint32_t(ids.size())).first->second);
         }
         return out;
@@ -47,10 +47,10 @@ struct Paths {
     }
 };
 
-void add_values(std::vector<uint64_t> *into, size_t at, const storage::Cost &c,
+void add_values(std::vector<uint64_t> *into, size_t at, const analysis::Cost &c,
                 const std::vector<int> &map) {
     for (size_t e = 0; e < map.size(); ++e)
-        (*into)[at + e] = storage::saturating_add((*into)[at + e], c.values[size_t(map[e])]);
+        (*into)[at + e] = analysis::saturating_add((*into)[at + e], c.values[size_t(map[e])]);
 }
 
 // A node's parent is made before it, so one pass in index order maps
@@ -112,10 +112,10 @@ PathMatch match(const CallTree &now, const CallTree &base, const std::vector<uin
     return m;
 }
 
-// diff::sort_by_change's order (largest |self change|, then |total
+// analysis::sort_by_change's order (largest |self change|, then |total
 // change|, then name and module), with each change computed once instead of
 // in every comparison: the same order, in a fraction of the time.
-std::vector<size_t> by_change(const diff::Comparison &c, size_t e) {
+std::vector<size_t> by_change(const analysis::Comparison &c, size_t e) {
     size_t n = c.functions.size();
     std::vector<double> self(n), total(n);
     for (size_t i = 0; i < n; ++i) {
@@ -131,7 +131,7 @@ std::vector<size_t> by_change(const diff::Comparison &c, size_t e) {
             return self[a] > self[b];
         if (total[a] != total[b])
             return total[a] > total[b];
-        const diff::FunctionDiff &fa = c.functions[a], &fb = c.functions[b];
+        const analysis::FunctionDiff &fa = c.functions[a], &fb = c.functions[b];
         if (fa.name != fb.name)
             return fa.name < fb.name;
         return fa.module < fb.module;
@@ -164,7 +164,7 @@ DeltaInput DiffData::path_delta(const PathMatch &m, uint32_t node) const {
     return in;
 }
 
-DeltaInput DiffData::row_delta(const diff::FunctionDiff &f) const {
+DeltaInput DiffData::row_delta(const analysis::FunctionDiff &f) const {
     DeltaInput in;
     if (f.base.present)
         in.base = {f.base.self.data(), f.base.total.data()};
@@ -181,7 +181,7 @@ DeltaInput DiffData::function_delta(uint32_t fn) const {
 
 std::optional<double> DiffData::share(const SideValues &v, bool base_side, size_t e,
                                       bool self) const {
-    const diff::SideInfo &side = base_side ? comparison.base : comparison.now;
+    const analysis::SideInfo &side = base_side ? comparison.base : comparison.now;
     if (e >= side.totals.size() || side.totals[e] == 0)
         return std::nullopt;
     const uint64_t *values = self ? v.self : v.total;
@@ -237,7 +237,7 @@ PathMatch match_function_tree(const DiffData &d, const CallTree &now_tree, uint3
             callers ? CallTree::callers(qb, base_fn) : CallTree::callees(qb, base_fn);
         return match(now_tree, base_tree, now_keys, base_keys, event_map(qn, d.comparison.events),
                      event_map(qb, d.comparison.events));
-    } catch (const storage::TooLarge &) {
+    } catch (const analysis::TooLarge &) {
         return {};
     }
 }
@@ -272,7 +272,7 @@ DiffPtr compare_profiles(const ProfilePtr &base, const ProfilePtr &now, std::str
     d->base = base;
     d->now = now;
     const Query &qb = *base->query, &qn = *now->query;
-    // The common events as diff::compare makes them (BASE's order), so
+    // The common events as analysis::compare makes them (BASE's order), so
     // that the trees are matched while it runs.
     std::vector<std::string> events;
     for (const storage::EventInfo &e : qb.events())
@@ -306,8 +306,8 @@ DiffPtr compare_profiles(const ProfilePtr &base, const ProfilePtr &now, std::str
                 match(*now->bottom_up, *base->bottom_up, now_keys, base_keys, now_map, base_map);
         return m;
     });
-    d->comparison = diff::compare(qb, base->path, qn, now->path);
-    const diff::Comparison &c = d->comparison;
+    d->comparison = analysis::compare(qb, base->path, qn, now->path);
+    const analysis::Comparison &c = d->comparison;
     for (const storage::EventInfo &e : qn.events()) {
         auto it = std::find(c.events.begin(), c.events.end(), e.name);
         d->common.push_back(it == c.events.end() ? -1 : int(it - c.events.begin()));
@@ -323,7 +323,7 @@ DiffPtr compare_profiles(const ProfilePtr &base, const ProfilePtr &now, std::str
     for (size_t e = 0; e < c.events.size(); ++e)
         d->order.push_back(by_change(c, e));
     std::tie(d->top_down, d->bottom_up) = trees.get();
-    if (c.events != events) { // cannot be: the same rule as diff::compare's
+    if (c.events != events) { // cannot be: the same rule as analysis::compare's
         *error = "the profiles' common events could not be matched";
         return nullptr;
     }

@@ -12,8 +12,8 @@
 //   d->points(in, d->common[event], true);   // the frame's self change, pp
 #pragma once
 
-#include "diff_model.h" // profiler/diff
-#include "model/profile_data.h"
+#include "gui/model/profile_data.h"
+#include "profiler/analysis/diff_model.h" // profiler/diff
 
 #include <cstdint>
 #include <memory>
@@ -47,12 +47,12 @@ struct DiffData {
     enum Tree { TopDown, BottomUp };
 
     ProfilePtr base, now;
-    diff::Comparison comparison;   // the numbers of `cpcprof diff BASE NEW`
-    std::vector<int> common;       // per NEW event: index in comparison.events, -1: BASE lacks it
-    std::vector<int> function_row; // per NEW function: index in comparison.functions, -1: none
+    analysis::Comparison comparison; // the numbers of `cpcprof diff BASE NEW`
+    std::vector<int> common;         // per NEW event: index in comparison.events, -1: BASE lacks it
+    std::vector<int> function_row;   // per NEW function: index in comparison.functions, -1: none
     PathMatch top_down, bottom_up;
     // Per common event: indexes in comparison.functions in the order of
-    // diff::sort_by_change (cpcprof diff's table), made with the rest.
+    // analysis::sort_by_change (cpcprof diff's table), made with the rest.
     std::vector<std::vector<size_t>> order;
 
     const PathMatch &match(Tree t) const { return t == TopDown ? top_down : bottom_up; }
@@ -63,7 +63,7 @@ struct DiffData {
     DeltaInput path_delta(const PathMatch &m, uint32_t node) const;
     // The values of NEW's function fn and of the same function in BASE.
     DeltaInput function_delta(uint32_t fn) const;
-    DeltaInput row_delta(const diff::FunctionDiff &f) const;
+    DeltaInput row_delta(const analysis::FunctionDiff &f) const;
 
     // The share of a side's total of common event e (0 when the side lacks
     // the row); empty when the side's total is 0.
@@ -82,8 +82,8 @@ using DiffPtr = std::shared_ptr<const DiffData>;
 // A callers (callers = true) or callees tree of NEW's function fn matched
 // by call path to the same tree of BASE's function of the same name and
 // module basename (built now, O(BASE's frame nodes)); not built when BASE
-// has no such function or its tree is too large (storage::TooLarge).
-PathMatch match_function_tree(const DiffData &d, const storage::CallTree &now_tree, uint32_t fn,
+// has no such function or its tree is too large (analysis::TooLarge).
+PathMatch match_function_tree(const DiffData &d, const analysis::CallTree &now_tree, uint32_t fn,
                               bool callers);
 
 // The delta columns trees and tables add when comparing: per common event

@@ -1,10 +1,10 @@
-#include "model/hotspots.h"
+#include "gui/model/hotspots.h"
 
 #include <tuple>
 
 namespace cpcprof::gui {
 
-using storage::Query;
+using analysis::Query;
 
 std::vector<HotspotRow> hotspot_rows(const Query &q) {
     const auto &fns = q.functions();

@@ -4,7 +4,7 @@
 // `cpcprof report` (--by function), from the same Query figures.
 #pragma once
 
-#include "storage/query.h"
+#include "profiler/analysis/query.h"
 
 #include <string>
 #include <vector>
@@ -15,11 +15,11 @@ struct HotspotRow {
     uint32_t function = 0; // Query::functions() index
     std::string file;      // the file of its line with the most self samples
     uint32_t line = 0;     // 0 = unknown
-    storage::Cost self, total;
+    analysis::Cost self, total;
 };
 
 // In the order of Query::functions().
-std::vector<HotspotRow> hotspot_rows(const storage::Query &q);
+std::vector<HotspotRow> hotspot_rows(const analysis::Query &q);
 
 // "file:line", "file" when the line is unknown, "" when both are.
 std::string location(const HotspotRow &row);

@@ -1,4 +1,4 @@
-#include "model/profile_data.h"
+#include "gui/model/profile_data.h"
 
 namespace cpcprof::gui {
 
@@ -6,9 +6,9 @@ ProfilePtr load_profile(const std::string &path, const std::atomic<bool> &cancel
                         std::string *error) {
     auto data = std::make_shared<ProfileData>();
     data->path = path;
-    storage::QueryOptions options;
+    analysis::QueryOptions options;
     options.keep_samples = true;
-    data->query = storage::Query::open(path, {}, error, options);
+    data->query = analysis::Query::open(path, {}, error, options);
     if (!data->query)
         return nullptr;
     if (!build_views(*data, cancel, error))
@@ -24,15 +24,15 @@ bool build_views(ProfileData &data, const std::atomic<bool> &cancel, std::string
     };
     if (cancelled())
         return false;
-    data.top_down = storage::CallTree::top_down(*data.query, true);
+    data.top_down = analysis::CallTree::top_down(*data.query, true);
     if (cancelled())
         return false;
     data.hotspots = hotspot_rows(*data.query);
     if (cancelled())
         return false;
     try {
-        data.bottom_up = storage::CallTree::bottom_up(*data.query, true);
-    } catch (const storage::TooLarge &e) {
+        data.bottom_up = analysis::CallTree::bottom_up(*data.query, true);
+    } catch (const analysis::TooLarge &e) {
         data.bottom_up_error = e.what();
     }
     return !cancelled();

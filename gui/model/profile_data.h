@@ -3,8 +3,8 @@
 // views on any thread read it through a shared pointer without locks.
 #pragma once
 
-#include "model/hotspots.h"
-#include "storage/query.h"
+#include "gui/model/hotspots.h"
+#include "profiler/analysis/query.h"
 
 #include <atomic>
 #include <memory>
@@ -15,13 +15,13 @@ namespace cpcprof::gui {
 
 struct ProfileData {
     std::string path;
-    std::unique_ptr<storage::Query> query;
+    std::unique_ptr<analysis::Query> query;
     // Stacks cut short sit under one "[truncated]" root (Query's
     // truncated_function()), as in the flame graph of `cpcprof flamegraph`.
-    std::optional<storage::CallTree> top_down;
-    // Empty when too large to build (storage::TooLarge): bottom_up_error
+    std::optional<analysis::CallTree> top_down;
+    // Empty when too large to build (analysis::TooLarge): bottom_up_error
     // says what was asked and how big it would have been.
-    std::optional<storage::CallTree> bottom_up;
+    std::optional<analysis::CallTree> bottom_up;
     std::string bottom_up_error;
     // The rows of the hotspot table (hotspot_rows), made with the trees so
     // that pages do not make them on the GUI thread; nothing in a

@@ -1,11 +1,11 @@
-#include "model/sample_filter.h"
+#include "gui/model/sample_filter.h"
 
 #include <algorithm>
 #include <cstdio>
 
 namespace cpcprof::gui {
 
-using storage::Query;
+using analysis::Query;
 
 namespace {
 
@@ -44,8 +44,8 @@ std::string describe(const FilterStep &step) {
     return out.empty() ? "all samples" : out;
 }
 
-std::optional<storage::QueryFilter> as_query_filter(const std::vector<FilterStep> &steps) {
-    storage::QueryFilter f;
+std::optional<analysis::QueryFilter> as_query_filter(const std::vector<FilterStep> &steps) {
+    analysis::QueryFilter f;
     for (const FilterStep &s : steps) {
         if (!s.without.empty() || s.only.size() > 1)
             return std::nullopt;
@@ -111,7 +111,7 @@ ProfilePtr filter_profile(const ProfilePtr &loaded, const std::vector<FilterStep
     auto data = std::make_shared<ProfileData>();
     data->path = loaded->path;
     SampleTest test(q, steps);
-    storage::QueryFilter described = as_query_filter(steps).value_or(storage::QueryFilter{});
+    analysis::QueryFilter described = as_query_filter(steps).value_or(analysis::QueryFilter{});
     data->query = q.subset([&](size_t i) { return test.keeps(i); }, described);
     if (!build_views(*data, cancel, error))
         return nullptr;

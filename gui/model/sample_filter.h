@@ -10,7 +10,7 @@
 //   ProfilePtr shown = filter_profile(loaded, {s}, cancel, &error);
 #pragma once
 
-#include "model/profile_data.h"
+#include "gui/model/profile_data.h"
 
 #include <atomic>
 #include <compare>
@@ -50,17 +50,17 @@ std::string describe(const FilterStep &step);
 // intersection of the time ranges); nullopt when steps need more (two
 // threads, a thread left out).  An empty intersection of ranges gives
 // from == to, which keeps nothing (as no --time does).
-std::optional<storage::QueryFilter> as_query_filter(const std::vector<FilterStep> &steps);
+std::optional<analysis::QueryFilter> as_query_filter(const std::vector<FilterStep> &steps);
 
 // Whether kept sample i of q passes every step: per (stack, thread) pair
 // a yes/no, then a time test per sample, so that keeps(i) is O(1).
 class SampleTest {
   public:
-    SampleTest(const storage::Query &q, const std::vector<FilterStep> &steps);
+    SampleTest(const analysis::Query &q, const std::vector<FilterStep> &steps);
     bool keeps(size_t i) const;
 
   private:
-    const storage::Query &q_;
+    const analysis::Query &q_;
     std::vector<uint8_t> pair_ok_;
     int64_t from_ns_ = INT64_MIN, to_ns_ = INT64_MAX;
 };

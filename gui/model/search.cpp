@@ -1,11 +1,11 @@
-#include "model/search.h"
+#include "gui/model/search.h"
 
 #include <algorithm>
 #include <cctype>
 
 namespace cpcprof::gui {
 
-using storage::Query;
+using analysis::Query;
 
 namespace {
 
@@ -67,8 +67,8 @@ SearchResult search(const Query &q, const NameMatcher &m) {
     for (size_t v = 1; v < nodes.size(); ++v)
         if (r.function_matches[nodes[v].frame.function])
             key[v] = 0;
-    std::vector<storage::Cost> costs = q.once_per_stack(key, 1);
-    r.total = costs.empty() ? storage::Cost{} : std::move(costs[0]);
+    std::vector<analysis::Cost> costs = q.once_per_stack(key, 1);
+    r.total = costs.empty() ? analysis::Cost{} : std::move(costs[0]);
     r.total.values.resize(q.events().size());
     return r;
 }
@@ -95,9 +95,9 @@ std::vector<uint8_t> matching_nodes(const CostTree &t, const std::vector<bool> &
     return match;
 }
 
-storage::Cost matched_total(const CostTree &t, const std::vector<bool> &function_matches,
-                            uint32_t under) {
-    storage::Cost sum;
+analysis::Cost matched_total(const CostTree &t, const std::vector<bool> &function_matches,
+                             uint32_t under) {
+    analysis::Cost sum;
     if (!t.tree || under >= t.size())
         return sum;
     sum.values.assign(t.node(0).total.values.size(), 0);

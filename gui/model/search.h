@@ -5,8 +5,8 @@
 // keep so that every match shows with its ancestors.
 #pragma once
 
-#include "model/cost_tree.h"
-#include "storage/query.h"
+#include "gui/model/cost_tree.h"
+#include "profiler/analysis/query.h"
 
 #include <optional>
 #include <regex>
@@ -34,12 +34,12 @@ class NameMatcher {
 struct SearchResult {
     std::vector<bool> function_matches; // per Query::functions()
     std::vector<uint32_t> functions;    // the matching functions that have samples
-    storage::Cost total;                // samples with a match on the stack, once each
+    analysis::Cost total;               // samples with a match on the stack, once each
     // total's share of the kept total of event; nothing when that is 0.
-    std::optional<double> share(const storage::Query &q, int event) const;
+    std::optional<double> share(const analysis::Query &q, int event) const;
 };
 
-SearchResult search(const storage::Query &q, const NameMatcher &m);
+SearchResult search(const analysis::Query &q, const NameMatcher &m);
 
 // Per node of t: 1 when its function matches or a descendant's does.
 std::vector<uint8_t> keep_nodes(const CostTree &t, const std::vector<bool> &function_matches);
@@ -53,7 +53,7 @@ std::vector<uint8_t> matching_nodes(const CostTree &t, const std::vector<bool> &
 // matching nodes that have no matching ancestor below `under`.  For
 // under = 0 it equals search()'s total (a tree's path is a sample's stack),
 // except that the "[truncated]" node of a tree stands for no frame.
-storage::Cost matched_total(const CostTree &t, const std::vector<bool> &function_matches,
-                            uint32_t under = 0);
+analysis::Cost matched_total(const CostTree &t, const std::vector<bool> &function_matches,
+                             uint32_t under = 0);
 
 } // namespace cpcprof::gui

@@ -1,4 +1,4 @@
-#include "model/source_view.h"
+#include "gui/model/source_view.h"
 
 #include <algorithm>
 #include <map>
@@ -12,11 +12,11 @@ int SourceView::rowOfLine(uint32_t n) const {
     return it != lines.end() && it->line == n ? int(it - lines.begin()) : -1;
 }
 
-SourceView source_view(const storage::Query &q, uint32_t fn, const report::SourceRoots &roots,
+SourceView source_view(const analysis::Query &q, uint32_t fn, const analysis::SourceRoots &roots,
                        int event) {
     SourceView v;
     v.function = fn;
-    std::vector<storage::Query::LineCost> costs = report::function_line_costs(q, fn);
+    std::vector<analysis::Query::LineCost> costs = analysis::function_line_costs(q, fn);
     // The file where fn's cost is: most total samples, then its own file.
     std::map<uint32_t, uint64_t> by_file;
     for (const auto &c : costs)
@@ -34,10 +34,10 @@ SourceView source_view(const storage::Query &q, uint32_t fn, const report::Sourc
         if (f != 0 && f != file)
             v.other_files.push_back(q.files()[f]);
 
-    report::SourceFile src = report::open_source(v.stored_path, roots);
+    analysis::SourceFile src = analysis::open_source(v.stored_path, roots);
     v.shown_path = src.path;
     v.why_not = src.why_not;
-    std::map<uint32_t, const storage::Query::LineCost *> cost_of;
+    std::map<uint32_t, const analysis::Query::LineCost *> cost_of;
     for (const auto &c : costs)
         if (c.file == file && c.line != 0)
             cost_of[c.line] = &c;
@@ -52,7 +52,7 @@ SourceView source_view(const storage::Query &q, uint32_t fn, const report::Sourc
             l.self = it->second->self;
             l.total = it->second->total;
         } else {
-            l.self = l.total = storage::Cost{0, std::vector<uint64_t>(ne)};
+            l.self = l.total = analysis::Cost{0, std::vector<uint64_t>(ne)};
         }
         return l;
     };
@@ -78,7 +78,7 @@ SourceView source_view(const storage::Query &q, uint32_t fn, const report::Sourc
         if (v.lines[i].has_cost)
             order.push_back(i);
     auto value = [&](size_t i) {
-        const storage::Cost &c = any_self ? v.lines[i].self : v.lines[i].total;
+        const analysis::Cost &c = any_self ? v.lines[i].self : v.lines[i].total;
         return e < c.values.size() ? c.values[e] : 0;
     };
     std::stable_sort(order.begin(), order.end(),
@@ -107,19 +107,19 @@ SourceView source_view(const storage::Query &q, uint32_t fn, const report::Sourc
     return v;
 }
 
-DisassemblyView disassembly_view(const storage::Query &q, uint32_t fn) {
+DisassemblyView disassembly_view(const analysis::Query &q, uint32_t fn) {
     DisassemblyView d;
     d.function = fn;
     int64_t module_id = 0;
     std::string module;
     uint64_t offset = 0;
-    if (!report::hottest_code(q, fn, &module_id, &module, &offset)) {
+    if (!analysis::hottest_code(q, fn, &module_id, &module, &offset)) {
         d.code.error = "no sampled code of " + q.functions()[fn].name + " lies in a module";
         return d;
     }
-    d.code = report::disassemble(module, offset);
+    d.code = analysis::disassemble(module, offset);
     if (d.code.error.empty())
-        d.costs = report::instruction_costs(q, module_id, d.code);
+        d.costs = analysis::instruction_costs(q, module_id, d.code);
     return d;
 }
 

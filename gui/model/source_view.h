@@ -7,10 +7,10 @@
 // shown, why_not says why.
 #pragma once
 
-#include "disassembly.h"
-#include "function_costs.h"
-#include "source_access.h"
-#include "storage/query.h"
+#include "profiler/analysis/disassembly.h"
+#include "profiler/analysis/function_costs.h"
+#include "profiler/analysis/query.h"
+#include "profiler/analysis/source_access.h"
 
 #include <string>
 #include <vector>
@@ -25,7 +25,7 @@ struct SourceLine {
     uint32_t line = 0;             // 1-based
     std::string text;              // "" when the file is not shown
     bool has_cost = false;         // samples reached it (self, total below)
-    storage::Cost self, total;     // zero when !has_cost
+    analysis::Cost self, total;    // zero when !has_cost
     int hot_rank = 0;              // 1 = hottest, .. kHotLines; 0 = not hot
     std::vector<uint32_t> inlined; // functions inlined at this line (Query::functions())
 };
@@ -45,18 +45,18 @@ struct SourceView {
 
 // fn's source view, event ranking the hot lines.  Any thread (reads the
 // immutable Query).
-SourceView source_view(const storage::Query &q, uint32_t fn, const report::SourceRoots &roots,
+SourceView source_view(const analysis::Query &q, uint32_t fn, const analysis::SourceRoots &roots,
                        int event);
 
 struct DisassemblyView {
     uint32_t function = 0;
-    report::Disassembly code;                   // code.error says why none
-    std::vector<report::InstructionCost> costs; // per instruction
+    analysis::Disassembly code;                   // code.error says why none
+    std::vector<analysis::InstructionCost> costs; // per instruction
 };
 
 // fn's disassembly: the symbol holding its hottest code, objdump run as a
 // child process.  Any thread; takes as long as objdump (call it off the
 // GUI thread).
-DisassemblyView disassembly_view(const storage::Query &q, uint32_t fn);
+DisassemblyView disassembly_view(const analysis::Query &q, uint32_t fn);
 
 } // namespace cpcprof::gui

@@ -1,11 +1,12 @@
-#include "model/timeline.h"
+#include "gui/model/timeline.h"
+#include "base/paths.h"
 
 #include <algorithm>
 #include <map>
 
 namespace cpcprof::gui {
 
-using storage::Query;
+using analysis::Query;
 
 Timeline make_timeline(const Query &q) {
     Timeline t;
@@ -28,7 +29,7 @@ Timeline make_timeline(const Query &q) {
         proc.process = true;
         proc.id = {pid, 0};
         std::string name = names[pid];
-        name = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
+        name = base::base_name(name);
         proc.label = std::to_string(pid) + (name.empty() ? "" : " " + name);
         size_t at = t.rows.size();
         t.rows.push_back(std::move(proc));
@@ -83,8 +84,8 @@ std::vector<std::vector<uint64_t>> Timeline::density(const Query &q, int event, 
         uint64_t v = e < values.size() ? values[e] : 0;
         uint32_t th = pairs[samples[i].stack_thread].thread;
         size_t b = bin_of(samples[i].time_ns, bins);
-        out[thread_row[th]][b] = storage::saturating_add(out[thread_row[th]][b], v);
-        out[proc_row[th]][b] = storage::saturating_add(out[proc_row[th]][b], v);
+        out[thread_row[th]][b] = analysis::saturating_add(out[thread_row[th]][b], v);
+        out[proc_row[th]][b] = analysis::saturating_add(out[proc_row[th]][b], v);
     }
     return out;
 }

@@ -7,8 +7,8 @@
 //   auto bins = t.density(*profile->query, event, 800); // per row
 #pragma once
 
-#include "model/sample_filter.h"
-#include "storage/query.h"
+#include "gui/model/sample_filter.h"
+#include "profiler/analysis/query.h"
 
 #include <cstdint>
 #include <string>
@@ -21,7 +21,7 @@ struct TimelineRow {
     ThreadId id;          // tid 0 for a process row
     std::string label;    // "1234 cpcprof-demo", "worker (1235)"
     uint32_t thread = 0;  // Query::threads() index of a thread row
-    storage::Cost cost;   // its kept samples' cost
+    analysis::Cost cost;  // its kept samples' cost
 };
 
 struct Timeline {
@@ -32,7 +32,7 @@ struct Timeline {
 
     // Per row, per slice of [0, duration_ns) cut into bins equal slices,
     // the sum of event's values of the row's samples in it.
-    std::vector<std::vector<uint64_t>> density(const storage::Query &q, int event,
+    std::vector<std::vector<uint64_t>> density(const analysis::Query &q, int event,
                                                size_t bins) const;
     // The slice of time t among bins (clamped to the first and last).
     size_t bin_of(int64_t t, size_t bins) const;
@@ -40,6 +40,6 @@ struct Timeline {
     int64_t time_of_bin(double b, size_t bins) const;
 };
 
-Timeline make_timeline(const storage::Query &q);
+Timeline make_timeline(const analysis::Query &q);
 
 } // namespace cpcprof::gui

@@ -1,10 +1,10 @@
 // Binding, restart, presets, sampling and activation.
-#include "counting.h"
-#include "errors.h"
-#include "impl.h"
-#include "inherit.h"
-#include "overflow.h"
-#include "thread_state.h"
+#include "libcpc/src/counting.h"
+#include "libcpc/src/errors.h"
+#include "libcpc/src/impl.h"
+#include "libcpc/src/inherit.h"
+#include "libcpc/src/overflow.h"
+#include "libcpc/src/thread_state.h"
 
 #include "base/clock.h"
 

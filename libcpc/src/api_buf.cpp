@@ -1,5 +1,5 @@
 // Buffers: snapshots of a set's virtual counters, and arithmetic on them.
-#include "impl.h"
+#include "libcpc/src/impl.h"
 
 #include <algorithm>
 #include <cerrno>

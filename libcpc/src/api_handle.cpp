@@ -1,7 +1,7 @@
 // cpc_open, cpc_close, the processor description and the walkers.
-#include "errors.h"
-#include "impl.h"
-#include "tick.h"
+#include "libcpc/src/errors.h"
+#include "libcpc/src/impl.h"
+#include "libcpc/src/tick.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>

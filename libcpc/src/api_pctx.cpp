@@ -15,10 +15,10 @@
 // at bind, when a thread is finished (after its fini_lwp and lwp_exit
 // callbacks returned) and when the handle goes: the thread's counting is
 // closed then, and the set is unbound with the handle.
-#include "errors.h"
-#include "impl.h"
-#include "pctx_counters.h"
-#include "pctx_private.h"
+#include "libcpc/src/errors.h"
+#include "libcpc/src/impl.h"
+#include "libcpc/src/pctx_counters.h"
+#include "libcpc/src/pctx_private.h"
 
 #include <cerrno>
 

@@ -1,8 +1,8 @@
 // Sets and requests.
-#include "counting.h"
-#include "errors.h"
-#include "events.h"
-#include "impl.h"
+#include "libcpc/src/counting.h"
+#include "libcpc/src/errors.h"
+#include "libcpc/src/events.h"
+#include "libcpc/src/impl.h"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,8 +1,8 @@
-#include "counting.h"
+#include "libcpc/src/counting.h"
 
-#include "overflow.h"
-#include "thread_state.h"
-#include "tick.h"
+#include "libcpc/src/overflow.h"
+#include "libcpc/src/thread_state.h"
+#include "libcpc/src/tick.h"
 
 #include "base/clock.h"
 

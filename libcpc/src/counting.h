@@ -27,7 +27,7 @@
 
 #include "base/scoped_fd.h"
 #include "libcpc.h"
-#include "sample_ring.h"
+#include "libcpc/src/sample_ring.h"
 
 #include <linux/perf_event.h>
 #include <sys/types.h>

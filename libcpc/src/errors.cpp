@@ -1,6 +1,6 @@
-#include "errors.h"
+#include "libcpc/src/errors.h"
 
-#include "impl.h"
+#include "libcpc/src/impl.h"
 
 #include <cerrno>
 #include <cstdarg>

@@ -1,6 +1,6 @@
-#include "events.h"
+#include "libcpc/src/events.h"
 
-#include "pfm_events.h"
+#include "libcpc/src/pfm_events.h"
 
 #include <cerrno>
 #include <cstdlib>

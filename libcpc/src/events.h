@@ -4,7 +4,7 @@
 #pragma once
 
 #include "libcpc.h"
-#include "machine.h"
+#include "libcpc/src/machine.h"
 
 #include <linux/perf_event.h>
 

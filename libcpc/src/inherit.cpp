@@ -6,10 +6,10 @@
 // libcpc therefore wraps pthread_create: the new thread opens its own group
 // before its start routine runs.  Threads made with a raw clone(2) are not
 // seen (documented in libcpc(3CPC)).
-#include "inherit.h"
-#include "counting.h"
-#include "overflow.h"
-#include "thread_state.h"
+#include "libcpc/src/inherit.h"
+#include "libcpc/src/counting.h"
+#include "libcpc/src/overflow.h"
+#include "libcpc/src/thread_state.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

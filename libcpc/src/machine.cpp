@@ -1,8 +1,8 @@
-#include "machine.h"
+#include "libcpc/src/machine.h"
 
 #include "base/scoped_fd.h"
-#include "events.h"
-#include "pfm_events.h"
+#include "libcpc/src/events.h"
+#include "libcpc/src/pfm_events.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>

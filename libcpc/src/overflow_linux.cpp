@@ -1,9 +1,10 @@
 // Signal context: everything reachable from on_sigtrap() allocates nothing,
 // takes no lock, and preserves errno.
-#include "overflow.h"
+#include "base/kernel_sigaction.h"
+#include "libcpc/src/overflow.h"
 
 #include "libcpc.h"
-#include "thread_state.h"
+#include "libcpc/src/thread_state.h"
 
 #include "base/clock.h"
 
@@ -84,12 +85,7 @@ void forward(int sig, siginfo_t *si, void *uc) {
 
 // The kernel's struct sigaction (rt_sigaction(2)), read without going
 // through sigaction(3), which a preloaded library may interpose.
-struct KernelSigaction {
-    void *handler;
-    unsigned long flags;
-    void *restorer;
-    uint64_t mask;
-};
+using cpcprof::base::KernelSigaction;
 
 // The SIGEMT disposition read at the calling thread's last bind, for a
 // program that promised not to change it (CPC_SIGEMT_STABLE).  The
@@ -103,7 +99,7 @@ struct CachedDisposition {
 __attribute__((tls_model("initial-exec"))) thread_local CachedDisposition tls_sigemt = {};
 
 int read_disposition(int sig, KernelSigaction *ka) {
-    return static_cast<int>(syscall(SYS_rt_sigaction, sig, nullptr, ka, sizeof ka->mask));
+    return cpcprof::base::read_kernel_action(sig, ka) ? 0 : -1;
 }
 
 // Runs the program's SIGEMT handler right here, as the kernel would have:

@@ -1,4 +1,4 @@
-#include "pctx_access.h"
+#include "libcpc/src/pctx_access.h"
 
 #include <linux/capability.h>
 #include <sys/stat.h>

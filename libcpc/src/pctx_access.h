@@ -9,7 +9,7 @@
 // kernel refusal (EPERM from PTRACE_SEIZE) is reported as EACCES too.
 #pragma once
 
-#include "pctx_proc.h"
+#include "libcpc/src/pctx_proc.h"
 
 namespace pctx {
 

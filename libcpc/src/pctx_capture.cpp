@@ -8,9 +8,9 @@
 // clone event).  Each thread's stop is collected; the process stays
 // stopped until pctx_run, as illumos Pgrab leaves it.  Any failure lets go
 // of what was taken: never half-attached.
-#include "pctx_access.h"
-#include "pctx_proc.h"
-#include "pctx_ptrace.h"
+#include "libcpc/src/pctx_access.h"
+#include "libcpc/src/pctx_proc.h"
+#include "libcpc/src/pctx_ptrace.h"
 
 #include <unistd.h>
 

@@ -1,7 +1,7 @@
-#include "pctx_counters.h"
+#include "libcpc/src/pctx_counters.h"
 
-#include "impl.h"
-#include "tick.h"
+#include "libcpc/src/impl.h"
+#include "libcpc/src/tick.h"
 
 #include "base/clock.h"
 

@@ -15,8 +15,8 @@
 #pragma once
 
 #include "base/scoped_fd.h"
-#include "counting.h"
 #include "libcpc.h"
+#include "libcpc/src/counting.h"
 
 #include <sys/types.h>
 

@@ -6,8 +6,8 @@
 // kill-on-last-close), then execs; the parent waits for
 // PTRACE_EVENT_EXEC, where the process stays stopped until pctx_run.  An
 // exec failure comes back through a close-on-exec pipe.
-#include "pctx_access.h"
-#include "pctx_ptrace.h"
+#include "libcpc/src/pctx_access.h"
+#include "libcpc/src/pctx_ptrace.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -7,7 +7,7 @@
 // A thread group leader that already exited while other threads run is a
 // zombie that cannot be detached: its end is reported to the tracer, which
 // releases it when it exits (a limitation of ptrace, pctx_set_events(3CPC)).
-#include "pctx_ptrace.h"
+#include "libcpc/src/pctx_ptrace.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

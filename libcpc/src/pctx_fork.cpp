@@ -13,8 +13,8 @@
 //
 // Without a fork callback the child is not followed: it is let go at its
 // first stop and runs untraced.
-#include "pctx_park.h"
-#include "pctx_ptrace.h"
+#include "libcpc/src/pctx_park.h"
+#include "libcpc/src/pctx_ptrace.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>

@@ -1,6 +1,6 @@
 // The handle: events, error reporting, callbacks, release, and the private
 // interface libcpc uses.
-#include "pctx_impl.h"
+#include "libcpc/src/pctx_impl.h"
 
 #include "base/clock.h"
 

@@ -7,8 +7,8 @@
 // never stop it.  See pctx_run.cpp for the event loop.
 #pragma once
 
+#include "libcpc/src/pctx_private.h"
 #include "libpctx.h"
-#include "pctx_private.h"
 
 #include <sys/types.h>
 

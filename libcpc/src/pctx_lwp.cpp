@@ -20,8 +20,8 @@
 //    exit gets its wait status.
 // Observers (libcpc) hear of a thread after its fini_lwp and lwp_exit
 // returned, and drop its counters then.
-#include "pctx_proc.h"
-#include "pctx_ptrace.h"
+#include "libcpc/src/pctx_proc.h"
+#include "libcpc/src/pctx_ptrace.h"
 
 #include <sys/syscall.h>
 

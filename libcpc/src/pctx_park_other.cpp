@@ -1,6 +1,6 @@
 // Architectures without a parking implementation: fork children are not
 // followed (see pctx_park.h).
-#include "pctx_park.h"
+#include "libcpc/src/pctx_park.h"
 
 #include <cerrno>
 

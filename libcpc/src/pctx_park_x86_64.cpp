@@ -1,4 +1,4 @@
-#include "pctx_park.h"
+#include "libcpc/src/pctx_park.h"
 
 #include <sys/ptrace.h>
 #include <sys/syscall.h>

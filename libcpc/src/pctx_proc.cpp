@@ -1,4 +1,4 @@
-#include "pctx_proc.h"
+#include "libcpc/src/pctx_proc.h"
 
 #include <dirent.h>
 

@@ -1,4 +1,4 @@
-#include "pctx_ptrace.h"
+#include "libcpc/src/pctx_ptrace.h"
 
 #include <sys/wait.h>
 

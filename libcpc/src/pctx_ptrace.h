@@ -2,7 +2,7 @@
 // is seized, resumed, waited for and let go.
 #pragma once
 
-#include "pctx_impl.h"
+#include "libcpc/src/pctx_impl.h"
 
 #include <sys/ptrace.h>
 

@@ -12,8 +12,8 @@
 // the sleep.  Ticks come from the clock, never from stopping the target:
 // a tick callback reads counters with cpc_set_sample while the thread
 // runs.
-#include "pctx_proc.h"
-#include "pctx_ptrace.h"
+#include "libcpc/src/pctx_proc.h"
+#include "libcpc/src/pctx_ptrace.h"
 
 #include "base/clock.h"
 

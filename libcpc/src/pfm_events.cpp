@@ -2,7 +2,7 @@
 //
 // Names are qualified with the core PMU ("skl::NAME"): unqualified, libpfm4
 // searches every active PMU, and "cycles" would become perf's generic event.
-#include "pfm_events.h"
+#include "libcpc/src/pfm_events.h"
 
 #include <perfmon/pfmlib_perf_event.h>
 

@@ -1,6 +1,6 @@
 // Signal context: map, unmap, take_latest and discard are system calls and
 // plain memory accesses only.
-#include "sample_ring.h"
+#include "libcpc/src/sample_ring.h"
 
 #include <linux/perf_event.h>
 #include <sys/auxv.h>

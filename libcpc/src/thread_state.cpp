@@ -1,6 +1,6 @@
-#include "thread_state.h"
+#include "libcpc/src/thread_state.h"
 
-#include "impl.h"
+#include "libcpc/src/impl.h"
 
 #include <pthread.h>
 #include <unistd.h>

@@ -3,7 +3,7 @@
 // used by the overflow path.
 #pragma once
 
-#include "counting.h"
+#include "libcpc/src/counting.h"
 
 #include <memory>
 

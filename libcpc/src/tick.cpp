@@ -1,4 +1,4 @@
-#include "tick.h"
+#include "libcpc/src/tick.h"
 
 #include "base/scoped_fd.h"
 

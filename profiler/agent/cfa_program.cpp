@@ -1,5 +1,5 @@
 // Runs call frame instructions into CfiRow rows (cfa_program.h).
-#include "cfa_program.h"
+#include "profiler/agent/cfa_program.h"
 
 #include <algorithm>
 #include <cstring>

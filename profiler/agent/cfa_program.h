@@ -2,13 +2,16 @@
 // (ordinary context; part of the .eh_frame compiler, eh_frame.cpp).
 #pragma once
 
-#include "cfi.h"
-#include "eh_frame_cursor.h"
+#include "base/eh_frame_cursor.h"
+#include "profiler/agent/cfi.h"
 
 #include <cstdint>
 #include <vector>
 
 namespace cpcprof::agent {
+
+// .eh_frame's cursor and pointer encodings (base/eh_frame_cursor.h).
+using namespace base::eh;
 
 // A CIE: what its FDEs share.
 struct Cie {

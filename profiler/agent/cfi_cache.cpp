@@ -1,6 +1,6 @@
-#include "cfi_cache.h"
+#include "profiler/agent/cfi_cache.h"
 
-#include "../common/protocol.h"
+#include "profiler/protocol/protocol.h"
 
 #include <elf.h>
 #include <fcntl.h>

@@ -22,7 +22,7 @@
 // compiles its tables itself, as before.
 #pragma once
 
-#include "cfi.h"
+#include "profiler/agent/cfi.h"
 
 #include <link.h>
 

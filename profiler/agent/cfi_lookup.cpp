@@ -1,6 +1,6 @@
 // Signal context: everything here runs in the overflow handler (find_cfi)
 // but publish_cfi, a single atomic store.  No lock, no allocation.
-#include "cfi.h"
+#include "profiler/agent/cfi.h"
 
 #include <atomic>
 #include <cstddef>

@@ -1,10 +1,10 @@
 // The process's CFI tables (cfi_tables.h).  Ordinary context only: the
 // handler reads the published index through find_cfi (cfi_lookup.cpp).
-#include "cfi_tables.h"
+#include "profiler/agent/cfi_tables.h"
 
-#include "cfi.h"
-#include "cfi_cache.h"
-#include "eh_frame.h"
+#include "profiler/agent/cfi.h"
+#include "profiler/agent/cfi_cache.h"
+#include "profiler/agent/eh_frame.h"
 
 #include <elf.h>
 #include <link.h>

@@ -1,8 +1,8 @@
-#include "channel.h"
+#include "profiler/agent/channel.h"
 
-#include "state.h"
+#include "profiler/agent/state.h"
 
-#include "../common/protocol.h"
+#include "profiler/protocol/protocol.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>

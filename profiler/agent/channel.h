@@ -10,7 +10,7 @@
 // program's that took its number after a raw close(2).
 #pragma once
 
-#include "../common/protocol.h"
+#include "profiler/protocol/protocol.h"
 
 #include <string>
 #include <vector>

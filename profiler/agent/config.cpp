@@ -1,9 +1,9 @@
 // The agent's configuration from the environment (config.h).
-#include "config.h"
+#include "profiler/agent/config.h"
 
-#include "channel.h"
+#include "profiler/agent/channel.h"
 
-#include "../common/protocol.h"
+#include "profiler/protocol/protocol.h"
 
 #include <fcntl.h>
 

@@ -1,46 +1,21 @@
-// Signal dispositions as the kernel holds them, read and written with the
-// rt_sigaction system call itself (sigaction(3) is interposed by this very
-// library), and the disposition a program asked for and believes it has.
+// The disposition a program asked for and believes it has, beside the one
+// the kernel holds (base/kernel_sigaction.h: sigaction(3) is interposed by
+// this very library).
 #pragma once
 
+#include "base/kernel_sigaction.h"
+
 #include <signal.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <atomic>
-#include <cstdint>
-#include <cstring>
 
 namespace cpcprof::agent {
 
-// The kernel's struct sigaction (rt_sigaction(2)).
-struct KernelSigaction {
-    void *handler = nullptr;
-    unsigned long flags = 0;
-    void *restorer = nullptr;
-    uint64_t mask = 0;
-};
-
-// [async-signal-safe]
-inline bool read_kernel_action(int sig, KernelSigaction *ka) {
-    return syscall(SYS_rt_sigaction, sig, nullptr, ka, sizeof ka->mask) == 0;
-}
-
-// [async-signal-safe]
-inline bool write_kernel_action(int sig, const KernelSigaction &ka) {
-    return syscall(SYS_rt_sigaction, sig, &ka, nullptr, sizeof ka.mask) == 0;
-}
-
-// [async-signal-safe] The program's view of a kernel action.
-inline struct sigaction to_sigaction(const KernelSigaction &ka) {
-    struct sigaction sa;
-    std::memset(&sa, 0, sizeof sa);
-    sa.sa_handler = reinterpret_cast<sighandler_t>(ka.handler);
-    sa.sa_flags = static_cast<int>(ka.flags & ~0x04000000UL); // SA_RESTORER: the kernel's
-    sigemptyset(&sa.sa_mask);
-    std::memcpy(&sa.sa_mask, &ka.mask, sizeof ka.mask);
-    return sa;
-}
+// The kernel's struct sigaction and its system calls (base/kernel_sigaction.h).
+using base::KernelSigaction;
+using base::read_kernel_action;
+using base::to_sigaction;
+using base::write_kernel_action;
 
 // What the program installed for a signal the agent keeps for itself: two
 // copies and the index of the current one, so that a handler reading it

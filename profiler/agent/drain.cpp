@@ -1,16 +1,16 @@
 // The drain thread: every few milliseconds it moves the samples of every
 // slot's ring to the recorder, tells it about threads and module changes,
 // and frees the slots of threads that have ended.
-#include "drain.h"
+#include "profiler/agent/drain.h"
 
-#include "channel.h"
-#include "module_table.h"
-#include "overflow_signal.h"
-#include "process.h"
-#include "signals.h"
-#include "state.h"
+#include "profiler/agent/channel.h"
+#include "profiler/agent/module_table.h"
+#include "profiler/agent/overflow_signal.h"
+#include "profiler/agent/process.h"
+#include "profiler/agent/signals.h"
+#include "profiler/agent/state.h"
 
-#include "../common/protocol.h"
+#include "profiler/protocol/protocol.h"
 
 #include "base/clock.h"
 

@@ -4,10 +4,10 @@
 // rsp or rbp plus an offset (or the PLT's expression), where the caller's
 // rbp is saved, and whether the frame is outermost or a signal trampoline;
 // every other rule makes the row CfiRow::none.
-#include "eh_frame.h"
+#include "profiler/agent/eh_frame.h"
 
-#include "cfa_program.h"
-#include "eh_frame_cursor.h"
+#include "base/eh_frame_cursor.h"
+#include "profiler/agent/cfa_program.h"
 
 #include <algorithm>
 #include <cstring>

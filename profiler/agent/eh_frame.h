@@ -2,7 +2,7 @@
 // that the overflow handler searches (cfi.h).  Ordinary context only.
 #pragma once
 
-#include "cfi.h"
+#include "profiler/agent/cfi.h"
 
 #include <cstdint>
 #include <span>

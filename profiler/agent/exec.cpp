@@ -1,12 +1,12 @@
 // The exec family, interposed.
-#include "channel.h"
-#include "drain.h"
-#include "overflow_signal.h"
-#include "process.h"
-#include "state.h"
+#include "profiler/agent/channel.h"
+#include "profiler/agent/drain.h"
+#include "profiler/agent/overflow_signal.h"
+#include "profiler/agent/process.h"
+#include "profiler/agent/state.h"
 
-#include "../common/elf_static.h"
-#include "../common/protocol.h"
+#include "profiler/protocol/elf_static.h"
+#include "profiler/protocol/protocol.h"
 
 #include "base/clock.h"
 

@@ -23,10 +23,10 @@
 // The close wrapper and the syscall wrapper are async-signal-safe (libcpc
 // calls syscall from its signal handler); dup2/dup3 onto the channel take
 // the agent's send lock.
-#include "fds.h"
-#include "channel.h"
-#include "seccomp.h"
-#include "signals.h"
+#include "profiler/agent/fds.h"
+#include "profiler/agent/channel.h"
+#include "profiler/agent/seccomp.h"
+#include "profiler/agent/signals.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>

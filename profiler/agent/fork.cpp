@@ -3,12 +3,12 @@
 // thread, the set bound to its one thread), or stops being recorded
 // (--no-children).  Runs as pthread_atfork's child hook, registered at
 // start (start.cpp); ordinary context.
-#include "channel.h"
-#include "drain.h"
-#include "overflow_signal.h"
-#include "process.h"
-#include "seccomp.h"
-#include "state.h"
+#include "profiler/agent/channel.h"
+#include "profiler/agent/drain.h"
+#include "profiler/agent/overflow_signal.h"
+#include "profiler/agent/process.h"
+#include "profiler/agent/seccomp.h"
+#include "profiler/agent/state.h"
 
 #include <unistd.h>
 

@@ -1,11 +1,11 @@
 // Signal context: no malloc, no locks, no stdio; errno preserved; bounded.
-#include "handler.h"
+#include "profiler/agent/handler.h"
 
-#include "signals.h"
-#include "state.h"
-#include "unwind.h"
+#include "profiler/agent/signals.h"
+#include "profiler/agent/state.h"
+#include "profiler/agent/unwind.h"
 
-#include "../common/protocol.h"
+#include "profiler/protocol/protocol.h"
 
 #include "base/clock.h"
 

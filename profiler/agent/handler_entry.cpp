@@ -2,11 +2,11 @@
 // (sampling_entry, AgentCode, forward_to_program, run_program_action), or
 // in libcpc's SIGTRAP handler for a trap that is not an overflow
 // (run_program_action).  No lock, no allocation, errno left to the caller.
-#include "handler_entry.h"
+#include "profiler/agent/handler_entry.h"
 
-#include "disposition.h"
-#include "overflow_signal.h"
-#include "signals.h"
+#include "profiler/agent/disposition.h"
+#include "profiler/agent/overflow_signal.h"
+#include "profiler/agent/signals.h"
 
 #include "base/clock.h"
 

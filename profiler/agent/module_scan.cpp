@@ -1,7 +1,7 @@
 // The process's executable mappings (module_scan.h).  Ordinary context.
-#include "module_scan.h"
+#include "profiler/agent/module_scan.h"
 
-#include "cfi_cache.h"
+#include "profiler/agent/cfi_cache.h"
 
 #include "base/scoped_fd.h"
 

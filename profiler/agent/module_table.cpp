@@ -1,11 +1,11 @@
 // The module table sent to the recorder (module_table.h).
-#include "module_table.h"
+#include "profiler/agent/module_table.h"
 
-#include "cfi_tables.h"
-#include "channel.h"
-#include "module_scan.h"
+#include "profiler/agent/cfi_tables.h"
+#include "profiler/agent/channel.h"
+#include "profiler/agent/module_scan.h"
 
-#include "../common/protocol.h"
+#include "profiler/protocol/protocol.h"
 
 #include "base/clock.h"
 

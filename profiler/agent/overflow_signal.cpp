@@ -16,12 +16,12 @@
 //     thread looks, an overflow goes to the program: it looks every
 //     250 us for the first 25 ms of a process and of a fork child (when
 //     runtimes and children do it), every 5 ms after that.
-#include "overflow_signal.h"
+#include "profiler/agent/overflow_signal.h"
 
-#include "channel.h"
-#include "handler_entry.h"
-#include "process.h"
-#include "signals.h"
+#include "profiler/agent/channel.h"
+#include "profiler/agent/handler_entry.h"
+#include "profiler/agent/process.h"
+#include "profiler/agent/signals.h"
 
 #include <libcpc.h>
 #include <sys/syscall.h>

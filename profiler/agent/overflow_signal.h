@@ -2,7 +2,7 @@
 // overflows, stays libcpc's: see overflow_signal.cpp.
 #pragma once
 
-#include "disposition.h"
+#include "profiler/agent/disposition.h"
 
 #include <signal.h>
 

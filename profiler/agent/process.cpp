@@ -1,11 +1,11 @@
 // The agent's process: its mode, its pid, and the messages about it
 // (process.h).
-#include "process.h"
+#include "profiler/agent/process.h"
 
-#include "channel.h"
-#include "signals.h"
+#include "profiler/agent/channel.h"
+#include "profiler/agent/signals.h"
 
-#include "../common/protocol.h"
+#include "profiler/protocol/protocol.h"
 
 #include "base/clock.h"
 

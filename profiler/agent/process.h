@@ -4,7 +4,7 @@
 // wrappers (exec.cpp) see each other.  Ordinary context only.
 #pragma once
 
-#include "state.h"
+#include "profiler/agent/state.h"
 
 #include <sys/types.h>
 

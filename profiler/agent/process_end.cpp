@@ -2,9 +2,9 @@
 // recorder, then the threads that could not be sampled and the exit
 // status.  exit() and a return from main (the on_exit hook), the
 // library's destructor, and _exit/_Exit, which skip both (interposed).
-#include "drain.h"
-#include "process.h"
-#include "state.h"
+#include "profiler/agent/drain.h"
+#include "profiler/agent/process.h"
+#include "profiler/agent/state.h"
 
 #include <dlfcn.h>
 #include <signal.h>

@@ -1,5 +1,5 @@
-#include "seccomp.h"
-#include "state.h"
+#include "profiler/agent/seccomp.h"
+#include "profiler/agent/state.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>

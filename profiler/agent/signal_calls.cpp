@@ -3,9 +3,9 @@
 // relatives, and syscall(SYS_rt_sigaction, ...).  On a signal the agent
 // keeps (signals.h) each is done as sigaction(2) would do it, through the
 // sigaction wrapper; on any other, as the C library does it.
-#include "signals.h"
+#include "profiler/agent/signals.h"
 
-#include "overflow_signal.h"
+#include "profiler/agent/overflow_signal.h"
 
 #include <dlfcn.h>
 #include <libcpc.h>

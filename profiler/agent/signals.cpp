@@ -15,12 +15,12 @@
 //     overflow_signal.cpp finds its effect afterwards.
 // Each case is reported once to the recorder (by the drain thread), which
 // prints it.  The wrappers themselves are async-signal-safe.
-#include "signals.h"
+#include "profiler/agent/signals.h"
 
-#include "channel.h"
-#include "handler_entry.h"
-#include "overflow_signal.h"
-#include "state.h"
+#include "profiler/agent/channel.h"
+#include "profiler/agent/handler_entry.h"
+#include "profiler/agent/overflow_signal.h"
+#include "profiler/agent/state.h"
 
 #include <dlfcn.h>
 #include <libcpc.h>

@@ -3,7 +3,7 @@
 // See signals.cpp.
 #pragma once
 
-#include "disposition.h"
+#include "profiler/agent/disposition.h"
 
 #include <signal.h>
 

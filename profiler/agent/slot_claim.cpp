@@ -4,8 +4,8 @@
 // The handler's way to its data: the process's State, and the calling
 // thread's slot, claimed on first use (a thread that the program started
 // before the agent's set-up, or whose set-up found no slot free).
-#include "slots.h"
-#include "state.h"
+#include "profiler/agent/slots.h"
+#include "profiler/agent/state.h"
 
 #include "base/clock.h"
 

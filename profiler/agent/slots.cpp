@@ -1,6 +1,6 @@
 // The slot table's chunks (ordinary context).  SlotTable::claim, which the
 // overflow handler runs, is slot_claim.cpp.
-#include "slots.h"
+#include "profiler/agent/slots.h"
 
 #include <sys/mman.h>
 

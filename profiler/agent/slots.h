@@ -11,7 +11,7 @@
 // costs no page fault, at start-up nor in a fork child.
 #pragma once
 
-#include "ring.h"
+#include "profiler/agent/ring.h"
 
 #include <libcpc.h>
 

@@ -10,16 +10,16 @@
 // process's end process_end.cpp, thread creation threads.cpp, the exec
 // family exec.cpp, the profiler's descriptors fds.cpp, processes under
 // seccomp seccomp.cpp.
-#include "cfi_cache.h"
-#include "cfi_tables.h"
-#include "channel.h"
-#include "config.h"
-#include "drain.h"
-#include "handler.h"
-#include "process.h"
-#include "seccomp.h"
-#include "signals.h"
-#include "state.h"
+#include "profiler/agent/cfi_cache.h"
+#include "profiler/agent/cfi_tables.h"
+#include "profiler/agent/channel.h"
+#include "profiler/agent/config.h"
+#include "profiler/agent/drain.h"
+#include "profiler/agent/handler.h"
+#include "profiler/agent/process.h"
+#include "profiler/agent/seccomp.h"
+#include "profiler/agent/signals.h"
+#include "profiler/agent/state.h"
 
 #include "base/clock.h"
 

@@ -9,8 +9,8 @@
 // ended.
 #pragma once
 
-#include "config.h"
-#include "slots.h"
+#include "profiler/agent/config.h"
+#include "profiler/agent/slots.h"
 
 #include <libcpc.h>
 

@@ -2,8 +2,8 @@
 // bounds and name, and its ring's pages faulted in, before its first
 // sample where possible (the main thread at start, the others in the
 // start routine wrapper, threads.cpp).
-#include "process.h"
-#include "state.h"
+#include "profiler/agent/process.h"
+#include "profiler/agent/state.h"
 
 #include <pthread.h>
 #include <sys/prctl.h>

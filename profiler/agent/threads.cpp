@@ -4,11 +4,11 @@
 // start without counters, and are counted with the CPU time they use
 // (State::threads_unsampled_no_counters, unsampled_cpu_ns_no_counters).
 // Also the thread names the program sets (pthread_setname_np).
-#include "channel.h"
-#include "fds.h"
-#include "process.h"
-#include "seccomp.h"
-#include "state.h"
+#include "profiler/agent/channel.h"
+#include "profiler/agent/fds.h"
+#include "profiler/agent/process.h"
+#include "profiler/agent/seccomp.h"
+#include "profiler/agent/state.h"
 
 #include "base/clock.h"
 

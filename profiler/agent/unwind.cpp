@@ -1,9 +1,9 @@
 // Signal context: everything here runs in the overflow handler.
-#include "unwind.h"
+#include "profiler/agent/unwind.h"
 
-#include "state.h"
+#include "profiler/agent/state.h"
 
-#include "cfi.h"
+#include "profiler/agent/cfi.h"
 
 #include <cstddef>
 #include <cstring>

@@ -1,10 +1,10 @@
-#include "check.h"
+#include "profiler/check/check.h"
 
 #include "storage/file_problems.h"
 #include "storage/profile.h"
 #include "storage/sample_values.h"
 
-#include "../common/accounting_text.h"
+#include "profiler/analysis/accounting_text.h"
 
 #include <cstdio>
 #include <map>
@@ -110,13 +110,15 @@ FileReport check_file(const std::string &path) {
     if (report.problems.empty()) {
         std::string stacks;
         if (auto complete = r->complete_stack_samples())
-            stacks = complete_stacks_text(*complete, r->sample_count(), r->run().call_graph);
+            stacks =
+                analysis::complete_stacks_text(*complete, r->sample_count(), r->run().call_graph);
         report.summary = path + ": ok: " + count(r->sample_count(), "sample", "samples") + ", " +
                          count(r->processes().size(), "process", "processes") + ", " +
                          count(r->threads().size(), "thread", "threads") + ", " +
                          (r->complete() ? "recording finished" : "recording unfinished") + ", " +
                          (r->symbolized() ? "symbolized" : "not symbolized") +
-                         losses_text(r->accounting_total()) + (stacks.empty() ? "" : ", " + stacks);
+                         analysis::losses_text(r->accounting_total()) +
+                         (stacks.empty() ? "" : ", " + stacks);
     }
     return report;
 }

@@ -1,13 +1,13 @@
 // cpcprof: the profiler's command.
-#include "../record/record.h"
-#include "check.h"
-#include "diff.h"
-#include "export.h"
-#include "flamegraph.h"
-#include "list.h"
-#include "report.h"
-#include "storage/query.h"
-#include "symbolize_profile.h"
+#include "profiler/analysis/query.h"
+#include "profiler/check/check.h"
+#include "profiler/diff/diff.h"
+#include "profiler/export/export.h"
+#include "profiler/flamegraph/flamegraph.h"
+#include "profiler/list/list.h"
+#include "profiler/record/record.h"
+#include "profiler/report/report.h"
+#include "profiler/symbolize_profile/symbolize_profile.h"
 
 #include <cstdio>
 #include <cstring>
@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
                      "(the machine's or its limit, ulimit -v); select fewer samples "
                      "(--pid, --tid, --time) where the command has them\n",
                      cmd.c_str());
-    } catch (const cpcprof::storage::TooLarge &e) {
+    } catch (const cpcprof::analysis::TooLarge &e) {
         std::fprintf(stderr, "cpcprof %s: %s\n", cmd.c_str(), e.what());
     } catch (const std::length_error &e) {
         std::fprintf(stderr,

@@ -1,6 +1,6 @@
-#include "diff_flame.h"
+#include "profiler/diff/diff_flame.h"
 
-#include "table_format.h" // basename_of, percent
+#include "profiler/analysis/table_format.h" // basename_of, percent
 
 #include <algorithm>
 #include <cmath>
@@ -12,8 +12,8 @@
 
 namespace cpcprof::diff {
 
-using storage::CallTree;
-using storage::Query;
+using analysis::CallTree;
+using analysis::Query;
 
 void append_html_escaped(std::string *out, const std::string &s) {
     for (char ch : s) {
@@ -85,8 +85,8 @@ KeyedTree keyed_tree(const Query &q, int event) {
     std::vector<uint32_t> map(nodes.size(), 0);
     for (size_t i = 1; i < nodes.size(); ++i) {
         const auto &n = nodes[i];
-        const storage::FunctionInfo &fn = q.functions()[n.function];
-        uint32_t id = k.child(map[n.parent], {fn.name, report::basename_of(fn.module)});
+        const analysis::FunctionInfo &fn = q.functions()[n.function];
+        uint32_t id = k.child(map[n.parent], {fn.name, analysis::basename_of(fn.module)});
         map[i] = id;
         k.nodes[id].self += n.self.values[size_t(event)];
         k.nodes[id].total += n.total.values[size_t(event)];
@@ -192,11 +192,11 @@ std::string signed_points(double p) {
 std::string Renderer::frame_svg(const Frame &f, int height) const {
     const KeyedNode &n = now_.nodes[f.node];
     std::string label = n.module.empty() ? n.name : n.name + " (" + n.module + ")";
-    std::string tip = label + "\nNEW: total " + report::percent(share(now_, f.node, false)) +
-                      ", self " + report::percent(share(now_, f.node, true));
+    std::string tip = label + "\nNEW: total " + analysis::percent(share(now_, f.node, false)) +
+                      ", self " + analysis::percent(share(now_, f.node, true));
     if (f.base)
-        tip += "\nBASE: total " + report::percent(share(base_, f.base, false)) + ", self " +
-               report::percent(share(base_, f.base, true));
+        tip += "\nBASE: total " + analysis::percent(share(base_, f.base, false)) + ", self " +
+               analysis::percent(share(base_, f.base, true));
     else
         tip += "\nBASE: not on this call path (0%)";
     tip += "\nchange: self " + signed_points(f.points) + ", total " +

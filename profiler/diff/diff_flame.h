@@ -9,15 +9,15 @@
 // tooltips, and a short script for click-to-zoom.  Every name is escaped.
 #pragma once
 
-#include "storage/query.h"
+#include "profiler/analysis/query.h"
 
 #include <string>
 
 namespace cpcprof::diff {
 
 struct FlameInput {
-    const storage::Query &base;
-    const storage::Query &now;
+    const analysis::Query &base;
+    const analysis::Query &now;
     int base_event = 0, new_event = 0; // the weighing event's index in each
     std::string event_name;
     std::string base_file, new_file;

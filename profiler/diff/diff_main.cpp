@@ -1,10 +1,10 @@
 // cpcprof diff: the table of changes, the differential flame graph, the gate.
-#include "diff.h"
+#include "profiler/diff/diff.h"
 
-#include "diff_flame.h"
-#include "diff_model.h"
-#include "diff_options.h"
-#include "diff_output.h"
+#include "profiler/analysis/diff_model.h"
+#include "profiler/diff/diff_flame.h"
+#include "profiler/diff/diff_options.h"
+#include "profiler/diff/diff_output.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -23,7 +23,7 @@ std::string joined(const std::vector<std::string> &words) {
     return s.empty() ? "none" : s;
 }
 
-std::string event_names(const storage::Query &q) {
+std::string event_names(const analysis::Query &q) {
     std::vector<std::string> names;
     for (const auto &e : q.events())
         names.push_back(e.name);
@@ -33,8 +33,8 @@ std::string event_names(const storage::Query &q) {
 // The index in c.events of the event --event names (exact, then ignoring
 // case), or of the first common event; -1 with a message when neither
 // profile or only one has it.
-int weighing_event(const Comparison &c, const DiffOptions &o, const storage::Query &base,
-                   const storage::Query &now) {
+int weighing_event(const analysis::Comparison &c, const DiffOptions &o, const analysis::Query &base,
+                   const analysis::Query &now) {
     if (o.view.event.empty())
         return 0;
     for (size_t i = 0; i < c.events.size(); ++i)
@@ -53,7 +53,8 @@ int weighing_event(const Comparison &c, const DiffOptions &o, const storage::Que
 }
 
 // false with a message when a side has nothing to take shares of.
-bool comparable(const Comparison &c, size_t e, const storage::Query &q, const SideInfo &side) {
+bool comparable(const analysis::Comparison &c, size_t e, const analysis::Query &q,
+                const analysis::SideInfo &side) {
     if (side.samples == 0) {
         std::fprintf(stderr,
                      "cpcprof diff: %s: no sample is left after the filter (%llu in the file); "
@@ -93,7 +94,7 @@ int diff_main(const std::vector<std::string> &args) {
             return view::kExitFailed;
         }
 
-    Comparison c = compare(*base, o.base, *now, o.now);
+    analysis::Comparison c = analysis::compare(*base, o.base, *now, o.now);
     if (c.events.empty()) {
         std::fprintf(stderr,
                      "cpcprof diff: no event in common: %s has %s, %s has %s; record both with "
@@ -117,11 +118,11 @@ int diff_main(const std::vector<std::string> &args) {
     TableInput t{c, size_t(e), {}, o.fail_above, {}};
     for (const auto &f : c.functions)
         t.rows.push_back(&f);
-    sort_by_change(c, t.event, &t.rows);
+    analysis::sort_by_change(c, t.event, &t.rows);
     if (o.top != 0 && t.rows.size() > o.top)
         t.rows.resize(o.top);
     if (o.fail_above)
-        t.grown = grown_above(c, t.event, *o.fail_above);
+        t.grown = analysis::grown_above(c, t.event, *o.fail_above);
 
     if (!o.flame.empty()) {
         FlameInput in{*base,

@@ -1,4 +1,4 @@
-#include "diff_options.h"
+#include "profiler/diff/diff_options.h"
 
 #include "base/args.h"
 

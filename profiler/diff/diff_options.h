@@ -1,7 +1,7 @@
 // The options of `cpcprof diff` (docs/profiler.md, "cpcprof diff").
 #pragma once
 
-#include "view_options.h"
+#include "profiler/view_common/view_options.h"
 
 #include <cstddef>
 #include <optional>

@@ -1,15 +1,15 @@
-#include "diff_output.h"
+#include "profiler/diff/diff_output.h"
 
-#include "table_format.h" // Table, percent, json_string, json_number
+#include "profiler/analysis/table_format.h" // Table, percent, json_string, json_number
 
 #include <cmath>
 #include <cstdio>
 
 namespace cpcprof::diff {
 
-using report::json_number;
-using report::json_string;
-using report::percent;
+using analysis::json_number;
+using analysis::json_string;
+using analysis::percent;
 
 std::string signed_fixed(std::optional<double> v) {
     if (!v || !std::isfinite(*v))
@@ -31,23 +31,23 @@ std::string joined(const std::vector<std::string> &words) {
 }
 
 std::string seconds_text(std::optional<double> s) {
-    return s ? report::fixed(*s, 3) + " s" : std::string("unknown length (recording unfinished)");
+    return s ? analysis::fixed(*s, 3) + " s" : std::string("unknown length (recording unfinished)");
 }
 
-std::string side_line(const char *label, const SideInfo &s, size_t e) {
+std::string side_line(const char *label, const analysis::SideInfo &s, size_t e) {
     std::string line = std::string("# ") + label + s.file + ": " + std::to_string(s.samples) +
                        " samples, " + seconds_text(s.seconds);
     return line + ", " + std::to_string(s.totals[e]) + " in total\n";
 }
 
-std::string module_cell(const FunctionDiff &f) {
+std::string module_cell(const analysis::FunctionDiff &f) {
     return f.module.empty() ? "?" : f.module;
 }
 
 } // namespace
 
 std::string render_text(const TableInput &t) {
-    const Comparison &c = t.c;
+    const analysis::Comparison &c = t.c;
     size_t e = t.event;
     std::string out = side_line("base: ", c.base, e) + side_line("new:  ", c.now, e);
     out += "# event: " + c.events[e] +
@@ -57,11 +57,11 @@ std::string render_text(const TableInput &t) {
     if (!c.only_new.empty())
         out += "# only in new, not compared: " + joined(c.only_new) + "\n";
 
-    report::Table table;
+    analysis::Table table;
     table.headers = {"self base", "self new", "self pp",  "total base", "total new",
                      "total pp",  "status",   "function", "module"};
     table.left = {false, false, false, false, false, false, true, true, true};
-    for (const FunctionDiff *f : t.rows) {
+    for (const analysis::FunctionDiff *f : t.rows) {
         table.rows.push_back({
             percent(c.share(c.base, f->base.self, e)),
             percent(c.share(c.now, f->now.self, e)),
@@ -86,7 +86,7 @@ std::string render_text(const TableInput &t) {
            (t.rows.size() < c.functions.size() ? " (--top 0 for all)" : "") + "; " +
            std::to_string(added) + " new, " + std::to_string(gone) + " gone\n";
     if (t.fail_above)
-        out += "# --fail-above " + report::fixed(*t.fail_above, 2) + ": " +
+        out += "# --fail-above " + analysis::fixed(*t.fail_above, 2) + ": " +
                std::to_string(t.grown.size()) +
                (t.grown.size() == 1 ? " function's" : " functions'") + " self share grew by more\n";
     return out;
@@ -115,7 +115,7 @@ std::string json_words(const std::vector<std::string> &v) {
     return s + "]";
 }
 
-std::string json_side(const SideInfo &s) {
+std::string json_side(const analysis::SideInfo &s) {
     std::vector<std::optional<double>> rates;
     for (uint64_t v : s.totals)
         rates.push_back(s.seconds && *s.seconds > 0 ? std::optional(double(v) / *s.seconds)
@@ -127,7 +127,8 @@ std::string json_side(const SideInfo &s) {
 
 // One function's cost on one side: values, shares of the side's totals
 // and self values per second, one per common event.
-std::string json_cost(const Comparison &c, const SideInfo &side, const SideCost &cost) {
+std::string json_cost(const analysis::Comparison &c, const analysis::SideInfo &side,
+                      const analysis::SideCost &cost) {
     std::vector<std::optional<double>> self_share, total_share, self_rate;
     for (size_t e = 0; e < c.events.size(); ++e) {
         self_share.push_back(c.share(side, cost.self, e));
@@ -143,7 +144,7 @@ std::string json_cost(const Comparison &c, const SideInfo &side, const SideCost 
            ", \"self_per_second\": " + json_numbers(self_rate) + "}";
 }
 
-std::string json_function(const Comparison &c, const FunctionDiff &f) {
+std::string json_function(const analysis::Comparison &c, const analysis::FunctionDiff &f) {
     std::vector<std::optional<double>> self_points, total_points;
     for (size_t e = 0; e < c.events.size(); ++e) {
         self_points.push_back(c.points(f, e, true));
@@ -161,7 +162,7 @@ std::string json_function(const Comparison &c, const FunctionDiff &f) {
 } // namespace
 
 std::string render_json(const TableInput &t) {
-    const Comparison &c = t.c;
+    const analysis::Comparison &c = t.c;
     std::string out = "{\n  \"format\": \"cpcprof-diff\",\n  \"version\": 1,\n";
     out += "  \"base\": " + json_side(c.base) + ",\n";
     out += "  \"new\": " + json_side(c.now) + ",\n";
@@ -177,7 +178,7 @@ std::string render_json(const TableInput &t) {
     out += "  \"fail_above\": " + json_number(t.fail_above) + ",\n";
     out += "  \"regressions\": [";
     for (size_t i = 0; i < t.grown.size(); ++i) {
-        const FunctionDiff &f = *t.grown[i];
+        const analysis::FunctionDiff &f = *t.grown[i];
         out += std::string(i ? ", " : "") + "{\"function\": " + json_string(f.name) +
                ", \"module\": " + json_string(f.module) +
                ", \"self_points\": " + json_number(c.points(f, t.event, true)) + "}";
@@ -186,17 +187,17 @@ std::string render_json(const TableInput &t) {
 }
 
 std::string regression_summary(const TableInput &t, size_t lines) {
-    const Comparison &c = t.c;
+    const analysis::Comparison &c = t.c;
     size_t e = t.event;
     std::string out = "cpcprof diff: regression: " + std::to_string(t.grown.size()) +
                       (t.grown.size() == 1 ? " function's" : " functions'") + " self share of " +
-                      c.events[e] + " grew by more than " + report::fixed(*t.fail_above, 2) +
+                      c.events[e] + " grew by more than " + analysis::fixed(*t.fail_above, 2) +
                       " points (" + c.base.file + " -> " + c.now.file + "):\n";
-    report::Table table;
+    analysis::Table table;
     table.headers = {"self pp", "base", "new", "function", "module"};
     table.left = {false, false, false, true, true};
     for (size_t i = 0; i < t.grown.size() && i < lines; ++i) {
-        const FunctionDiff &f = *t.grown[i];
+        const analysis::FunctionDiff &f = *t.grown[i];
         table.rows.push_back({signed_fixed(c.points(f, e, true)),
                               percent(c.share(c.base, f.base.self, e)),
                               percent(c.share(c.now, f.now.self, e)),

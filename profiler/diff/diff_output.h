@@ -3,7 +3,7 @@
 // documented in docs/profiler.md ("cpcprof diff").
 #pragma once
 
-#include "diff_model.h"
+#include "profiler/analysis/diff_model.h"
 
 #include <optional>
 #include <string>
@@ -12,11 +12,11 @@
 namespace cpcprof::diff {
 
 struct TableInput {
-    const Comparison &c;
-    size_t event = 0;                       // the weighing event: index in c.events
-    std::vector<const FunctionDiff *> rows; // sorted and cut to --top
+    const analysis::Comparison &c;
+    size_t event = 0;                                 // the weighing event: index in c.events
+    std::vector<const analysis::FunctionDiff *> rows; // sorted and cut to --top
     std::optional<double> fail_above;
-    std::vector<const FunctionDiff *> grown; // above fail_above, largest first
+    std::vector<const analysis::FunctionDiff *> grown; // above fail_above, largest first
 };
 
 std::string render_text(const TableInput &t);

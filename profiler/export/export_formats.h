@@ -4,7 +4,7 @@
 // event's values, and how a truncated stack is shown.
 #pragma once
 
-#include "storage/query.h"
+#include "profiler/analysis/query.h"
 
 #include <cstdint>
 #include <string>
@@ -17,9 +17,9 @@ inline constexpr int kSamples = -1;
 inline constexpr const char kSamplesName[] = "samples";
 
 // A stack's weight: the sum of event `event`'s values, or its samples.
-uint64_t weight(const storage::Cost &cost, int event);
+uint64_t weight(const analysis::Cost &cost, int event);
 // The name of a weight: the event's, or "samples".
-std::string weight_name(const storage::Query &q, int event);
+std::string weight_name(const analysis::Query &q, int event);
 // True for the events whose values are nanoseconds: the clocks cpu-clock
 // and task-clock.  Other events count occurrences.
 bool is_time_event(std::string_view name);
@@ -33,13 +33,13 @@ inline constexpr const char kTruncatedFrame[] = "[truncated]";
 // lines, one per distinct sequence of function names, sorted; stacks whose
 // weight is 0 are left out.  ';' in a name becomes ':', control characters
 // (newlines) become spaces.
-std::string to_folded(const storage::Query &q, int event);
+std::string to_folded(const analysis::Query &q, int event);
 
 // pprof's profile.proto (perftools.profiles.Profile), not compressed.
 // Sample types: samples, then every event; one Sample per (stack, thread)
 // with labels pid, tid and thread; default_sample_type the weight `event`.
 // `source` names the profile in a comment.
-std::string to_pprof(const storage::Query &q, int event, const std::string &source);
+std::string to_pprof(const analysis::Query &q, int event, const std::string &source);
 
 // data compressed into the gzip format (RFC 1952).  false with *error set
 // when zlib fails.
@@ -47,6 +47,6 @@ bool gzip(std::string_view data, std::string *out, std::string *error);
 
 // speedscope's JSON file format: one "sampled" profile per thread that
 // kept samples, weighted by `event`, frames (one per function) shared.
-std::string to_speedscope(const storage::Query &q, int event, const std::string &source);
+std::string to_speedscope(const analysis::Query &q, int event, const std::string &source);
 
 } // namespace cpcprof::exporter

@@ -1,7 +1,7 @@
 // `cpcprof export` (export.h): options, then query, format, write.
-#include "export.h"
-#include "export_formats.h"
-#include "view_options.h"
+#include "profiler/export/export.h"
+#include "profiler/export/export_formats.h"
+#include "profiler/view_common/view_options.h"
 
 #include <cstdio>
 #include <unistd.h>
@@ -131,7 +131,7 @@ int parse(const std::vector<std::string> &args, Options *o) {
 // The weight --event names: kSamples for "samples" (unless the profile has
 // an event of that name), else the event's index; -2 when unknown
 // (message printed).
-int pick_weight(const storage::Query &q, const view::ViewOptions &o) {
+int pick_weight(const analysis::Query &q, const view::ViewOptions &o) {
     if (o.event == kSamplesName && q.event_index(kSamplesName) < 0)
         return kSamples;
     if (q.events().empty() && o.event.empty())
@@ -147,7 +147,7 @@ int pick_weight(const storage::Query &q, const view::ViewOptions &o) {
 // output than it holds.  Past kMaxExportFrames the export is refused.
 constexpr uint64_t kMaxExportFrames = uint64_t{1} << 24;
 
-uint64_t frames_to_write(const storage::Query &q, Format format, int event) {
+uint64_t frames_to_write(const analysis::Query &q, Format format, int event) {
     auto depth = [&](size_t stack) -> uint64_t {
         return q.frame_nodes()[q.stack_leaf(stack)].depth + (q.stack_truncated(stack) ? 1 : 0);
     };
@@ -155,12 +155,12 @@ uint64_t frames_to_write(const storage::Query &q, Format format, int event) {
     if (format == Format::Folded) {
         for (size_t i = 0; i < q.stack_count(); ++i)
             if (weight(q.stack_cost(i), event) != 0)
-                frames = storage::saturating_add(frames, depth(i));
+                frames = analysis::saturating_add(frames, depth(i));
         return frames;
     }
     for (const auto &st : q.stack_thread_costs())
         if (format == Format::Pprof || weight(st.cost, event) != 0)
-            frames = storage::saturating_add(frames, depth(st.stack));
+            frames = analysis::saturating_add(frames, depth(st.stack));
     return frames;
 }
 

@@ -1,7 +1,7 @@
 // Folded stacks (export_formats.h): the input of flamegraph.pl, inferno
 // and most flame graph viewers.  Frames are function names only, so
 // stacks that differ by line or module but not by name add up on one line.
-#include "export_formats.h"
+#include "profiler/export/export_formats.h"
 
 #include <map>
 
@@ -22,7 +22,7 @@ void append_frame(std::string &out, std::string_view name) {
 
 } // namespace
 
-std::string to_folded(const storage::Query &q, int event) {
+std::string to_folded(const analysis::Query &q, int event) {
     std::map<std::string, uint64_t> lines;
     std::string key;
     for (size_t i = 0; i < q.stack_count(); ++i) {
@@ -32,7 +32,7 @@ std::string to_folded(const storage::Query &q, int event) {
         key.clear();
         if (q.stack_truncated(i))
             key = kTruncatedFrame;
-        for (const storage::PathFrame &f : q.stack(i)) {
+        for (const analysis::PathFrame &f : q.stack(i)) {
             if (!key.empty())
                 key += ';';
             append_frame(key, q.functions()[f.function].name);

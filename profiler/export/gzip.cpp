@@ -1,6 +1,6 @@
 // gzip (export_formats.h) with zlib's deflate: windowBits 15 + 16 asks
 // zlib for the gzip wrapper (header and CRC-32 trailer) instead of zlib's.
-#include "export_formats.h"
+#include "profiler/export/export_formats.h"
 
 #include <zlib.h>
 

@@ -10,9 +10,9 @@
 // Locations have no address (Query names code, it does not keep
 // addresses); every Location has Lines, so pprof never tries to symbolize
 // it again.
-#include "export_formats.h"
-#include "proto_writer.h"
-#include "utf8_text.h"
+#include "profiler/analysis/utf8_text.h"
+#include "profiler/export/export_formats.h"
+#include "profiler/export/proto_writer.h"
 
 #include <algorithm>
 #include <map>
@@ -22,7 +22,7 @@ namespace cpcprof::exporter {
 
 namespace {
 
-using storage::PathFrame;
+using analysis::PathFrame;
 
 // perftools.profiles field numbers.
 namespace profile_field {
@@ -70,7 +70,7 @@ std::string shell_quoted(const std::string &a) {
 
 class PprofBuilder {
   public:
-    explicit PprofBuilder(const storage::Query &q) : q_(q) { str(""); }
+    explicit PprofBuilder(const analysis::Query &q) : q_(q) { str(""); }
 
     std::string build(int event, const std::string &source);
 
@@ -87,7 +87,7 @@ class PprofBuilder {
     void add_samples();
     void add_header(int event, const std::string &source);
 
-    const storage::Query &q_;
+    const analysis::Query &q_;
     ProtoWriter out_;
     std::vector<std::string> strings_;
     std::unordered_map<std::string, int64_t> string_ids_;
@@ -100,7 +100,7 @@ class PprofBuilder {
 int64_t PprofBuilder::str(const std::string &text) {
     // protobuf's string fields are UTF-8: names and arguments from the
     // profile are bytes.
-    std::string s = view::valid_utf8(text);
+    std::string s = analysis::valid_utf8(text);
     auto [it, fresh] = string_ids_.try_emplace(s, int64_t(strings_.size()));
     if (fresh)
         strings_.push_back(std::move(s));
@@ -146,7 +146,7 @@ uint64_t PprofBuilder::function(uint32_t fn, uint32_t file) {
     auto [it, fresh] = functions_.try_emplace({fn, file}, functions_.size() + 1);
     if (!fresh)
         return it->second;
-    const storage::FunctionInfo &info = q_.functions()[fn];
+    const analysis::FunctionInfo &info = q_.functions()[fn];
     const std::string &path = file != 0 ? q_.files()[file] : info.file;
     ProtoWriter w;
     w.uint_field(function_field::kId, it->second);
@@ -299,7 +299,7 @@ std::string PprofBuilder::build(int event, const std::string &source) {
 
 } // namespace
 
-std::string to_pprof(const storage::Query &q, int event, const std::string &source) {
+std::string to_pprof(const analysis::Query &q, int event, const std::string &source) {
     return PprofBuilder(q).build(event, source);
 }
 

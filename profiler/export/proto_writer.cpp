@@ -1,6 +1,6 @@
 // ProtoWriter (proto_writer.h): base-128 varints, least significant group
 // first, the high bit set on every byte but the last.
-#include "proto_writer.h"
+#include "profiler/export/proto_writer.h"
 
 namespace cpcprof::exporter {
 

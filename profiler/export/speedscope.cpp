@@ -8,8 +8,8 @@
 // Samples are Query's distinct stacks of the thread, in order of their
 // first sample: speedscope's "Time Order" view shows them in that order,
 // each stack once with its whole weight, not the samples' timeline.
-#include "export_formats.h"
-#include "utf8_text.h"
+#include "profiler/analysis/utf8_text.h"
+#include "profiler/export/export_formats.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -23,17 +23,17 @@ namespace {
 // s as a JSON string (quotes, backslashes and control characters
 // escaped, invalid UTF-8 replaced by U+FFFD).
 void append_json(std::string &out, std::string_view s) {
-    view::append_json_string(out, s);
+    analysis::append_json_string(out, s);
 }
 
-std::string thread_title(const storage::Query::ThreadCost &t) {
+std::string thread_title(const analysis::Query::ThreadCost &t) {
     std::string title = t.name.empty() ? "thread" : t.name;
     return title + " (pid " + std::to_string(t.pid) + ", tid " + std::to_string(t.tid) + ")";
 }
 
 class SpeedscopeBuilder {
   public:
-    explicit SpeedscopeBuilder(const storage::Query &q) : q_(q) {}
+    explicit SpeedscopeBuilder(const analysis::Query &q) : q_(q) {}
     std::string build(int event, const std::string &source);
 
   private:
@@ -41,7 +41,7 @@ class SpeedscopeBuilder {
     size_t frame(uint32_t fn);
     void append_stack(std::string &out, size_t stack);
 
-    const storage::Query &q_;
+    const analysis::Query &q_;
     std::unordered_map<uint32_t, size_t> frame_of_;
     std::string frames_; // the frames' JSON objects, comma separated
 };
@@ -56,7 +56,7 @@ size_t SpeedscopeBuilder::frame(uint32_t fn) {
     if (fn == UINT32_MAX) {
         append_json(frames_, kTruncatedFrame);
     } else {
-        const storage::FunctionInfo &info = q_.functions()[fn];
+        const analysis::FunctionInfo &info = q_.functions()[fn];
         append_json(frames_, info.name);
         if (!info.file.empty()) {
             frames_ += ",\"file\":";
@@ -78,7 +78,7 @@ void SpeedscopeBuilder::append_stack(std::string &out, size_t stack) {
     };
     if (q_.stack_truncated(stack))
         add(frame(UINT32_MAX));
-    for (const storage::PathFrame &f : q_.stack(stack))
+    for (const analysis::PathFrame &f : q_.stack(stack))
         add(frame(f.function));
     out += ']';
 }
@@ -131,7 +131,7 @@ std::string SpeedscopeBuilder::build(int event, const std::string &source) {
 
 } // namespace
 
-std::string to_speedscope(const storage::Query &q, int event, const std::string &source) {
+std::string to_speedscope(const analysis::Query &q, int event, const std::string &source) {
     return SpeedscopeBuilder(q).build(event, source);
 }
 

@@ -1,7 +1,7 @@
 // The HTML flame graph (flame_render.h): the frames as JSON, drawn by an
 // inline script.
-#include "flame_render.h"
-#include "flame_text.h"
+#include "profiler/flamegraph/flame_render.h"
+#include "profiler/flamegraph/flame_text.h"
 
 #include <unordered_map>
 
@@ -33,7 +33,7 @@ class StringTable {
     std::vector<const std::string *> list_;
 };
 
-void append_cost(std::string &out, const storage::Cost &c) {
+void append_cost(std::string &out, const analysis::Cost &c) {
     out += ',';
     append_uint(out, c.samples);
     for (uint64_t v : c.values) {
@@ -45,7 +45,7 @@ void append_cost(std::string &out, const storage::Cost &c) {
 // {"funcs":[[name, module, file, nosym, colour]...], "modules":[...],
 //  "files":[...], "stride":S, "nodes":[parent, func, inlined, total...,
 //  self...]...} for the frames of m; func -1 is the "all" root.
-void append_frames_json(std::string &out, const storage::Query &q, const FlameModel &m) {
+void append_frames_json(std::string &out, const analysis::Query &q, const analysis::FlameModel &m) {
     const auto &nodes = m.tree.nodes();
     const auto &fns = q.functions();
     std::unordered_map<uint32_t, uint32_t> func_ids; // Query function -> funcs index
@@ -53,8 +53,8 @@ void append_frames_json(std::string &out, const storage::Query &q, const FlameMo
     std::string funcs = "[", list;
     list.reserve(m.frames.size() * (8 + 2 * 8 * (1 + q.events().size())));
     for (size_t i = 0; i < m.frames.size(); ++i) {
-        const Frame &f = m.frames[i];
-        const storage::CallTree::Node &n = nodes[f.node];
+        const analysis::Frame &f = m.frames[i];
+        const analysis::CallTree::Node &n = nodes[f.node];
         if (i > 0)
             list += ',';
         list += '\n';
@@ -64,7 +64,7 @@ void append_frames_json(std::string &out, const storage::Query &q, const FlameMo
             append_uint(list, uint64_t(f.parent));
             auto [it, fresh] = func_ids.try_emplace(n.function, uint32_t(func_ids.size()));
             if (fresh) {
-                const storage::FunctionInfo &fn = fns[n.function];
+                const analysis::FunctionInfo &fn = fns[n.function];
                 funcs += func_ids.size() > 1 ? ",\n[" : "\n[";
                 append_json_string(funcs, fn.name);
                 funcs += ',';
@@ -72,13 +72,13 @@ void append_frames_json(std::string &out, const storage::Query &q, const FlameMo
                 funcs += ',';
                 append_uint(funcs, files.id(fn.file));
                 funcs += fn.has_symbols ? ",0,\"" : ",1,\"";
-                funcs +=
-                    frame_colour(fn.name, fn.has_symbols ? FrameKind::Code : FrameKind::NoSymbol);
+                funcs += frame_colour(fn.name, fn.has_symbols ? analysis::FrameKind::Code
+                                                              : analysis::FrameKind::NoSymbol);
                 funcs += "\"]";
             }
             list += ',';
             append_uint(list, it->second);
-            list += f.kind == FrameKind::Inlined ? ",1" : ",0";
+            list += f.kind == analysis::FrameKind::Inlined ? ",1" : ",0";
         }
         append_cost(list, n.total);
         append_cost(list, n.self);
@@ -99,7 +99,8 @@ void append_frames_json(std::string &out, const storage::Query &q, const FlameMo
 
 } // namespace
 
-std::string render_html(const storage::Query &q, const FlameModel &m, const RenderOptions &o) {
+std::string render_html(const analysis::Query &q, const analysis::FlameModel &m,
+                        const RenderOptions &o) {
     std::string out;
     out.reserve(16384 + m.frames.size() * (40 + 20 * q.events().size()));
     out += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

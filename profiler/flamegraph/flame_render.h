@@ -27,7 +27,7 @@
 // "zoom\tNAME".  Script errors are appended there too as "error\tMESSAGE".
 #pragma once
 
-#include "flame_model.h"
+#include "profiler/analysis/flame_model.h"
 
 #include <string>
 
@@ -43,13 +43,16 @@ struct RenderOptions {
     bool inverted = false;
 };
 
-std::string render_svg(const storage::Query &q, const FlameModel &m, const RenderOptions &o);
-std::string render_html(const storage::Query &q, const FlameModel &m, const RenderOptions &o);
+std::string render_svg(const analysis::Query &q, const analysis::FlameModel &m,
+                       const RenderOptions &o);
+std::string render_html(const analysis::Query &q, const analysis::FlameModel &m,
+                        const RenderOptions &o);
 
 // The tooltip of a frame: name, then one line each for inlining, module,
 // file, self and total samples, and each event's total, with shares of
 // the whole graph.
-std::string frame_tooltip(const storage::Query &q, const FlameModel &m, const Frame &f);
+std::string frame_tooltip(const analysis::Query &q, const analysis::FlameModel &m,
+                          const analysis::Frame &f);
 
 // The scripts and styles the pages embed (flame_script_*.cpp); both
 // pages start with kActionsScript.

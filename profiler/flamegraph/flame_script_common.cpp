@@ -1,6 +1,6 @@
 // Script shared by the SVG and HTML pages (flame_render.h): the URL
 // fragment's actions, "#key=value&key&...", handed in order to handle.
-#include "flame_render.h"
+#include "profiler/flamegraph/flame_render.h"
 
 namespace cpcprof::flamegraph {
 

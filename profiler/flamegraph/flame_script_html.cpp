@@ -1,7 +1,7 @@
 // The style and script of the HTML flame graph (flame_render.h).  The
 // data comes from the page's <script type="application/json"> element;
 // nothing is fetched.
-#include "flame_render.h"
+#include "profiler/flamegraph/flame_render.h"
 
 namespace cpcprof::flamegraph {
 

@@ -1,6 +1,6 @@
 // The script inside the SVG flame graph (flame_render.h): zoom, search,
 // details line, URL-fragment actions.  The picture is complete without it.
-#include "flame_render.h"
+#include "profiler/flamegraph/flame_render.h"
 
 namespace cpcprof::flamegraph {
 

@@ -1,6 +1,6 @@
 // The SVG flame graph (flame_render.h).
-#include "flame_render.h"
-#include "flame_text.h"
+#include "profiler/flamegraph/flame_render.h"
+#include "profiler/flamegraph/flame_text.h"
 
 namespace cpcprof::flamegraph {
 
@@ -27,17 +27,18 @@ void attr(std::string &out, const char *name, double v, int decimals = 1) {
 
 } // namespace
 
-std::string frame_tooltip(const storage::Query &q, const FlameModel &m, const Frame &f) {
+std::string frame_tooltip(const analysis::Query &q, const analysis::FlameModel &m,
+                          const analysis::Frame &f) {
     const auto &nodes = m.tree.nodes();
-    const storage::CallTree::Node &n = nodes[f.node];
-    const storage::Cost &all = nodes[0].total;
+    const analysis::CallTree::Node &n = nodes[f.node];
+    const analysis::Cost &all = nodes[0].total;
     std::string t;
-    if (f.kind == FrameKind::Root) {
+    if (f.kind == analysis::FrameKind::Root) {
         t = "all";
     } else {
-        const storage::FunctionInfo &fn = q.functions()[n.function];
+        const analysis::FunctionInfo &fn = q.functions()[n.function];
         t = fn.name;
-        if (f.kind == FrameKind::Inlined)
+        if (f.kind == analysis::FrameKind::Inlined)
             t += "\n(inlined into its caller)";
         if (!fn.module.empty())
             t += "\nmodule: " + fn.module;
@@ -47,7 +48,7 @@ std::string frame_tooltip(const storage::Query &q, const FlameModel &m, const Fr
     t += "\nsamples: ";
     append_grouped(t, n.total.samples);
     append_share(t, n.total.samples, all.samples);
-    if (f.kind != FrameKind::Root) {
+    if (f.kind != analysis::FrameKind::Root) {
         t += ", self ";
         append_grouped(t, n.self.samples);
     }
@@ -61,10 +62,11 @@ std::string frame_tooltip(const storage::Query &q, const FlameModel &m, const Fr
     return t;
 }
 
-std::string render_svg(const storage::Query &q, const FlameModel &m, const RenderOptions &o) {
+std::string render_svg(const analysis::Query &q, const analysis::FlameModel &m,
+                       const RenderOptions &o) {
     const auto &nodes = m.tree.nodes();
     const int w = o.event;
-    const double root = double(weight_of(nodes[0].total, w));
+    const double root = double(analysis::weight_of(nodes[0].total, w));
     const double span = kWidth - 2 * kXPad;
     const double height = double(m.max_depth + 1) * kFrameHeight + kTop + kBottom;
 
@@ -118,8 +120,8 @@ std::string render_svg(const storage::Query &q, const FlameModel &m, const Rende
     // x of each frame in weight units: after its previous siblings.
     std::vector<uint64_t> x(m.frames.size(), 0), next(m.frames.size(), 0);
     for (size_t i = 0; i < m.frames.size(); ++i) {
-        const Frame &f = m.frames[i];
-        uint64_t weight = weight_of(nodes[f.node].total, w);
+        const analysis::Frame &f = m.frames[i];
+        uint64_t weight = analysis::weight_of(nodes[f.node].total, w);
         if (f.parent >= 0) {
             x[i] = next[size_t(f.parent)];
             next[size_t(f.parent)] += weight;
@@ -128,15 +130,15 @@ std::string render_svg(const storage::Query &q, const FlameModel &m, const Rende
         if (weight == 0 || root == 0)
             continue;
         const std::string &name =
-            f.kind == FrameKind::Root ? kAll : q.functions()[nodes[f.node].function].name;
+            f.kind == analysis::FrameKind::Root ? kAll : q.functions()[nodes[f.node].function].name;
         double fx = kXPad + span * double(x[i]) / root;
         double fw = span * double(weight) / root;
         double fy = o.inverted ? kTop + f.depth * kFrameHeight
                                : height - kBottom - double(f.depth + 1) * kFrameHeight;
         out += "<g";
-        if (f.kind == FrameKind::Inlined)
+        if (f.kind == analysis::FrameKind::Inlined)
             out += " class=\"inl\"";
-        else if (f.kind == FrameKind::NoSymbol)
+        else if (f.kind == analysis::FrameKind::NoSymbol)
             out += " class=\"nosym\"";
         out += "><title>";
         append_xml(out, frame_tooltip(q, m, f));

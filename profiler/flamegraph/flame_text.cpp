@@ -1,7 +1,7 @@
 // Escaping, numbers and colours for the flame graph renderers (flame_text.h).
-#include "flame_text.h"
+#include "profiler/flamegraph/flame_text.h"
 
-#include "utf8_text.h"
+#include "profiler/analysis/utf8_text.h"
 
 #include <charconv>
 
@@ -9,8 +9,8 @@ namespace cpcprof::flamegraph {
 
 namespace {
 
-using view::kReplacementCharacter;
-using view::utf8_length;
+using analysis::kReplacementCharacter;
+using analysis::utf8_length;
 
 // Calls ascii(c) for each ASCII character and multi(seq) for each valid
 // multi-byte character, multi(U+FFFD) for each byte of invalid UTF-8.
@@ -106,7 +106,7 @@ std::string fit_label(std::string_view s, size_t max_chars) {
     return std::string(s);
 }
 
-std::string frame_colour(std::string_view name, FrameKind kind) {
+std::string frame_colour(std::string_view name, analysis::FrameKind kind) {
     // FNV-1a over the name: the same function has the same colour in
     // every graph.
     uint32_t h = 2166136261u;
@@ -115,20 +115,20 @@ std::string frame_colour(std::string_view name, FrameKind kind) {
     unsigned a = h % 1000, b = (h / 1000) % 1000; // 0..999
     unsigned r = 0, g = 0, bl = 0;
     switch (kind) {
-    case FrameKind::Code:
+    case analysis::FrameKind::Code:
         r = 205 + 50 * a / 1000;
         g = 230 * b / 1000;
         bl = 55 * a / 1000;
         break;
-    case FrameKind::Inlined:
+    case analysis::FrameKind::Inlined:
         r = 80 + 60 * a / 1000;
         g = 180 + 55 * b / 1000;
         bl = 180 + 55 * b / 1000;
         break;
-    case FrameKind::NoSymbol:
+    case analysis::FrameKind::NoSymbol:
         r = g = bl = 170 + 40 * a / 1000;
         break;
-    case FrameKind::Root:
+    case analysis::FrameKind::Root:
         r = 230, g = 200, bl = 170;
         break;
     }

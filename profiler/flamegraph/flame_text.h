@@ -4,8 +4,8 @@
 // element, numbers without streams, frame colours.
 #pragma once
 
-#include "flame_model.h"
-#include "utf8_text.h"
+#include "profiler/analysis/flame_model.h"
+#include "profiler/analysis/utf8_text.h"
 
 #include <cstdint>
 #include <string>
@@ -18,11 +18,11 @@ namespace cpcprof::flamegraph {
 // U+FFFD, so that the document stays well-formed whatever the name.
 void append_xml(std::string &out, std::string_view s);
 
-// JSON inside a <script> element: view::append_json_string with
+// JSON inside a <script> element: analysis::append_json_string with
 // JsonFlavor::script (< > & and U+2028/U+2029 escaped, invalid UTF-8
 // replaced by U+FFFD).
 inline void append_json_string(std::string &out, std::string_view s) {
-    view::append_json_string(out, s, view::JsonFlavor::script);
+    analysis::append_json_string(out, s, analysis::JsonFlavor::script);
 }
 
 void append_uint(std::string &out, uint64_t v);
@@ -38,6 +38,6 @@ std::string fit_label(std::string_view s, size_t max_chars);
 // The fill colour of a frame ("rgb(r,g,b)"): warm hues chosen by a hash
 // of the name for code, blue-green for inlined frames, grey without
 // symbols.
-std::string frame_colour(std::string_view name, FrameKind kind);
+std::string frame_colour(std::string_view name, analysis::FrameKind kind);
 
 } // namespace cpcprof::flamegraph

@@ -1,11 +1,11 @@
 // `cpcprof flamegraph` (flamegraph.h): options, then query, model, render, write.
-#include "flame_model.h"
-#include "flame_render.h"
-#include "flame_text.h"
-#include "flamegraph.h"
-#include "view_options.h"
+#include "profiler/analysis/flame_model.h"
+#include "profiler/flamegraph/flame_render.h"
+#include "profiler/flamegraph/flame_text.h"
+#include "profiler/flamegraph/flamegraph.h"
+#include "profiler/view_common/view_options.h"
 
-#include "../common/accounting_text.h"
+#include "profiler/analysis/accounting_text.h"
 
 #include <cstdio>
 
@@ -113,7 +113,7 @@ int parse(const std::vector<std::string> &args, Options *o) {
 }
 
 // What was read, for the line under the title.
-std::string describe(const storage::Query &q, const Options &o, int event) {
+std::string describe(const analysis::Query &q, const Options &o, int event) {
     std::string s = o.file + ": ";
     append_grouped(s, q.samples_kept());
     s += q.samples_kept() == 1 ? " sample" : " samples";
@@ -121,7 +121,7 @@ std::string describe(const storage::Query &q, const Options &o, int event) {
         s += " of ";
         append_grouped(s, q.samples_read());
     }
-    const storage::QueryFilter &f = o.view.filter;
+    const analysis::QueryFilter &f = o.view.filter;
     if (f.pid)
         s += ", pid " + std::to_string(*f.pid);
     if (f.tid)
@@ -140,8 +140,8 @@ std::string describe(const storage::Query &q, const Options &o, int event) {
     s += "; width: " + q.events()[size_t(event)].name;
     if (o.inverted)
         s += "; inverted (callers below)";
-    std::string stacks =
-        complete_stacks_text(q.samples_complete(), q.samples_kept(), q.reader().run().call_graph);
+    std::string stacks = analysis::complete_stacks_text(q.samples_complete(), q.samples_kept(),
+                                                        q.reader().run().call_graph);
     if (!stacks.empty()) {
         s += "; " + stacks;
         if (q.samples_complete() < q.samples_kept() && q.reader().run().call_graph != "none")
@@ -182,7 +182,7 @@ int flamegraph_main(const std::vector<std::string> &args) {
     ro.inverted = o.inverted;
     std::string text;
     if (o.format == Format::Svg) {
-        FlameModel m = build_model(*q, o.inverted, {event}, kSvgMinShare);
+        analysis::FlameModel m = analysis::build_model(*q, o.inverted, {event}, kSvgMinShare);
         if (m.pruned > 0)
             std::fprintf(stderr,
                          "cpcprof flamegraph: %zu call tree nodes narrower than 0.1%% of %s "
@@ -193,7 +193,7 @@ int flamegraph_main(const std::vector<std::string> &args) {
         std::vector<int> weights{-1};
         for (size_t e = 0; e < q->events().size(); ++e)
             weights.push_back(int(e));
-        FlameModel m = build_model(*q, o.inverted, weights, kHtmlMinShare);
+        analysis::FlameModel m = analysis::build_model(*q, o.inverted, weights, kHtmlMinShare);
         text = render_html(*q, m, ro);
     }
     return view::write_output(kCmd, o.out, text) ? view::kExitOk : view::kExitFailed;

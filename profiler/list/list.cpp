@@ -1,9 +1,9 @@
-#include "list.h"
+#include "profiler/list/list.h"
 
-#include "caps.h"
-#include "table_format.h"
+#include "profiler/analysis/table_format.h"
+#include "profiler/tools/caps.h"
 
-#include "../common/unique_cpc.h"
+#include "profiler/tools/unique_cpc.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -13,7 +13,7 @@
 namespace cpcprof::list {
 namespace {
 
-using report::json_string;
+using analysis::json_string;
 
 const char kUsage[] = "usage: cpcprof list [--json]\n"
                       "\n"

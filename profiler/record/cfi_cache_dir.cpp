@@ -1,4 +1,4 @@
-#include "cfi_cache_dir.h"
+#include "profiler/record/cfi_cache_dir.h"
 
 #include <dirent.h>
 #include <signal.h>

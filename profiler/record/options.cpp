@@ -1,4 +1,4 @@
-#include "options.h"
+#include "profiler/record/options.h"
 
 #include <cctype>
 #include <cerrno>

@@ -1,4 +1,5 @@
-#include "output.h"
+#include "profiler/record/output.h"
+#include "base/paths.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -49,10 +50,7 @@ bool replaceable(const std::string &name, std::string *error) {
 }
 
 std::string directory_of(const std::string &path) {
-    size_t slash = path.rfind('/');
-    if (slash == std::string::npos)
-        return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
+    return base::dir_name(path);
 }
 
 } // namespace
@@ -102,10 +100,8 @@ bool check_output_writable(const std::string &path, std::string *error) {
 }
 
 OldProfile::OldProfile(std::string path) : path_(std::move(path)) {
-    size_t slash = path_.rfind('/');
-    size_t base = slash == std::string::npos ? 0 : slash + 1;
-    aside_ =
-        path_.substr(0, base) + "." + path_.substr(base) + ".aside." + std::to_string(getpid());
+    aside_ = base::dir_prefix(path_) + "." + base::base_name(path_) + ".aside." +
+             std::to_string(getpid());
 }
 
 namespace {

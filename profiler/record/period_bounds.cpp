@@ -1,4 +1,4 @@
-#include "period_bounds.h"
+#include "profiler/record/period_bounds.h"
 
 #include <algorithm>
 #include <cmath>

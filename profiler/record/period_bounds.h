@@ -2,7 +2,7 @@
 // can deliver, with perf's kind of message, before the target starts.
 #pragma once
 
-#include "signal_cost.h"
+#include "profiler/record/signal_cost.h"
 
 #include <cstdint>
 #include <functional>

@@ -1,10 +1,10 @@
-#include "plan.h"
+#include "profiler/record/plan.h"
 
-#include "caps.h"
-#include "period_bounds.h"
-#include "signal_cost.h"
+#include "profiler/record/period_bounds.h"
+#include "profiler/record/signal_cost.h"
+#include "profiler/tools/caps.h"
 
-#include "../common/unique_cpc.h"
+#include "profiler/tools/unique_cpc.h"
 
 #include <libcpc.h>
 

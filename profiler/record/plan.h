@@ -2,7 +2,7 @@
 // starts, so that a bad event is reported at once.
 #pragma once
 
-#include "options.h"
+#include "profiler/record/options.h"
 
 #include <cstdint>
 #include <optional>

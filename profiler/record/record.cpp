@@ -1,16 +1,16 @@
-#include "record.h"
+#include "profiler/record/record.h"
 
-#include "cfi_cache_dir.h"
-#include "options.h"
-#include "output.h"
-#include "plan.h"
-#include "record_session.h"
-#include "spawn.h"
+#include "profiler/record/cfi_cache_dir.h"
+#include "profiler/record/options.h"
+#include "profiler/record/output.h"
+#include "profiler/record/plan.h"
+#include "profiler/record/record_session.h"
+#include "profiler/record/spawn.h"
 
-#include "symbolize_profile.h"
+#include "profiler/symbolize_profile/symbolize_profile.h"
 
-#include "../common/accounting_text.h"
 #include "base/clock.h"
+#include "profiler/analysis/accounting_text.h"
 #include "storage/reader.h"
 
 #include <signal.h>
@@ -72,14 +72,15 @@ void print_summary(const Options &o, const Summary &s) {
     stat(o.output.c_str(), &st);
     std::string unsampled;
     if (s.unsampled_ns != 0)
-        unsampled = losses_text({0, 0, 0, s.unsampled_ns});
+        unsampled = analysis::losses_text({0, 0, 0, s.unsampled_ns});
     // What the file holds, read back: the share of stacks that were cut.
     std::string stacks;
     std::string error;
     if (auto r = storage::Reader::open(o.output, &error)) {
         auto complete = r->complete_stack_samples();
         if (complete)
-            stacks = complete_stacks_text(*complete, r->sample_count(), r->run().call_graph);
+            stacks =
+                analysis::complete_stacks_text(*complete, r->sample_count(), r->run().call_graph);
     }
     if (!stacks.empty())
         stacks.insert(0, "; ");

@@ -1,7 +1,8 @@
-#include "record_session.h"
+#include "profiler/record/record_session.h"
+#include "base/paths.h"
 
-#include "../common/protocol.h"
 #include "base/clock.h"
+#include "profiler/protocol/protocol.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -157,7 +158,7 @@ void Session::on_hello(proto::Reader &r) {
             w_.unload_module(p.pid, std::get<0>(m), monotonic_ns());
         it->second.modules.clear();
     }
-    procs_[p.pid].name = p.exe.substr(p.exe.rfind('/') + 1);
+    procs_[p.pid].name = base::base_name(p.exe);
     w_.add_process(p);
     watch(p.pid);
 }

@@ -2,14 +2,14 @@
 // has gone, and writes what arrives into the profile file.
 #pragma once
 
-#include "options.h"
-#include "plan.h"
-#include "space_reserve.h"
-#include "spawn.h"
+#include "profiler/record/options.h"
+#include "profiler/record/plan.h"
+#include "profiler/record/space_reserve.h"
+#include "profiler/record/spawn.h"
 
-#include "../common/protocol.h"
+#include "profiler/protocol/protocol.h"
 
-#include <storage/profile.h>
+#include "storage/profile.h"
 
 #include <sys/resource.h>
 

@@ -2,7 +2,7 @@
 // says so at once, stores nothing more but keeps draining the channel so
 // that the program is never blocked, and counts every sample the file
 // lacks as dropped, in the file if it can still take that row.
-#include "record_session.h"
+#include "profiler/record/record_session.h"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "signal_cost.h"
+#include "profiler/record/signal_cost.h"
 
 #include "base/clock.h"
 

@@ -1,4 +1,5 @@
-#include "space_reserve.h"
+#include "profiler/record/space_reserve.h"
+#include "base/paths.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,10 +11,7 @@ namespace cpcprof::record {
 namespace {
 
 std::string directory_of(const std::string &path) {
-    size_t slash = path.rfind('/');
-    if (slash == std::string::npos)
-        return ".";
-    return slash == 0 ? "/" : path.substr(0, slash);
+    return base::dir_name(path);
 }
 
 // An unnamed file in dir, or -1.

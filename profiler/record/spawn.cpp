@@ -1,7 +1,8 @@
-#include "spawn.h"
+#include "profiler/record/spawn.h"
+#include "base/paths.h"
 
-#include "../common/elf_static.h"
-#include "../common/protocol.h"
+#include "profiler/protocol/elf_static.h"
+#include "profiler/protocol/protocol.h"
 
 #include <fcntl.h>
 #include <sys/resource.h>
@@ -31,8 +32,7 @@ std::string self_dir() {
     ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
     if (n <= 0)
         return ".";
-    std::string p(buf, n);
-    return p.substr(0, p.rfind('/'));
+    return base::dir_name(std::string_view(buf, size_t(n)));
 }
 
 void set_env(const Options &o, const Plan &p, const std::string &agent, int fd,

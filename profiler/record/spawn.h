@@ -1,8 +1,8 @@
 // Starting the target with the agent preloaded and the channel inherited.
 #pragma once
 
-#include "options.h"
-#include "plan.h"
+#include "profiler/record/options.h"
+#include "profiler/record/plan.h"
 
 #include "base/scoped_fd.h"
 

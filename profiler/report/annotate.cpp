@@ -1,10 +1,10 @@
 // cpcprof annotate: a function's source with the costs of each line.
-#include "annotate_disasm.h"
-#include "hotspots.h"
-#include "report.h"
-#include "source_access.h"
-#include "table_format.h"
-#include "view_options.h"
+#include "profiler/analysis/hotspots.h"
+#include "profiler/analysis/source_access.h"
+#include "profiler/analysis/table_format.h"
+#include "profiler/report/annotate_disasm.h"
+#include "profiler/report/report.h"
+#include "profiler/view_common/view_options.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -49,7 +49,7 @@ struct AnnotateOptions {
     view::ViewOptions view;
     std::string file = view::kDefaultProfile;
     std::string function;
-    SourceRoots roots;
+    analysis::SourceRoots roots;
     bool disassemble = false;
 };
 
@@ -75,7 +75,7 @@ int parse(const std::vector<std::string> &args, AnnotateOptions *o) {
         } else if (a == "--path-map") {
             std::pair<std::string, std::string> map;
             std::string why;
-            if (i + 1 >= args.size() || !parse_remap(args[i + 1], &map, &why)) {
+            if (i + 1 >= args.size() || !analysis::parse_remap(args[i + 1], &map, &why)) {
                 std::fprintf(stderr, "cpcprof annotate: --path-map needs OLD=NEW%s%s\n",
                              why.empty() ? "" : ": ", why.c_str());
                 return -1;
@@ -105,7 +105,7 @@ int parse(const std::vector<std::string> &args, AnnotateOptions *o) {
 }
 
 struct Columns {
-    const storage::Query &q;
+    const analysis::Query &q;
     int weigh;
     std::vector<size_t> events; // the events whose counts are shown
 
@@ -120,7 +120,7 @@ struct Columns {
         return h;
     }
 
-    std::vector<std::string> cells(const storage::Query::LineCost *lc, const std::string &line,
+    std::vector<std::string> cells(const analysis::Query::LineCost *lc, const std::string &line,
                                    const std::string &text) const {
         std::vector<std::string> c;
         if (lc == nullptr) {
@@ -129,7 +129,7 @@ struct Columns {
             return c;
         }
         size_t w = size_t(weigh);
-        c = {percent(share(lc->self.values[w], q.total().values[w])),
+        c = {analysis::percent(analysis::share(lc->self.values[w], q.total().values[w])),
              std::to_string(lc->self.samples), std::to_string(lc->total.samples)};
         for (size_t e : events) {
             c.push_back(std::to_string(lc->self.values[e]));
@@ -143,14 +143,15 @@ struct Columns {
 // One source file's part of a function: every line with samples, and
 // the source text around them when the file is found.
 std::string annotate_file(const Columns &cols, const std::string &path,
-                          const std::vector<const storage::Query::LineCost *> &lines,
-                          const SourceRoots &roots) {
-    Table t;
+                          const std::vector<const analysis::Query::LineCost *> &lines,
+                          const analysis::SourceRoots &roots) {
+    analysis::Table t;
     t.headers = cols.headers();
     t.left.assign(t.headers.size(), false);
     t.left[t.headers.size() - 3] = true;
     t.left.back() = true;
-    SourceFile src = path.empty() ? SourceFile{} : open_source(path, roots);
+    analysis::SourceFile src =
+        path.empty() ? analysis::SourceFile{} : analysis::open_source(path, roots);
     std::optional<std::string> found;
     if (!src.path.empty())
         found = src.path;
@@ -202,11 +203,11 @@ std::string annotate_file(const Columns &cols, const std::string &path,
 }
 
 std::string annotate_function(const Columns &cols, uint32_t fn,
-                              const std::vector<storage::Query::LineCost> &all,
-                              const SourceRoots &roots) {
-    const storage::Query &q = cols.q;
+                              const std::vector<analysis::Query::LineCost> &all,
+                              const analysis::SourceRoots &roots) {
+    const analysis::Query &q = cols.q;
     const auto &info = q.functions()[fn];
-    std::map<std::string, std::vector<const storage::Query::LineCost *>> by_file;
+    std::map<std::string, std::vector<const analysis::Query::LineCost *>> by_file;
     for (const auto &lc : all)
         if (lc.function == fn)
             by_file[q.files()[lc.file]].push_back(&lc);
@@ -215,8 +216,10 @@ std::string annotate_function(const Columns &cols, uint32_t fn,
         "== " + info.name + "  (" + (info.module.empty() ? std::string("no module") : info.module) +
         "): " + std::to_string(q.function_self()[fn].samples) + " samples self, " +
         std::to_string(q.function_total()[fn].samples) + " total; " + q.events()[w].name + " " +
-        percent(share(q.function_self()[fn].values[w], q.total().values[w])) + " self, " +
-        percent(share(q.function_total()[fn].values[w], q.total().values[w])) + " total\n";
+        analysis::percent(analysis::share(q.function_self()[fn].values[w], q.total().values[w])) +
+        " self, " +
+        analysis::percent(analysis::share(q.function_total()[fn].values[w], q.total().values[w])) +
+        " total\n";
     for (auto &[file, lines] : by_file) {
         std::sort(lines.begin(), lines.end(), [](auto *a, auto *b) { return a->line < b->line; });
         out += annotate_file(cols, file, lines, roots);
@@ -241,7 +244,7 @@ int annotate_main(const std::vector<std::string> &args) {
     if (weigh < 0)
         return q->events().empty() ? view::kExitFailed : view::kExitUsage;
     std::vector<uint32_t> fns;
-    if (!match_functions("annotate", *q, o.function, &fns))
+    if (!analysis::match_functions("annotate", *q, o.function, &fns))
         return view::kExitFailed;
     Columns cols{*q, weigh, {}};
     for (size_t e = 0; e < q->events().size(); ++e)
@@ -259,7 +262,7 @@ int annotate_main(const std::vector<std::string> &args) {
             return view::kExitFailed;
         return any ? view::kExitOk : view::kExitFailed;
     }
-    std::vector<storage::Query::LineCost> lines = q->line_costs();
+    std::vector<analysis::Query::LineCost> lines = q->line_costs();
     for (size_t i = 0; i < fns.size(); ++i)
         out += (i ? "\n" : "") + annotate_function(cols, fns[i], lines, o.roots);
     return view::write_output("annotate", "-", out) ? view::kExitOk : view::kExitFailed;

@@ -1,22 +1,22 @@
-#include "annotate_disasm.h"
+#include "profiler/report/annotate_disasm.h"
 
-#include "function_costs.h"
-#include "table_format.h"
+#include "profiler/analysis/function_costs.h"
+#include "profiler/analysis/table_format.h"
 
 #include <cinttypes>
 #include <cstdio>
 
 namespace cpcprof::report {
 
-std::string annotate_disassembly(const storage::Query &q, int weigh,
+std::string annotate_disassembly(const analysis::Query &q, int weigh,
                                  const std::vector<size_t> &events, uint32_t fn, bool *ok) {
-    const storage::FunctionInfo &info = q.functions()[fn];
+    const analysis::FunctionInfo &info = q.functions()[fn];
     std::string out = "== " + info.name + "  (" +
                       (info.module.empty() ? std::string("no module") : info.module) + ")";
     int64_t module_id = 0;
     std::string module;
     uint64_t offset = 0;
-    if (!hottest_code(q, fn, &module_id, &module, &offset)) {
+    if (!analysis::hottest_code(q, fn, &module_id, &module, &offset)) {
         std::fprintf(stderr,
                      "cpcprof annotate: %s: no sampled code in a module; nothing to "
                      "disassemble\n",
@@ -24,7 +24,7 @@ std::string annotate_disassembly(const storage::Query &q, int weigh,
         *ok = false;
         return out + "\n";
     }
-    Disassembly d = disassemble(module, offset);
+    analysis::Disassembly d = analysis::disassemble(module, offset);
     if (!d.error.empty()) {
         std::fprintf(stderr, "cpcprof annotate: %s: not disassembled: %s\n", info.name.c_str(),
                      d.error.c_str());
@@ -32,13 +32,13 @@ std::string annotate_disassembly(const storage::Query &q, int weigh,
         return out + "\n";
     }
     *ok = true;
-    std::vector<InstructionCost> costs = instruction_costs(q, module_id, d);
+    std::vector<analysis::InstructionCost> costs = analysis::instruction_costs(q, module_id, d);
     const size_t w = size_t(weigh);
     char range[64];
     std::snprintf(range, sizeof range, "0x%" PRIx64 "-0x%" PRIx64, d.start, d.end);
     out += ": symbol " + d.symbol + " at " + range + ", " + std::to_string(d.instructions.size()) +
            " instructions\n";
-    Table t;
+    analysis::Table t;
     t.headers = {"self%:" + q.events()[w].name, "samples", "total-samples"};
     for (size_t e : events) {
         t.headers.push_back("self:" + q.events()[e].name);
@@ -49,12 +49,12 @@ std::string annotate_disassembly(const storage::Query &q, int weigh,
     for (size_t k = t.headers.size() - 3; k < t.headers.size(); ++k)
         t.left[k] = true;
     for (size_t i = 0; i < d.instructions.size(); ++i) {
-        const Instruction &in = d.instructions[i];
-        const InstructionCost &c = costs[i];
+        const analysis::Instruction &in = d.instructions[i];
+        const analysis::InstructionCost &c = costs[i];
         std::vector<std::string> row;
         const bool hit = c.total.samples != 0;
         if (hit) {
-            row = {percent(share(c.self.values[w], q.total().values[w])),
+            row = {analysis::percent(analysis::share(c.self.values[w], q.total().values[w])),
                    std::to_string(c.self.samples), std::to_string(c.total.samples)};
             for (size_t e : events) {
                 row.push_back(std::to_string(c.self.values[e]));
@@ -65,8 +65,9 @@ std::string annotate_disassembly(const storage::Query &q, int weigh,
         }
         char addr[24];
         std::snprintf(addr, sizeof addr, "0x%" PRIx64, in.address);
-        std::string where =
-            in.line == 0 ? std::string("?") : basename_of(in.file) + ":" + std::to_string(in.line);
+        std::string where = in.line == 0
+                                ? std::string("?")
+                                : analysis::basename_of(in.file) + ":" + std::to_string(in.line);
         std::string text = in.text;
         if (!in.inlined_from.empty())
             text += "    [inlined " + in.inlined_from + "]";

@@ -2,7 +2,7 @@
 // costs (function_costs.h, the numbers of the viewer's disassembly pane).
 #pragma once
 
-#include "storage/query.h"
+#include "profiler/analysis/query.h"
 
 #include <string>
 #include <vector>
@@ -15,7 +15,7 @@ namespace cpcprof::report {
 // function's line; code inlined there also names where it came from) and
 // the instruction.  When the code cannot be disassembled the reason goes
 // to stderr and *ok is false.
-std::string annotate_disassembly(const storage::Query &q, int weigh,
+std::string annotate_disassembly(const analysis::Query &q, int weigh,
                                  const std::vector<size_t> &events, uint32_t fn, bool *ok);
 
 } // namespace cpcprof::report

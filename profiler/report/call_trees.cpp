@@ -1,13 +1,13 @@
-#include "call_trees.h"
+#include "profiler/report/call_trees.h"
 
-#include "table_format.h"
+#include "profiler/analysis/table_format.h"
 
 #include <algorithm>
 #include <tuple>
 
 namespace cpcprof::report {
 
-using storage::CallTree;
+using analysis::CallTree;
 
 namespace {
 
@@ -72,17 +72,17 @@ struct Walk {
         }
     }
 
-    void text(uint32_t root, Table &t) const {
+    void text(uint32_t root, analysis::Table &t) const {
         size_t e = size_t(c.weigh);
         walk(
             root,
             [&](uint32_t node, unsigned level) {
                 const CallTree::Node &n = tree.nodes()[node];
                 const std::string &m = c.q.functions()[n.function].module;
-                t.rows.push_back({percent(share(n.total.values[e], c.q.total().values[e])),
-                                  std::to_string(n.total.samples),
-                                  tree_indent(level, n.depth) + name(n),
-                                  m.empty() ? "?" : basename_of(m)});
+                t.rows.push_back(
+                    {analysis::percent(analysis::share(n.total.values[e], c.q.total().values[e])),
+                     std::to_string(n.total.samples), tree_indent(level, n.depth) + name(n),
+                     m.empty() ? "?" : analysis::basename_of(m)});
             },
             [](uint32_t, unsigned, bool) {});
     }
@@ -106,8 +106,8 @@ struct Walk {
                 first_child[level] = true;
                 const CallTree::Node &n = tree.nodes()[node];
                 const auto &fn = c.q.functions()[n.function];
-                out += pad(level) + "{\"function\": " + json_string(fn.name) +
-                       ", \"module\": " + json_string(fn.module) +
+                out += pad(level) + "{\"function\": " + analysis::json_string(fn.name) +
+                       ", \"module\": " + analysis::json_string(fn.module) +
                        ", \"inlined\": " + (n.inlined ? "true" : "false") +
                        ", \"self\": " + json_cost(c.q, n.self) +
                        ", \"total\": " + json_cost(c.q, n.total) + ", \"children\": [";
@@ -132,10 +132,10 @@ struct Walk {
                 for (size_t e = 0; e < n.total.values.size(); ++e) {
                     f.push_back(std::to_string(n.self.values[e]));
                     f.push_back(std::to_string(n.total.values[e]));
-                    auto s = share(n.total.values[e], c.q.total().values[e]);
-                    f.push_back(s ? fixed(*s * 100, 4) : "");
+                    auto s = analysis::share(n.total.values[e], c.q.total().values[e]);
+                    f.push_back(s ? analysis::fixed(*s * 100, 4) : "");
                 }
-                out += csv_line(f);
+                out += analysis::csv_line(f);
             },
             [](uint32_t, unsigned, bool) {});
     }
@@ -152,8 +152,8 @@ std::string render_trees(const ReportContext &c, TreeKind kind, const std::strin
                                                   : CallTree::callees(c.q, fn));
     std::string out;
     if (c.options.format == Format::json) {
-        out = "{\n" + json_preamble(c) + "  \"tree\": " + json_string(what) +
-              ",\n  \"function\": " + json_string(query) + ",\n  \"roots\": [";
+        out = "{\n" + json_preamble(c) + "  \"tree\": " + analysis::json_string(what) +
+              ",\n  \"function\": " + analysis::json_string(query) + ",\n  \"roots\": [";
         bool first = true;
         for (const CallTree &t : trees)
             for (uint32_t root : t.nodes()[0].children) {
@@ -169,7 +169,7 @@ std::string render_trees(const ReportContext &c, TreeKind kind, const std::strin
         for (const auto &e : c.q.events())
             for (const char *p : {"self_", "total_", "total_pct_"})
                 head.push_back(p + e.name);
-        out = csv_line(head);
+        out = analysis::csv_line(head);
         for (const CallTree &t : trees)
             for (uint32_t root : t.nodes()[0].children)
                 Walk{c, t}.csv(root, out);
@@ -180,7 +180,7 @@ std::string render_trees(const ReportContext &c, TreeKind kind, const std::strin
     for (size_t i = 0; i < trees.size(); ++i) {
         out += "\n" + std::string(what) + " of " + c.q.functions()[functions[i]].name +
                " (total:" + ev + " = share of all kept samples' " + ev + ")\n";
-        Table t;
+        analysis::Table t;
         t.headers = {"total:" + ev, "samples", "function", "module"};
         t.left = {false, false, true, true};
         for (uint32_t root : trees[i].nodes()[0].children)

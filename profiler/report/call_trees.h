@@ -7,7 +7,7 @@
 // grow with the number of nodes.
 #pragma once
 
-#include "report_output.h"
+#include "profiler/report/report_output.h"
 
 #include <cstdint>
 #include <string>

@@ -1,8 +1,8 @@
 // cpcprof report: the hotspot table or a caller/callee tree.
-#include "report.h"
+#include "profiler/report/report.h"
 
-#include "call_trees.h"
-#include "report_output.h"
+#include "profiler/report/call_trees.h"
+#include "profiler/report/report_output.h"
 
 #include <cstdio>
 
@@ -11,14 +11,14 @@ namespace cpcprof::report {
 namespace {
 
 // The order --sort names; false (message printed) for an unknown event.
-bool sort_key(const storage::Query &q, const ReportOptions &o, int weigh, SortKey *key) {
+bool sort_key(const analysis::Query &q, const ReportOptions &o, int weigh, analysis::SortKey *key) {
     key->event = weigh;
     if (o.sort == "self" || o.sort == "total") {
-        key->kind = o.sort == "self" ? SortKey::self : SortKey::total;
+        key->kind = o.sort == "self" ? analysis::SortKey::self : analysis::SortKey::total;
         return true;
     }
     if (o.sort == "samples" || o.sort == "name") {
-        key->kind = o.sort == "samples" ? SortKey::samples : SortKey::name;
+        key->kind = o.sort == "samples" ? analysis::SortKey::samples : analysis::SortKey::name;
         return true;
     }
     int e = q.event_index(o.sort);
@@ -32,7 +32,7 @@ bool sort_key(const storage::Query &q, const ReportOptions &o, int weigh, SortKe
                      o.sort.c_str(), known.c_str());
         return false;
     }
-    key->kind = SortKey::self;
+    key->kind = analysis::SortKey::self;
     key->event = e;
     return true;
 }
@@ -55,7 +55,7 @@ int report_main(const std::vector<std::string> &args) {
         return view::kExitFailed;
     }
     int weigh = view::pick_event("report", *q, o.view);
-    SortKey key;
+    analysis::SortKey key;
     if (weigh < 0 || !sort_key(*q, o, weigh, &key))
         return view::kExitUsage;
     ReportContext c{*q, o, weigh, derived_columns(q->events())};
@@ -70,13 +70,13 @@ int report_main(const std::vector<std::string> &args) {
         out = render_table(c, {}, 0);
     } else if (!fn.empty()) {
         std::vector<uint32_t> fns;
-        if (!match_functions("report", *q, fn, &fns))
+        if (!analysis::match_functions("report", *q, fn, &fns))
             return view::kExitFailed;
         out = render_trees(c, o.callers.empty() ? TreeKind::callees : TreeKind::callers, fn, fns);
     } else {
-        std::vector<HotspotRow> rows = hotspot_rows(*q, o.by);
+        std::vector<analysis::HotspotRow> rows = analysis::hotspot_rows(*q, o.by);
         size_t all = rows.size();
-        sort_rows(rows, o.by, key, o.top);
+        analysis::sort_rows(rows, o.by, key, o.top);
         out = render_table(c, rows, all);
     }
     return view::write_output("report", o.output, out) ? view::kExitOk : view::kExitFailed;

@@ -1,14 +1,14 @@
 // The JSON documents of report (docs/profiler.md, "cpcprof report"):
-// built as view::Json values and written in view::json_layout's layout.
-#include "report_output.h"
+// built as analysis::Json values and written in analysis::json_layout's layout.
+#include "profiler/report/report_output.h"
 
-#include "table_format.h"
+#include "profiler/analysis/table_format.h"
 
 namespace cpcprof::report {
 
-using storage::Cost;
-using storage::Query;
-using view::Json;
+using analysis::Cost;
+using analysis::Json;
+using analysis::Query;
 
 namespace {
 
@@ -31,7 +31,7 @@ Json number_or_null(std::optional<double> v) {
     return v ? Json(*v) : Json(nullptr);
 }
 
-Json json_keys(const HotspotRow &r, GroupBy by) {
+Json json_keys(const analysis::HotspotRow &r, GroupBy by) {
     Json keys = Json::object();
     switch (by) {
     case GroupBy::module:
@@ -66,7 +66,7 @@ Json samples_json(const Query &q) {
     return samples;
 }
 
-Json filter_json(const storage::QueryFilter &f) {
+Json filter_json(const analysis::QueryFilter &f) {
     auto secs = [](const std::optional<int64_t> &ns) {
         return ns ? Json(double(*ns) / 1e9) : Json(nullptr);
     };
@@ -105,7 +105,7 @@ Json cost_json(const Query &q, const Cost &cost) {
     Json values = Json::array(), shares = Json::array();
     for (size_t e = 0; e < cost.values.size(); ++e) {
         values.push_back(cost.values[e]);
-        shares.push_back(number_or_null(share(cost.values[e], q.total().values[e])));
+        shares.push_back(number_or_null(analysis::share(cost.values[e], q.total().values[e])));
     }
     Json out = Json::object();
     out["samples"] = cost.samples;
@@ -115,7 +115,7 @@ Json cost_json(const Query &q, const Cost &cost) {
 }
 
 std::string json_cost(const Query &q, const Cost &cost) {
-    return view::json_inline(cost_json(q, cost));
+    return analysis::json_inline(cost_json(q, cost));
 }
 
 Json preamble_json(const ReportContext &c) {
@@ -150,17 +150,17 @@ Json preamble_json(const ReportContext &c) {
 }
 
 std::string json_preamble(const ReportContext &c) {
-    return view::json_members(preamble_json(c)) + ",\n";
+    return analysis::json_members(preamble_json(c)) + ",\n";
 }
 
-std::string json_table(const ReportContext &c, const std::vector<HotspotRow> &rows,
+std::string json_table(const ReportContext &c, const std::vector<analysis::HotspotRow> &rows,
                        size_t all_rows) {
     Json doc = preamble_json(c);
     doc["by"] = by_name(c.options.by);
     doc["sort"] = c.options.sort;
     doc["rows_total"] = all_rows;
     Json &out = doc["rows"] = Json::array();
-    for (const HotspotRow &r : rows) {
+    for (const analysis::HotspotRow &r : rows) {
         Json row = json_keys(r, c.options.by);
         row["self"] = cost_json(c.q, r.self);
         row["total"] = cost_json(c.q, r.total);
@@ -175,7 +175,7 @@ std::string json_table(const ReportContext &c, const std::vector<HotspotRow> &ro
         }
         out.push_back(std::move(row));
     }
-    return view::json_document(doc, {"rows"});
+    return analysis::json_document(doc, {"rows"});
 }
 
 } // namespace cpcprof::report

@@ -1,4 +1,4 @@
-#include "report_options.h"
+#include "profiler/report/report_options.h"
 
 #include "base/args.h"
 

@@ -1,7 +1,8 @@
 // The options of `cpcprof report` (docs/profiler.md, "cpcprof report").
 #pragma once
 
-#include "view_options.h"
+#include "profiler/analysis/hotspots.h"
+#include "profiler/view_common/view_options.h"
 
 #include <cstddef>
 #include <string>
@@ -9,7 +10,7 @@
 
 namespace cpcprof::report {
 
-enum class GroupBy { function, line, module, thread };
+using analysis::GroupBy;
 enum class Format { text, json, csv };
 
 struct ReportOptions {

@@ -1,20 +1,20 @@
-#include "report_output.h"
+#include "profiler/report/report_output.h"
 
-#include "table_format.h"
+#include "profiler/analysis/table_format.h"
 
-#include "../common/accounting_text.h"
+#include "profiler/analysis/accounting_text.h"
 
 #include <cstdio>
 
 namespace cpcprof::report {
 
-using storage::Query;
+using analysis::Query;
 
 namespace {
 
 std::string derived_text(const DerivedColumn &d, const DerivedValue &v) {
-    std::string s =
-        d.kind == "miss_ratio" ? percent(v.value) : fixed(v.value, d.kind == "cpi" ? 3 : 2);
+    std::string s = d.kind == "miss_ratio" ? analysis::percent(v.value)
+                                           : analysis::fixed(v.value, d.kind == "cpi" ? 3 : 2);
     return s + " (n=" + std::to_string(v.samples) + ")";
 }
 
@@ -34,11 +34,11 @@ std::vector<std::string> key_headers(GroupBy by) {
     return {"function", "module", "file:line"};
 }
 
-std::vector<std::string> key_cells(const HotspotRow &r, GroupBy by) {
-    auto module = [](const std::string &m) { return m.empty() ? "?" : basename_of(m); };
+std::vector<std::string> key_cells(const analysis::HotspotRow &r, GroupBy by) {
+    auto module = [](const std::string &m) { return m.empty() ? "?" : analysis::basename_of(m); };
     switch (by) {
     case GroupBy::line:
-        return {location(r), r.function, module(r.module)};
+        return {analysis::location(r), r.function, module(r.module)};
     case GroupBy::module:
         return {r.module.empty() ? "[unknown]" : r.module};
     case GroupBy::thread:
@@ -46,10 +46,10 @@ std::vector<std::string> key_cells(const HotspotRow &r, GroupBy by) {
     case GroupBy::function:
         break;
     }
-    return {r.function, module(r.module), location(r)};
+    return {r.function, module(r.module), analysis::location(r)};
 }
 
-std::vector<std::string> csv_keys(const HotspotRow &r, GroupBy by) {
+std::vector<std::string> csv_keys(const analysis::HotspotRow &r, GroupBy by) {
     switch (by) {
     case GroupBy::module:
         return {r.module};
@@ -75,12 +75,12 @@ std::vector<std::string> csv_key_headers(GroupBy by) {
     return {"function", "module", "file", "line"};
 }
 
-std::string text_table(const ReportContext &c, const std::vector<HotspotRow> &rows,
+std::string text_table(const ReportContext &c, const std::vector<analysis::HotspotRow> &rows,
                        size_t all_rows) {
     const auto &events = c.q.events();
     const auto &total = c.q.total();
     bool thread = c.options.by == GroupBy::thread; // self == total
-    Table t;
+    analysis::Table t;
     for (const auto &e : events) {
         if (!thread)
             t.headers.push_back("self:" + e.name);
@@ -96,12 +96,13 @@ std::string text_table(const ReportContext &c, const std::vector<HotspotRow> &ro
         t.headers.push_back(h);
         t.left.push_back(h != "tid" && h != "pid");
     }
-    for (const HotspotRow &r : rows) {
+    for (const analysis::HotspotRow &r : rows) {
         std::vector<std::string> cells;
         for (size_t e = 0; e < events.size(); ++e) {
             if (!thread)
-                cells.push_back(percent(share(r.self.values[e], total.values[e])));
-            cells.push_back(percent(share(r.total.values[e], total.values[e])));
+                cells.push_back(
+                    analysis::percent(analysis::share(r.self.values[e], total.values[e])));
+            cells.push_back(analysis::percent(analysis::share(r.total.values[e], total.values[e])));
         }
         cells.push_back(std::to_string(r.self.samples));
         if (!thread)
@@ -119,7 +120,7 @@ std::string text_table(const ReportContext &c, const std::vector<HotspotRow> &ro
     return out;
 }
 
-std::string csv_table(const ReportContext &c, const std::vector<HotspotRow> &rows) {
+std::string csv_table(const ReportContext &c, const std::vector<analysis::HotspotRow> &rows) {
     const auto &events = c.q.events();
     const auto &total = c.q.total();
     std::vector<std::string> head = csv_key_headers(c.options.by);
@@ -132,8 +133,8 @@ std::string csv_table(const ReportContext &c, const std::vector<HotspotRow> &row
         head.push_back(d.name);
         head.push_back(d.name + "_samples");
     }
-    std::string out = csv_line(head);
-    for (const HotspotRow &r : rows) {
+    std::string out = analysis::csv_line(head);
+    for (const analysis::HotspotRow &r : rows) {
         std::vector<std::string> f = csv_keys(r, c.options.by);
         f.push_back(std::to_string(r.self.samples));
         f.push_back(std::to_string(r.total.samples));
@@ -141,17 +142,17 @@ std::string csv_table(const ReportContext &c, const std::vector<HotspotRow> &row
             f.push_back(std::to_string(r.self.values[e]));
             f.push_back(std::to_string(r.total.values[e]));
             auto pct = [](std::optional<double> s) {
-                return s ? fixed(*s * 100, 4) : std::string();
+                return s ? analysis::fixed(*s * 100, 4) : std::string();
             };
-            f.push_back(pct(share(r.self.values[e], total.values[e])));
-            f.push_back(pct(share(r.total.values[e], total.values[e])));
+            f.push_back(pct(analysis::share(r.self.values[e], total.values[e])));
+            f.push_back(pct(analysis::share(r.total.values[e], total.values[e])));
         }
         for (const auto &d : c.derived) {
             DerivedValue v = derive(d, r.self);
-            f.push_back(v.value ? json_number(v.value) : "");
+            f.push_back(v.value ? analysis::json_number(v.value) : "");
             f.push_back(std::to_string(v.samples));
         }
-        out += csv_line(f);
+        out += analysis::csv_line(f);
     }
     return out;
 }
@@ -165,29 +166,11 @@ std::optional<double> duration_s(const Query &q) {
     return double(r.since_start(*r.end_ns())) / 1e9;
 }
 
-std::string shell_words(const std::vector<std::string> &words) {
-    std::string out;
-    for (const std::string &w : words) {
-        bool plain = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
-                                                       "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                                       "0123456789-_./=:,+@%") == std::string::npos;
-        std::string q = w;
-        if (!plain) {
-            q = "'";
-            for (char ch : w)
-                q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-            q += "'";
-        }
-        out += (out.empty() ? "" : " ") + q;
-    }
-    return out;
-}
-
 std::string text_header(const ReportContext &c) {
     const Query &q = c.q;
     const storage::RunInfo &run = q.reader().run();
     std::string out = "# file: " + c.options.file + "\n";
-    out += "# command: " + shell_words(run.command) + "\n";
+    out += "# command: " + analysis::shell_words(run.command) + "\n";
     std::string events;
     for (const auto &e : q.events()) {
         events += events.empty() ? "" : ", ";
@@ -198,14 +181,15 @@ std::string text_header(const ReportContext &c) {
     storage::Accounting acc = q.reader().accounting_total();
     out += "# samples: " + std::to_string(q.samples_kept()) + " kept / " +
            std::to_string(q.samples_read()) + " stored, " + std::to_string(acc.dropped) +
-           " dropped" + losses_text({0, 0, 0, acc.unsampled_ns}) + "\n";
+           " dropped" + analysis::losses_text({0, 0, 0, acc.unsampled_ns}) + "\n";
     std::string stacks =
-        complete_stacks_text(q.samples_complete(), q.samples_kept(), run.call_graph);
+        analysis::complete_stacks_text(q.samples_complete(), q.samples_kept(), run.call_graph);
     if (!stacks.empty())
         out += "# " + stacks + "\n";
     auto d = duration_s(q);
     out += "# duration: " +
-           (d ? fixed(d, 3) + " s" : std::string("unknown (recording did not finish)")) + "\n";
+           (d ? analysis::fixed(d, 3) + " s" : std::string("unknown (recording did not finish)")) +
+           "\n";
     out += std::string("# hardware PMU: ") + (run.hw_pmu ? "yes" : "no") + "\n";
     if (!q.reader().symbolized()) {
         out += "# modules without symbols: not symbolized (cpcprof symbolize " + c.options.file +
@@ -226,7 +210,7 @@ std::string text_header(const ReportContext &c) {
     // stopped): the profile lacks those samples and nothing else shows why.
     for (const storage::Notice &n : q.reader().notices())
         out += "# notice: process " + std::to_string(n.pid) + ": " + n.text + "\n";
-    const storage::QueryFilter &f = q.filter();
+    const analysis::QueryFilter &f = q.filter();
     std::string filter;
     auto add = [&](const std::string &s) { filter += (filter.empty() ? "" : ", ") + s; };
     if (f.pid)
@@ -234,8 +218,8 @@ std::string text_header(const ReportContext &c) {
     if (f.tid)
         add("tid " + std::to_string(*f.tid));
     if (f.from_ns || f.to_ns)
-        add("time [" + (f.from_ns ? fixed(double(*f.from_ns) / 1e9, 3) : std::string()) + ", " +
-            (f.to_ns ? fixed(double(*f.to_ns) / 1e9, 3) : std::string()) + ") s");
+        add("time [" + (f.from_ns ? analysis::fixed(double(*f.from_ns) / 1e9, 3) : std::string()) +
+            ", " + (f.to_ns ? analysis::fixed(double(*f.to_ns) / 1e9, 3) : std::string()) + ") s");
     if (!f.inline_frames)
         add("inlined calls folded");
     if (!filter.empty())
@@ -243,7 +227,7 @@ std::string text_header(const ReportContext &c) {
     return out;
 }
 
-std::string render_table(const ReportContext &c, const std::vector<HotspotRow> &rows,
+std::string render_table(const ReportContext &c, const std::vector<analysis::HotspotRow> &rows,
                          size_t all_rows) {
     switch (c.options.format) {
     case Format::json:

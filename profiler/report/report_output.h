@@ -3,10 +3,10 @@
 // and keys are documented in docs/profiler.md ("cpcprof report").
 #pragma once
 
-#include "hotspots.h"
-#include "json_layout.h"
-#include "report_options.h"
-#include "storage/derived.h"
+#include "profiler/analysis/derived.h"
+#include "profiler/analysis/hotspots.h"
+#include "profiler/analysis/json_layout.h"
+#include "profiler/report/report_options.h"
 
 #include <string>
 #include <vector>
@@ -14,13 +14,13 @@
 namespace cpcprof::report {
 
 // The derived ratios are storage's, so that the viewer computes the same.
-using storage::derive;
-using storage::derived_columns;
-using storage::DerivedColumn;
-using storage::DerivedValue;
+using analysis::derive;
+using analysis::derived_columns;
+using analysis::DerivedColumn;
+using analysis::DerivedValue;
 
 struct ReportContext {
-    const storage::Query &q;
+    const analysis::Query &q;
     const ReportOptions &options;
     int weigh = 0; // the weighing event (--event): default order, tree shares
     std::vector<DerivedColumn> derived;
@@ -32,29 +32,26 @@ std::string text_header(const ReportContext &c);
 
 // The members every JSON document starts with ("format" ... "events",
 // "derived"), in order.
-view::Json preamble_json(const ReportContext &c);
-// The same as text: view::json_members lines, the last also ending ",\n".
+analysis::Json preamble_json(const ReportContext &c);
+// The same as text: analysis::json_members lines, the last also ending ",\n".
 std::string json_preamble(const ReportContext &c);
 
 // {"samples": N, "values": [...], "shares": [...]}: shares of the kept
 // total of each event (null when that total is 0).
-view::Json cost_json(const storage::Query &q, const storage::Cost &cost);
-// The same on one line (view::json_inline).
-std::string json_cost(const storage::Query &q, const storage::Cost &cost);
+analysis::Json cost_json(const analysis::Query &q, const analysis::Cost &cost);
+// The same on one line (analysis::json_inline).
+std::string json_cost(const analysis::Query &q, const analysis::Cost &cost);
 
 // The JSON document of the hotspot table (report_json.cpp).
-std::string json_table(const ReportContext &c, const std::vector<HotspotRow> &rows,
+std::string json_table(const ReportContext &c, const std::vector<analysis::HotspotRow> &rows,
                        size_t all_rows);
 
 // Seconds from the run's start to its end; nothing when it did not finish.
-std::optional<double> duration_s(const storage::Query &q);
+std::optional<double> duration_s(const analysis::Query &q);
 
 // Text table, JSON document or CSV of rows (already sorted and cut to
 // --top); all_rows: how many there were before the cut.
-std::string render_table(const ReportContext &c, const std::vector<HotspotRow> &rows,
+std::string render_table(const ReportContext &c, const std::vector<analysis::HotspotRow> &rows,
                          size_t all_rows);
-
-// The command line as a shell would take it back ('' around odd words).
-std::string shell_words(const std::vector<std::string> &words);
 
 } // namespace cpcprof::report

@@ -1,5 +1,5 @@
 // `cpcprof symbolize FILE [--debug-dir DIR]...`
-#include "symbolize_profile.h"
+#include "profiler/symbolize_profile/symbolize_profile.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "symbolize_profile.h"
+#include "profiler/symbolize_profile/symbolize_profile.h"
 
 #include "storage/symbol_writer.h"
 #include "symbolize/symbolizer.h"

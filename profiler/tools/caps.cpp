@@ -1,4 +1,4 @@
-#include "caps.h"
+#include "profiler/tools/caps.h"
 
 #include <cstddef>
 #include <string_view>

@@ -1,4 +1,4 @@
-#include "cpc_messages.h"
+#include "profiler/tools/cpc_messages.h"
 
 #include <cstdio>
 #include <cstring>

@@ -6,12 +6,12 @@
 // prints each round in CPU order once every CPU has sampled it, and keeps
 // the totals.  A thread that sigwait()s turns SIGINT/SIGTERM into a stop
 // that wakes every wait.
-#include "caps.h"
-#include "cpc_messages.h"
-#include "cpustat_options.h"
-#include "eventspec.h"
+#include "profiler/tools/caps.h"
+#include "profiler/tools/cpc_messages.h"
+#include "profiler/tools/cpustat_options.h"
+#include "profiler/tools/eventspec.h"
 
-#include "../common/unique_cpc.h"
+#include "profiler/tools/unique_cpc.h"
 
 #include <libcpc.h>
 

@@ -1,4 +1,4 @@
-#include "cpustat_options.h"
+#include "profiler/tools/cpustat_options.h"
 
 #include "base/args.h"
 

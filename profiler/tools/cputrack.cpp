@@ -16,11 +16,12 @@
 // SIGTERM, or the first one dying) makes every controller let its process
 // go.
 #include "base/clock.h"
-#include "caps.h"
-#include "cpc_messages.h"
-#include "cputrack_format.h"
-#include "cputrack_options.h"
-#include "eventspec.h"
+#include "base/paths.h"
+#include "profiler/tools/caps.h"
+#include "profiler/tools/cpc_messages.h"
+#include "profiler/tools/cputrack_format.h"
+#include "profiler/tools/cputrack_options.h"
+#include "profiler/tools/eventspec.h"
 
 #include <libcpc.h>
 #include <libpctx.h>
@@ -90,9 +91,8 @@ class Output {
             return true;
         }
         path_ = path;
-        size_t slash = path.rfind('/');
-        std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-        std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+        std::string dir = cpcprof::base::dir_prefix(path);
+        std::string base = cpcprof::base::base_name(path);
         temp_ = dir + "." + base + ".XXXXXX";
         int fd = mkostemp(temp_.data(), O_CLOEXEC);
         if (fd < 0)

@@ -1,4 +1,4 @@
-#include "cputrack_format.h"
+#include "profiler/tools/cputrack_format.h"
 
 #include <cstdio>
 

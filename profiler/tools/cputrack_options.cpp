@@ -1,4 +1,4 @@
-#include "cputrack_options.h"
+#include "profiler/tools/cputrack_options.h"
 
 #include "base/args.h"
 

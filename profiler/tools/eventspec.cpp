@@ -1,4 +1,4 @@
-#include "eventspec.h"
+#include "profiler/tools/eventspec.h"
 
 #include <algorithm>
 #include <cerrno>

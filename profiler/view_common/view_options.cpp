@@ -1,5 +1,6 @@
 // Shared options and file handling of the viewing commands (view_options.h).
-#include "view_options.h"
+#include "profiler/view_common/view_options.h"
+#include "base/paths.h"
 
 #include "storage/file_problems.h"
 
@@ -103,10 +104,10 @@ int walk_view_args(const char *cmd, base::ArgWalk walk, ViewOptions *out, const 
     return r;
 }
 
-std::unique_ptr<storage::Query> open_profile(const char *cmd, const std::string &path,
-                                             const ViewOptions &options) {
+std::unique_ptr<analysis::Query> open_profile(const char *cmd, const std::string &path,
+                                              const ViewOptions &options) {
     std::string error;
-    auto q = storage::Query::open(path, options.filter, &error);
+    auto q = analysis::Query::open(path, options.filter, &error);
     if (!q) {
         std::fprintf(stderr, "cpcprof %s: %s\n", cmd, error.c_str());
         return nullptr;
@@ -142,7 +143,7 @@ std::unique_ptr<storage::Query> open_profile(const char *cmd, const std::string 
     return q;
 }
 
-int pick_event(const char *cmd, const storage::Query &q, const ViewOptions &options) {
+int pick_event(const char *cmd, const analysis::Query &q, const ViewOptions &options) {
     if (options.event.empty())
         return q.events().empty() ? -1 : 0;
     int e = q.event_index(options.event);
@@ -165,10 +166,7 @@ bool write_output(const char *cmd, const std::string &path, const std::string &t
         }
         return true;
     }
-    size_t slash = path.rfind('/');
-    std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-    std::string tmp = (slash == std::string::npos ? std::string() : dir) + "." +
-                      path.substr(slash == std::string::npos ? 0 : slash + 1) + ".XXXXXX";
+    std::string tmp = base::dir_prefix(path) + "." + base::base_name(path) + ".XXXXXX";
     int fd = mkstemp(tmp.data());
     auto fail = [&](const char *what) {
         std::fprintf(stderr, "cpcprof %s: %s: %s: %s\n", cmd, path.c_str(), what,

@@ -14,7 +14,7 @@
 #pragma once
 
 #include "base/args.h"
-#include "storage/query.h"
+#include "profiler/analysis/query.h"
 
 #include <memory>
 #include <string>
@@ -30,7 +30,7 @@ inline constexpr int kExitFailed = 1; // a file refused or unreadable, an output
 inline constexpr int kExitUsage = 2;
 
 struct ViewOptions {
-    storage::QueryFilter filter;
+    analysis::QueryFilter filter;
     std::string event; // empty: the run's first event
 };
 
@@ -57,12 +57,12 @@ extern const char kViewOptionsHelp[];
 // when the accounting does not balance or disagrees with the samples
 // stored ("cpcprof cmd: path: warning: ..."), when the profile was never
 // symbolized or when modules reached by the kept samples lack symbols.
-std::unique_ptr<storage::Query> open_profile(const char *cmd, const std::string &path,
-                                             const ViewOptions &options);
+std::unique_ptr<analysis::Query> open_profile(const char *cmd, const std::string &path,
+                                              const ViewOptions &options);
 
 // The event index options.event names in q; prints the known events and
 // returns -1 when there is no such event.
-int pick_event(const char *cmd, const storage::Query &q, const ViewOptions &options);
+int pick_event(const char *cmd, const analysis::Query &q, const ViewOptions &options);
 
 // Writes text to path atomically: a temporary file in the same directory,
 // renamed over path once complete.  "-" writes to stdout.  false with a

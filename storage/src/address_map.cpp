@@ -1,4 +1,4 @@
-#include "address_map.h"
+#include "storage/src/address_map.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,7 +1,7 @@
-#include "address_scan.h"
+#include "storage/src/address_scan.h"
 
-#include "address_map.h"
-#include "sqlite_handle.h"
+#include "storage/src/address_map.h"
+#include "storage/src/sqlite_handle.h"
 
 #include <algorithm>
 #include <tuple>

@@ -7,7 +7,7 @@
 // every (context, node) is located once, whatever the number of samples.
 #pragma once
 
-#include "profile_load.h"
+#include "storage/src/profile_load.h"
 
 #include <sqlite3.h>
 

@@ -1,4 +1,5 @@
-#include "new_file.h"
+#include "storage/src/new_file.h"
+#include "base/paths.h"
 
 #include <fcntl.h>
 #include <stdio.h> // renameat2, RENAME_NOREPLACE (glibc >= 2.28)
@@ -18,9 +19,8 @@ std::string exists_message(const std::string &path) {
 } // namespace
 
 std::string create_temporary_beside(const std::string &path, std::string *error) {
-    size_t slash = path.rfind('/');
-    std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-    std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    std::string dir = base::dir_prefix(path);
+    std::string base = base::base_name(path);
     for (int n = 0; n < 100; ++n) {
         std::string tmp =
             dir + "." + base + "." + std::to_string(getpid()) + "." + std::to_string(n) + ".tmp";

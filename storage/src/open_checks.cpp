@@ -1,8 +1,8 @@
-#include "open_checks.h"
+#include "storage/src/open_checks.h"
 
-#include "private_copy.h"
-#include "schema.h"
-#include "sqlite_handle.h"
+#include "storage/src/private_copy.h"
+#include "storage/src/schema.h"
+#include "storage/src/sqlite_handle.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -5,8 +5,8 @@
 // through open_profile() only.
 #pragma once
 
-#include "private_copy.h"
-#include "sqlite_handle.h"
+#include "storage/src/private_copy.h"
+#include "storage/src/sqlite_handle.h"
 
 #include <sqlite3.h>
 

@@ -1,5 +1,5 @@
 // Reading a profile without writing beside it (private_copy.h).
-#include "private_copy.h"
+#include "storage/src/private_copy.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,6 +1,6 @@
-#include "profile_load.h"
+#include "storage/src/profile_load.h"
 
-#include "sqlite_handle.h"
+#include "storage/src/sqlite_handle.h"
 
 #include <unordered_map>
 

@@ -2,12 +2,12 @@
 // loaded and validated by open() (profile_load.cpp), samples are streamed.
 #include "storage/reader.h"
 
-#include "address_map.h"
-#include "open_checks.h"
-#include "profile_load.h"
-#include "schema.h"
-#include "sqlite_handle.h"
-#include "varint.h"
+#include "storage/src/address_map.h"
+#include "storage/src/open_checks.h"
+#include "storage/src/profile_load.h"
+#include "storage/src/schema.h"
+#include "storage/src/sqlite_handle.h"
+#include "storage/src/varint.h"
 
 #include "storage/file_problems.h"
 #include "storage/profile.h"

@@ -186,7 +186,7 @@
 //   trie from the root down.  Samples have no secondary index (it would
 //   cost ~10 bytes per sample); readers scan them.
 
-#include "schema.h"
+#include "storage/src/schema.h"
 
 namespace cpcprof::storage::schema {
 namespace {

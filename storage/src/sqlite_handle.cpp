@@ -1,4 +1,4 @@
-#include "sqlite_handle.h"
+#include "storage/src/sqlite_handle.h"
 
 namespace cpcprof::storage::sql {
 

@@ -1,7 +1,7 @@
 #include "storage/stack_locator.h"
 
-#include "address_map.h"
-#include "flat_map.h"
+#include "base/flat_map.h"
+#include "storage/src/address_map.h"
 
 #include <unordered_map>
 
@@ -41,7 +41,7 @@ struct StackLocator::Impl {
     // (context << 40 | stack node) -> located node, for contexts below
     // 2^24 and nodes below 2^40 (any real profile).
     static constexpr uint64_t kMaxContexts = uint64_t{1} << 24, kMaxNodes = uint64_t{1} << 40;
-    FlatMap memo;
+    base::FlatMap memo;
     std::vector<uint64_t> path; // scratch
 
     explicit Impl(const Reader &r)

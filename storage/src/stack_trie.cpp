@@ -1,4 +1,4 @@
-#include "stack_trie.h"
+#include "storage/src/stack_trie.h"
 
 #include <algorithm>
 

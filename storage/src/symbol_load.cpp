@@ -1,7 +1,7 @@
 // SymbolTable: lookups, and loading it from a file that may come from
 // someone else (every id and every depth checked).
-#include "profile_load.h"
-#include "sqlite_handle.h"
+#include "storage/src/profile_load.h"
+#include "storage/src/sqlite_handle.h"
 
 #include "storage/symbol_table.h"
 

@@ -3,10 +3,10 @@
 // then, rows in key order (the symbol table is its own index).
 #include "storage/symbol_writer.h"
 
-#include "address_scan.h"
-#include "open_checks.h"
-#include "profile_load.h"
-#include "sqlite_handle.h"
+#include "storage/src/address_scan.h"
+#include "storage/src/open_checks.h"
+#include "storage/src/profile_load.h"
+#include "storage/src/sqlite_handle.h"
 
 #include "base/clock.h"
 

@@ -3,12 +3,12 @@
 // memory so that recording never reads the file back and needs no index.
 #include "storage/writer.h"
 
-#include "new_file.h"
-#include "schema.h"
-#include "sqlite_handle.h"
-#include "stack_trie.h"
-#include "varint.h"
-#include "writer_statements.h"
+#include "storage/src/new_file.h"
+#include "storage/src/schema.h"
+#include "storage/src/sqlite_handle.h"
+#include "storage/src/stack_trie.h"
+#include "storage/src/varint.h"
+#include "storage/src/writer_statements.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

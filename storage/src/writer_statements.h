@@ -2,7 +2,7 @@
 // the file is created, with data bound as parameters.
 #pragma once
 
-#include "sqlite_handle.h"
+#include "storage/src/sqlite_handle.h"
 
 #include <utility>
 

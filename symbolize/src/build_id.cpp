@@ -1,6 +1,6 @@
-#include "build_id.h"
+#include "symbolize/src/build_id.h"
 
-#include "elf_owners.h"
+#include "symbolize/src/elf_owners.h"
 #include "symbolize/symbolizer.h"
 
 #include "base/scoped_fd.h"

@@ -1,6 +1,6 @@
-#include "compile_unit.h"
+#include "symbolize/src/compile_unit.h"
 
-#include "demangle.h"
+#include "symbolize/src/demangle.h"
 
 #include <dwarf.h>
 

@@ -4,7 +4,7 @@
 // binary search.
 #pragma once
 
-#include "scope_index.h"
+#include "symbolize/src/scope_index.h"
 #include "symbolize/symbolizer.h"
 
 #include <elfutils/libdw.h>

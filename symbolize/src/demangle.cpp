@@ -1,4 +1,4 @@
-#include "demangle.h"
+#include "symbolize/src/demangle.h"
 
 #include <cstdlib>
 #include <cxxabi.h>

@@ -1,4 +1,4 @@
-#include "module_map.h"
+#include "symbolize/src/module_map.h"
 
 #include <algorithm>
 

@@ -1,4 +1,5 @@
-#include "perf_map.h"
+#include "symbolize/src/perf_map.h"
+#include "base/paths.h"
 
 #include <algorithm>
 #include <charconv>
@@ -97,10 +98,10 @@ std::optional<PerfMap> PerfMap::load(const std::string &path) {
 }
 
 bool PerfMap::is_perf_map_path(std::string_view path) {
-    std::string_view name = path.substr(path.rfind('/') + 1);
+    std::string name = base::base_name(path);
     if (!name.starts_with("perf-") || !name.ends_with(".map"))
         return false;
-    std::string_view digits = name.substr(5, name.size() - 9);
+    std::string_view digits = std::string_view(name).substr(5, name.size() - 9);
     return !digits.empty() &&
            std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
 }

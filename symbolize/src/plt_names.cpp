@@ -1,7 +1,7 @@
-#include "plt_names.h"
+#include "symbolize/src/plt_names.h"
 
-#include "demangle.h"
-#include "symbol_table.h"
+#include "symbolize/src/demangle.h"
+#include "symbolize/src/symbol_table.h"
 
 #include <gelf.h>
 

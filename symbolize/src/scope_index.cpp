@@ -1,4 +1,4 @@
-#include "scope_index.h"
+#include "symbolize/src/scope_index.h"
 
 #include <algorithm>
 #include <set>

@@ -1,6 +1,6 @@
-#include "symbol_table.h"
+#include "symbolize/src/symbol_table.h"
 
-#include "demangle.h"
+#include "symbolize/src/demangle.h"
 
 #include <algorithm>
 #include <cstring>

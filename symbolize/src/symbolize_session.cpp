@@ -1,17 +1,18 @@
 // Session: one Dwfl over the modules of a process image, with a symbol
 // table and compile-unit indexes per module, and the address cache.
 // (KDAB/perfparser app/perfsymboltable.cpp has the same shape.)
+#include "base/paths.h"
 #include "symbolize/symbolizer.h"
 
-#include "address_cache.h"
-#include "build_id.h"
-#include "compile_unit.h"
-#include "elf_owners.h"
-#include "fde_index.h"
-#include "module_map.h"
-#include "perf_map.h"
-#include "plt_names.h"
-#include "symbol_table.h"
+#include "symbolize/src/address_cache.h"
+#include "symbolize/src/build_id.h"
+#include "symbolize/src/compile_unit.h"
+#include "symbolize/src/elf_owners.h"
+#include "symbolize/src/fde_index.h"
+#include "symbolize/src/module_map.h"
+#include "symbolize/src/perf_map.h"
+#include "symbolize/src/plt_names.h"
+#include "symbolize/src/symbol_table.h"
 
 #include "base/scoped_fd.h"
 
@@ -392,8 +393,7 @@ std::string module_plus(const std::string &module, uint64_t offset) {
     std::snprintf(hex, sizeof hex, "+0x%llx", static_cast<unsigned long long>(offset));
     if (module.empty())
         return std::string("[unknown]") + hex;
-    size_t slash = module.rfind('/');
-    return (slash == std::string::npos ? module : module.substr(slash + 1)) + hex;
+    return base::base_name(module) + hex;
 }
 } // namespace
 

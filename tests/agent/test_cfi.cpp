@@ -4,7 +4,7 @@
 // (tests/fuzz/corpus/eh_frame: cut from real programs, broken copies, and
 // what the fuzzer found), in fuzz_eh_frame's format.  Run under the asan
 // preset too, where a read outside the buffer is reported.
-#include "eh_frame.h"
+#include "profiler/agent/eh_frame.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The agent's sample ring: records come out whole, in order, across the
 // wrap-around; a full ring refuses rather than overwrites; one producer and
 // one consumer on different threads lose nothing.
-#include "ring.h"
+#include "profiler/agent/ring.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // The agent's DWARF unwinder (its own CFI tables, no libunwind): from a
 // context taken 40 calls deep, the walk names every caller, in order, back
 // to the process's first frame, on code built without frame pointers.
-#include "cfi.h"
-#include "cfi_tables.h"
-#include "state.h"
-#include "unwind.h"
-#include "unwind_test_util.h"
+#include "profiler/agent/cfi.h"
+#include "profiler/agent/cfi_tables.h"
+#include "profiler/agent/state.h"
+#include "profiler/agent/unwind.h"
+#include "tests/agent/unwind_test_util.h"
 
 #include <gtest/gtest.h>
 

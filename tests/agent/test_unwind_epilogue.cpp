@@ -3,9 +3,9 @@
 // the register already holds it.  The walk must neither stop there nor
 // read the red zone: the test overwrites that slot, and its caller finds
 // its CFA from rbp.
-#include "cfi_tables.h"
-#include "unwind.h"
-#include "unwind_test_util.h"
+#include "profiler/agent/cfi_tables.h"
+#include "profiler/agent/unwind.h"
+#include "tests/agent/unwind_test_util.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
 // The profiler's own frames (the agent's and libcpc's code, State::own_*)
 // are left out of a walk's frames, and the walk goes on through them.
 // Here unwind_recurse (test_unwind.cpp) stands for the profiler's code.
-#include "cfi_tables.h"
-#include "state.h"
-#include "unwind.h"
-#include "unwind_test_util.h"
+#include "profiler/agent/cfi_tables.h"
+#include "profiler/agent/state.h"
+#include "profiler/agent/unwind.h"
+#include "tests/agent/unwind_test_util.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // A library loaded where an unloaded one was gets its own unwind rows,
 // not the unloaded one's: the two generated libraries have the same
 // layout, and gen_stop's frame is 32 bytes in one, 16 in the other.
-#include "cfi_tables.h"
-#include "unwind.h"
-#include "unwind_test_util.h"
+#include "profiler/agent/cfi_tables.h"
+#include "profiler/agent/unwind.h"
+#include "tests/agent/unwind_test_util.h"
 
 #include <gtest/gtest.h>
 

@@ -5,9 +5,9 @@
 // CFA is a callee-saved register (glibc's _dl_runtime_resolve uses rbx),
 // and code without any unwind rows that keeps frame pointers (JIT code).
 // Each function stops on ud2; the SIGILL handler walks from there.
-#include "cfi_tables.h"
-#include "unwind.h"
-#include "unwind_test_util.h"
+#include "profiler/agent/cfi_tables.h"
+#include "profiler/agent/unwind.h"
+#include "tests/agent/unwind_test_util.h"
 
 #include <gtest/gtest.h>
 

@@ -3,10 +3,10 @@
 // the signal interrupted, which is looked up at its own PC, not PC - 1.
 // The interrupted instruction is the first of its function, so PC - 1
 // lies in the function before it, whose rules would give a wrong CFA.
-#include "cfi_tables.h"
-#include "state.h"
-#include "unwind.h"
-#include "unwind_test_util.h"
+#include "profiler/agent/cfi_tables.h"
+#include "profiler/agent/state.h"
+#include "profiler/agent/unwind.h"
+#include "tests/agent/unwind_test_util.h"
 
 #include <gtest/gtest.h>
 

@@ -13,8 +13,8 @@
 //
 // Budget (issue 3): <= 41 bytes per sample including the stack tables
 // (perf.data: 41 without stacks, 242 with).
-#include "files.h"            // tests/support: file_size
-#include "synthetic_stacks.h" // tests/support
+#include "tests/support/files.h"            // tests/support: file_size
+#include "tests/support/synthetic_stacks.h" // tests/support
 
 #include "storage/profile.h"
 

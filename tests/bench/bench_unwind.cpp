@@ -11,9 +11,9 @@
 // signal-safe: a cache miss calls dl_iterate_phdr, which takes the
 // loader's lock).  The agent's walk searches tables compiled beforehand
 // and takes no lock.
-#include "cfi_tables.h"
-#include "state.h"
-#include "unwind.h"
+#include "profiler/agent/cfi_tables.h"
+#include "profiler/agent/state.h"
+#include "profiler/agent/unwind.h"
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>

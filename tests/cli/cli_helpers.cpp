@@ -1,4 +1,4 @@
-#include "cli_helpers.h"
+#include "tests/cli/cli_helpers.h"
 
 #include <filesystem>
 

@@ -1,7 +1,7 @@
 // Finding a module of a profile by its file, for the cli tests.
 #pragma once
 
-#include <storage/profile.h>
+#include "storage/profile.h"
 
 #include <string>
 

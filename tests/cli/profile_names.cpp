@@ -1,4 +1,4 @@
-#include "profile_names.h"
+#include "tests/cli/profile_names.h"
 
 #include <set>
 

@@ -3,7 +3,7 @@
 // file (stored symbols only; nothing is resolved here).
 #pragma once
 
-#include <storage/profile.h>
+#include "storage/profile.h"
 
 #include <cstdint>
 #include <map>

@@ -1,8 +1,8 @@
 // `cpcprof check` as a command: what it prints for a sound profile, a
 // truncated one and a file that is no profile, and its exit status.  What
 // check finds inside a file is tested on check_file (tests/storage).
-#include "cli_helpers.h"
-#include "record_harness.h"
+#include "tests/cli/cli_helpers.h"
+#include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // `cpcprof list` and the command's usage text, run as a user runs them.
-#include "cli_helpers.h"
-#include "record_harness.h"
+#include "tests/cli/cli_helpers.h"
+#include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

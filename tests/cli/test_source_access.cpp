@@ -2,9 +2,9 @@
 // (profiler/report/source_access.h): the path-escape cases of a profile
 // from someone else.  None is opened, none hangs (a FIFO with no writer
 // would block a plain open(2) for ever: the test would time out).
-#include "disassembly.h"
-#include "source_access.h"
-#include "temp_dir.h"
+#include "profiler/analysis/disassembly.h"
+#include "profiler/analysis/source_access.h"
+#include "tests/support/temp_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -17,9 +17,9 @@
 namespace cpcprof::test {
 namespace {
 
-using report::open_source;
-using report::source_refusal;
-using report::SourceRoots;
+using cpcprof::analysis::open_source;
+using cpcprof::analysis::source_refusal;
+using cpcprof::analysis::SourceRoots;
 
 void write(const std::string &path, const std::string &text) {
     std::ofstream(path) << text;
@@ -46,7 +46,7 @@ struct SourceAccess : ::testing::Test {
 
 TEST_F(SourceAccess, AFileUnderARootIsRead) {
     EXPECT_EQ(source_refusal(root + "/src/a.c", {root}), "");
-    report::SourceFile f = open_source("/build/src/a.c", user_root());
+    cpcprof::analysis::SourceFile f = open_source("/build/src/a.c", user_root());
     EXPECT_EQ(f.path, root + "/src/a.c") << f.why_not;
     ASSERT_EQ(f.lines.size(), 2u);
     EXPECT_EQ(f.lines[1], "int b;");
@@ -57,7 +57,7 @@ TEST_F(SourceAccess, DotDotIsRefusedEvenWhenItStaysInside) {
               "the path has a '..' component");
     EXPECT_EQ(source_refusal(root + "/src/../src/a.c", {root}), "the path has a '..' component");
     // A profile naming ../../outside/secret.c: every candidate has the '..'.
-    report::SourceFile f = open_source("../outside/secret.c", user_root());
+    cpcprof::analysis::SourceFile f = open_source("../outside/secret.c", user_root());
     EXPECT_TRUE(f.path.empty());
     EXPECT_TRUE(f.lines.empty());
     EXPECT_NE(f.why_not.find("'..'"), std::string::npos) << f.why_not;
@@ -65,7 +65,7 @@ TEST_F(SourceAccess, DotDotIsRefusedEvenWhenItStaysInside) {
 
 TEST_F(SourceAccess, AbsolutePathOutsideTheRootsIsRefused) {
     EXPECT_EQ(source_refusal(outside + "/secret.c", {root}), "outside the source roots");
-    report::SourceFile f = open_source(outside + "/secret.c", user_root());
+    cpcprof::analysis::SourceFile f = open_source(outside + "/secret.c", user_root());
     EXPECT_TRUE(f.path.empty());
     EXPECT_NE(f.why_not.find("outside the source roots"), std::string::npos) << f.why_not;
     // With the profile's own paths as roots it is where it was compiled.
@@ -84,7 +84,7 @@ TEST_F(SourceAccess, SymlinkLeadingOutOfTheRootIsRefused) {
     // Also when the profile names the link itself as the file compiled.
     SourceRoots r = user_root();
     r.profile_paths = true;
-    report::SourceFile f = open_source(root + "/src/b.c", r);
+    cpcprof::analysis::SourceFile f = open_source(root + "/src/b.c", r);
     EXPECT_TRUE(f.lines.empty());
     // A symlink that stays inside is followed.
     ASSERT_EQ(::symlink("a.c", (root + "/src/c.c").c_str()), 0);
@@ -97,7 +97,7 @@ TEST_F(SourceAccess, FifoIsRefusedWithoutBlocking) {
     EXPECT_EQ(source_refusal(fifo, {root}), "a FIFO, not a regular file");
     SourceRoots r = user_root();
     r.profile_paths = true;
-    report::SourceFile f = open_source(fifo, r);
+    cpcprof::analysis::SourceFile f = open_source(fifo, r);
     EXPECT_TRUE(f.path.empty());
     EXPECT_NE(f.why_not.find("FIFO"), std::string::npos) << f.why_not;
 }
@@ -106,7 +106,7 @@ TEST_F(SourceAccess, DevZeroAndProcAreRefused) {
     EXPECT_EQ(source_refusal("/dev/zero", {"/dev"}), "a device, not a regular file");
     SourceRoots r;
     r.profile_paths = true; // the profile names /dev/zero: /dev is its root
-    report::SourceFile f = open_source("/dev/zero", r);
+    cpcprof::analysis::SourceFile f = open_source("/dev/zero", r);
     EXPECT_TRUE(f.lines.empty());
     EXPECT_NE(f.why_not.find("device"), std::string::npos) << f.why_not;
     EXPECT_EQ(source_refusal("/proc/self/environ", {"/proc/self"}),
@@ -117,31 +117,32 @@ TEST_F(SourceAccess, DevZeroAndProcAreRefused) {
 TEST_F(SourceAccess, FilesOver16MiBAreRefused) {
     std::string big = root + "/src/big.c";
     { std::ofstream(big).put('x'); }
-    ASSERT_EQ(::truncate(big.c_str(), off_t(report::kMaxSourceBytes) + 1), 0);
+    ASSERT_EQ(::truncate(big.c_str(), off_t(cpcprof::analysis::kMaxSourceBytes) + 1), 0);
     std::string why = source_refusal(big, {root});
     EXPECT_EQ(why.rfind("larger than 16 MiB", 0), 0u) << why;
     SourceRoots r = user_root();
-    report::SourceFile f = open_source(big, r);
+    cpcprof::analysis::SourceFile f = open_source(big, r);
     EXPECT_TRUE(f.lines.empty());
     // 16 MiB exactly is read.
-    ASSERT_EQ(::truncate(big.c_str(), off_t(report::kMaxSourceBytes)), 0);
+    ASSERT_EQ(::truncate(big.c_str(), off_t(cpcprof::analysis::kMaxSourceBytes)), 0);
     EXPECT_EQ(source_refusal(big, {root}), "");
 }
 
 TEST_F(SourceAccess, PathMapMovesAStoredPrefix) {
     std::pair<std::string, std::string> map;
     std::string error;
-    ASSERT_TRUE(report::parse_remap("/build/tree=" + root, &map, &error)) << error;
-    EXPECT_FALSE(report::parse_remap("/build/tree", &map, &error));
+    ASSERT_TRUE(cpcprof::analysis::parse_remap("/build/tree=" + root, &map, &error)) << error;
+    EXPECT_FALSE(cpcprof::analysis::parse_remap("/build/tree", &map, &error));
     EXPECT_NE(error.find("OLD=NEW"), std::string::npos);
-    EXPECT_FALSE(report::parse_remap("=x", &map, &error));
+    EXPECT_FALSE(cpcprof::analysis::parse_remap("=x", &map, &error));
     SourceRoots r;
     r.profile_paths = false;
-    ASSERT_TRUE(report::parse_remap("/build/tree/=" + root + "/", &map, &error)) << error;
+    ASSERT_TRUE(cpcprof::analysis::parse_remap("/build/tree/=" + root + "/", &map, &error))
+        << error;
     r.remaps = {map};
-    EXPECT_EQ(report::remap_path("/build/tree/src/a.c", r), root + "/src/a.c");
-    EXPECT_EQ(report::remap_path("/build/treehouse/a.c", r), "/build/treehouse/a.c");
-    report::SourceFile f = open_source("/build/tree/src/a.c", r);
+    EXPECT_EQ(cpcprof::analysis::remap_path("/build/tree/src/a.c", r), root + "/src/a.c");
+    EXPECT_EQ(cpcprof::analysis::remap_path("/build/treehouse/a.c", r), "/build/treehouse/a.c");
+    cpcprof::analysis::SourceFile f = open_source("/build/tree/src/a.c", r);
     EXPECT_EQ(f.path, root + "/src/a.c") << f.why_not;
     // A remapped path still may not climb out.
     f = open_source("/build/tree/../outside/secret.c", r);
@@ -149,10 +150,11 @@ TEST_F(SourceAccess, PathMapMovesAStoredPrefix) {
 }
 
 TEST_F(SourceAccess, MissingFileSaysNotFound) {
-    report::SourceFile f = open_source("/nowhere/x.c", user_root());
+    cpcprof::analysis::SourceFile f = open_source("/nowhere/x.c", user_root());
     EXPECT_TRUE(f.path.empty());
     EXPECT_NE(f.why_not.find("not found"), std::string::npos) << f.why_not;
-    EXPECT_EQ(report::open_source("", user_root()).why_not, "the profile names no source file");
+    EXPECT_EQ(cpcprof::analysis::open_source("", user_root()).why_not,
+              "the profile names no source file");
 }
 
 // The module a profile names is disassembled only when it is a regular
@@ -161,14 +163,14 @@ TEST_F(SourceAccess, MissingFileSaysNotFound) {
 TEST_F(SourceAccess, DisassemblyRefusesModulesThatAreNotFiles) {
     std::string fifo = root + "/lib.so";
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
-    report::Disassembly d = report::disassemble(fifo, 0x1000);
+    cpcprof::analysis::Disassembly d = cpcprof::analysis::disassemble(fifo, 0x1000);
     EXPECT_TRUE(d.instructions.empty());
     EXPECT_NE(d.error.find("not a regular file"), std::string::npos) << d.error;
-    d = report::disassemble("/dev/zero", 0);
+    d = cpcprof::analysis::disassemble("/dev/zero", 0);
     EXPECT_NE(d.error.find("not a regular file"), std::string::npos) << d.error;
-    d = report::disassemble(root + "/missing.so", 0);
+    d = cpcprof::analysis::disassemble(root + "/missing.so", 0);
     EXPECT_NE(d.error.find("not found"), std::string::npos) << d.error;
-    d = report::disassemble("relative.so", 0);
+    d = cpcprof::analysis::disassemble("relative.so", 0);
     EXPECT_FALSE(d.error.empty());
 }
 
@@ -190,7 +192,7 @@ TEST(ObjdumpText, LinesAndInlinedCode) {
                        "work():\n"
                        "/tmp/t.c:5 (discriminator 2)\n"
                        "    1172:\tmov    %ecx,%edx\n";
-    std::vector<report::Instruction> in = report::parse_objdump(text);
+    std::vector<cpcprof::analysis::Instruction> in = cpcprof::analysis::parse_objdump(text);
     ASSERT_EQ(in.size(), 3u);
     EXPECT_EQ(in[0].address, 0x1160u);
     EXPECT_EQ(in[0].text, "test   %edi,%edi");

@@ -4,9 +4,9 @@
 // debug file is given, and files that are not profiles are refused.
 // Names are read back the way a report reads them (StackLocator +
 // SymbolTable), not from the symbolizer.
-#include "cli_helpers.h"
-#include "profile_names.h"
-#include "record_harness.h"
+#include "tests/cli/cli_helpers.h"
+#include "tests/cli/profile_names.h"
+#include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
 

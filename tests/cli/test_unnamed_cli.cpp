@@ -4,11 +4,11 @@
 // line of its own instruction as a leaf and the line of the call before it
 // as a caller.  Expected values come from binutils (nm, readelf, objdump,
 // addr2line) on the unstripped workload, not from the symbolizer.
-#include "record_harness.h"
+#include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
 
-#include <storage/profile.h>
+#include "storage/profile.h"
 
 #include <cstdio>
 #include <map>
@@ -106,7 +106,7 @@ std::string hex(uint64_t v) {
 }
 
 // "file:line" (file name only) of a frame; "" when unknown.
-std::string frame_line(const storage::Query &q, const storage::PathFrame &f) {
+std::string frame_line(const cpcprof::analysis::Query &q, const cpcprof::analysis::PathFrame &f) {
     if (f.line == 0)
         return "";
     std::string file = q.files()[f.file];
@@ -129,7 +129,7 @@ TEST(UnnamedCli, StrippedFunctionsAreOneRowEachNamedByTheirFde) {
     EXPECT_NE(r.err.find(" others grouped into functions by their FDE"), std::string::npos)
         << r.err;
     std::string error;
-    auto q = storage::Query::open(dir.file("out.cpcprof"), {}, &error);
+    auto q = cpcprof::analysis::Query::open(dir.file("out.cpcprof"), {}, &error);
     ASSERT_TRUE(q) << error;
     // wl_compute's samples: one function, however many addresses they hit.
     std::vector<uint32_t> fns = q->find_functions(expected);
@@ -192,12 +192,12 @@ TEST(UnnamedCli, PcAndReturnAddressGetTheirOwnLines) {
     RunResult r = run_cpcprof(dir, {"symbolize", file});
     ASSERT_EQ(r.status, 0) << r.err;
 
-    auto q = storage::Query::open(file, {}, &error);
+    auto q = cpcprof::analysis::Query::open(file, {}, &error);
     ASSERT_TRUE(q) << error;
     const std::string own = line_of(WORKLOAD_FP, *ret), call = line_of(WORKLOAD_FP, *ret - 1);
     std::map<std::string, uint64_t> leaf_lines, caller_lines;
     for (size_t i = 0; i < q->stack_count(); ++i) {
-        std::vector<storage::PathFrame> s = q->stack(i);
+        std::vector<cpcprof::analysis::PathFrame> s = q->stack(i);
         if (s.size() == 1)
             leaf_lines[frame_line(*q, s.back())] += q->stack_cost(i).samples;
         else if (s.size() >= 2)

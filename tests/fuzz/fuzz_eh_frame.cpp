@@ -9,7 +9,7 @@
 // libraries by make_eh_frame_seed.sh).  Those bytes are the only memory
 // the compiler is told it may read; AddressSanitizer reports any read
 // outside them (libFuzzer's copy of the input ends exactly there).
-#include "eh_frame.h"
+#include "profiler/agent/eh_frame.h"
 
 #include <cstdint>
 #include <cstring>

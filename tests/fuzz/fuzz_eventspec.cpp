@@ -5,8 +5,8 @@
 // (profiler/record/options.h), the rest of the input split at NUL bytes
 // into arguments (-e EVENT[,PERIOD], -c, -F, ...).  Either must answer
 // every input with a result or an error message, never a crash.
-#include "eventspec.h"
-#include "options.h"
+#include "profiler/record/options.h"
+#include "profiler/tools/eventspec.h"
 
 #include <cstdint>
 #include <string>

@@ -6,10 +6,10 @@
 // Query::open (locating and naming every stack) and the call trees.  A
 // crash, a sanitizer report or an uncaught exception is a bug; refusing
 // the file is the expected answer to most inputs.
-#include "profile_edits.h"
+#include "tests/fuzz/profile_edits.h"
 
+#include "profiler/analysis/query.h"
 #include "storage/file_problems.h"
-#include "storage/query.h"
 #include "storage/reader.h"
 
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 // fuzz_profile's row edits (profile_edits.h).
-#include "profile_edits.h"
+#include "tests/fuzz/profile_edits.h"
 
 #include <sqlite3.h>
 

@@ -3,7 +3,7 @@
 
 #include <libcpc.h>
 
-#include "machine.h"
+#include "libcpc/src/machine.h"
 
 #include <gtest/gtest.h>
 

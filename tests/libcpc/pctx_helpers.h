@@ -4,11 +4,11 @@
 // are tests/support's.
 #pragma once
 
-#include "files.h"
-#include "helpers.h"
-#include "pctx_private.h"
-#include "ptrace_check.h" // SKIP_WITHOUT_PTRACE
-#include "spawned.h"
+#include "libcpc/src/pctx_private.h"
+#include "tests/libcpc/helpers.h"
+#include "tests/support/files.h"
+#include "tests/support/ptrace_check.h" // SKIP_WITHOUT_PTRACE
+#include "tests/support/spawned.h"
 
 #include <libpctx.h>
 

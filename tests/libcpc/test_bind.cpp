@@ -1,6 +1,6 @@
 // cpc_bind_curlwp, virtual counters, sampling, restart, enable/disable,
 // fork and exec.
-#include "helpers.h"
+#include "tests/libcpc/helpers.h"
 
 #include <linux/perf_event.h>
 #include <pthread.h>

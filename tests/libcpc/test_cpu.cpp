@@ -1,5 +1,5 @@
 // cpc_bind_cpu: counting on one CPU for every thread.
-#include "helpers.h"
+#include "tests/libcpc/helpers.h"
 
 #include <sched.h>
 #include <sys/sysinfo.h>

@@ -2,7 +2,7 @@
 // says that a new thread could not count: one descriptor per request and
 // thread (cpc_buf_tick needs none of its own), and an inheriting thread's
 // failure goes to the handle's error handler, not to the program's stderr.
-#include "helpers.h"
+#include "tests/libcpc/helpers.h"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -1,6 +1,6 @@
 // cpc_open, cpc_close, the processor description, walkers, error reporting.
-#include "helpers.h"
-#include "machine.h"
+#include "libcpc/src/machine.h"
+#include "tests/libcpc/helpers.h"
 
 #include <fcntl.h>
 

@@ -1,6 +1,6 @@
 // CPC_BIND_LWP_INHERIT: every thread created after the bind counts on its
 // own copy of the set.
-#include "helpers.h"
+#include "tests/libcpc/helpers.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -1,8 +1,8 @@
 // The processor description and event resolution for processors this
 // machine does not have: libpfm4 is forced to a PMU (LIBPFM_FORCE_PMU), the
 // perf probe is injected, and sysfs format files come from tests/libcpc/data.
-#include "events.h"
-#include "machine.h"
+#include "libcpc/src/events.h"
+#include "libcpc/src/machine.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // CPC_OVF_NOTIFY_EMT: SIGEMT at overflow, frozen until restart, presets,
 // chained long periods, signal dispositions.
-#include "counting.h"
-#include "helpers.h"
-#include "thread_state.h"
+#include "libcpc/src/counting.h"
+#include "libcpc/src/thread_state.h"
+#include "tests/libcpc/helpers.h"
 
 #include <dlfcn.h>
 #include <signal.h>

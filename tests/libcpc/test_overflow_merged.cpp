@@ -3,8 +3,8 @@
 // longer than the period sees fewer signals than there were overflows.
 // cpc_set_merged_overflows counts the others, so that signals plus merged
 // overflows are every overflow the counter went through.
-#include "counting.h"
-#include "helpers.h"
+#include "libcpc/src/counting.h"
+#include "tests/libcpc/helpers.h"
 
 #include <signal.h>
 #include <time.h>

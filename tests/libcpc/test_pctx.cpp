@@ -1,6 +1,6 @@
 // libpctx: pctx_create, pctx_capture, pctx_run, pctx_release, pctx_terminate,
 // exec and fork following, with the target programs of tests/targets.
-#include "pctx_helpers.h"
+#include "tests/libcpc/pctx_helpers.h"
 
 using namespace pctxtest;
 

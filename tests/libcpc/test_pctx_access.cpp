@@ -1,7 +1,7 @@
 // Who may be put under control: other users' and set-ID processes and
 // programs are refused to a caller without CAP_SYS_PTRACE, before anything
 // is attached.
-#include "pctx_helpers.h"
+#include "tests/libcpc/pctx_helpers.h"
 
 using namespace pctxtest;
 

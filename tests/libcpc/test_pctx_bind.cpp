@@ -1,5 +1,5 @@
 // cpc_bind_pctx: counters in the threads of a controlled process.
-#include "pctx_helpers.h"
+#include "tests/libcpc/pctx_helpers.h"
 
 using namespace pctxtest;
 

@@ -4,7 +4,7 @@
 // "amd64_fam19h_zen3".  Expected codes come from the vendors' event lists
 // (Intel SDM and perf's skylake JSON; AMD PPR 19h and perf's amdzen3 JSON),
 // not from libpfm4.
-#include "pfm_events.h"
+#include "libcpc/src/pfm_events.h"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // taken back without a system call, across the ring's wrap and past a full
 // ring; not inherited by fork children.
 #include "base/scoped_fd.h"
-#include "helpers.h"
-#include "sample_ring.h"
+#include "libcpc/src/sample_ring.h"
+#include "tests/libcpc/helpers.h"
 
 #include <linux/perf_event.h>
 #include <sys/syscall.h>

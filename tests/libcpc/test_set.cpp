@@ -1,5 +1,5 @@
 // Sets, requests, buffers and their errors.
-#include "helpers.h"
+#include "tests/libcpc/helpers.h"
 
 #include <cerrno>
 #include <cstring>

@@ -1,4 +1,4 @@
-#include "elf_symbols.h"
+#include "tests/record/elf_symbols.h"
 
 #include <fcntl.h>
 #include <gelf.h>

@@ -1,4 +1,4 @@
-#include "profile_symbols.h"
+#include "tests/record/profile_symbols.h"
 
 #include <algorithm>
 

@@ -4,10 +4,10 @@
 // no DWARF, no inline frames, no demangling.
 #pragma once
 
-#include "elf_symbols.h"
-#include "record_harness.h"
+#include "tests/record/elf_symbols.h"
+#include "tests/record/record_harness.h"
 
-#include <storage/profile.h>
+#include "storage/profile.h"
 
 #include <cstdint>
 #include <map>

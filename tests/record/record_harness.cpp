@@ -1,4 +1,4 @@
-#include "record_harness.h"
+#include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
 

@@ -4,11 +4,11 @@
 // reading files are tests/support's.
 #pragma once
 
-#include "files.h"     // tests/support: read_file, lines_with, ...
-#include "integrity.h" // tests/support: integrity_check
-#include "process.h"   // tests/support: TempDir, RunResult, run_program
+#include "tests/support/files.h"     // tests/support: read_file, lines_with, ...
+#include "tests/support/integrity.h" // tests/support: integrity_check
+#include "tests/support/process.h"   // tests/support: TempDir, RunResult, run_program
 
-#include <storage/profile.h>
+#include "storage/profile.h"
 
 #include <sys/types.h>
 

@@ -1,6 +1,6 @@
 // The agent's module table (profiler/agent/module_scan.h) from crafted
 // /proc/PID/maps texts and loader lists, and from this process's own.
-#include "module_scan.h"
+#include "profiler/agent/module_scan.h"
 
 #include <gtest/gtest.h>
 

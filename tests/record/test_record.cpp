@@ -1,8 +1,8 @@
 // `cpcprof record` as a user meets it: exit status, summary, the output
 // file, options, a target that crashes, a recorder that is killed, ^C, and
 // what an excluded child inherits.
-#include "profile_symbols.h"
-#include "record_harness.h"
+#include "tests/record/profile_symbols.h"
+#include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
 

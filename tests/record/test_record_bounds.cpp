@@ -1,9 +1,9 @@
 // Sampling rates and periods bounded by what the kernel and the machine
 // deliver: the rules with the machine injected, the measurement itself,
 // and `cpcprof record` refusing, at once, periods that used to never end.
-#include "period_bounds.h"
-#include "record_harness.h"
-#include "signal_cost.h"
+#include "profiler/record/period_bounds.h"
+#include "profiler/record/signal_cost.h"
+#include "tests/record/record_harness.h"
 
 #include <libcpc.h>
 

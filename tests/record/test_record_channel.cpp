@@ -3,8 +3,8 @@
 // all close-on-exec, or put a file of their own at its number are still
 // recorded; one that closes it with a raw system call is reported, not
 // silently missing.
-#include "profile_symbols.h"
-#include "record_harness.h"
+#include "tests/record/profile_symbols.h"
+#include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // descriptor limit; and what cpcprof record costs a process at start.
 // Each runs bare and under `cpcprof record`, and its own output and status
 // must be the same.
-#include "record_harness.h"
+#include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // of its binary from such a copy) and JIT code in anonymous memory, named
 // by the perf map the program writes.  The module table holds those
 // mappings, and the recording's own symbolization names their samples.
-#include "record_harness.h"
+#include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
 

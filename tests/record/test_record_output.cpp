@@ -3,7 +3,7 @@
 // previous profile as it was, sampling rates and periods the machine
 // cannot deliver are refused at once, absurd buffer sizes are refused, and
 // a disk that fills stops the recording at once, with the loss counted.
-#include "record_harness.h"
+#include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
 

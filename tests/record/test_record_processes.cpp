@@ -1,8 +1,8 @@
 // Targets that do what real programs do to a sampler: block in system
 // calls, make many threads, fork, exec, dlopen, and take the sampling
 // signal for themselves.
-#include "profile_symbols.h"
-#include "record_harness.h"
+#include "tests/record/profile_symbols.h"
+#include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
 

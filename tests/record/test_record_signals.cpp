@@ -5,7 +5,7 @@
 // its own signals, and the recording says what happened - sampling goes on
 // where the agent could keep the signal, and stops, said once with the
 // process's pid and name, where the program took it behind its back.
-#include "record_harness.h"
+#include "tests/record/record_harness.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

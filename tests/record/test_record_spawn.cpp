@@ -1,6 +1,6 @@
 // spawn_target in-process: descriptors it made are closed when it fails
 // before the command starts.
-#include "spawn.h"
+#include "profiler/record/spawn.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // Rust gives every thread), a thread that blocks every signal with a raw
 // system call, and 2,000 threads alive at once.  Each test compares the
 // program's output and exit status with the run without the profiler.
-#include "record_harness.h"
+#include "tests/record/record_harness.h"
 
 #include <sys/auxv.h>
 

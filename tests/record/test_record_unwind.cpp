@@ -3,8 +3,8 @@
 // signal frame to the code the signal interrupted), and threads started
 // through the profiler's own wrappers (its frames are left out, and fp
 // mode passes through them to the thread's start).
-#include "profile_symbols.h"
-#include "record_harness.h"
+#include "tests/record/profile_symbols.h"
+#include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
 

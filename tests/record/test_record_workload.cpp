@@ -1,8 +1,8 @@
 // The workload target (known functions, known depths, its own CPU-time
 // measurement) recorded in dwarf and fp modes, with and without frame
 // pointers: shares per function, stack completeness, the recursion's depth.
-#include "profile_symbols.h"
-#include "record_harness.h"
+#include "tests/record/profile_symbols.h"
+#include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
 

@@ -12,8 +12,8 @@
 // add (per table, from dbstat), and the time of SymbolWriter::addresses(),
 // of writing the symbols, of Reader::open, and of a report's aggregation:
 // every sample located (StackLocator) and its cost summed per function.
-#include "files.h"            // tests/support: file_size
-#include "synthetic_stacks.h" // tests/support
+#include "tests/support/files.h"            // tests/support: file_size
+#include "tests/support/synthetic_stacks.h" // tests/support
 
 #include "storage/profile.h"
 

@@ -1,4 +1,4 @@
-#include "helpers.h"
+#include "tests/storage/helpers.h"
 
 #include <sys/wait.h>
 #include <unistd.h>

@@ -2,8 +2,8 @@
 // realistic profile, and raw SQLite access for checking and damaging files.
 #pragma once
 
-#include "integrity.h" // tests/support
-#include "temp_dir.h"  // tests/support
+#include "tests/support/integrity.h" // tests/support
+#include "tests/support/temp_dir.h"  // tests/support
 
 #include "storage/profile.h"
 

@@ -1,5 +1,5 @@
 // AddressMap alone: which mapping held an address of a process at a time.
-#include "address_map.h"
+#include "storage/src/address_map.h"
 
 #include <gtest/gtest.h>
 

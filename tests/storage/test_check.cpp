@@ -1,9 +1,9 @@
 // `cpcprof check`: sound files, incomplete ones, broken accounting, bad
 // samples, damaged files, and the exit codes.
-#include "check.h"
-#include "helpers.h"
+#include "profiler/check/check.h"
+#include "tests/storage/helpers.h"
 
-#include "../../profiler/common/accounting_text.h"
+#include "profiler/analysis/accounting_text.h"
 
 using namespace storagetest;
 using cpcprof::check::check_file;
@@ -83,15 +83,18 @@ TEST_F(Check, CompleteStacksFollowTheSamples) {
 }
 
 TEST(CompleteStacksText, RoundsDownAndSaysWhenNoneWereTaken) {
-    using cpcprof::complete_stacks_text;
-    EXPECT_EQ(complete_stacks_text(996, 1000, "dwarf"), "complete stacks: 99.6 %");
-    EXPECT_EQ(complete_stacks_text(9999, 10000, "dwarf"), "complete stacks: 99.9 %");
-    EXPECT_EQ(complete_stacks_text(5, 5, "fp"), "complete stacks: 100.0 %");
-    EXPECT_EQ(complete_stacks_text(1, 3, "fp"), "complete stacks: 33.3 %");
-    EXPECT_EQ(complete_stacks_text(0, 7, "dwarf"), "complete stacks: 0.0 %");
-    EXPECT_EQ(complete_stacks_text(UINT64_MAX - 1, UINT64_MAX, "dwarf"), "complete stacks: 99.9 %");
-    EXPECT_EQ(complete_stacks_text(0, 0, "dwarf"), "");
-    EXPECT_EQ(complete_stacks_text(0, 9, "none"),
+    using cpcprof::analysis::complete_stacks_text;
+    EXPECT_EQ(cpcprof::analysis::complete_stacks_text(996, 1000, "dwarf"),
+              "complete stacks: 99.6 %");
+    EXPECT_EQ(cpcprof::analysis::complete_stacks_text(9999, 10000, "dwarf"),
+              "complete stacks: 99.9 %");
+    EXPECT_EQ(cpcprof::analysis::complete_stacks_text(5, 5, "fp"), "complete stacks: 100.0 %");
+    EXPECT_EQ(cpcprof::analysis::complete_stacks_text(1, 3, "fp"), "complete stacks: 33.3 %");
+    EXPECT_EQ(cpcprof::analysis::complete_stacks_text(0, 7, "dwarf"), "complete stacks: 0.0 %");
+    EXPECT_EQ(cpcprof::analysis::complete_stacks_text(UINT64_MAX - 1, UINT64_MAX, "dwarf"),
+              "complete stacks: 99.9 %");
+    EXPECT_EQ(cpcprof::analysis::complete_stacks_text(0, 0, "dwarf"), "");
+    EXPECT_EQ(cpcprof::analysis::complete_stacks_text(0, 9, "none"),
               "complete stacks: none taken (--call-graph none)");
 }
 

@@ -5,8 +5,8 @@
 // permission bits, so "read-only" is a read-only bind mount in a private
 // mount namespace of a forked child; where the machine does not allow
 // that, the test says so and skips that part.
-#include "helpers.h"
-#include "private_copy.h"
+#include "storage/src/private_copy.h"
+#include "tests/storage/helpers.h"
 
 #include <sched.h>
 #include <sqlite3.h>

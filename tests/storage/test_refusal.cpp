@@ -1,7 +1,7 @@
 // Files that are not good profiles: each is refused with a reason and
 // nothing crashes (run under the asan preset too).  Broken files are made
 // from a good one inside each test.
-#include "helpers.h"
+#include "tests/storage/helpers.h"
 
 #include <sys/stat.h>
 

@@ -1,11 +1,11 @@
 // Writer and Reader: round trip, the stack trie, accounting, batches and
 // a recorder killed mid-batch, file creation.  Refusal of bad files is in
 // test_refusal.cpp.
-#include "helpers.h"
+#include "tests/storage/helpers.h"
 
-#include "schema.h"
-#include "stack_trie.h"
-#include "varint.h"
+#include "storage/src/schema.h"
+#include "storage/src/stack_trie.h"
+#include "storage/src/varint.h"
 
 #include <signal.h>
 #include <sys/wait.h>

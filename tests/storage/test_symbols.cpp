@@ -1,6 +1,6 @@
 // Symbols: the addresses to resolve, SymbolWriter round trips and redo,
 // the Reader's SymbolTable, locate() and the StackLocator.
-#include "helpers.h"
+#include "tests/storage/helpers.h"
 
 #include <time.h>
 

@@ -1,4 +1,4 @@
-#include "command_output.h"
+#include "tests/support/command_output.h"
 
 #include <cmath>
 #include <cstdlib>

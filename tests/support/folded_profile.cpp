@@ -1,6 +1,6 @@
-#include "folded_profile.h"
+#include "tests/support/folded_profile.h"
 
-#include <storage/profile.h>
+#include "storage/profile.h"
 
 #include <cctype>
 #include <map>

@@ -1,4 +1,4 @@
-#include "integrity.h"
+#include "tests/support/integrity.h"
 
 #include <sqlite3.h>
 

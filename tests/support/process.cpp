@@ -1,6 +1,6 @@
-#include "process.h"
+#include "tests/support/process.h"
 
-#include "files.h"
+#include "tests/support/files.h"
 
 #include <fcntl.h>
 #include <grp.h>

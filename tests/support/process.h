@@ -5,7 +5,7 @@
 // spawned.h.
 #pragma once
 
-#include "temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 #include <sys/types.h>
 

@@ -1,6 +1,6 @@
-#include "spawned.h"
+#include "tests/support/spawned.h"
 
-#include "files.h"
+#include "tests/support/files.h"
 
 #include <signal.h>
 #include <sys/wait.h>

@@ -1,4 +1,4 @@
-#include "synthetic_stacks.h"
+#include "tests/support/synthetic_stacks.h"
 
 #include <sqlite3.h>
 

@@ -1,4 +1,4 @@
-#include "helpers.h"
+#include "tests/symbolize/helpers.h"
 
 #include <cctype>
 #include <cstdio>

@@ -1,10 +1,10 @@
 // The session's parts, each alone: symbol table, scope index, address
 // cache, module map and load bias, demangling, fallback names.
-#include "address_cache.h"
-#include "demangle.h"
-#include "module_map.h"
-#include "scope_index.h"
-#include "symbol_table.h"
+#include "symbolize/src/address_cache.h"
+#include "symbolize/src/demangle.h"
+#include "symbolize/src/module_map.h"
+#include "symbolize/src/scope_index.h"
+#include "symbolize/src/symbol_table.h"
 
 #include <gtest/gtest.h>
 

@@ -1,11 +1,11 @@
 // Code outside the loader's view: a file mapped a second time at an
 // unrelated address (a program that maps its own code again, as node
 // does), and JIT code named by a perf map (/tmp/perf-PID.map).
-#include "helpers.h"
+#include "tests/symbolize/helpers.h"
 
 #include "symbolize/symbolizer.h"
 
-#include "perf_map.h"
+#include "symbolize/src/perf_map.h"
 
 #include <gtest/gtest.h>
 

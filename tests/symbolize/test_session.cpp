@@ -1,11 +1,11 @@
 // Session against the purpose-built programs of data/: each prints its
 // probe return addresses and executable mappings; the tests resolve them
 // and compare with the "@marker" lines of the sources.
-#include "helpers.h"
+#include "tests/symbolize/helpers.h"
 
 #include "symbolize/symbolizer.h"
 
-#include "build_id.h"
+#include "symbolize/src/build_id.h"
 
 #include <gtest/gtest.h>
 

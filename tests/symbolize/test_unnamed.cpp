@@ -1,10 +1,10 @@
 // Names for what symbols do not name, and names as users know them: a
 // stripped module's addresses grouped into functions by their FDE
 // (.eh_frame_hdr), and symbol versions dropped from .symtab's aliases.
-#include "helpers.h"
+#include "tests/symbolize/helpers.h"
 
-#include "fde_index.h"
-#include "symbol_table.h"
+#include "symbolize/src/fde_index.h"
+#include "symbolize/src/symbol_table.h"
 
 #include "symbolize/symbolizer.h"
 

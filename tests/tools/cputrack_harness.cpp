@@ -1,4 +1,4 @@
-#include "cputrack_harness.h"
+#include "tests/tools/cputrack_harness.h"
 
 #include <gtest/gtest.h>
 

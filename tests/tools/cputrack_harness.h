@@ -4,15 +4,15 @@
 // process IDs) to be compared with expected text.
 #pragma once
 
-#include "files.h"
-#include "libcpc_checks.h" // libcpc_refusal, can_count_system
-#include "process.h"
-#include "ptrace_check.h"
-#include "spawned.h"
-#include "temp_dir.h"
+#include "tests/support/files.h"
+#include "tests/support/libcpc_checks.h" // libcpc_refusal, can_count_system
+#include "tests/support/process.h"
+#include "tests/support/ptrace_check.h"
+#include "tests/support/spawned.h"
+#include "tests/support/temp_dir.h"
 
-#include "caps.h"
-#include "cputrack_options.h"
+#include "profiler/tools/caps.h"
+#include "profiler/tools/cputrack_options.h"
 
 #include <sys/types.h>
 

@@ -1,6 +1,6 @@
 // The -h capability text, from made-up capabilities and from this machine.
-#include "caps.h"
-#include "files.h"
+#include "profiler/tools/caps.h"
+#include "tests/support/files.h"
 
 #include <gtest/gtest.h>
 

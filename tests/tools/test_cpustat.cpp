@@ -1,11 +1,11 @@
 // cpustat(8) driven as a program: every option, every error message, and
 // the output compared line by line with lines built here (only times and
 // counts are taken from the output).
-#include "caps.h"
-#include "cpustat_options.h"
-#include "files.h"
-#include "libcpc_checks.h"
-#include "process.h"
+#include "profiler/tools/caps.h"
+#include "profiler/tools/cpustat_options.h"
+#include "tests/support/files.h"
+#include "tests/support/libcpc_checks.h"
+#include "tests/support/process.h"
 
 #include <gtest/gtest.h>
 

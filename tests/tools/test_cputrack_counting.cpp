@@ -1,7 +1,7 @@
 // cputrack(1) counting: per-thread counts against what each thread of the
 // target measured itself, ticks at each interval and the totals at exit,
 // -N, -n and -t, several sets taking turns, and a generic hardware event.
-#include "cputrack_harness.h"
+#include "tests/tools/cputrack_harness.h"
 
 #include <gtest/gtest.h>
 

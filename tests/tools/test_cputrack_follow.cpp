@@ -1,7 +1,7 @@
 // cputrack(1) following processes: fork lines, children followed with -f,
 // exec with -e, SIGINT to the controllers, and attaching to a running
 // process with -p (detached on SIGINT, after -N samples, or at its exit).
-#include "cputrack_harness.h"
+#include "tests/tools/cputrack_harness.h"
 
 #include <gtest/gtest.h>
 

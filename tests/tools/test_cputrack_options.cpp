@@ -1,6 +1,6 @@
 // cputrack(1)'s options and errors: usage, every error message and exit
 // status, and -o, whose file appears whole or not at all.
-#include "cputrack_harness.h"
+#include "tests/tools/cputrack_harness.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The event specification grammar of cputrack/cpustat, with an injected
 // attribute list (an Intel-like one) so that no PMU is needed.
-#include "eventspec.h"
+#include "profiler/tools/eventspec.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-#include "hostile_profiles.h"
+#include "tests/view/hostile_profiles.h"
 
-#include "helpers.h" // tests/storage: test_run, kStartMono
+#include "tests/storage/helpers.h" // tests/storage: test_run, kStartMono
 
 #include <map>
 #include <vector>

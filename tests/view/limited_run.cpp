@@ -1,4 +1,4 @@
-#include "limited_run.h"
+#include "tests/view/limited_run.h"
 
 #include <fcntl.h>
 #include <signal.h>

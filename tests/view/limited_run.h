@@ -5,7 +5,7 @@
 // that child alone, so a loaded machine does not change the figures much.
 #pragma once
 
-#include "record_harness.h" // TempDir
+#include "tests/record/record_harness.h" // TempDir
 
 #include <string>
 #include <vector>

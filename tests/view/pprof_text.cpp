@@ -1,8 +1,8 @@
 // pprof_text.h: gunzip, protoc --decode, then a parser of protoc's text
 // format (nested "name {" ... "}" blocks and "key: value" lines).
-#include "pprof_text.h"
+#include "tests/view/pprof_text.h"
 
-#include "view_harness.h"
+#include "tests/view/view_harness.h"
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,4 +1,4 @@
-#include "report_test_util.h"
+#include "tests/view/report_test_util.h"
 
 #include "storage/symbol_writer.h"
 #include "storage/writer.h"

@@ -3,8 +3,8 @@
 // events for the derived columns.
 #pragma once
 
-#include "command_output.h"
-#include "files.h"
+#include "tests/support/command_output.h"
+#include "tests/support/files.h"
 
 #include <string>
 

@@ -5,8 +5,8 @@
 // Known per-line costs: recurse a.c:30 self 4, a.c:31 total 4; compute
 // a.c:20 total 6 (12 faults, square inlined there); square m.h:3 self 6
 // (12 faults); main a.c:10 total 9, a.c:11 total 1 (5 faults).
-#include "report_test_util.h"
-#include "view_harness.h"
+#include "tests/view/report_test_util.h"
+#include "tests/view/view_harness.h"
 
 #include "storage/reader.h"
 

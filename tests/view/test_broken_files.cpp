@@ -4,7 +4,7 @@
 // that does not balance or disagrees with the samples stored is a warning
 // (the output is still written).  A profile with no events (the recording
 // stopped before it began) gets a message from every command.
-#include "view_harness.h"
+#include "tests/view/view_harness.h"
 
 #include "storage/writer.h"
 

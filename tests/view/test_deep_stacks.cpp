@@ -5,9 +5,9 @@
 // JSON), diff (table and flame graph), flamegraph (SVG, HTML, inverted),
 // export (folded, pprof, speedscope) and check, each run with a 1 MiB
 // stack (RLIMIT_STACK): a recursion per frame needs far more.
-#include "hostile_profiles.h"
-#include "limited_run.h"
-#include "view_harness.h"
+#include "tests/view/hostile_profiles.h"
+#include "tests/view/limited_run.h"
+#include "tests/view/view_harness.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

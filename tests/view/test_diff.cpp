@@ -5,7 +5,7 @@
 // follows from those samples.  Also: the CI gate's exit statuses, the
 // differential flame graph, JSON structure, and files that cannot be
 // compared.
-#include "view_harness.h"
+#include "tests/view/view_harness.h"
 
 #include "storage/symbol_writer.h"
 #include "storage/writer.h"

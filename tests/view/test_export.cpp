@@ -6,8 +6,8 @@
 // (data/speedscope-file-format-schema.json) and read with nlohmann::json.
 // Expectations follow from the known profile's documented samples
 // (tests/storage/helpers.h: write_known_profile).
-#include "pprof_text.h"
-#include "view_harness.h"
+#include "tests/view/pprof_text.h"
+#include "tests/view/view_harness.h"
 
 #include "storage/symbol_writer.h"
 #include "storage/writer.h"

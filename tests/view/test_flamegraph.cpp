@@ -4,7 +4,7 @@
 // names, refused options and outputs; and the pages loaded in headless
 // Chromium (skipped, with the reason, when it is not installed), driven
 // through their URL-fragment actions (profiler/flamegraph/flame_render.h).
-#include "view_harness.h"
+#include "tests/view/view_harness.h"
 
 #include "storage/symbol_writer.h"
 #include "storage/writer.h"

@@ -4,9 +4,9 @@
 // the size of what it wrote), with generous factors: linear work is ~4x,
 // the quadratic and cubic walks these tests replaced were 16x and 64x
 // (and took minutes at these sizes).  Memory is bounded with RLIMIT_AS.
-#include "hostile_profiles.h"
-#include "limited_run.h"
-#include "view_harness.h"
+#include "tests/view/hostile_profiles.h"
+#include "tests/view/limited_run.h"
+#include "tests/view/view_harness.h"
 
 #include <gtest/gtest.h>
 

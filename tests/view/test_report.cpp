@@ -5,8 +5,8 @@
 // The known profile: 11 samples of cpu-clock (period 1e6) and page-faults
 // (17 in all): square self 6 (12 faults), recurse self 4, libx.so+0x500
 // self 1 (5 faults); main on 10 stacks, compute on 6.
-#include "report_test_util.h"
-#include "view_harness.h"
+#include "tests/view/report_test_util.h"
+#include "tests/view/view_harness.h"
 
 #include "storage/reader.h"
 

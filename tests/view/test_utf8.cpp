@@ -5,9 +5,9 @@
 // it refuses ill-formed UTF-8), pprof's strings are decoded by protoc and
 // checked the same way.  Also the shared repair function alone
 // (profiler/view_common/utf8_text.h).
-#include "pprof_text.h"
-#include "utf8_text.h"
-#include "view_harness.h"
+#include "profiler/analysis/utf8_text.h"
+#include "tests/view/pprof_text.h"
+#include "tests/view/view_harness.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -43,26 +43,30 @@ bool is_utf8(const std::string &s) {
 }
 
 TEST(Utf8Text, InvalidBytesBecomeReplacementCharacters) {
-    EXPECT_EQ(view::valid_utf8("caf\xe9"), "caf" + kFFFD);
-    EXPECT_EQ(view::valid_utf8("caf\xc3\xa9"), "caf\xc3\xa9");          // valid: unchanged
-    EXPECT_EQ(view::valid_utf8("\xc0\xaf"), kFFFD + kFFFD);             // overlong '/'
-    EXPECT_EQ(view::valid_utf8("\xed\xa0\x80"), kFFFD + kFFFD + kFFFD); // a surrogate
-    EXPECT_EQ(view::valid_utf8("\xf4\x90\x80\x80"), kFFFD + kFFFD + kFFFD + kFFFD);
-    EXPECT_EQ(view::valid_utf8("a\xe2\x82"), "a" + kFFFD + kFFFD); // cut short
-    EXPECT_EQ(view::valid_utf8("\xf0\x9f\x94\xa5"), "\xf0\x9f\x94\xa5");
-    EXPECT_EQ(view::valid_utf8(std::string("a\0b", 3)), std::string("a\0b", 3));
+    EXPECT_EQ(cpcprof::analysis::valid_utf8("caf\xe9"), "caf" + kFFFD);
+    EXPECT_EQ(cpcprof::analysis::valid_utf8("caf\xc3\xa9"), "caf\xc3\xa9"); // valid: unchanged
+    EXPECT_EQ(cpcprof::analysis::valid_utf8("\xc0\xaf"), kFFFD + kFFFD);    // overlong '/'
+    EXPECT_EQ(cpcprof::analysis::valid_utf8("\xed\xa0\x80"), kFFFD + kFFFD + kFFFD); // a surrogate
+    EXPECT_EQ(cpcprof::analysis::valid_utf8("\xf4\x90\x80\x80"), kFFFD + kFFFD + kFFFD + kFFFD);
+    EXPECT_EQ(cpcprof::analysis::valid_utf8("a\xe2\x82"), "a" + kFFFD + kFFFD); // cut short
+    EXPECT_EQ(cpcprof::analysis::valid_utf8("\xf0\x9f\x94\xa5"), "\xf0\x9f\x94\xa5");
+    EXPECT_EQ(cpcprof::analysis::valid_utf8(std::string("a\0b", 3)), std::string("a\0b", 3));
 }
 
 TEST(Utf8Text, JsonStringsAreEscapedAndValid) {
-    EXPECT_EQ(view::json_string("q\"\\\n\x01"), "\"q\\\"\\\\\\n\\u0001\"");
-    EXPECT_EQ(view::json_string("</script>", view::JsonFlavor::script),
+    EXPECT_EQ(cpcprof::analysis::json_string("q\"\\\n\x01"), "\"q\\\"\\\\\\n\\u0001\"");
+    EXPECT_EQ(cpcprof::analysis::json_string("</script>", cpcprof::analysis::JsonFlavor::script),
               "\"\\u003c/script\\u003e\"");
-    EXPECT_EQ(view::json_string("a\xe2\x80\xa8", view::JsonFlavor::script), "\"a\\u2028\"");
+    EXPECT_EQ(
+        cpcprof::analysis::json_string("a\xe2\x80\xa8", cpcprof::analysis::JsonFlavor::script),
+        "\"a\\u2028\"");
     for (int b = 0; b < 256; ++b) {
         std::string s = "x" + std::string(1, char(b)) + "\xe9\xff";
         json doc;
-        ASSERT_TRUE(parses(view::json_string(s), &doc)) << "byte " << b;
-        ASSERT_TRUE(parses(view::json_string(s, view::JsonFlavor::script), &doc)) << "byte " << b;
+        ASSERT_TRUE(parses(cpcprof::analysis::json_string(s), &doc)) << "byte " << b;
+        ASSERT_TRUE(
+            parses(cpcprof::analysis::json_string(s, cpcprof::analysis::JsonFlavor::script), &doc))
+            << "byte " << b;
     }
 }
 

@@ -3,11 +3,11 @@
 // anything else is refused by check and by every reader.  Sums of possible
 // values that do not fit 64 bits saturate: shares stay within 100 % and
 // pprof's int64 values are never negative.
-#include "hostile_profiles.h"
-#include "pprof_text.h"
-#include "storage/query.h"
+#include "profiler/analysis/query.h"
 #include "storage/sample_values.h"
-#include "view_harness.h"
+#include "tests/view/hostile_profiles.h"
+#include "tests/view/pprof_text.h"
+#include "tests/view/view_harness.h"
 
 #include <gtest/gtest.h>
 
@@ -33,10 +33,10 @@ TEST(SampleValues, Rule) {
 }
 
 TEST(SampleValues, SumsSaturate) {
-    EXPECT_EQ(storage::saturating_add(kMax - 1, 1), kMax);
-    EXPECT_EQ(storage::saturating_add(kMax - 1, 5), kMax);
-    EXPECT_EQ(storage::saturating_add(kMaxCount, kMaxCount), kMax - 1);
-    storage::Cost a{kMax - 2, {kMax, 7}}, b{3, {1, 8}};
+    EXPECT_EQ(cpcprof::analysis::saturating_add(kMax - 1, 1), kMax);
+    EXPECT_EQ(cpcprof::analysis::saturating_add(kMax - 1, 5), kMax);
+    EXPECT_EQ(cpcprof::analysis::saturating_add(kMaxCount, kMaxCount), kMax - 1);
+    cpcprof::analysis::Cost a{kMax - 2, {kMax, 7}}, b{3, {1, 8}};
     a.add(b);
     EXPECT_EQ(a.samples, kMax);
     EXPECT_EQ(a.values, (std::vector<uint64_t>{kMax, 15}));

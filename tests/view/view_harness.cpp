@@ -1,4 +1,4 @@
-#include "view_harness.h"
+#include "tests/view/view_harness.h"
 
 #include <gtest/gtest.h>
 

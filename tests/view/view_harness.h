@@ -4,8 +4,8 @@
 // and a real recording of cpcprof-demo.
 #pragma once
 
-#include "helpers.h"        // tests/storage: write_known_profile
-#include "record_harness.h" // tests/record: run_cpcprof (and tests/support's TempDir, read_file)
+#include "tests/record/record_harness.h" // tests/record: run_cpcprof (and tests/support's TempDir, read_file)
+#include "tests/storage/helpers.h" // tests/storage: write_known_profile
 
 #include <string>
 #include <vector>

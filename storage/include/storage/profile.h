@@ -3,7 +3,7 @@
 // (tables, keys, invariants) is specified at the top of storage/src/schema.cpp.
 #pragma once
 
-#include "storage/query.h"
+#include "profiler/analysis/query.h"
 #include "storage/reader.h"
 #include "storage/records.h"
 #include "storage/stack_locator.h"

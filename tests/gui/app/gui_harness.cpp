@@ -1,4 +1,4 @@
-#include "gui_harness.h"
+#include "tests/gui/app/gui_harness.h"
 
 #include <QCoreApplication>
 #include <QElapsedTimer>

@@ -4,7 +4,7 @@
 // file read back as the reference.
 #pragma once
 
-#include "view_harness.h" // tests/view: demo_profile, cpcprof, TempDir
+#include "tests/view/view_harness.h" // tests/view: demo_profile, cpcprof, TempDir
 
 #include <functional>
 #include <map>

@@ -1,12 +1,12 @@
 // cpcprof-gui's window driven as a user does, on profiles recorded in the
 // test: what the summary says against `cpcprof report`, switching the
 // event, refused files, remembered settings.
-#include "gui_harness.h"
+#include "tests/gui/app/gui_harness.h"
 
-#include "app/flame_canvas.h"
-#include "app/flame_graph.h"
-#include "app/main_window.h"
-#include "app/summary_page.h"
+#include "gui/app/main_window.h"
+#include "gui/pages/flame_canvas.h"
+#include "gui/pages/flame_graph.h"
+#include "gui/pages/summary_page.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -36,7 +36,8 @@ bool open_and_wait(MainWindow &w, const std::string &path) {
         [&] { return w.profile() && w.profile()->path == path && !w.loader()->busy(); });
 }
 
-const storage::FunctionInfo &function_of(const gui::FlameCanvas &c, const gui::FlameFrame &f) {
+const cpcprof::analysis::FunctionInfo &function_of(const gui::FlameCanvas &c,
+                                                   const gui::FlameFrame &f) {
     const auto &q = *c.profile()->query;
     return q.functions()[c.tree()->nodes()[f.node].function];
 }

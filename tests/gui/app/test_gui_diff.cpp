@@ -3,16 +3,16 @@
 // and delta of a frame known to have grown and one known to have shrunk,
 // the delta columns of the trees and the Comparison page.  The pair is
 // made from folded stacks (tests/support's make_folded_profile).
-#include "gui_harness.h"
+#include "tests/gui/app/gui_harness.h"
 
-#include "app/flame_diff.h"
-#include "app/flame_graph.h"
-#include "app/main_window.h"
-#include "folded_profile.h"
-#include "views/diff_page.h"
-#include "views/diff_table_model.h"
-#include "views/tree_model.h"
-#include "views/tree_page.h"
+#include "gui/app/main_window.h"
+#include "gui/itemmodels/diff_table_model.h"
+#include "gui/itemmodels/tree_model.h"
+#include "gui/pages/diff_page.h"
+#include "gui/pages/flame_diff.h"
+#include "gui/pages/flame_graph.h"
+#include "gui/pages/tree_page.h"
+#include "tests/support/folded_profile.h"
 
 #include <QApplication>
 #include <QColor>

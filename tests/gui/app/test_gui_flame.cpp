@@ -1,9 +1,9 @@
 // The flame graph page driven as a user does: click to zoom, breadcrumb,
 // Esc, search with its share against `cpcprof report`, export.
-#include "gui_harness.h"
+#include "tests/gui/app/gui_harness.h"
 
-#include "app/flame_graph.h"
-#include "app/main_window.h"
+#include "gui/app/main_window.h"
+#include "gui/pages/flame_graph.h"
 
 #include <QApplication>
 #include <QCheckBox>

@@ -2,12 +2,12 @@
 // profile (tests/storage/helpers.h: 11 samples whose every frame is known):
 // widths, order of siblings, sub-pixel frames left out, zoom, inverted
 // tree, search shares counted once per sample.
-#include "app/flame_layout.h"
-#include "app/flame_search.h"
-#include "app/flame_tooltip.h"
-#include "app/summary.h"
-#include "helpers.h"      // tests/storage
-#include "view_harness.h" // TempDir
+#include "gui/model/flame_layout.h"
+#include "gui/model/flame_search.h"
+#include "gui/model/summary.h"
+#include "gui/pages/flame_tooltip.h"
+#include "tests/storage/helpers.h"   // tests/storage
+#include "tests/view/view_harness.h" // TempDir
 
 #include <gtest/gtest.h>
 

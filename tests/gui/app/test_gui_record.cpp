@@ -4,11 +4,11 @@
 // its output and the window opens the result; Stop sends SIGINT as a
 // terminal would and the profile recorded so far opens; Re-run Last
 // Recording records again with the same settings.
-#include "gui_harness.h"
+#include "tests/gui/app/gui_harness.h"
 
-#include "app/main_window.h"
-#include "app/record_dialog.h"
-#include "app/recorder.h"
+#include "gui/app/main_window.h"
+#include "gui/app/record_dialog.h"
+#include "gui/app/recorder.h"
 
 #include <QAction>
 #include <QCoreApplication>

@@ -3,17 +3,17 @@
 // as a PNG in SCREENSHOT_DIR (kept as the test's artefacts; the README's
 // docs/cpcprof-gui-flamegraph.png is the flame graph one), is not blank,
 // and the flame graph's largest frames are where the data says.
-#include "gui_harness.h"
+#include "tests/gui/app/gui_harness.h"
 
-#include "app/filter_stack_bar.h"
-#include "app/flame_graph.h"
-#include "app/main_window.h"
-#include "app/record_dialog.h"
-#include "app/source_page.h"
-#include "app/timeline_page.h"
-#include "model/source_view.h"
-#include "views/cost_overview.h"
-#include "views/source_models.h"
+#include "gui/app/main_window.h"
+#include "gui/app/record_dialog.h"
+#include "gui/itemmodels/source_models.h"
+#include "gui/model/source_view.h"
+#include "gui/pages/cost_overview.h"
+#include "gui/pages/filter_stack_bar.h"
+#include "gui/pages/flame_graph.h"
+#include "gui/pages/source_page.h"
+#include "gui/pages/timeline_page.h"
 
 #include <QCheckBox>
 #include <QDir>
@@ -112,7 +112,7 @@ TEST(GuiScreenshots, EveryPageIsDrawnAndFlameGraphMatchesData) {
     wait_for([] { return false; }, 200);
     QImage img = canvas->grab().toImage();
     ASSERT_TRUE(img.save(QString(SCREENSHOT_DIR) + "/flamegraph-canvas.png"));
-    const storage::CallTree &tree = *canvas->profile()->top_down;
+    const cpcprof::analysis::CallTree &tree = *canvas->profile()->top_down;
     const auto &nodes = tree.nodes();
     std::vector<uint32_t> roots = nodes[0].children;
     std::sort(roots.begin(), roots.end(), [&](uint32_t a, uint32_t b) {

@@ -3,17 +3,17 @@
 // line against `cpcprof annotate` on the same file; a click on an
 // instruction selects its line and a click on a line its instructions;
 // a file that is not shown says why.
-#include "gui_harness.h"
+#include "tests/gui/app/gui_harness.h"
 
-#include "app/flame_canvas.h"
-#include "app/flame_graph.h"
-#include "app/main_window.h"
-#include "app/source_page.h"
-#include "app/source_settings.h"
-#include "views/cost_model.h"
-#include "views/cost_overview.h"
-#include "views/hotspots_page.h"
-#include "views/source_models.h"
+#include "gui/app/main_window.h"
+#include "gui/app/source_settings.h"
+#include "gui/itemmodels/cost_model.h"
+#include "gui/itemmodels/source_models.h"
+#include "gui/pages/cost_overview.h"
+#include "gui/pages/flame_canvas.h"
+#include "gui/pages/flame_graph.h"
+#include "gui/pages/hotspots_page.h"
+#include "gui/pages/source_page.h"
 
 #include <QAction>
 #include <QLabel>
@@ -316,7 +316,7 @@ TEST(GuiSource, SettingsPageKeepsDirectoriesAndPathMaps) {
         d.accept();
         EXPECT_EQ(d.result(), QDialog::Accepted);
     }
-    report::SourceRoots r = gui::source_roots({"/cli/dir"}, {"/old=/new"});
+    cpcprof::analysis::SourceRoots r = gui::source_roots({"/cli/dir"}, {"/old=/new"});
     ASSERT_EQ(r.dirs.size(), 3u);
     EXPECT_EQ(r.dirs[0], "/cli/dir");
     EXPECT_EQ(r.dirs[1], "/srv/src");

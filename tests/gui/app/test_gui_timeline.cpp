@@ -3,13 +3,13 @@
 // Filter in on selection, and every view shows the samples in that range
 // -- the numbers `cpcprof report --time` gives; click the worker's row
 // and Exclude thread; Back undoes each step.
-#include "gui_harness.h"
+#include "tests/gui/app/gui_harness.h"
 
-#include "app/filter_stack_bar.h"
-#include "app/flame_graph.h"
-#include "app/main_window.h"
-#include "app/summary_page.h"
-#include "app/timeline_page.h"
+#include "gui/app/main_window.h"
+#include "gui/pages/filter_stack_bar.h"
+#include "gui/pages/flame_graph.h"
+#include "gui/pages/summary_page.h"
+#include "gui/pages/timeline_page.h"
 
 #include <QApplication>
 #include <QHelpEvent>
@@ -48,12 +48,12 @@ std::string seconds(int64_t ns) {
 }
 
 // What the flame graph's tree holds in all: samples and each event's sum.
-storage::Cost flame_total(MainWindow &w) {
+cpcprof::analysis::Cost flame_total(MainWindow &w) {
     return w.flameGraph()->canvas()->tree()->nodes()[0].total;
 }
 
-storage::Cost report_total(const json &r) {
-    storage::Cost c;
+cpcprof::analysis::Cost report_total(const json &r) {
+    cpcprof::analysis::Cost c;
     if (!r.contains("run"))
         return c;
     c.samples = r.at("run").at("samples").at("kept").get<uint64_t>();
@@ -62,7 +62,8 @@ storage::Cost report_total(const json &r) {
     return c;
 }
 
-void expect_same(const storage::Cost &mine, const storage::Cost &theirs, const char *what) {
+void expect_same(const cpcprof::analysis::Cost &mine, const cpcprof::analysis::Cost &theirs,
+                 const char *what) {
     EXPECT_EQ(mine.samples, theirs.samples) << what;
     EXPECT_EQ(mine.values, theirs.values) << what;
 }
@@ -86,7 +87,7 @@ TEST(GuiTimeline, DragFilterExcludeAndUndo) {
     const gui::Timeline &t = view->timeline();
     ASSERT_GE(t.rows.size(), 3u) << "a process and its two threads";
     EXPECT_FALSE(w.filterBar()->isVisible());
-    const storage::Cost all = flame_total(w);
+    const cpcprof::analysis::Cost all = flame_total(w);
     expect_same(all, report_total(report_json(file, {})), "loaded");
 
     // A thread row's tooltip: its name and samples.
@@ -119,7 +120,7 @@ TEST(GuiTimeline, DragFilterExcludeAndUndo) {
     ASSERT_TRUE(wait_filters(w, 1));
 
     // Every view now shows the samples in the range: report --time's.
-    const storage::Cost in_range = flame_total(w);
+    const cpcprof::analysis::Cost in_range = flame_total(w);
     const gui::ProfilePtr range_profile = w.profile();
     EXPECT_GT(in_range.samples, 0u);
     EXPECT_LT(in_range.samples, all.samples);
@@ -147,9 +148,9 @@ TEST(GuiTimeline, DragFilterExcludeAndUndo) {
     EXPECT_EQ(view->selectedThreads()[0].tid, t.rows[worker].id.tid);
     QTest::mouseClick(page->excludeButton(), Qt::LeftButton);
     ASSERT_TRUE(wait_filters(w, 2));
-    const storage::Cost without = flame_total(w);
-    storage::Cost expected = report_total(r);
-    storage::Cost its = report_total(
+    const cpcprof::analysis::Cost without = flame_total(w);
+    cpcprof::analysis::Cost expected = report_total(r);
+    cpcprof::analysis::Cost its = report_total(
         report_json(file, {"--time", time, "--tid", std::to_string(t.rows[worker].id.tid)}));
     ASSERT_EQ(expected.values.size(), its.values.size());
     expected.samples -= its.samples;

@@ -3,13 +3,13 @@
 //   bench_gui_views FILE
 // Prints wall and CPU ms of: loading (load_profile), each page's
 // setProfile, an event switch, a filter, a selectFunction; offscreen.
-#include "model/hotspots.h"
-#include "model/profile_data.h"
-#include "views/caller_callee_page.h"
-#include "views/hotspots_page.h"
-#include "views/tree_page.h"
+#include "gui/model/hotspots.h"
+#include "gui/model/profile_data.h"
+#include "gui/pages/caller_callee_page.h"
+#include "gui/pages/hotspots_page.h"
+#include "gui/pages/tree_page.h"
 
-#include "views/filter_bar.h"
+#include "gui/pages/filter_bar.h"
 
 #include <QApplication>
 #include <QLineEdit>

@@ -1,7 +1,7 @@
-#include "model_test_util.h"
+#include "tests/gui/model/model_test_util.h"
 
-#include "folded_profile.h" // tests/support
-#include "helpers.h"        // tests/storage: write_known_profile
+#include "tests/storage/helpers.h"        // tests/storage: write_known_profile
+#include "tests/support/folded_profile.h" // tests/support
 
 #include <atomic>
 

@@ -3,10 +3,10 @@
 // or the storage tests' known profile, and lookups by name.
 #pragma once
 
-#include "temp_dir.h"
+#include "tests/support/temp_dir.h"
 
-#include "model/cost_tree.h"
-#include "model/profile_data.h"
+#include "gui/model/cost_tree.h"
+#include "gui/model/profile_data.h"
 
 #include <gtest/gtest.h>
 

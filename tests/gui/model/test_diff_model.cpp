@@ -2,16 +2,16 @@
 // against `cpcprof diff --format json` on the same pair of folded-stack
 // profiles; every item model checked with QAbstractItemModelTester.
 // Offscreen, no display.
-#include "model_test_util.h"
+#include "tests/gui/model/model_test_util.h"
 
-#include "folded_profile.h" // tests/support
-#include "model/diff_data.h"
-#include "views/caller_callee_page.h"
-#include "views/cost_proxy.h"
-#include "views/diff_page.h"
-#include "views/diff_table_model.h"
-#include "views/table_model.h"
-#include "views/tree_model.h"
+#include "gui/itemmodels/cost_proxy.h"
+#include "gui/itemmodels/diff_table_model.h"
+#include "gui/itemmodels/table_model.h"
+#include "gui/itemmodels/tree_model.h"
+#include "gui/model/diff_data.h"
+#include "gui/pages/caller_callee_page.h"
+#include "gui/pages/diff_page.h"
+#include "tests/support/folded_profile.h" // tests/support
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -94,10 +94,10 @@ struct DiffModel : ProfileTest {
 TEST_F(DiffModel, FunctionFiguresAreCpcprofDiffs) {
     NEEDS_CPCPROF();
     json d = cpcprof_diff();
-    const diff::Comparison &c = diff->comparison;
+    const cpcprof::analysis::Comparison &c = diff->comparison;
     ASSERT_EQ(d.at("events").get<std::vector<std::string>>(), c.events);
     ASSERT_EQ(d.at("functions").size(), c.functions.size());
-    for (const diff::FunctionDiff &f : c.functions) {
+    for (const cpcprof::analysis::FunctionDiff &f : c.functions) {
         const json *r = row_of(d, f.name);
         ASSERT_NE(r, nullptr) << f.name;
         DeltaInput in = diff->row_delta(f);

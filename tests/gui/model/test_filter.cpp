@@ -4,11 +4,11 @@
 // --pid/--tid/--time` prints), steps combine, leaving a thread out
 // removes exactly its cost, and the timeline's densities add up to the
 // threads' costs.
-#include "model_test_util.h"
+#include "tests/gui/model/model_test_util.h"
 
-#include "model/cost_tree.h"
-#include "model/sample_filter.h"
-#include "model/timeline.h"
+#include "gui/model/cost_tree.h"
+#include "gui/model/sample_filter.h"
+#include "gui/model/timeline.h"
 
 #include <atomic>
 #include <map>
@@ -17,7 +17,7 @@ namespace cpcprof::guitest {
 namespace {
 
 using namespace gui;
-using storage::Query;
+using cpcprof::analysis::Query;
 
 // Lines: 1 ms apart in this order; threads 100 and 101 of pid 100.
 const std::vector<std::string> kLines = {"main;a;b 10 1000 7",      "101:worker;spin 6 1000 3",
@@ -50,15 +50,16 @@ struct Filters : ProfileTest {
 };
 
 // Function totals by name; (function path) -> total of the top-down tree.
-std::map<std::string, std::pair<storage::Cost, storage::Cost>> by_function(const Query &q) {
-    std::map<std::string, std::pair<storage::Cost, storage::Cost>> out;
+std::map<std::string, std::pair<cpcprof::analysis::Cost, cpcprof::analysis::Cost>>
+by_function(const Query &q) {
+    std::map<std::string, std::pair<cpcprof::analysis::Cost, cpcprof::analysis::Cost>> out;
     for (size_t f = 0; f < q.functions().size(); ++f)
         out[q.functions()[f].name] = {q.function_self()[f], q.function_total()[f]};
     return out;
 }
 
-std::map<std::string, storage::Cost> by_path(const CostTree &t) {
-    std::map<std::string, storage::Cost> out;
+std::map<std::string, cpcprof::analysis::Cost> by_path(const CostTree &t) {
+    std::map<std::string, cpcprof::analysis::Cost> out;
     for (uint32_t n = 1; n < t.size(); ++n) {
         std::string path;
         for (uint32_t p : path_to(t, n))
@@ -68,13 +69,13 @@ std::map<std::string, storage::Cost> by_path(const CostTree &t) {
     return out;
 }
 
-bool same(const storage::Cost &a, const storage::Cost &b) {
+bool same(const cpcprof::analysis::Cost &a, const cpcprof::analysis::Cost &b) {
     return a.samples == b.samples && a.values == b.values;
 }
 
 // Everything the views read, against a Query opened with filter f.
 void expect_like_open(const ProfileData &mine, const std::string &file,
-                      const storage::QueryFilter &f) {
+                      const cpcprof::analysis::QueryFilter &f) {
     std::string error;
     auto theirs = Query::open(file, f, &error);
     ASSERT_TRUE(theirs) << error;
@@ -141,7 +142,7 @@ TEST_F(Filters, OneThreadGivesWhatOpenWithTheTidGives) {
     for (const auto &fn : p->query->functions())
         EXPECT_TRUE(fn.name != "main" && fn.name != "c") << fn.name;
     EXPECT_EQ(p->query->truncated_function(), Query::kNoFunction);
-    storage::QueryFilter f;
+    cpcprof::analysis::QueryFilter f;
     f.tid = 101;
     EXPECT_EQ(as_query_filter({s})->tid, 101);
     expect_like_open(*p, profile->path, f);
@@ -155,7 +156,7 @@ TEST_F(Filters, StepsCombineAndNarrowAgain) {
     tid.only = {{100, 100}};
     ProfilePtr p = filtered({time, pid, tid});
     ASSERT_TRUE(p);
-    storage::QueryFilter f;
+    cpcprof::analysis::QueryFilter f;
     f.from_ns = t0;
     f.to_ns = t0 + 20'000'000;
     f.pid = 100;
@@ -192,7 +193,7 @@ TEST_F(Filters, LeavingAThreadOutRemovesItsCost) {
     ASSERT_TRUE(p);
     EXPECT_FALSE(as_query_filter({s})); // report has no option for it
     const Query &q = *profile->query;
-    storage::Cost worker;
+    cpcprof::analysis::Cost worker;
     for (const auto &t : q.threads())
         if (t.tid == 101)
             worker = t.cost;
@@ -201,7 +202,7 @@ TEST_F(Filters, LeavingAThreadOutRemovesItsCost) {
     for (size_t e = 0; e < q.events().size(); ++e)
         EXPECT_EQ(p->query->total().values[e], q.total().values[e] - worker.values[e]);
     // Which is the other thread alone.
-    storage::QueryFilter f;
+    cpcprof::analysis::QueryFilter f;
     f.tid = 100;
     expect_like_open(*p, profile->path, f);
     EXPECT_EQ(describe(s), "without thread 101");

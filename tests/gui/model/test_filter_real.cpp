@@ -3,15 +3,15 @@
 // of the run, --tid of the worker thread, --pid; a thread left out gives
 // the whole minus report --tid of that thread.  The item models over the
 // filtered profile pass QAbstractItemModelTester.
-#include "view_harness.h"
+#include "tests/view/view_harness.h"
 
-#include "model/cost_tree.h"
-#include "model/hotspots.h"
-#include "model/sample_filter.h"
-#include "model/timeline.h"
-#include "views/cost_proxy.h"
-#include "views/table_model.h"
-#include "views/tree_model.h"
+#include "gui/itemmodels/cost_proxy.h"
+#include "gui/itemmodels/table_model.h"
+#include "gui/itemmodels/tree_model.h"
+#include "gui/model/cost_tree.h"
+#include "gui/model/hotspots.h"
+#include "gui/model/sample_filter.h"
+#include "gui/model/timeline.h"
 
 #include <QAbstractItemModelTester>
 
@@ -80,7 +80,7 @@ std::string seconds(int64_t ns) {
 
 // The profile's totals and every function row are report's.
 void expect_report(const ProfileData &p, const json &theirs) {
-    const storage::Query &q = *p.query;
+    const cpcprof::analysis::Query &q = *p.query;
     ASSERT_TRUE(theirs.contains("rows"));
     EXPECT_EQ(q.samples_kept(), theirs.at("run").at("samples").at("kept").get<uint64_t>());
     for (size_t e = 0; e < q.events().size(); ++e)

@@ -1,12 +1,12 @@
 // gui/model without Qt: trees, hotspot rows, search and derived columns
 // of profiles built from folded stacks, and of the storage tests' known
 // profile, checked against storage's figures and `cpcprof report`'s.
-#include "model_test_util.h"
+#include "tests/gui/model/model_test_util.h"
 
-#include "model/cost_columns.h"
-#include "model/cost_tree.h"
-#include "model/hotspots.h"
-#include "model/search.h"
+#include "gui/model/cost_columns.h"
+#include "gui/model/cost_tree.h"
+#include "gui/model/hotspots.h"
+#include "gui/model/search.h"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@ namespace cpcprof::guitest {
 namespace {
 
 using namespace gui;
-using storage::Cost;
+using cpcprof::analysis::Cost;
 
 // cycles samples (period 10); instructions, cache-misses and
 // cache-references count.  a recurses in the last line.
@@ -146,7 +146,7 @@ TEST_F(FoldedModel, DerivedColumnsAreReportRatios) {
 }
 
 TEST_F(FoldedModel, SearchCountsEachSampleOnce) {
-    const storage::Query &q = *profile->query;
+    const cpcprof::analysis::Query &q = *profile->query;
     std::string error;
     auto m = NameMatcher::make("^(a|b)$", true, &error);
     ASSERT_TRUE(m) << error;
@@ -182,7 +182,7 @@ TEST_F(FoldedModel, SearchKeepsAncestorsOfMatches) {
 }
 
 TEST_F(FoldedModel, MatchedTotalOfATreeIsTheSearchTotal) {
-    const storage::Query &q = *profile->query;
+    const cpcprof::analysis::Query &q = *profile->query;
     std::string error;
     for (const char *pattern : {"^(a|b)$", "^a$", "b", "c", "main", "zzz"}) {
         SearchResult r = search(q, *NameMatcher::make(pattern, true, &error));
@@ -219,7 +219,7 @@ TEST_F(ProfileTest, InlinedFramesAreNodesMarkedInline) {
 // the kept total, on the storage tests' known profile.
 TEST_F(ProfileTest, KnownProfileSearchAgreesWithFunctionTotals) {
     load_known();
-    const storage::Query &q = *profile->query;
+    const cpcprof::analysis::Query &q = *profile->query;
     for (uint32_t f = 0; f < q.functions().size(); ++f) {
         std::string error;
         auto m = NameMatcher::make("^" + regex_quote(q.functions()[f].name) + "$", true, &error);

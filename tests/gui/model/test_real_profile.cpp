@@ -2,16 +2,16 @@
 // (tests/view's harness), against what `cpcprof report` prints for the
 // same file: every function's self and total, the callers and callees of
 // the hottest function, the trees' totals.  Offscreen.
-#include "view_harness.h"
+#include "tests/view/view_harness.h"
 
-#include "model/cost_columns.h"
-#include "model/cost_tree.h"
-#include "model/hotspots.h"
-#include "model/search.h"
-#include "views/caller_callee_page.h"
-#include "views/hotspots_page.h"
-#include "views/tree_model.h"
-#include "views/tree_page.h"
+#include "gui/itemmodels/tree_model.h"
+#include "gui/model/cost_columns.h"
+#include "gui/model/cost_tree.h"
+#include "gui/model/hotspots.h"
+#include "gui/model/search.h"
+#include "gui/pages/caller_callee_page.h"
+#include "gui/pages/hotspots_page.h"
+#include "gui/pages/tree_page.h"
 
 #include <QApplication>
 #include <QSignalSpy>
@@ -85,7 +85,7 @@ TEST_F(RealProfile, HotspotRowsAreReportRows) {
 // A function's search total (once per sample) is report's total, and the
 // heaviest node of it in the callers tree holds that total too.
 TEST_F(RealProfile, SearchAndCallersAgreeWithReportTotals) {
-    const storage::Query &q = *profile->query;
+    const cpcprof::analysis::Query &q = *profile->query;
     uint32_t hot = hottest();
     const json *row = report_row(hot);
     ASSERT_NE(row, nullptr);

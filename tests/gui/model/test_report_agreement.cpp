@@ -1,12 +1,12 @@
 // The viewer's figures against `cpcprof report`'s on the same file: the
 // hotspot rows of report's library, and the JSON the cpcprof binary
 // prints (self and total per event, derived ratios).
-#include "model_test_util.h"
+#include "tests/gui/model/model_test_util.h"
 
-#include "hotspots.h" // profiler/report
-#include "model/cost_columns.h"
-#include "model/hotspots.h"
-#include "report_output.h"
+#include "gui/model/cost_columns.h"
+#include "gui/model/hotspots.h" // profiler/report
+#include "gui/model/hotspots.h"
+#include "profiler/report/report_output.h"
 
 #include <nlohmann/json.hpp>
 
@@ -27,23 +27,25 @@ const std::vector<std::string> kCounters = {
 
 struct Agreement : ProfileTest {
     void check_rows() {
-        const storage::Query &q = *profile->query;
+        const cpcprof::analysis::Query &q = *profile->query;
         std::vector<gui::HotspotRow> mine = gui::hotspot_rows(q);
-        std::vector<report::HotspotRow> theirs = report::hotspot_rows(q, report::GroupBy::function);
+        std::vector<cpcprof::analysis::HotspotRow> theirs =
+            cpcprof::analysis::hotspot_rows(q, cpcprof::analysis::GroupBy::function);
         ASSERT_EQ(mine.size(), theirs.size());
         CostColumns c = cost_columns(q);
         EXPECT_EQ(c.derived.size(), report::derived_columns(q.events()).size());
-        std::map<std::pair<std::string, std::string>, const report::HotspotRow *> by_name;
+        std::map<std::pair<std::string, std::string>, const cpcprof::analysis::HotspotRow *>
+            by_name;
         for (const auto &r : theirs)
             by_name[{r.function, r.module}] = &r;
         for (const auto &m : mine) {
             const auto &fn = q.functions()[m.function];
-            const report::HotspotRow *r = by_name[{fn.name, fn.module}];
+            const cpcprof::analysis::HotspotRow *r = by_name[{fn.name, fn.module}];
             ASSERT_NE(r, nullptr) << fn.name;
             EXPECT_EQ(m.self.samples, r->self.samples) << fn.name;
             EXPECT_EQ(m.self.values, r->self.values) << fn.name;
             EXPECT_EQ(m.total.values, r->total.values) << fn.name;
-            EXPECT_EQ(gui::location(m), report::location(*r)) << fn.name;
+            EXPECT_EQ(gui::location(m), cpcprof::analysis::location(*r)) << fn.name;
             for (const CostColumn &col : c.columns) {
                 if (col.kind != CostColumn::Kind::DerivedSelf)
                     continue;
@@ -82,7 +84,7 @@ TEST_F(Agreement, ReportJsonHasTheViewersFigures) {
         out.append(buf, n);
     ASSERT_EQ(pclose(p), 0) << cmd;
     json doc = json::parse(out);
-    const storage::Query &q = *profile->query;
+    const cpcprof::analysis::Query &q = *profile->query;
     CostColumns c = cost_columns(q);
     std::vector<gui::HotspotRow> mine = gui::hotspot_rows(q);
     ASSERT_EQ(doc.at("rows").size(), mine.size());

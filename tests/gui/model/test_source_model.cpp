@@ -3,13 +3,13 @@
 // annotate FUNC` prints, per-instruction costs (disassembly_view) equal to
 // `cpcprof annotate --disassemble FUNC`, and the Qt models over them
 // checked with QAbstractItemModelTester.  Offscreen.
-#include "view_harness.h"
+#include "tests/view/view_harness.h"
 
-#include "model/cost_columns.h"
-#include "model/profile_data.h"
-#include "model/source_view.h"
-#include "views/cost_model.h"
-#include "views/source_models.h"
+#include "gui/itemmodels/cost_model.h"
+#include "gui/itemmodels/source_models.h"
+#include "gui/model/cost_columns.h"
+#include "gui/model/profile_data.h"
+#include "gui/model/source_view.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
@@ -28,8 +28,8 @@ using namespace gui;
 
 // The demo's sources in this tree; the recording names the path it was
 // compiled at, which need not exist here.
-report::SourceRoots demo_roots() {
-    report::SourceRoots r;
+cpcprof::analysis::SourceRoots demo_roots() {
+    cpcprof::analysis::SourceRoots r;
     r.dirs = {DEMO_SOURCE_DIR};
     return r;
 }
@@ -57,7 +57,8 @@ std::map<std::string, std::vector<uint64_t>> marked_rows(const std::string &out,
     return rows;
 }
 
-std::vector<uint64_t> figures(const storage::Cost &self, const storage::Cost &total) {
+std::vector<uint64_t> figures(const cpcprof::analysis::Cost &self,
+                              const cpcprof::analysis::Cost &total) {
     std::vector<uint64_t> v = {self.samples, total.samples};
     for (size_t e = 0; e < self.values.size(); ++e) {
         v.push_back(self.values[e]);
@@ -172,7 +173,7 @@ TEST_F(SourceModel, InstructionSelfSumsToTheFunctionsSelf) {
     uint32_t fn = function("walk_list");
     DisassemblyView d = disassembly_view(*profile->query, fn);
     ASSERT_TRUE(d.code.error.empty()) << d.code.error;
-    storage::Cost sum{0, std::vector<uint64_t>(profile->query->events().size())};
+    cpcprof::analysis::Cost sum{0, std::vector<uint64_t>(profile->query->events().size())};
     for (const auto &c : d.costs)
         sum.add(c.self);
     EXPECT_EQ(sum.samples, profile->query->function_self()[fn].samples);
@@ -232,7 +233,7 @@ TEST_F(SourceModel, InlinedFunctionLinksToItsOwnLines) {
     std::vector<int> rows = code.rowsOfLine(v.stored_path, hot->line, "make_list");
     ASSERT_FALSE(rows.empty()) << "line " << hot->line;
     for (int r : rows) {
-        const report::Instruction &in = d->code.instructions[size_t(r)];
+        const cpcprof::analysis::Instruction &in = d->code.instructions[size_t(r)];
         EXPECT_EQ(in.inner_line, hot->line);
         EXPECT_EQ(in.inlined_from.rfind("make_list(", 0), 0u) << in.inlined_from;
     }

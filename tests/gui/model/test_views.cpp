@@ -1,16 +1,16 @@
 // gui/views: the item models (checked with QAbstractItemModelTester), the
 // proxies' filter and sort, and the pages driven through their public
 // members, on folded-stack profiles and the known profile.  Offscreen.
-#include "model_test_util.h"
+#include "tests/gui/model/model_test_util.h"
 
-#include "views/caller_callee_page.h"
-#include "views/cost_delegate.h"
-#include "views/cost_proxy.h"
-#include "views/filter_bar.h"
-#include "views/hotspots_page.h"
-#include "views/table_model.h"
-#include "views/tree_model.h"
-#include "views/tree_page.h"
+#include "gui/itemmodels/cost_delegate.h"
+#include "gui/itemmodels/cost_proxy.h"
+#include "gui/itemmodels/table_model.h"
+#include "gui/itemmodels/tree_model.h"
+#include "gui/pages/caller_callee_page.h"
+#include "gui/pages/filter_bar.h"
+#include "gui/pages/hotspots_page.h"
+#include "gui/pages/tree_page.h"
 
 #include <QAbstractItemModelTester>
 #include <QApplication>

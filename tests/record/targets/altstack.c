@@ -22,7 +22,7 @@
  *   included).
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <pthread.h>
 #include <signal.h>

@@ -17,7 +17,7 @@
  * usage: asmframes [SECONDS]   (CPU seconds, default 1)
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 __asm__(".text\n"
         ".globl af_realigned, af_drap, af_spin\n"

@@ -19,7 +19,7 @@
  * usage: blocking [ROUNDS]
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

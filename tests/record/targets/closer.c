@@ -26,7 +26,7 @@
  *       just the work.
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <fcntl.h>
 #include <linux/close_range.h>

@@ -15,7 +15,7 @@
  *
  * usage: crash [SECONDS [THREADS]]
  */
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <pthread.h>
 #include <sys/resource.h>

@@ -10,7 +10,7 @@
  * usage: epilogue [SECONDS]   (CPU seconds, default 1)
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 /* ep_tail(n): about n iterations of a dependent loop after the pop. */
 __asm__(".text\n"

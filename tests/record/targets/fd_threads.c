@@ -20,7 +20,7 @@
  * its end).
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -38,7 +38,7 @@
  *       the profile.
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <dirent.h>
 #include <dlfcn.h>

@@ -17,7 +17,7 @@
  * usage: jit [SECONDS [grow]]   (CPU seconds, default 1)
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <string.h>
 #include <sys/mman.h>

@@ -15,7 +15,7 @@
  * recorder to warn about the sampling signal exactly once.
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <libcpc.h>
 #include <pthread.h>

@@ -11,7 +11,7 @@
  * usage: selfmap [SECONDS]   (CPU seconds, default 1)
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <elf.h>
 #include <fcntl.h>

@@ -14,7 +14,7 @@
  *   mask still blocked everything at its end.
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <pthread.h>
 #include <signal.h>

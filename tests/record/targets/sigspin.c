@@ -12,7 +12,7 @@
  * usage: sigspin [SECONDS]   (handler CPU seconds, default 1)
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <signal.h>
 #include <sys/time.h>

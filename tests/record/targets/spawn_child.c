@@ -28,7 +28,7 @@
  * sampled.
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <errno.h>
 #include <linux/audit.h>

@@ -11,7 +11,7 @@
  * is statically linked and not sampled (naming it), and does not count it
  * among the processes that stopped reporting.
  */
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 int main(int argc, char **argv) {
     int code = argc > 1 ? atoi(argv[1]) : 0;

@@ -11,7 +11,7 @@
  * usage: threads [COUNT [BATCH [SPIN_MS]]]
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <pthread.h>
 #include <sys/syscall.h>

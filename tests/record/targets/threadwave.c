@@ -10,7 +10,7 @@
  *   Prints "threads N" and "sum S".
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <pthread.h>
 #include <string.h>

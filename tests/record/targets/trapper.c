@@ -48,7 +48,7 @@
  * sysv-handler, 0 otherwise.
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <signal.h>
 #include <stdatomic.h>

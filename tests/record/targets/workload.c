@@ -34,7 +34,7 @@
  *   seconds (default S/2).
  */
 #define _GNU_SOURCE
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <pthread.h>
 #include <string.h>

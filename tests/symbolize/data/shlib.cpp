@@ -1,5 +1,5 @@
 // A shared library with an inline chain, loaded by use_shlib.cpp.
-#include "probe.h"
+#include "tests/symbolize/data/probe.h"
 
 namespace demo_lib {
 

@@ -2,7 +2,7 @@
 // this unit right before crt1.o's _start, which has no DWARF: libdwfl hands
 // _start's addresses to this unit, whose line table would give them its
 // last line (basic_string.h).  Prints _start's address and the mappings.
-#include "probe.h"
+#include "tests/symbolize/data/probe.h"
 
 #include <stdexcept>
 #include <string>

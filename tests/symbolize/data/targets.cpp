@@ -1,6 +1,6 @@
 // Inline chains, templates, lambdas and static functions, built -O2 -g as a
 // PIE, a non-PIE executable and stripped copies (see ../CMakeLists.txt).
-#include "probe.h"
+#include "tests/symbolize/data/probe.h"
 
 namespace demo {
 

@@ -1,4 +1,4 @@
-#include "probe.h"
+#include "tests/symbolize/data/probe.h"
 
 namespace demo_lib {
 int lib_entry(int x);

@@ -1,0 +1,58 @@
+#include "gui/itemmodels/cost_delegate.h"
+
+#include "gui/itemmodels/cost_model.h"
+
+#include <QApplication>
+#include <QPainter>
+
+#include <algorithm>
+
+#include <cmath>
+
+namespace cpcprof::gui {
+
+CostDelegate::CostDelegate(QObject *parent) : QStyledItemDelegate(parent) {}
+
+QRect CostDelegate::barRect(const QRect &cell, double share) {
+    share = std::clamp(share, 0.0, 1.0);
+    QRect r = cell.adjusted(1, 2, -1, -2);
+    r.setWidth(int(std::lround(r.width() * share)));
+    return r;
+}
+
+void CostDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
+                         const QModelIndex &index) const {
+    QVariant share = index.data(ShareRole);
+    if (!share.isValid()) {
+        QStyledItemDelegate::paint(painter, option, index);
+        return;
+    }
+    // Background (selection) first, then the bar, then the text over it.
+    QStyleOptionViewItem opt = option;
+    initStyleOption(&opt, index);
+    QString text = opt.text;
+    opt.text.clear();
+    const QWidget *w = opt.widget;
+    QStyle *style = w ? w->style() : QApplication::style();
+    style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, w);
+    QRect bar = barRect(opt.rect, share.toDouble());
+    if (bar.width() > 0) {
+        painter->save();
+        QColor c = opt.palette.color(QPalette::Highlight);
+        c.setAlpha(70);
+        painter->fillRect(bar, c);
+        painter->restore();
+    }
+    opt.text = text;
+    opt.backgroundBrush = Qt::NoBrush;
+    opt.state &= ~QStyle::State_Selected;
+    QRect textRect = style->subElementRect(QStyle::SE_ItemViewItemText, &opt, w);
+    painter->save();
+    painter->setPen(option.state & QStyle::State_Selected
+                        ? opt.palette.color(QPalette::HighlightedText)
+                        : opt.palette.color(QPalette::Text));
+    painter->drawText(textRect.adjusted(2, 0, -2, 0), int(opt.displayAlignment), text);
+    painter->restore();
+}
+
+} // namespace cpcprof::gui

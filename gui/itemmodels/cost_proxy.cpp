@@ -1,0 +1,81 @@
+#include "gui/itemmodels/cost_proxy.h"
+
+#include <algorithm>
+
+namespace cpcprof::gui {
+
+CostProxy::CostProxy(QObject *parent) : QSortFilterProxyModel(parent) {
+    setSortRole(SortRole);
+    setSortCaseSensitivity(Qt::CaseInsensitive);
+    setDynamicSortFilter(true);
+}
+
+void CostProxy::setSourceModel(QAbstractItemModel *source) {
+    cost_ = qobject_cast<CostModel *>(source);
+    QSortFilterProxyModel::setSourceModel(source);
+    forgetSortValues();
+    if (source) {
+        connect(source, &QAbstractItemModel::modelAboutToBeReset, this,
+                &CostProxy::forgetSortValues);
+        connect(source, &QAbstractItemModel::modelReset, this, &CostProxy::refilter);
+    }
+}
+
+bool CostProxy::setFilter(const QString &pattern, bool regex, QString *error) {
+    std::string why;
+    auto m = NameMatcher::make(pattern.toStdString(), regex, &why);
+    if (!m) {
+        if (error)
+            *error = QString::fromStdString(why);
+        return false;
+    }
+    matcher_ = std::move(m);
+    if (matcher_->empty())
+        matcher_.reset();
+    refilter();
+    return true;
+}
+
+void CostProxy::refilter() {
+    keep_.clear();
+    search_.reset();
+    CostModel *c = cost();
+    kept_ = c ? c->keyCount() : 0;
+    if (matcher_ && c && c->profile() && c->profile()->query) {
+        search_ = gui::search(*c->profile()->query, *matcher_);
+        keep_ = c->keysMatching(search_->function_matches);
+        kept_ = size_t(std::count(keep_.begin(), keep_.end(), 1));
+    }
+    invalidateRowsFilter();
+}
+
+bool CostProxy::filterAcceptsRow(int source_row, const QModelIndex &source_parent) const {
+    if (!search_ || !cost())
+        return true;
+    QModelIndex i = sourceModel()->index(source_row, 0, source_parent);
+    quint64 key = cost()->keyOf(i);
+    return key < keep_.size() && keep_[key];
+}
+
+void CostProxy::forgetSortValues() {
+    sort_column_ = -1;
+    sort_values_.clear();
+}
+
+bool CostProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const {
+    CostModel *c = cost();
+    if (!c)
+        return QSortFilterProxyModel::lessThan(left, right);
+    if (sort_column_ != left.column()) {
+        sort_values_ = c->sortValues(left.column());
+        sort_column_ = left.column();
+    }
+    quint64 l = c->keyOf(left), r = c->keyOf(right);
+    double vl = l < sort_values_.size() ? sort_values_[l] : -1;
+    double vr = r < sort_values_.size() ? sort_values_[r] : -1;
+    if (vl != vr)
+        return vl < vr;
+    return l < r; // ties in the order rows were made: the same every time
+}
+
+} // namespace cpcprof::gui

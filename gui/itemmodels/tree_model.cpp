@@ -1,0 +1,98 @@
+#include "gui/itemmodels/tree_model.h"
+
+#include "gui/model/search.h"
+
+#include <QFont>
+
+namespace cpcprof::gui {
+
+CostTreeModel::CostTreeModel(QObject *parent) : CostModel(parent) {}
+
+void CostTreeModel::setTree(CostTree tree) {
+    resetProfile(tree.profile);
+    tree_ = std::move(tree);
+    endResetModel();
+}
+
+QModelIndex CostTreeModel::index(int row, int column, const QModelIndex &parent) const {
+    if (row < 0 || column < 0 || column >= columnCount() ||
+        (parent.isValid() && parent.column() != 0))
+        return {};
+    uint32_t p = parent.isValid() ? nodeOf(parent) : 0;
+    if (size_t(row) >= tree_.child_count(p))
+        return {};
+    return createIndex(row, column, quintptr(tree_.child(p, size_t(row))));
+}
+
+QModelIndex CostTreeModel::parent(const QModelIndex &child) const {
+    if (!child.isValid())
+        return {};
+    uint32_t n = nodeOf(child);
+    if (n == 0 || n >= tree_.size())
+        return {};
+    uint32_t p = tree_.node(n).parent;
+    if (p == 0)
+        return {};
+    return createIndex(int(tree_.row[p]), 0, quintptr(p));
+}
+
+int CostTreeModel::rowCount(const QModelIndex &parent) const {
+    if (parent.isValid() && parent.column() != 0)
+        return 0;
+    return int(tree_.child_count(parent.isValid() ? nodeOf(parent) : 0));
+}
+
+QVariant CostTreeModel::data(const QModelIndex &index, int role) const {
+    // Inlined calls in italics, as the flame graph draws them apart.
+    if (role == Qt::FontRole && index.isValid() && index.column() == 0 &&
+        tree_.node(nodeOf(index)).inlined) {
+        QFont f;
+        f.setItalic(true);
+        return f;
+    }
+    return CostModel::data(index, role);
+}
+
+QModelIndex CostTreeModel::indexOfNode(uint32_t n) const {
+    if (n == 0 || n >= tree_.size())
+        return {};
+    return createIndex(int(tree_.row[n]), 0, quintptr(n));
+}
+
+std::vector<uint8_t> CostTreeModel::keysMatching(const std::vector<bool> &function_matches) const {
+    return keep_nodes(tree_, function_matches);
+}
+
+size_t CostTreeModel::keyCount() const {
+    return tree_.size();
+}
+
+bool CostTreeModel::costsOf(quint64 key, const analysis::Cost **self, const analysis::Cost **total,
+                            uint32_t *function) const {
+    uint32_t n = uint32_t(key);
+    if (key == 0 || key >= tree_.size())
+        return false;
+    const auto &node = tree_.node(n);
+    *self = &node.self;
+    *total = &node.total;
+    *function = node.function;
+    return true;
+}
+
+DeltaInput CostTreeModel::deltaOf(quint64 key) const {
+    // The top-down and bottom-up trees have their call paths matched in
+    // BASE with the comparison, callers and callees trees when made.
+    const DiffPtr &d = diff();
+    if (!d || key == 0 || key >= tree_.size() || tree_.profile != d->now)
+        return {};
+    if (tree_.base_match)
+        return d->path_delta(*tree_.base_match, uint32_t(key));
+    const analysis::CallTree *t = tree_.tree.get();
+    if (d->now->top_down && t == &*d->now->top_down)
+        return d->node_delta(DiffData::TopDown, uint32_t(key));
+    if (d->now->bottom_up && t == &*d->now->bottom_up)
+        return d->node_delta(DiffData::BottomUp, uint32_t(key));
+    return {};
+}
+
+} // namespace cpcprof::gui

@@ -1,0 +1,80 @@
+#include "gui/pages/flame_diff.h"
+
+#include <QLocale>
+
+#include <algorithm>
+#include <cmath>
+
+namespace cpcprof::gui {
+
+std::optional<double> frame_change(const DiffData &d, DiffData::Tree t, uint32_t node, int event) {
+    if (event < 0 || size_t(event) >= d.common.size() || d.common[size_t(event)] < 0)
+        return std::nullopt;
+    DeltaInput in = d.node_delta(t, node);
+    if (!in.now.self)
+        return std::nullopt;
+    return d.points(in, size_t(d.common[size_t(event)]), true);
+}
+
+double largest_change(const DiffData &d, DiffData::Tree t, const FlameLayout &layout, int event) {
+    double largest = 0;
+    for (const FlameFrame &f : layout.frames)
+        if (auto p = frame_change(d, t, f.node, event))
+            largest = std::max(largest, std::fabs(*p));
+    return largest;
+}
+
+QColor change_colour(std::optional<double> points, double largest) {
+    if (!points || *points == 0)
+        return {220, 220, 220};
+    // Saturates at the largest change in the picture, but no less than 1
+    // point: a picture of noise stays pale.
+    double t = std::min(1.0, std::fabs(*points) / std::max(largest, 1.0));
+    int fade = int(std::lround(215 - 175 * t)), full = int(std::lround(225 + 30 * t));
+    return *points > 0 ? QColor(full, fade, fade) : QColor(fade, fade, full);
+}
+
+namespace {
+
+QString figure(const DiffData &d, const SideValues &v, bool base_side, size_t e, bool self) {
+    const uint64_t *values = self ? v.self : v.total;
+    if (!values)
+        return QObject::tr("-");
+    QString s = QLocale().toString(qulonglong(values[e]));
+    if (auto share = d.share(v, base_side, e, self))
+        s += QStringLiteral(" (%1 %)").arg(*share * 100, 0, 'f', 2);
+    return s;
+}
+
+QString points_text(std::optional<double> p) {
+    if (!p)
+        return QStringLiteral("-");
+    if (std::fabs(*p) < 0.005)
+        return QStringLiteral("0.00 pp");
+    return QStringLiteral("%1%2 pp").arg(*p > 0 ? "+" : "").arg(*p, 0, 'f', 2);
+}
+
+} // namespace
+
+QString diff_tooltip(const DiffData &d, DiffData::Tree t, uint32_t node) {
+    DeltaInput in = d.node_delta(t, node);
+    QString s = "<hr><b>" + QObject::tr("against the base") + "</b> " +
+                QString::fromStdString(d.base->path).toHtmlEscaped();
+    if (!in.now.self)
+        return s + "<br>" + QObject::tr("(this view is not compared)");
+    if (!in.base.self)
+        s += "<br><i>" + QObject::tr("the base has no such call path (0 %)") + "</i>";
+    s += "<table><tr><th></th><th align=right>" + QObject::tr("base self") +
+         "</th><th align=right>" + QObject::tr("base total") + "</th><th align=right>" +
+         QObject::tr("change self") + "</th><th align=right>" + QObject::tr("change total") +
+         "</th></tr>";
+    for (size_t e = 0; e < d.comparison.events.size(); ++e)
+        s += "<tr><td>" + QString::fromStdString(d.comparison.events[e]).toHtmlEscaped() +
+             "</td><td align=right>" + figure(d, in.base, true, e, true) + "</td><td align=right>" +
+             figure(d, in.base, true, e, false) + "</td><td align=right>" +
+             points_text(d.points(in, e, true)) + "</td><td align=right>" +
+             points_text(d.points(in, e, false)) + "</td></tr>";
+    return s + "</table>";
+}
+
+} // namespace cpcprof::gui

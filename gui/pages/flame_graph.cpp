@@ -1,0 +1,151 @@
+#include "gui/pages/flame_graph.h"
+
+#include <QCheckBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+namespace cpcprof::gui {
+
+FlameGraph::FlameGraph(QWidget *parent)
+    : QWidget(parent), canvas_(new FlameCanvas), breadcrumb_(new QLabel),
+      search_box_(new QLineEdit), regex_(new QCheckBox(tr("Regex"))),
+      inverted_(new QCheckBox(tr("Inverted (bottom-up)"))), matches_(new QLabel), searches_(this) {
+    breadcrumb_->setObjectName("breadcrumb");
+    breadcrumb_->setTextFormat(Qt::RichText);
+    breadcrumb_->setTextInteractionFlags(Qt::LinksAccessibleByMouse);
+    search_box_->setObjectName("flameSearch");
+    search_box_->setPlaceholderText(tr("Search functions (substring, or regex)"));
+    search_box_->setClearButtonEnabled(true);
+    regex_->setObjectName("flameRegex");
+    inverted_->setObjectName("flameInverted");
+    matches_->setObjectName("flameMatches");
+
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(search_box_, 2);
+    bar->addWidget(regex_);
+    bar->addWidget(matches_, 3);
+    bar->addWidget(inverted_);
+    auto *scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setWidget(canvas_);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(breadcrumb_);
+    layout->addWidget(scroll, 1);
+
+    connect(search_box_, &QLineEdit::textChanged, this, &FlameGraph::startSearch);
+    connect(regex_, &QCheckBox::toggled, this, &FlameGraph::startSearch);
+    connect(inverted_, &QCheckBox::toggled, this, [this](bool on) {
+        if (!canvas_->setInverted(on)) {
+            QSignalBlocker block(inverted_);
+            inverted_->setChecked(false);
+            if (profile_)
+                matches_->setText(QString::fromStdString(profile_->bottom_up_error));
+        }
+    });
+    connect(canvas_, &FlameCanvas::zoomChanged, this, &FlameGraph::updateBreadcrumb);
+    connect(canvas_, &FlameCanvas::showFunction, this, &FlameGraph::showFunction);
+    connect(breadcrumb_, &QLabel::linkActivated, this,
+            [this](const QString &link) { canvas_->zoomTo(link.toUInt()); });
+    updateBreadcrumb();
+}
+
+void FlameGraph::setProfile(ProfilePtr profile) {
+    profile_ = std::move(profile);
+    searches_.cancel();
+    search_.reset();
+    canvas_->setProfile(profile_);
+    inverted_->setEnabled(profile_ && profile_->bottom_up);
+    {
+        QSignalBlocker block(inverted_);
+        inverted_->setChecked(canvas_->inverted());
+    }
+    startSearch();
+}
+
+void FlameGraph::setEvent(int event) {
+    event_ = event;
+    canvas_->setEvent(event);
+    updateMatches();
+}
+
+QString FlameGraph::searchText() const {
+    return search_box_->text();
+}
+
+void FlameGraph::startSearch() {
+    std::string pattern = search_box_->text().toStdString();
+    if (!profile_ || pattern.empty()) {
+        searches_.cancel();
+        search_.reset();
+        canvas_->setSearch(nullptr);
+        updateMatches();
+        emit searchFinished();
+        return;
+    }
+    searches_.run(
+        [profile = profile_, pattern, regex = regex_->isChecked()] {
+            return std::make_shared<const SearchResult>(
+                search_functions(*profile->query, pattern, regex));
+        },
+        [this](std::shared_ptr<const SearchResult> r) {
+            search_ = std::move(r);
+            canvas_->setSearch(search_);
+            updateMatches();
+            emit searchFinished();
+        });
+}
+
+std::optional<double> FlameGraph::searchShare() const {
+    if (!search_ || !profile_ || !search_->error.empty())
+        return std::nullopt;
+    const auto &total = profile_->query->total().values;
+    size_t e = size_t(event_);
+    if (e >= total.size() || total[e] == 0 || e >= search_->cost.values.size())
+        return std::nullopt;
+    return double(search_->cost.values[e]) / double(total[e]);
+}
+
+void FlameGraph::updateMatches() {
+    if (!search_ || !profile_) {
+        matches_->clear();
+        return;
+    }
+    if (!search_->error.empty()) {
+        matches_->setText(QString::fromStdString(search_->error));
+        return;
+    }
+    const auto &events = profile_->query->events();
+    QString ev = size_t(event_) < events.size() ? QString::fromStdString(events[event_].name) : "";
+    auto share = searchShare();
+    matches_->setText(
+        tr("%n function(s) match: %1 % of %2 (%3 samples)", "", int(search_->matched_functions))
+            .arg(share ? QString::number(*share * 100, 'f', 2) : QString("-"))
+            .arg(ev)
+            .arg(search_->cost.samples));
+}
+
+void FlameGraph::updateBreadcrumb() {
+    const analysis::CallTree *t = canvas_->tree();
+    QString html = "<a href=\"0\">all</a>";
+    breadcrumb_plain_ = "all";
+    if (t) {
+        const auto &functions = canvas_->profile()->query->functions();
+        for (uint32_t v : flame_path(*t, canvas_->zoom())) {
+            QString name = QString::fromStdString(functions[t->nodes()[v].function].name);
+            html += " &gt; <a href=\"" + QString::number(v) + "\">" + name.toHtmlEscaped() + "</a>";
+            breadcrumb_plain_ += " > " + name;
+        }
+    }
+    breadcrumb_->setText(html);
+}
+
+QString FlameGraph::breadcrumb() const {
+    return breadcrumb_plain_;
+}
+
+} // namespace cpcprof::gui

@@ -1,0 +1,63 @@
+// The Flame graph page: breadcrumb of the zoom (each step a link back to
+// it), search box (substring or regular expression) with the share of the
+// samples that have a match on their stack, the inverted (icicle, from
+// the bottom-up tree) switch, and the canvas (flame_canvas.h) in a
+// scroll area.  Searches run off the GUI thread; a newer one drops the
+// result of an older one.
+#pragma once
+
+#include "gui/pages/flame_canvas.h"
+#include "gui/pages/job_tracker.h"
+
+#include <QWidget>
+
+#include <optional>
+
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+
+namespace cpcprof::gui {
+
+class FlameGraph : public QWidget {
+    Q_OBJECT
+  public:
+    explicit FlameGraph(QWidget *parent = nullptr);
+
+    void setProfile(ProfilePtr profile);
+    void setEvent(int event);
+    FlameCanvas *canvas() const { return canvas_; }
+    // The breadcrumb as plain text: "all > main > f".
+    QString breadcrumb() const;
+    // The last search's result (nullptr: none yet, or the box is empty).
+    const SearchResult *search() const { return search_.get(); }
+    // Share of the event's total that the search's matches have (once per
+    // sample); nothing without a search or an event total of 0.
+    std::optional<double> searchShare() const;
+    QString searchText() const;
+
+  public slots:
+    void startSearch();
+
+  signals:
+    void searchFinished();
+    void showFunction(uint32_t function, cpcprof::gui::FunctionView view);
+
+  private:
+    void updateBreadcrumb();
+    void updateMatches();
+
+    FlameCanvas *canvas_;
+    QLabel *breadcrumb_;
+    QString breadcrumb_plain_;
+    QLineEdit *search_box_;
+    QCheckBox *regex_;
+    QCheckBox *inverted_;
+    QLabel *matches_;
+    JobTracker searches_;
+    std::shared_ptr<const SearchResult> search_;
+    ProfilePtr profile_;
+    int event_ = 0;
+};
+
+} // namespace cpcprof::gui

@@ -1,0 +1,68 @@
+#include "gui/pages/flame_tooltip.h"
+
+#include "profiler/analysis/derived.h"
+
+namespace cpcprof::gui {
+
+namespace {
+
+QString esc(const std::string &s) {
+    return QString::fromStdString(s).toHtmlEscaped();
+}
+
+QString value_and_share(uint64_t v, uint64_t whole) {
+    QString s = QString::number(v);
+    if (whole != 0)
+        s += QString(" (%1 %)").arg(100.0 * double(v) / double(whole), 0, 'f', 2);
+    return s;
+}
+
+// Derived ratios (CPI, misses per 1k instructions, miss rate) of a cost,
+// as `cpcprof report` defines them (derived.h).  The one place the flame
+// graph computes them.
+QString derived_rows(const analysis::Query &q, const analysis::Cost &self,
+                     const analysis::Cost &total) {
+    QString rows;
+    for (const analysis::DerivedColumn &d : analysis::derived_columns(q.events())) {
+        auto text = [&](const analysis::Cost &c) {
+            analysis::DerivedValue v = analysis::derive(d, c);
+            if (!v.value)
+                return QString("-");
+            return d.kind == "miss_ratio" ? QString("%1 %").arg(*v.value * 100, 0, 'f', 2)
+                                          : QString::number(*v.value, 'f', d.kind == "cpi" ? 3 : 2);
+        };
+        rows += "<tr><td>" + esc(d.name) + "</td><td align=right>" + text(self) +
+                "</td><td align=right>" + text(total) + "</td></tr>";
+    }
+    return rows;
+}
+
+} // namespace
+
+QString frame_tooltip(const ProfileData &profile, const analysis::CallTree &tree, uint32_t node) {
+    const analysis::Query &q = *profile.query;
+    const analysis::CallTree::Node &n = tree.nodes()[node];
+    const analysis::FunctionInfo &f = q.functions()[n.function];
+    QString t = "<b>" + esc(f.name) + "</b>";
+    if (n.inlined)
+        t += " <i>(inlined)</i>";
+    t += "<br>" + (f.module.empty() ? QString("no module") : esc(f.module));
+    if (!f.file.empty())
+        t += "<br>" + esc(f.file);
+    if (!f.has_symbols)
+        t += "<br><i>no symbols: cpcprof symbolize names it once they are installed</i>";
+    t += "<table><tr><th></th><th align=right>self</th><th align=right>total</th></tr>";
+    const auto &events = q.events();
+    const analysis::Cost &all = q.total();
+    for (size_t e = 0; e < events.size(); ++e)
+        t += "<tr><td>" + esc(events[e].name) + "</td><td align=right>" +
+             value_and_share(n.self.values[e], all.values[e]) + "</td><td align=right>" +
+             value_and_share(n.total.values[e], all.values[e]) + "</td></tr>";
+    t += "<tr><td>samples</td><td align=right>" + value_and_share(n.self.samples, all.samples) +
+         "</td><td align=right>" + value_and_share(n.total.samples, all.samples) + "</td></tr>";
+    t += derived_rows(q, n.self, n.total);
+    t += "</table>";
+    return t;
+}
+
+} // namespace cpcprof::gui

@@ -1,0 +1,14 @@
+// The text of a flame graph frame's tooltip: the function, its module and
+// source file, and for every recorded event its self and total cost (value
+// and share of the run's total), then the derived ratios.
+#pragma once
+
+#include "gui/model/profile_data.h"
+
+#include <QString>
+
+namespace cpcprof::gui {
+
+QString frame_tooltip(const ProfileData &profile, const analysis::CallTree &tree, uint32_t node);
+
+} // namespace cpcprof::gui

@@ -1,0 +1,66 @@
+#include "gui/pages/hotspots_page.h"
+
+#include "gui/itemmodels/cost_proxy.h"
+#include "gui/itemmodels/table_model.h"
+#include "gui/pages/filter_bar.h"
+#include "gui/pages/page_util.h"
+
+#include <QMenu>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace cpcprof::gui {
+
+HotspotsPage::HotspotsPage(QWidget *parent)
+    : QWidget(parent), model_(new HotspotTableModel(this)), proxy_(new CostProxy(this)),
+      filter_(new FilterBar(this)), view_(new QTableView(this)) {
+    proxy_->setSourceModel(model_);
+    setupCostView(view_, proxy_);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(filter_);
+    layout->addWidget(view_);
+    connect(filter_, &FilterBar::changed, this, [this] { filter_->apply({proxy_}, event_); });
+    connect(view_, &QTableView::doubleClicked, this, [this](const QModelIndex &i) {
+        if (i.isValid())
+            emit functionActivated(i.data(FunctionRole).toUInt());
+    });
+    connect(view_, &QTableView::customContextMenuRequested, this, [this](const QPoint &pos) {
+        QModelIndex i = view_->indexAt(pos);
+        if (!i.isValid())
+            return;
+        uint32_t fn = i.data(FunctionRole).toUInt();
+        QMenu menu(this);
+        menu.addAction(tr("Show elsewhere"), this, [this, fn] { emit functionActivated(fn); });
+        menu.exec(view_->viewport()->mapToGlobal(pos));
+    });
+}
+
+void HotspotsPage::setProfile(ProfilePtr profile) {
+    if (profile && profile->query && size_t(event_) >= profile->query->events().size())
+        event_ = 0;
+    model_->setProfile(std::move(profile));
+    setEvent(event_); // the proxy re-applied the filter on the reset
+}
+
+void HotspotsPage::setEvent(int event) {
+    event_ = event;
+    model_->setEvent(event);
+    int col = model_->eventColumn(event, CostColumn::Kind::Self);
+    if (col >= 0)
+        view_->sortByColumn(col, Qt::DescendingOrder);
+    filter_->describe(*proxy_, event);
+}
+
+void HotspotsPage::selectFunction(uint32_t fn) {
+    int row = model_->rowOfFunction(fn);
+    if (row < 0)
+        return;
+    QModelIndex i = proxy_->mapFromSource(model_->index(row, 0));
+    if (!i.isValid()) {
+        filter_->clear({proxy_}, event_);
+        i = proxy_->mapFromSource(model_->index(row, 0));
+    }
+    reveal(view_, i);
+}
+
+} // namespace cpcprof::gui

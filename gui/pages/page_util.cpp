@@ -1,0 +1,48 @@
+#include "gui/pages/page_util.h"
+
+#include "gui/itemmodels/cost_delegate.h"
+#include "gui/itemmodels/cost_proxy.h"
+
+#include <QHeaderView>
+#include <QTableView>
+#include <QTreeView>
+
+namespace cpcprof::gui {
+
+void setupCostView(QAbstractItemView *view, CostProxy *proxy) {
+    view->setModel(proxy);
+    view->setItemDelegate(new CostDelegate(view));
+    view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    view->setSelectionMode(QAbstractItemView::SingleSelection);
+    view->setContextMenuPolicy(Qt::CustomContextMenu);
+    if (auto *tree = qobject_cast<QTreeView *>(view)) {
+        tree->setSortingEnabled(true);
+        tree->setUniformRowHeights(true);
+        tree->header()->setStretchLastSection(false);
+        tree->header()->setDefaultSectionSize(110);
+        tree->setColumnWidth(0, 320);
+    } else if (auto *table = qobject_cast<QTableView *>(view)) {
+        table->setSortingEnabled(true);
+        table->verticalHeader()->hide();
+        // One line per row, long paths shortened in the middle (the file
+        // name and line stay readable): rows as tall as a tree's.
+        table->setWordWrap(false);
+        table->setTextElideMode(Qt::ElideMiddle);
+        table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+        table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
+        table->horizontalHeader()->setDefaultSectionSize(110);
+        table->setColumnWidth(0, 320);
+    }
+}
+
+void reveal(QAbstractItemView *view, const QModelIndex &proxy_index) {
+    if (!proxy_index.isValid())
+        return;
+    if (auto *tree = qobject_cast<QTreeView *>(view))
+        for (QModelIndex p = proxy_index.parent(); p.isValid(); p = p.parent())
+            tree->expand(p);
+    view->setCurrentIndex(proxy_index);
+    view->scrollTo(proxy_index);
+}
+
+} // namespace cpcprof::gui

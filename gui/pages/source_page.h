@@ -1,0 +1,82 @@
+// The Source page: one function's source file with per-line self and
+// total costs of every event and the derived ratios, hot lines marked
+// (#1 .. #5), a scroll-bar overview of where the cost lies, calls inlined
+// at a line named there; beside it the function's disassembly (objdump)
+// with per-instruction costs.  Selecting a line selects its instructions
+// and selecting an instruction selects its line (both scroll there).
+// The numbers are those of `cpcprof annotate` and `annotate --disassemble`
+// (gui/model/source_view.h).  Both halves are made off the GUI thread; a
+// newer request drops older results.  Files are read only under the
+// source roots (report/source_access.h); the page says why one is not.
+#pragma once
+
+#include "gui/model/profile_data.h"
+#include "gui/pages/job_tracker.h"
+#include "profiler/analysis/source_access.h"
+
+#include <QWidget>
+
+class QLabel;
+class QTableView;
+
+namespace cpcprof::gui {
+
+class CostOverview;
+class DisassemblyModel;
+class SourceLinesModel;
+
+// The function selected in page (a tree or table page): the current row
+// of its focused item view, else of its first view that has one;
+// UINT32_MAX when none.
+uint32_t selected_function(const QWidget *page);
+
+class SourcePage : public QWidget {
+    Q_OBJECT
+  public:
+    explicit SourcePage(QWidget *parent = nullptr);
+
+    void setProfile(ProfilePtr profile); // nullptr = clear
+    void setEvent(int event);
+    // Where source files are looked for (command line and settings).
+    void setRoots(analysis::SourceRoots roots);
+    const analysis::SourceRoots &roots() const { return roots_; }
+    // Shows fn's source and disassembly (made off the GUI thread).
+    void showFunction(uint32_t fn);
+    // The function shown or being made; UINT32_MAX = none.
+    uint32_t function() const { return function_; }
+
+    QTableView *sourceView() const { return source_view_; }
+    QTableView *disassemblyView() const { return disasm_view_; }
+    SourceLinesModel *sourceModel() const { return source_model_; }
+    DisassemblyModel *disassemblyModel() const { return disasm_model_; }
+    CostOverview *overview() const { return overview_; }
+    QLabel *status() const { return status_; }
+    QLabel *disassemblyStatus() const { return disasm_status_; }
+
+    // Scrolls to and selects the source line n and the instructions of it.
+    void selectLine(uint32_t n);
+    // Selects instruction row and its source line.
+    void selectInstruction(int row);
+
+  signals:
+    void sourceShown();      // the source half is filled (or says why not)
+    void disassemblyShown(); // the disassembly half is filled (or says why not)
+
+  private:
+    void request();
+    void fillOverview();
+    std::string functionName() const;
+    ProfilePtr profile_;
+    int event_ = 0;
+    uint32_t function_ = UINT32_MAX;
+    analysis::SourceRoots roots_;
+    JobTracker source_jobs_, disasm_jobs_;
+    bool linking_ = false; // a selection made by the other half
+    QLabel *title_, *status_, *disasm_status_;
+    SourceLinesModel *source_model_;
+    DisassemblyModel *disasm_model_;
+    QTableView *source_view_, *disasm_view_;
+    CostOverview *overview_;
+};
+
+} // namespace cpcprof::gui

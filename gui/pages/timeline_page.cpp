@@ -1,0 +1,100 @@
+#include "gui/pages/timeline_page.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QVBoxLayout>
+
+namespace cpcprof::gui {
+
+TimelinePage::TimelinePage(QWidget *parent)
+    : QWidget(parent), view_(new TimelineView), selection_(new QLabel),
+      filter_in_(new QPushButton(tr("Filter in on selection"))),
+      exclude_(new QPushButton(tr("Exclude thread"))),
+      only_process_(new QPushButton(tr("Only this process"))) {
+    filter_in_->setObjectName("filterIn");
+    filter_in_->setToolTip(tr("Show only the samples in the time range and threads selected"));
+    exclude_->setObjectName("excludeThread");
+    exclude_->setToolTip(tr("Leave the selected threads' samples out"));
+    only_process_->setObjectName("onlyProcess");
+    only_process_->setToolTip(tr("Show only the samples of the selected thread's process"));
+    selection_->setObjectName("timelineSelection");
+    auto *actions = new QHBoxLayout;
+    for (QPushButton *b : {filter_in_, exclude_, only_process_})
+        actions->addWidget(b);
+    actions->addWidget(selection_, 1);
+    auto *scroll = new QScrollArea;
+    scroll->setWidget(view_);
+    scroll->setWidgetResizable(true);
+    scroll->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(actions);
+    layout->addWidget(scroll, 1);
+    connect(filter_in_, &QPushButton::clicked, this, &TimelinePage::filterIn);
+    connect(exclude_, &QPushButton::clicked, this, &TimelinePage::excludeThreads);
+    connect(only_process_, &QPushButton::clicked, this, &TimelinePage::onlyProcess);
+    connect(view_, &TimelineView::filterInRequested, this, &TimelinePage::filterIn);
+    connect(view_, &TimelineView::excludeThreadsRequested, this, &TimelinePage::excludeThreads);
+    connect(view_, &TimelineView::onlyProcessRequested, this, &TimelinePage::onlyProcess);
+    connect(view_, &TimelineView::selectionChanged, this, &TimelinePage::selectionChanged);
+    selectionChanged();
+}
+
+void TimelinePage::setProfile(ProfilePtr loaded) {
+    view_->setProfile(std::move(loaded));
+}
+
+void TimelinePage::setEvent(int event) {
+    view_->setEvent(event);
+}
+
+void TimelinePage::setSteps(const std::vector<FilterStep> &steps) {
+    view_->setSteps(steps);
+}
+
+void TimelinePage::selectionChanged() {
+    auto range = view_->selectedRange();
+    auto threads = view_->selectedThreads();
+    filter_in_->setEnabled(range || !threads.empty());
+    exclude_->setEnabled(!threads.empty());
+    only_process_->setEnabled(!threads.empty());
+    FilterStep s;
+    s.time = range;
+    s.only = threads;
+    selection_->setText(range || !threads.empty()
+                            ? tr("Selected: %1").arg(QString::fromStdString(describe(s)))
+                            : tr("Drag across the rows to select a time range; click a row to "
+                                 "select its thread (Ctrl: add)"));
+}
+
+void TimelinePage::filterIn() {
+    FilterStep s;
+    s.time = view_->selectedRange();
+    s.only = view_->selectedThreads();
+    if (!s.time && s.only.empty())
+        return;
+    view_->clearSelection();
+    emit filterRequested(s);
+}
+
+void TimelinePage::excludeThreads() {
+    FilterStep s;
+    s.without = view_->selectedThreads();
+    if (s.without.empty())
+        return;
+    view_->clearSelection();
+    emit filterRequested(s);
+}
+
+void TimelinePage::onlyProcess() {
+    auto threads = view_->selectedThreads();
+    if (threads.empty())
+        return;
+    FilterStep s;
+    s.pid = threads.front().pid;
+    view_->clearSelection();
+    emit filterRequested(s);
+}
+
+} // namespace cpcprof::gui

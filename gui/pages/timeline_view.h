@@ -1,0 +1,96 @@
+// The timeline: one row per process and, below it, one per thread of it
+// (model/timeline.h), each showing how the chosen event's samples spread
+// over the run: one bar per pixel column, its height and strength the
+// event's sum in that slice of time against the busiest slice of any
+// thread, in the event's colour.  A time axis on top.
+//
+// Dragging across the rows selects a time range; clicking a row selects
+// its thread (a process row: all its threads; Ctrl adds or removes).
+// The filters in force (setSteps) are drawn: time outside them shaded,
+// threads they leave out greyed.  A row's tooltip gives its samples and
+// the chosen event's sum, and that of the column under the pointer.
+#pragma once
+
+#include "gui/model/profile_data.h"
+#include "gui/model/sample_filter.h"
+#include "gui/model/timeline.h"
+
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+namespace cpcprof::gui {
+
+class TimelineView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit TimelineView(QWidget *parent = nullptr);
+
+    // The loaded (whole) profile: it keeps its samples.
+    void setProfile(ProfilePtr profile);
+    void setEvent(int event);
+    void setSteps(std::vector<FilterStep> steps);
+
+    const Timeline &timeline() const { return timeline_; }
+    std::optional<TimeRange> selectedRange() const { return range_; }
+    std::vector<ThreadId> selectedThreads() const { return threads_; }
+    void clearSelection();
+
+    // Geometry, for tests that act as a user: the x of time t, and the
+    // vertical middle of row r.
+    int xOfTime(int64_t t) const;
+    int yOfRow(size_t r) const;
+    // The row at y, or -1.
+    int rowAt(int y) const;
+    // Where the plot starts and its width in pixels.
+    int plotLeft() const;
+    int plotWidth() const;
+    // The density columns (a few pixels each): how many, where column c
+    // starts, and the densities drawn, per row and column.
+    size_t bins() const;
+    int binX(size_t c) const;
+    // The densities are made when first needed after a change (a paint):
+    // a profile loaded while another page is shown costs nothing here.
+    const std::vector<std::vector<uint64_t>> &densities();
+
+    QSize sizeHint() const override;
+
+  signals:
+    void selectionChanged();
+    // The context menu's actions, for the page to turn into filter steps.
+    void filterInRequested();
+    void excludeThreadsRequested();
+    void onlyProcessRequested();
+
+  protected:
+    void paintEvent(QPaintEvent *) override;
+    void resizeEvent(QResizeEvent *) override;
+    void mousePressEvent(QMouseEvent *) override;
+    void mouseMoveEvent(QMouseEvent *) override;
+    void mouseReleaseEvent(QMouseEvent *) override;
+    void contextMenuEvent(QContextMenuEvent *) override;
+    bool event(QEvent *) override;
+
+  private:
+    void rebin();
+    QString tipOf(size_t r, int x);
+    int64_t timeOfX(int x) const;
+    bool shown(const TimelineRow &row) const;
+    void selectRow(int r, bool toggle);
+    void paintAxis(QPainter &p) const;
+    void paintRow(QPainter &p, size_t r, uint64_t peak) const;
+
+    ProfilePtr profile_;
+    Timeline timeline_;
+    int event_ = 0;
+    std::vector<FilterStep> steps_;
+    std::vector<std::vector<uint64_t>> density_;
+    bool stale_ = true;
+    std::optional<TimeRange> range_;
+    std::vector<ThreadId> threads_;
+    std::optional<int> drag_from_; // x where a press began
+    bool dragging_ = false;
+};
+
+} // namespace cpcprof::gui

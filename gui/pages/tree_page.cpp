@@ -1,0 +1,109 @@
+#include "gui/pages/tree_page.h"
+
+#include "gui/itemmodels/cost_proxy.h"
+#include "gui/itemmodels/tree_model.h"
+#include "gui/pages/filter_bar.h"
+#include "gui/pages/page_util.h"
+
+#include <QLabel>
+#include <QMenu>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace cpcprof::gui {
+
+namespace {
+constexpr size_t kMaxExpandedRows = 5000;
+constexpr int kMaxExpandedRoots = 50;
+} // namespace
+
+TreePage::TreePage(Kind kind, QWidget *parent)
+    : QWidget(parent), kind_(kind), model_(new CostTreeModel(this)), proxy_(new CostProxy(this)),
+      filter_(new FilterBar(this)), message_(new QLabel(this)), view_(new QTreeView(this)) {
+    proxy_->setSourceModel(model_);
+    setupCostView(view_, proxy_);
+    message_->setWordWrap(true);
+    message_->hide();
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(filter_);
+    layout->addWidget(message_);
+    layout->addWidget(view_);
+    connect(filter_, &FilterBar::changed, this, &TreePage::applyFilter);
+    connect(view_, &QTreeView::doubleClicked, this, [this](const QModelIndex &i) {
+        if (i.isValid())
+            emit functionActivated(i.data(FunctionRole).toUInt());
+    });
+    connect(view_, &QTreeView::customContextMenuRequested, this, &TreePage::contextMenu);
+}
+
+QString TreePage::error() const {
+    return QString::fromStdString(model_->tree().tree ? std::string() : model_->tree().error);
+}
+
+void TreePage::setProfile(ProfilePtr profile) {
+    if (!profile) {
+        model_->setTree({});
+        message_->hide();
+        filter_->describe(*proxy_, event_); // nothing to state
+        return;
+    }
+    model_->setTree(kind_ == Kind::TopDown ? top_down_tree(profile) : bottom_up_tree(profile));
+    message_->setText(error());
+    message_->setVisible(!error().isEmpty());
+    if (profile->query && size_t(event_) >= profile->query->events().size())
+        event_ = 0;
+    model_->setEvent(event_);
+    int col = model_->eventColumn(event_, CostColumn::Kind::Total);
+    if (col >= 0)
+        view_->sortByColumn(col, Qt::DescendingOrder);
+    filter_->describe(*proxy_, event_); // the proxy re-applied the filter on the reset
+    expandSome();
+}
+
+void TreePage::expandSome() {
+    // Every match in view when there are few enough rows to open at
+    // once; else the roots, when they are few.
+    if (proxy_->search() && proxy_->keptRows() <= kMaxExpandedRows)
+        view_->expandAll();
+    else if (proxy_->rowCount() <= kMaxExpandedRoots)
+        view_->expandToDepth(0);
+}
+
+void TreePage::setEvent(int event) {
+    event_ = event;
+    model_->setEvent(event);
+    int col = model_->eventColumn(event, CostColumn::Kind::Total);
+    if (col >= 0)
+        view_->sortByColumn(col, Qt::DescendingOrder);
+    filter_->describe(*proxy_, event);
+}
+
+void TreePage::selectFunction(uint32_t fn) {
+    uint32_t node = heaviest_node(model_->tree(), fn);
+    if (node == 0)
+        return;
+    QModelIndex i = proxy_->mapFromSource(model_->indexOfNode(node));
+    if (!i.isValid()) { // filtered out: show everything again
+        filter_->clear({proxy_}, event_);
+        i = proxy_->mapFromSource(model_->indexOfNode(node));
+    }
+    reveal(view_, i);
+}
+
+void TreePage::applyFilter() {
+    filter_->apply({proxy_}, event_);
+    expandSome();
+}
+
+void TreePage::contextMenu(const QPoint &pos) {
+    QModelIndex i = view_->indexAt(pos);
+    if (!i.isValid())
+        return;
+    uint32_t fn = i.data(FunctionRole).toUInt();
+    QMenu menu(this);
+    menu.addAction(tr("Show elsewhere"), this, [this, fn] { emit functionActivated(fn); });
+    menu.addAction(tr("Expand all below"), this, [this, i] { view_->expandRecursively(i); });
+    menu.exec(view_->viewport()->mapToGlobal(pos));
+}
+
+} // namespace cpcprof::gui

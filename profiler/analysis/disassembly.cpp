@@ -1,0 +1,203 @@
+#include "profiler/analysis/disassembly.h"
+
+#include "profiler/analysis/tool_run.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <sstream>
+#include <sys/stat.h>
+
+namespace cpcprof::analysis {
+
+namespace {
+
+struct Segment {
+    uint64_t offset = 0, vaddr = 0, filesz = 0;
+};
+
+// LOAD lines of `objdump -p`: "LOAD off 0x... vaddr 0x... paddr ..." then
+// "filesz 0x... memsz ...".
+std::vector<Segment> load_segments(const std::string &text) {
+    std::vector<Segment> out;
+    std::istringstream in(text);
+    std::string line;
+    bool want_size = false;
+    while (std::getline(in, line)) {
+        unsigned long long off = 0, vaddr = 0, filesz = 0;
+        if (std::sscanf(line.c_str(), " LOAD off %llx vaddr %llx", &off, &vaddr) == 2) {
+            out.push_back({off, vaddr, 0});
+            want_size = true;
+        } else if (want_size && std::sscanf(line.c_str(), " filesz %llx", &filesz) == 1) {
+            out.back().filesz = filesz;
+            want_size = false;
+        }
+    }
+    return out;
+}
+
+struct Symbol {
+    uint64_t start = 0, size = 0;
+    std::string name;
+};
+
+// Function symbols with sizes from `nm -S --defined-only` text.
+std::vector<Symbol> code_symbols(const std::string &text) {
+    std::vector<Symbol> out;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        unsigned long long start = 0, size = 0;
+        char type = 0;
+        int name_at = 0;
+        if (std::sscanf(line.c_str(), "%llx %llx %c %n", &start, &size, &type, &name_at) < 3 ||
+            name_at == 0)
+            continue;
+        if (std::string("tTwWi").find(type) == std::string::npos || size == 0)
+            continue;
+        out.push_back({start, size, line.substr(size_t(name_at))});
+    }
+    return out;
+}
+
+bool parse_location(const std::string &s, std::string *file, uint32_t *line) {
+    std::string t = s;
+    size_t paren = t.find(" (");
+    if (paren != std::string::npos)
+        t.resize(paren);
+    size_t colon = t.rfind(':');
+    if (colon == std::string::npos || colon + 1 >= t.size())
+        return false;
+    for (size_t i = colon + 1; i < t.size(); ++i)
+        if (t[i] < '0' || t[i] > '9')
+            return false;
+    *file = t.substr(0, colon);
+    *line = uint32_t(std::strtoul(t.c_str() + colon + 1, nullptr, 10));
+    return true;
+}
+
+} // namespace
+
+std::vector<Instruction> parse_objdump(const std::string &text) {
+    std::vector<Instruction> out;
+    std::istringstream in(text);
+    std::string line, function, inner_file, outer_file;
+    uint32_t inner_line = 0, outer_line = 0;
+    bool inlined = false;
+    while (std::getline(in, line)) {
+        if (line.empty())
+            continue;
+        unsigned long long addr = 0;
+        int text_at = 0;
+        if (line[0] == ' ' && std::sscanf(line.c_str(), " %llx:\t%n", &addr, &text_at) == 1 &&
+            text_at > 0) {
+            Instruction i;
+            i.address = addr;
+            i.text = line.substr(size_t(text_at));
+            while (!i.text.empty() && (i.text.back() == ' ' || i.text.back() == '\t'))
+                i.text.pop_back();
+            i.file = outer_file;
+            i.line = outer_line;
+            if (inlined) {
+                i.inlined_from = function;
+                i.inlined_from += " " + inner_file + ":" + std::to_string(inner_line);
+                i.inner_file = inner_file;
+                i.inner_line = inner_line;
+            }
+            out.push_back(std::move(i));
+            continue;
+        }
+        if (line.rfind("inlined by ", 0) == 0) {
+            if (parse_location(line.substr(11), &outer_file, &outer_line))
+                inlined = true;
+            continue;
+        }
+        if (line.size() > 3 && line.compare(line.size() - 3, 3, "():") == 0) {
+            function = line.substr(0, line.size() - 1);
+            continue;
+        }
+        std::string f;
+        uint32_t l = 0;
+        if (line[0] != ' ' && line.find('<') == std::string::npos && parse_location(line, &f, &l)) {
+            inner_file = outer_file = f;
+            inner_line = outer_line = l;
+            inlined = false;
+        }
+    }
+    return out;
+}
+
+Disassembly disassemble(const std::string &module, uint64_t offset) {
+    Disassembly d;
+    d.module = module;
+    struct stat st {};
+    if (module.empty() || module[0] != '/' || ::stat(module.c_str(), &st) != 0) {
+        d.error = module.empty() ? "the code lies in no module"
+                                 : module + ": not found (the module is not on this machine)";
+        return d;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        d.error = module + ": not a regular file; not disassembled";
+        return d;
+    }
+    ToolResult p = run_tool({"objdump", "-p", module}, size_t{16} << 20, 30000);
+    if (!p.ran || p.status != 0) {
+        d.error = p.error.empty() ? "objdump -p " + module + " failed: " + p.err : p.error;
+        return d;
+    }
+    std::vector<Segment> segs = load_segments(p.out);
+    std::optional<int64_t> bias; // vaddr - offset in the segment that holds offset
+    for (const Segment &s : segs)
+        if (offset >= s.offset && offset < s.offset + s.filesz)
+            bias = int64_t(s.vaddr - s.offset);
+    if (!bias) {
+        d.error = module + ": no loadable segment holds file offset 0x" + [&] {
+            char b[24];
+            std::snprintf(b, sizeof b, "%" PRIx64, offset);
+            return std::string(b);
+        }() + " (the file changed since the recording?)";
+        return d;
+    }
+    uint64_t vaddr = offset + uint64_t(*bias);
+    std::vector<Symbol> syms;
+    // The full symbol table, then the dynamic one (a stripped library).
+    for (bool dynamic : {false, true}) {
+        std::vector<std::string> argv = {"nm", "-S", "-C", "--defined-only", module};
+        if (dynamic)
+            argv.insert(argv.begin() + 1, "--dynamic");
+        ToolResult n = run_tool(argv, size_t{256} << 20, 30000);
+        if (n.ran && n.status == 0)
+            syms = code_symbols(n.out);
+        auto holds = [&](const Symbol &s) { return vaddr >= s.start && vaddr < s.start + s.size; };
+        auto it = std::find_if(syms.begin(), syms.end(), holds);
+        if (it != syms.end()) {
+            d.symbol = it->name;
+            d.start = it->start;
+            d.end = it->start + it->size;
+            break;
+        }
+    }
+    if (d.symbol.empty()) {
+        d.error = module + ": no symbol holds the sampled code (stripped? install its -dbgsym)";
+        return d;
+    }
+    char from[32], to[32];
+    std::snprintf(from, sizeof from, "--start-address=0x%" PRIx64, d.start);
+    std::snprintf(to, sizeof to, "--stop-address=0x%" PRIx64, d.end);
+    ToolResult o = run_tool(
+        {"objdump", "-d", "-l", "--inlines", "-C", "--no-show-raw-insn", from, to, module});
+    if (!o.ran || o.status != 0) {
+        d.error = o.error.empty() ? "objdump -d " + module + " failed: " + o.err : o.error;
+        return d;
+    }
+    d.instructions = parse_objdump(o.out);
+    for (Instruction &i : d.instructions)
+        i.offset = i.address - uint64_t(*bias);
+    if (d.instructions.empty())
+        d.error = module + ": objdump showed no instructions for " + d.symbol;
+    return d;
+}
+
+} // namespace cpcprof::analysis

@@ -1,0 +1,45 @@
+// A function's machine code as binutils' objdump shows it, with the source
+// line of each instruction, for `cpcprof annotate --disassemble` and the
+// viewer's disassembly pane (both call disassemble(): same instructions,
+// same costs).  objdump and nm run as child processes (tool_run.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace cpcprof::analysis {
+
+struct Instruction {
+    uint64_t address = 0; // as objdump prints it (the ELF virtual address)
+    uint64_t offset = 0;  // the module file offset: the profile's key
+    std::string text;     // "mov    %eax,%esi"
+    // The function's own source line for it: for code inlined into the
+    // function, the line of the inlined call ("inlined by").
+    std::string file;
+    uint32_t line = 0; // 0 = unknown
+    // The innermost location when the code was inlined ("" otherwise):
+    // "square() m.h:3", and its file and line apart.
+    std::string inlined_from;
+    std::string inner_file;
+    uint32_t inner_line = 0;
+};
+
+struct Disassembly {
+    std::string module;                    // the file disassembled
+    std::string symbol;                    // the ELF symbol whose code it is
+    uint64_t start = 0, end = 0;           // [start, end) virtual addresses
+    std::vector<Instruction> instructions; // by address
+    std::string error;                     // "" when instructions hold the symbol's code
+};
+
+// The code of the symbol of module that holds file offset `offset` (an
+// address samples reached in the function).  The module must be a regular
+// file (a FIFO or device named by a hostile profile is refused, not read).
+Disassembly disassemble(const std::string &module, uint64_t offset);
+
+// Parses `objdump -d -l --inlines` text (exposed for tests).  file
+// offsets are filled by the caller.
+std::vector<Instruction> parse_objdump(const std::string &text);
+
+} // namespace cpcprof::analysis
