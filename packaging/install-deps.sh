@@ -15,7 +15,11 @@
 #                                         and its runtimes (tests/fuzz),
 #                                         clang-format and clang-tidy
 #                                         (.ci/lint), Xvfb (screenshots),
-#                                         libunwind (tests/bench/bench_unwind)
+#                                         libunwind (tests/bench/bench_unwind),
+#                                         and the programs nobody here wrote
+#                                         that tests/record profiles (Go,
+#                                         Rust, node, openssl, python3, xz)
+#                                         and strace
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
     exec sudo "$0" "$@"
@@ -48,6 +52,7 @@ if [ "$tests" = yes ]; then
     chromium
     clang libclang-rt-14-dev clang-format clang-tidy
     xvfb xauth
+    golang-go rustc nodejs openssl python3 strace xz-utils
 "
 fi
 missing=""

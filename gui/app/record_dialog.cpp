@@ -155,13 +155,16 @@ void RecordDialog::listEvents() {
     if (program_.isEmpty())
         return;
     list_ = new QProcess(this);
-    list_->setProcessChannelMode(QProcess::MergedChannels);
     connect(list_, &QProcess::finished, this, [this] {
-        QString text = QString::fromLocal8Bit(list_->readAll());
+        // stdout is the JSON document; what went wrong is on stderr.
+        QString json = QString::fromUtf8(list_->readAllStandardOutput());
         available_->clear();
-        available_->addItems(listed_events(text));
-        if (available_->count() == 0)
-            available_->addItem(tr("(cpcprof list named no event: %1)").arg(text.trimmed()));
+        available_->addItems(listed_events(json));
+        if (available_->count() == 0) {
+            QString why = QString::fromLocal8Bit(list_->readAllStandardError()).trimmed();
+            available_->addItem(
+                tr("(cpcprof list named no event: %1)").arg(why.isEmpty() ? json.trimmed() : why));
+        }
         list_->deleteLater();
         list_ = nullptr;
         emit eventsListed();
@@ -172,7 +175,7 @@ void RecordDialog::listEvents() {
         available_->addItem(tr("(cpcprof list cannot run: %1)").arg(list_->errorString()));
         emit eventsListed();
     });
-    list_->start(program_, {"list"});
+    list_->start(program_, {"list", "--json"});
 }
 
 QStringList RecordDialog::availableEvents() const {

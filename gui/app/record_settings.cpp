@@ -3,6 +3,9 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QRegularExpression>
 #include <QStandardPaths>
 
@@ -128,15 +131,16 @@ QString find_cpcprof() {
     return QStandardPaths::findExecutable("cpcprof");
 }
 
-QStringList listed_events(const QString &list_output) {
+QStringList listed_events(const QString &list_json) {
     QStringList out;
-    const QStringList lines = list_output.split('\n');
-    for (const QString &line : lines) {
-        if (!line.startsWith("  ") || line.trimmed().startsWith('('))
-            continue;
-        QString name = line.trimmed().section(QRegularExpression("\\s+"), 0, 0);
-        if (!name.isEmpty() && !out.contains(name))
-            out << name;
+    const QJsonObject doc = QJsonDocument::fromJson(list_json.toUtf8()).object();
+    for (const char *group : {"generic", "platform", "software"}) {
+        const QJsonArray names = doc.value(QLatin1String(group)).toArray();
+        for (const QJsonValue &v : names) {
+            QString name = v.toString();
+            if (!name.isEmpty() && !out.contains(name))
+                out << name;
+        }
     }
     return out;
 }

@@ -39,8 +39,9 @@ QString output_path(const RecordSettings &s);
 // the first on PATH; "" when there is neither.
 QString find_cpcprof();
 
-// The event names `cpcprof list` prints (its indented lines under each
-// heading, without the "(none ...)" placeholders), in its order.
-QStringList listed_events(const QString &list_output);
+// The event names `cpcprof list --json` names (its "generic", "platform"
+// and "software" arrays, in that order, each name once); none when the
+// text is not that document.
+QStringList listed_events(const QString &list_json);
 
 } // namespace cpcprof::gui

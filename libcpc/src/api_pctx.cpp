@@ -1,7 +1,7 @@
 // cpc_bind_pctx: counters in the threads of a process that libpctx
 // controls.
 //
-// Each thread gets its own PctxCounters (pctx_counters.h), a perf group
+// Each thread gets its own PctxCounters (counting_pctx.h), a perf group
 // opened with pid = its tid (perf_event_open needs ptrace-read access to
 // the thread, which the controlling process has).  Nothing stops the
 // target to count or to read: cpc_set_sample reads the descriptors while
@@ -15,9 +15,9 @@
 // at bind, when a thread is finished (after its fini_lwp and lwp_exit
 // callbacks returned) and when the handle goes: the thread's counting is
 // closed then, and the set is unbound with the handle.
+#include "libcpc/src/counting_pctx.h"
 #include "libcpc/src/errors.h"
 #include "libcpc/src/impl.h"
-#include "libcpc/src/pctx_counters.h"
 #include "libcpc/src/pctx_private.h"
 
 #include <cerrno>

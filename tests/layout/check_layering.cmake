@@ -4,7 +4,9 @@
 #    ("profiler/analysis/query.h"); none climbs with "../";
 #  - nothing under gui/ includes or links anything of profiler/ but
 #    profiler/analysis/ (cpcprof_analysis);
-#  - profiler/analysis/ uses storage/, symbolize/ and base/ only.
+#  - profiler/analysis/ uses storage/, symbolize/ and base/ only;
+#  - base/, libcpc/, storage/ and symbolize/ use nothing of profiler/ or
+#    gui/, and profiler/ nothing of gui/.
 # Run as: cmake -DROOT=<source dir> -P check_layering.cmake
 if(NOT ROOT)
   message(FATAL_ERROR "check_layering: -DROOT=<source dir> is required")
@@ -41,6 +43,12 @@ foreach(src ${sources})
     endif()
     if(src MATCHES "^gui/" AND found MATCHES "^profiler/" AND NOT found MATCHES "^profiler/analysis/")
       string(APPEND problems "${src}: \"${inc}\": gui/ may use profiler/analysis/ only\n")
+    endif()
+    if(src MATCHES "^(base|libcpc|storage|symbolize)/" AND found MATCHES "^(profiler|gui)/")
+      string(APPEND problems "${src}: \"${inc}\": base, libcpc, storage and symbolize use nothing of profiler/ or gui/\n")
+    endif()
+    if(src MATCHES "^profiler/" AND found MATCHES "^gui/")
+      string(APPEND problems "${src}: \"${inc}\": profiler/ may not use gui/\n")
     endif()
     if(src MATCHES "^profiler/analysis/" AND NOT found MATCHES "^(profiler/analysis|storage|symbolize|base)/")
       string(APPEND problems "${src}: \"${inc}\": profiler/analysis/ may use storage/, symbolize/ and base/ only\n")

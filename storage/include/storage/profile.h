@@ -1,9 +1,9 @@
 // The .cpcprof profile file: value types, Writer and Reader, SymbolWriter,
-// SymbolTable and StackLocator, and Query / CallTree for reports.  The format
+// SymbolTable and StackLocator (Query and CallTree, which aggregate a
+// profile for the views, are profiler/analysis/query.h).  The format
 // (tables, keys, invariants) is specified at the top of storage/src/schema.cpp.
 #pragma once
 
-#include "profiler/analysis/query.h"
 #include "storage/reader.h"
 #include "storage/records.h"
 #include "storage/stack_locator.h"

@@ -170,9 +170,12 @@ TEST(RecordSettings, ArgumentsAreSplitAsAShellWould) {
                                  "/bin/echo", "a", "b c", "d \"e\"", "f g"}))
         << args.join('|').toStdString() << " " << error.toStdString();
     EXPECT_EQ(gui::RecordSettings::fromJson(s.toJson()).toJson(), s.toJson());
-    EXPECT_EQ(gui::listed_events("software events:\n  cpu-clock\n  page-faults\ngeneric "
-                                 "events:\n  (none on this machine)\n"),
-              (QStringList{"cpu-clock", "page-faults"}));
+    // `cpcprof list --json`: generic, platform and software events, each once.
+    EXPECT_EQ(gui::listed_events("{\"hardware_pmu\": false, \"interface\": \"x\", \"generic\": "
+                                 "[\"PAPI_tot_cyc\"], \"platform\": [], \"software\": "
+                                 "[\"cpu-clock\", \"page-faults\", \"cpu-clock\"]}"),
+              (QStringList{"PAPI_tot_cyc", "cpu-clock", "page-faults"}));
+    EXPECT_EQ(gui::listed_events("software events:\n  cpu-clock\n"), QStringList{});
 }
 
 // The cpcprof the viewer runs: the one in its own directory, else the

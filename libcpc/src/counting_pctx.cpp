@@ -1,4 +1,4 @@
-#include "libcpc/src/pctx_counters.h"
+#include "libcpc/src/counting_pctx.h"
 
 #include "libcpc/src/impl.h"
 #include "libcpc/src/tick.h"

@@ -1,5 +1,5 @@
-// libcpc side of cpc_bind_pctx: the counters of one thread of a process
-// that libpctx controls.
+// libcpc's side of cpc_bind_pctx (libpctx's own files are pctx_*): the
+// counters of one thread of a process that libpctx controls.
 //
 // A perf event group opened on the thread's tid, like Counting's, with the
 // illumos 64-bit virtual value preset + count and the task-clock tick; but
