@@ -42,6 +42,11 @@ bool usage_error(const char *program, const char *fmt, ...) {
     return false;
 }
 
+int usage_error_then(const char *program, std::string_view message, const char *then) {
+    std::fprintf(stderr, "%s: %.*s\n%s", program, int(message.size()), message.data(), then);
+    return 2;
+}
+
 std::string getopt_error(int returned, int optopt) {
     if (returned == ':')
         return std::string("option -") + char(optopt) + " needs a value";

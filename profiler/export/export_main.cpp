@@ -1,4 +1,5 @@
 // `cpcprof export` (export.h): options, then query, format, write.
+#include "base/args.h"
 #include "profiler/export/export.h"
 #include "profiler/export/export_formats.h"
 #include "profiler/view_common/view_options.h"
@@ -80,9 +81,7 @@ Format format_of_path(const std::string &path) {
 }
 
 int usage_error(const std::string &message) {
-    std::fprintf(stderr, "cpcprof export: %s\n(cpcprof export --help for usage)\n",
-                 message.c_str());
-    return view::kExitUsage;
+    return base::usage_error_then("cpcprof export", message, "(cpcprof export --help for usage)\n");
 }
 
 // kExitOk with *o filled, -1 for --help (printed), or kExitUsage.

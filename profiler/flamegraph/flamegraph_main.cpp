@@ -1,4 +1,5 @@
 // `cpcprof flamegraph` (flamegraph.h): options, then query, model, render, write.
+#include "base/args.h"
 #include "profiler/analysis/flame_model.h"
 #include "profiler/flamegraph/flame_render.h"
 #include "profiler/flamegraph/flame_text.h"
@@ -59,11 +60,9 @@ struct Options {
     Format format = Format::Html;
 };
 
-int usage_error(const char *fmt, const std::string &arg) {
-    std::fprintf(stderr, "cpcprof flamegraph: ");
-    std::fprintf(stderr, fmt, arg.c_str());
-    std::fprintf(stderr, "\n(cpcprof flamegraph --help for usage)\n");
-    return view::kExitUsage;
+int usage_error(const std::string &message) {
+    return base::usage_error_then("cpcprof flamegraph", message,
+                                  "(cpcprof flamegraph --help for usage)\n");
 }
 
 // kExitOk with *o filled, -1 for --help (printed), or kExitUsage.
@@ -86,29 +85,28 @@ int parse(const std::vector<std::string> &args, Options *o) {
             o->inverted = true;
         } else if (a == "-o" || a == "--title") {
             if (i + 1 >= args.size())
-                return usage_error("%s needs a value", a);
+                return usage_error(a + " needs a value");
             (a == "-o" ? o->out : o->title) = args[++i];
             if (a == "-o" && o->out.empty())
-                return usage_error("-o needs a file name%s", "");
+                return usage_error("-o needs a file name");
         } else if (a.size() > 1 && a[0] == '-') {
-            return usage_error("unknown option '%s'", a);
+            return usage_error("unknown option '" + a + "'");
         } else if (have_file) {
-            return usage_error("one profile at a time (extra argument '%s')", a);
+            return usage_error("one profile at a time (extra argument '" + a + "')");
         } else {
             o->file = a;
             have_file = true;
         }
     }
     if (o->out.empty())
-        return usage_error("-o OUT.svg, -o OUT.html or -o - is required%s", "");
+        return usage_error("-o OUT.svg, -o OUT.html or -o - is required");
     if (o->out == "-" || ends_with(o->out, ".html") || ends_with(o->out, ".htm"))
         o->format = Format::Html;
     else if (ends_with(o->out, ".svg"))
         o->format = Format::Svg;
     else
-        return usage_error("-o '%s': the name must end in .svg or .html (or be - for HTML "
-                           "on stdout)",
-                           o->out);
+        return usage_error("-o '" + o->out +
+                           "': the name must end in .svg or .html (or be - for HTML on stdout)");
     return view::kExitOk;
 }
 

@@ -1,4 +1,5 @@
 // `cpcprof symbolize FILE [--debug-dir DIR]...`
+#include "base/args.h"
 #include "profiler/symbolize_profile/symbolize_profile.h"
 
 #include <cstdio>
@@ -22,8 +23,7 @@ const char kUsage[] = "usage: cpcprof symbolize FILE [--debug-dir DIR]...\n"
                       "2 usage error.\n";
 
 int usage_error(const std::string &what) {
-    std::fprintf(stderr, "cpcprof symbolize: %s\n%s", what.c_str(), kUsage);
-    return 2;
+    return base::usage_error_then("cpcprof symbolize", what, kUsage);
 }
 
 } // namespace

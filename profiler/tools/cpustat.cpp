@@ -6,6 +6,7 @@
 // prints each round in CPU order once every CPU has sampled it, and keeps
 // the totals.  A thread that sigwait()s turns SIGINT/SIGTERM into a stop
 // that wakes every wait.
+#include "base/args.h"
 #include "profiler/tools/caps.h"
 #include "profiler/tools/cpc_messages.h"
 #include "profiler/tools/cpustat_options.h"
@@ -48,8 +49,7 @@ std::string failure_text(const std::string &what) {
 }
 
 [[noreturn]] void usage_error(const std::string &why) {
-    std::fprintf(stderr, "%s: %s\n%s", kProg, why.c_str(), kCpustatUsage);
-    std::exit(2);
+    std::exit(cpcprof::base::usage_error_then(kProg, why, kCpustatUsage));
 }
 
 // Online CPUs that the affinity mask allows (the illumos processor set).

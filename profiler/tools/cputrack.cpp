@@ -15,6 +15,7 @@
 // ("stop") whose write end only the first one holds: closing it (SIGINT,
 // SIGTERM, or the first one dying) makes every controller let its process
 // go.
+#include "base/args.h"
 #include "base/clock.h"
 #include "base/paths.h"
 #include "profiler/tools/caps.h"
@@ -67,8 +68,7 @@ void pctx_errfn(const char *fn, const char *fmt, va_list ap) {
 }
 
 [[noreturn]] void usage_error(const std::string &why) {
-    std::fprintf(stderr, "%s: %s\n%s", kProg, why.c_str(), kCputrackUsage);
-    std::exit(2);
+    std::exit(cpcprof::base::usage_error_then(kProg, why, kCputrackUsage));
 }
 
 // ---- the output file ----

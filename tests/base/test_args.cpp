@@ -92,6 +92,13 @@ int walk(Seen *seen, const std::vector<std::string> &args, std::string *err) {
 
 } // namespace
 
+TEST(UsageErrorThen, PrintsTheMessageThenTheTextAndReturnsTwo) {
+    CaptureStderr();
+    int status = cpcprof::base::usage_error_then("cpcprof x", "-o needs a value", "usage: x\n");
+    EXPECT_EQ(GetCapturedStderr(), "cpcprof x: -o needs a value\nusage: x\n");
+    EXPECT_EQ(status, 2);
+}
+
 TEST(WalkArgs, HandsEveryArgumentOverInOrder) {
     Seen seen;
     seen.shared_result = 1;

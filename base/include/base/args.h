@@ -46,6 +46,11 @@ template <typename Options> struct ParsedArgs {
 // parser's step).
 bool usage_error(const char *program, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+// Prints "PROGRAM: MESSAGE" and a newline on stderr, then `then` as it is
+// (a usage text, or a hint such as "(cpcprof export --help for usage)\n");
+// returns 2, the exit status of a usage error.
+int usage_error_then(const char *program, std::string_view message, const char *then);
+
 // getopt(3)'s complaint, given what it returned (':' for a missing value,
 // '?' otherwise, with ":" first in its option string) and optopt:
 // "option -X needs a value" or "unknown option -X".
