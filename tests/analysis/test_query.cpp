@@ -1,6 +1,7 @@
 // Query and CallTree: costs per function, line and thread, filters, inline
 // chains, recursion and unsymbolized code, on a small profile whose every
 // sample is known.
+#include "profiler/analysis/query.h"
 #include "tests/storage/helpers.h"
 
 #include <algorithm>

@@ -3,6 +3,7 @@
 // another sample's caller frame (a return address, looked up inside its
 // call), and the two answers are kept apart; and functions that the
 // symbolizer named by their FDE count as having no symbol.
+#include "profiler/analysis/query.h"
 #include "tests/storage/helpers.h"
 
 #include <gtest/gtest.h>

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "profiler/analysis/query.h"
 #include "storage/profile.h"
 
 #include <cstdio>
