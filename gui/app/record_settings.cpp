@@ -136,7 +136,7 @@ QStringList listed_events(const QString &list_json) {
     const QJsonObject doc = QJsonDocument::fromJson(list_json.toUtf8()).object();
     for (const char *group : {"generic", "platform", "software"}) {
         const QJsonArray names = doc.value(QLatin1String(group)).toArray();
-        for (const QJsonValue &v : names) {
+        for (const auto &v : names) {
             QString name = v.toString();
             if (!name.isEmpty() && !out.contains(name))
                 out << name;
