@@ -141,9 +141,9 @@ QColor FlameCanvas::fillColour(uint32_t node) const {
     if (!t || node >= t->nodes().size())
         return palette().color(QPalette::Base);
     const analysis::CallTree::Node &n = t->nodes()[node];
-    bool searching = search_ && search_->matched_functions > 0;
+    bool searching = search_ && !search_->functions.empty();
     if (searching) {
-        bool hit = n.function < search_->match.size() && search_->match[n.function];
+        bool hit = n.function < search_->function_matches.size() && search_->function_matches[n.function];
         if (hit)
             return n.inlined ? QColor(240, 120, 230) : QColor(210, 40, 200);
     }

@@ -8,8 +8,8 @@
 
 #include "gui/model/diff_data.h"
 #include "gui/model/flame_layout.h"
-#include "gui/model/flame_search.h"
 #include "gui/model/profile_data.h"
+#include "gui/model/search.h"
 
 #include <QBrush>
 #include <QHash>

@@ -90,7 +90,7 @@ void FlameGraph::startSearch() {
     searches_.run(
         [profile = profile_, pattern, regex = regex_->isChecked()] {
             return std::make_shared<const SearchResult>(
-                search_functions(*profile->query, pattern, regex));
+                analysis::search(*profile->query, pattern, regex));
         },
         [this](std::shared_ptr<const SearchResult> r) {
             search_ = std::move(r);
@@ -103,11 +103,7 @@ void FlameGraph::startSearch() {
 std::optional<double> FlameGraph::searchShare() const {
     if (!search_ || !profile_ || !search_->error.empty())
         return std::nullopt;
-    const auto &total = profile_->query->total().values;
-    size_t e = size_t(event_);
-    if (e >= total.size() || total[e] == 0 || e >= search_->cost.values.size())
-        return std::nullopt;
-    return double(search_->cost.values[e]) / double(total[e]);
+    return search_->share(*profile_->query, event_);
 }
 
 void FlameGraph::updateMatches() {
@@ -123,10 +119,10 @@ void FlameGraph::updateMatches() {
     QString ev = size_t(event_) < events.size() ? QString::fromStdString(events[event_].name) : "";
     auto share = searchShare();
     matches_->setText(
-        tr("%n function(s) match: %1 % of %2 (%3 samples)", "", int(search_->matched_functions))
+        tr("%n function(s) match: %1 % of %2 (%3 samples)", "", int(search_->functions.size()))
             .arg(share ? QString::number(*share * 100, 'f', 2) : QString("-"))
             .arg(ev)
-            .arg(search_->cost.samples));
+            .arg(search_->total.samples));
 }
 
 void FlameGraph::updateBreadcrumb() {

@@ -3,9 +3,9 @@
 // widths, order of siblings, sub-pixel frames left out, zoom, inverted
 // tree, search shares counted once per sample.
 #include "gui/model/flame_layout.h"
-#include "gui/model/flame_search.h"
 #include "gui/model/summary.h"
 #include "gui/pages/flame_tooltip.h"
+#include "profiler/analysis/search.h"
 #include "tests/storage/helpers.h"   // tests/storage
 #include "tests/view/view_harness.h" // TempDir
 
@@ -146,24 +146,31 @@ TEST(GuiSearch, SharesCountEachSampleOnce) {
     ASSERT_TRUE(k.profile);
     const auto &q = *k.profile->query;
     // recurse: 3 stacks recurse three times, the truncated one twice.
-    gui::SearchResult r = gui::search_functions(q, "recurse", false);
-    EXPECT_EQ(r.matched_functions, 1u);
-    EXPECT_EQ(r.cost.samples, 4u);
-    EXPECT_EQ(r.cost.values[0], 4'000'000u);
+    analysis::SearchResult r = analysis::search(q, "recurse", false);
+    EXPECT_EQ(r.functions.size(), 1u);
+    EXPECT_EQ(r.total.samples, 4u);
+    EXPECT_EQ(r.total.values[0], 4'000'000u);
+    // The flame graph's search ignores case as the tables' does, in both
+    // forms.
+    for (bool regex : {false, true}) {
+        analysis::SearchResult upper = analysis::search(q, "RECURSE", regex);
+        EXPECT_EQ(upper.functions, r.functions) << regex;
+        EXPECT_EQ(upper.total.samples, 4u) << regex;
+    }
     // A regex of a caller and its inlined callee: the same 6 samples.
-    r = gui::search_functions(q, "^(compute|square)$", true);
-    EXPECT_EQ(r.matched_functions, 2u);
-    EXPECT_EQ(r.cost.samples, 6u);
-    EXPECT_EQ(r.cost.values[1], 12u);
+    r = analysis::search(q, "^(compute|square)$", true);
+    EXPECT_EQ(r.functions.size(), 2u);
+    EXPECT_EQ(r.total.samples, 6u);
+    EXPECT_EQ(r.total.values[1], 12u);
     // Substring, not regex: the dot is a dot.
-    r = gui::search_functions(q, "libx.so", false);
-    EXPECT_EQ(r.cost.samples, 1u);
-    r = gui::search_functions(q, "lib.\\.so", false);
-    EXPECT_EQ(r.matched_functions, 0u);
-    EXPECT_EQ(r.cost.samples, 0u);
-    r = gui::search_functions(q, "[", true);
+    r = analysis::search(q, "libx.so", false);
+    EXPECT_EQ(r.total.samples, 1u);
+    r = analysis::search(q, "lib.\\.so", false);
+    EXPECT_EQ(r.functions.size(), 0u);
+    EXPECT_EQ(r.total.samples, 0u);
+    r = analysis::search(q, "[", true);
     EXPECT_FALSE(r.error.empty());
-    EXPECT_EQ(r.matched_functions, 0u);
+    EXPECT_EQ(r.functions.size(), 0u);
 }
 
 TEST(GuiTooltip, EveryEventSelfAndTotal) {
