@@ -8,13 +8,17 @@
 #include <gtest/gtest.h>
 
 #include <dirent.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -44,6 +48,93 @@ __attribute__((noinline)) inline void spin_cpu_ms(int ms, int between_reads = 10
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
     } while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
 }
+
+// The kernel's own count of a clock's overflows in the calling thread: a
+// perf event of cpu-clock, user mode only, with the given period, that
+// writes a record into its ring at each overflow it takes and raises no
+// signal.  Beside a libcpc request of the same clock and period it says
+// how many of the periods the kernel took as overflows: a period that
+// ends while the thread is in the kernel is none (perf skips it for a
+// user-mode count), and a loaded machine makes more of those.
+class KernelClockOverflows {
+  public:
+    explicit KernelClockOverflows(uint64_t period) {
+        perf_event_attr a{};
+        a.size = sizeof a;
+        a.type = PERF_TYPE_SOFTWARE;
+        a.config = PERF_COUNT_SW_CPU_CLOCK;
+        a.sample_period = period;
+        a.sample_type = PERF_SAMPLE_IP;
+        a.exclude_kernel = 1;
+        a.exclude_hv = 1;
+        a.disabled = 1;
+        fd_ = static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1, -1, 0));
+        if (fd_ < 0) {
+            error_ = std::string("perf_event_open: ") + std::strerror(errno);
+            return;
+        }
+        map_bytes_ = size_t(sysconf(_SC_PAGESIZE)) * (1 + kDataPages);
+        void *p = mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+        if (p == MAP_FAILED) {
+            error_ = std::string("mmap of the ring: ") + std::strerror(errno);
+            return;
+        }
+        page_ = static_cast<perf_event_mmap_page *>(p);
+    }
+    ~KernelClockOverflows() {
+        if (page_ != nullptr)
+            munmap(page_, map_bytes_);
+        if (fd_ >= 0)
+            close(fd_);
+    }
+    KernelClockOverflows(const KernelClockOverflows &) = delete;
+    KernelClockOverflows &operator=(const KernelClockOverflows &) = delete;
+
+    bool ok() const { return page_ != nullptr; }
+    const std::string &error() const { return error_; }
+    void start() { ioctl(fd_, PERF_EVENT_IOC_ENABLE, 0); }
+    void stop() {
+        ioctl(fd_, PERF_EVENT_IOC_DISABLE, 0);
+        if (read(fd_, &counted_, sizeof counted_) != ssize_t(sizeof counted_))
+            counted_ = 0;
+        uint64_t head = __atomic_load_n(&page_->data_head, __ATOMIC_ACQUIRE);
+        const char *data = reinterpret_cast<const char *>(page_) + page_->data_offset;
+        uint64_t size = page_->data_size;
+        // Records are 8-byte aligned and the ring a power of two of pages:
+        // a header, and the count of a PERF_RECORD_LOST, never wrap.
+        for (uint64_t at = page_->data_tail; at < head;) {
+            perf_event_header h;
+            std::memcpy(&h, data + at % size, sizeof h);
+            if (h.type == PERF_RECORD_SAMPLE) {
+                ++overflows_;
+            } else if (h.type == PERF_RECORD_LOST) {
+                uint64_t n = 0; // after the header: u64 id, u64 lost
+                std::memcpy(&n, data + (at + sizeof h + 8) % size, sizeof n);
+                lost_ += n;
+            }
+            if (h.size == 0)
+                break;
+            at += h.size;
+        }
+    }
+    // Bytes of records the kernel has written so far, read from the ring's
+    // page without a system call; a sample takes kSampleBytes.
+    uint64_t written() const { return __atomic_load_n(&page_->data_head, __ATOMIC_ACQUIRE); }
+    static constexpr uint64_t kSampleBytes = sizeof(perf_event_header) + sizeof(uint64_t);
+    // The clock's time that the event counted (ns), user and kernel mode.
+    uint64_t counted() const { return counted_; }
+    // Overflows taken, written or lost for want of room.
+    uint64_t overflows() const { return overflows_ + lost_; }
+    uint64_t lost() const { return lost_; }
+
+  private:
+    static constexpr size_t kDataPages = 16; // 4,096 samples of 16 bytes
+    int fd_ = -1;
+    size_t map_bytes_ = 0;
+    perf_event_mmap_page *page_ = nullptr;
+    std::string error_;
+    uint64_t overflows_ = 0, lost_ = 0, counted_ = 0;
+};
 
 // Records what libcpc reports through cpc_seterrhndlr.
 struct ErrorLog {

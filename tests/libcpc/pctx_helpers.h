@@ -85,6 +85,7 @@ struct Trace {
     int init_result = 0;
     pctx_t *terminate_at_tick = nullptr;
     int ticks = 0;
+    std::vector<int64_t> tick_ms; // CLOCK_MONOTONIC of each tick
 
     void add(const std::string &s) { events.push_back(s); }
     int count(const std::string &prefix) const {
@@ -112,6 +113,7 @@ struct Trace {
     }
     static int tick(pctx_t *p, pid_t, id_t, void *a) {
         ++of(a)->ticks;
+        of(a)->tick_ms.push_back(now_ms());
         if (of(a)->terminate_at_tick == p)
             pctx_terminate(p);
         return 0;

@@ -29,6 +29,12 @@ struct Cpu : ::testing::Test {
     }
 };
 
+int64_t mono_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
 int last_cpu() {
     return get_nprocs() - 1;
 }
@@ -49,15 +55,23 @@ TEST_F(Cpu, CountsOnTheCpuAndMovesTheCallerThere) {
     sched_getaffinity(0, sizeof now, &now);
     EXPECT_EQ(CPU_COUNT(&now), 1);
     EXPECT_TRUE(CPU_ISSET(cpu, &now));
+    // cpu-clock of a CPU runs in wall time, idle or not: what it counts
+    // between two reads is the time between them, however long a busy
+    // machine made the sleep.  Each read is bracketed by CLOCK_MONOTONIC,
+    // to a millisecond (the clocks' reads themselves).
+    int64_t a0 = mono_ns();
     ASSERT_EQ(cpc_set_sample(cpc, set, a), 0);
+    int64_t a1 = mono_ns();
     usleep(100000);
+    int64_t b0 = mono_ns();
     ASSERT_EQ(cpc_set_sample(cpc, set, b), 0);
+    int64_t b1 = mono_ns();
     uint64_t v0, v1;
     cpc_buf_get(cpc, a, 0, &v0);
     cpc_buf_get(cpc, b, 0, &v1);
-    // cpu-clock of a CPU runs in wall time, idle or not: ~100 ms.
-    EXPECT_GT(v1 - v0, 80000000u);
-    EXPECT_LT(v1 - v0, 400000000u);
+    auto counted = int64_t(v1 - v0);
+    EXPECT_GE(counted, b0 - a1 - 1000000) << "between the reads: " << b0 - a1 << " to " << b1 - a0;
+    EXPECT_LE(counted, b1 - a0 + 1000000) << "between the reads: " << b0 - a1 << " to " << b1 - a0;
     ASSERT_EQ(cpc_unbind(cpc, set), 0);
     sched_getaffinity(0, sizeof now, &now);
     EXPECT_TRUE(CPU_EQUAL(&now, &before)) << "affinity not restored at unbind";

@@ -3,13 +3,16 @@
 #include "libcpc/src/counting.h"
 #include "libcpc/src/thread_state.h"
 #include "tests/libcpc/helpers.h"
+#include "tests/support/binomial.h"
 
 #include <dlfcn.h>
 #include <signal.h>
 #include <ucontext.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -34,6 +37,11 @@ std::atomic<bool> g_restart{true};
 std::atomic<uint64_t> g_new_preset{0};
 std::atomic<uint64_t> g_value_at_signal{0};
 std::atomic<uint64_t> g_max_value_at_signal{0};
+// Where a test binds a counting request beside the overflow request: its
+// index, and the sum of its values at the signals (each counts from the
+// last restart); and the overflows that merged into the signals.
+int g_count_index = -1;
+std::atomic<uint64_t> g_counted, g_merged;
 
 void on_emt(int sig, siginfo_t *si, void *ucv) {
     if (sig != SIGEMT || si->si_code != EMT_CPCOVF) {
@@ -41,6 +49,9 @@ void on_emt(int sig, siginfo_t *si, void *ucv) {
         return;
     }
     ++g_signals;
+    int npcs = 0;
+    if (int64_t m = cpc_set_merged_overflows(g_cpc, g_set, nullptr, 0, &npcs); m > 0)
+        g_merged += uint64_t(m);
     auto *uc = static_cast<ucontext_t *>(ucv);
     if (si->si_addr != reinterpret_cast<void *>(uc->uc_mcontext.gregs[REG_RIP]))
         ++g_addr_mismatch;
@@ -54,6 +65,8 @@ void on_emt(int sig, siginfo_t *si, void *ucv) {
         g_value_at_signal = v;
         if (v > g_max_value_at_signal)
             g_max_value_at_signal = v;
+        if (g_count_index > 0 && cpc_buf_get(g_cpc, g_buf, g_count_index, &v) == 0)
+            g_counted += v;
     }
     if (uint64_t p = g_new_preset.exchange(0))
         cpc_request_preset(g_cpc, 0, p);
@@ -72,6 +85,8 @@ struct Overflow : ::testing::TestWithParam<bool> {
         g_set = cpc_set_create(g_cpc);
         g_signals = g_bad_code = g_outside = g_addr_mismatch = 0;
         g_max_value_at_signal = 0;
+        g_count_index = -1;
+        g_counted = g_merged = 0;
         g_restart = true;
         g_new_preset = 0;
         struct sigaction sa {};
@@ -379,31 +394,89 @@ void spin_ms(int ms) {
 
 // Clocks are frozen in software (see counting.h): the same contract.
 TEST_P(Overflow, ClockStaysFrozenUntilRestart) {
+    constexpr uint64_t kPeriod = 1000000; // 1 ms of CPU time
     g_restart = false;
-    bind(UINT64_MAX - 999999, "cpu-clock"); // 1 ms of CPU time
+    cpctest::KernelClockOverflows reference(kPeriod);
+    ASSERT_TRUE(reference.ok()) << reference.error();
+    bind(UINT64_MAX - (kPeriod - 1), "cpu-clock");
+    reference.start();
     spin_ms(30);
     EXPECT_EQ(g_signals.load(), 1) << "one SIGEMT per overflow, none while frozen";
     uint64_t frozen = value();
-    // Read at the overflow, not 30 ms later.  An overflow that falls while
-    // the thread is in the kernel is dropped and the next one, a period
-    // later, is the one taken: so up to two periods past the wrap.
-    EXPECT_LT(frozen, 2500000u) << "read just after the wrap (ns past the overflow)";
     spin_ms(5);
     EXPECT_EQ(value(), frozen) << "the value moved while frozen";
     ASSERT_EQ(cpc_set_restart(g_cpc, g_set), 0);
-    EXPECT_GE(value(), UINT64_MAX - 999999);
+    EXPECT_GE(value(), UINT64_MAX - (kPeriod - 1));
     spin_ms(30);
+    reference.stop();
     EXPECT_EQ(g_signals.load(), 2);
+    // Read at the overflow, not 30 ms later.  A period that ends while the
+    // thread is in the kernel is no overflow (a user-mode count), and the
+    // next one is taken: the value is some whole periods past the wrap,
+    // and the overflow taken comes after k periods that were not, each
+    // with the chance that the reference event of the same clock and
+    // period missed one.  At the lowest rate of taken periods that the
+    // reference allows (binomial, as the other bounds), k periods in a row
+    // are missed in one run in a million.
+    uint64_t periods = reference.counted() / kPeriod; // the 30 + 5 + 30 ms spun
+    double taken =
+        cpcprof::test::binomial_rate_lower_bound(std::min(reference.overflows(), periods), periods);
+    uint64_t k = 1;
+    while (std::pow(1 - taken, double(k)) > cpcprof::test::kBinomialTail)
+        ++k;
+    std::string seen = std::to_string(frozen) + " ns past the wrap; the reference took " +
+                       std::to_string(reference.overflows()) + " of " + std::to_string(periods) +
+                       " periods, so " + std::to_string(k) + " in a row are not missed";
+    ASSERT_LT(k, 29u) << "the reference missed too many periods to judge: " << seen;
+    EXPECT_LT(frozen, k * kPeriod) << "read just after the wrap: " << seen;
 }
 
+// Restarted from the handler, the clock overflows at every period it
+// counts, and every overflow is a signal or merged into one
+// (cpc_set_merged_overflows: a signal not yet delivered when the next
+// overflow came).  Judged against two counts of the kernel's over the
+// same CPU time: the periods that a counting request of the same clock
+// went through, and the overflows that a plain perf event of the same
+// clock and period took (KernelClockOverflows).  A period that ends while
+// the thread is in the kernel is no overflow of a user-mode count, more
+// of them on a busy machine: the reference's rate, at its binomial lower
+// bound, is the share of the periods that must have been taken.
 TEST_P(Overflow, ClockSamplesEveryPeriodWhenRestarted) {
-    bind(UINT64_MAX - 999999, "cpu-clock");
-    spin_ms(200);
+    constexpr uint64_t kPeriod = 1000000; // 1 ms of CPU time
+    ASSERT_EQ(cpc_set_add_request(g_cpc, g_set, "cpu-clock", UINT64_MAX - (kPeriod - 1),
+                                  CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, nullptr),
+              0);
+    ASSERT_EQ(cpc_set_add_request(g_cpc, g_set, "cpu-clock", 0, CPC_COUNT_USER, 0, nullptr), 1);
+    g_count_index = 1;
+    g_buf = cpc_buf_create(g_cpc, g_set);
+    cpc_buf_t *end = cpc_buf_create(g_cpc, g_set);
+    cpctest::KernelClockOverflows reference(kPeriod);
+    ASSERT_TRUE(reference.ok()) << reference.error();
+    ASSERT_EQ(cpc_bind_curlwp(g_cpc, g_set, 0), 0) << std::strerror(errno);
+    reference.start();
+    spin_ms(400);
+    reference.stop();
+    ASSERT_EQ(cpc_set_sample(g_cpc, g_set, end), 0) << std::strerror(errno);
+    uint64_t since_restart = 0;
+    cpc_buf_get(g_cpc, end, 1, &since_restart);
     cpc_unbind(g_cpc, g_set);
-    // 200 periods; overflows that fall in the kernel (spin_ms's clock
-    // reads) are dropped, more of them on a loaded machine.
-    EXPECT_GE(g_signals.load(), 160);
-    EXPECT_LE(g_signals.load(), 205);
+    uint64_t periods = (g_counted + since_restart) / kPeriod;
+    uint64_t signals = uint64_t(g_signals.load()), taken = signals + g_merged;
+    uint64_t ref = std::min(reference.overflows(), periods);
+    double rate = cpcprof::test::binomial_rate_lower_bound(ref, periods);
+    std::string seen = std::to_string(signals) + " signals, " + std::to_string(g_merged.load()) +
+                       " overflows merged into them; the counter counted " +
+                       std::to_string(periods) + " periods, the reference took " +
+                       std::to_string(reference.overflows()) + " overflows (rate at least " +
+                       std::to_string(rate) + ")";
+    std::printf("%s\n", seen.c_str());
+    // 400 ms spun; each handler's time between its read of the counting
+    // request and the restart is counted by neither read (microseconds,
+    // under 25 us even in a sanitized build: 10 ms over 400 signals).
+    ASSERT_GE(periods, 390u) << "the counter missed CPU time the thread spun: " << seen;
+    EXPECT_LE(taken, periods + 1) << "overflows that no period made: " << seen;
+    EXPECT_GE(taken, cpcprof::test::binomial_lower_bound(periods, rate))
+        << cpcprof::test::binomial_story(taken, periods, rate) << "; " << seen;
     EXPECT_EQ(g_outside.load(), g_signals.load()) << "PCs are in spin_ms, not overflow_touch";
     EXPECT_EQ(g_addr_mismatch.load(), 0);
 }

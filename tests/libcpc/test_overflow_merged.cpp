@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 namespace {
 
@@ -21,16 +22,23 @@ namespace {
 // the counted figure stays close to the counter's even in a sanitized build
 // on a busy machine (at 50 us it fell to 0.88 there).
 constexpr uint64_t kPeriodNs = 200000;
-// Every 8th signal the handler spins four periods, with SIGTRAP blocked:
-// the overflows that come meanwhile merge into one signal.  (A handler
-// always longer than the period would never let the program run again.)
-constexpr uint64_t kLongHandlerNs = 800000;
+// Every 8th signal the handler spins until four more periods of its CPU
+// time have ended in overflows of the reference event (below), with
+// SIGTRAP blocked: the overflows that come meanwhile merge into one
+// signal.  (A handler always longer than the period would never let the
+// program run again.)  The spin reads the reference's ring, no system
+// call, and gives up after 20 ms of wall time.
+constexpr uint64_t kLongHandlerPeriods = 4;
+constexpr uint64_t kLongHandlerMaxNs = 20000000;
 
 cpc_t *g_cpc;
 cpc_set_t *g_set;
 cpc_buf_t *g_buf;
 std::atomic<uint64_t> g_signals, g_merged, g_pcs, g_zero_pcs, g_counted_ns;
 std::atomic<int> g_errors;
+// The kernel's own count of the clock's overflows in this thread, beside
+// the set (helpers.h).
+cpctest::KernelClockOverflows *g_reference;
 
 uint64_t thread_cpu_ns() {
     timespec ts;
@@ -61,6 +69,15 @@ void spin_ns(uint64_t ns) {
     }
 }
 
+// Spins until the reference has written n more samples: n periods of this
+// thread's CPU time, however often it is preempted meanwhile.
+void spin_periods(uint64_t n) {
+    uint64_t until = g_reference->written() + n * cpctest::KernelClockOverflows::kSampleBytes;
+    uint64_t give_up = __rdtsc() + uint64_t(double(kLongHandlerMaxNs) * g_tsc_per_ns);
+    while (g_reference->written() < until && __rdtsc() < give_up) {
+    }
+}
+
 void on_emt(int, siginfo_t *, void *) {
     ++g_signals;
     uint64_t pcs[8];
@@ -80,7 +97,7 @@ void on_emt(int, siginfo_t *, void *) {
     // Longer than several periods, in user mode: the overflows of that
     // time come while SIGTRAP is blocked and merge into one signal.
     if (g_signals % 8 == 0)
-        spin_ns(kLongHandlerNs);
+        spin_periods(kLongHandlerPeriods);
     cpc_set_restart(g_cpc, g_set);
 }
 
@@ -120,26 +137,43 @@ TEST_P(Merged, SignalsPlusMergedOverflowsAreEveryPeriodCounted) {
               0);
     ASSERT_EQ(cpc_set_add_request(g_cpc, g_set, "cpu-clock", 0, CPC_COUNT_USER, 0, nullptr), 1);
     g_buf = cpc_buf_create(g_cpc, g_set);
+    cpctest::KernelClockOverflows reference(kPeriodNs);
+    ASSERT_TRUE(reference.ok()) << reference.error();
+    g_reference = &reference;
     ASSERT_EQ(cpc_bind_curlwp(g_cpc, g_set, 0), 0) << std::strerror(errno);
+    reference.start();
     uint64_t until = thread_cpu_ns() + 400000000; // 0.4 s of CPU
     while (thread_cpu_ns() < until)
         spin_ns(1000000);
+    reference.stop();
     uint64_t last = 0;
     ASSERT_EQ(cpc_set_sample(g_cpc, g_set, g_buf), 0);
     cpc_buf_get(g_cpc, g_buf, 1, &last);
     cpc_unbind(g_cpc, g_set);
+    g_reference = nullptr;
     EXPECT_EQ(g_errors.load(), 0);
     // The counter's own figure: CPU time counted over the run, in periods.
-    double periods = double(g_counted_ns.load() + last) / double(kPeriodNs);
-    double seen = double(g_signals.load() + g_merged.load());
+    uint64_t periods = (g_counted_ns.load() + last) / kPeriodNs;
+    uint64_t seen = g_signals.load() + g_merged.load();
     ASSERT_GT(g_signals.load(), 100u);
     EXPECT_GT(g_merged.load(), g_signals.load() / 10)
-        << "an 800 us handler every 8th signal at a 200 us period: overflows merge";
-    // Periods that end in the kernel (signal delivery) are no overflows of
-    // a user-mode count, so the counter's figure is a little higher.
-    EXPECT_GE(seen, 0.9 * periods)
-        << "periods " << periods << ", signals " << g_signals << ", merged " << g_merged;
-    EXPECT_LE(seen, 1.01 * periods + 2) << "signals " << g_signals << ", merged " << g_merged;
+        << "a handler of four periods every 8th signal: overflows merge";
+    // Periods that end in the kernel are no overflows of a user-mode
+    // count, and this counter's own signals put the thread in the kernel
+    // right where its next periods run (delivery, restart, sigreturn),
+    // which the free-running reference does not share: the reference takes
+    // more of its periods (99 % against 96-98 % here, beside CPU hogs too),
+    // so its rate is no bound for this one.  At a 200 us period the kernel's
+    // share stays under a tenth even in a sanitized build on a busy machine.
+    std::string counts = "periods " + std::to_string(periods) + ", signals " +
+                         std::to_string(g_signals.load()) + ", merged " +
+                         std::to_string(g_merged.load()) + ", reference " +
+                         std::to_string(reference.overflows());
+    std::printf("%s\n", counts.c_str());
+    EXPECT_GE(seen, periods * 9 / 10) << counts;
+    // A period split across a restart is counted in two parts but may
+    // overflow once in each: a little over the counter's figure.
+    EXPECT_LE(seen, periods * 101 / 100 + 2) << "overflows that no period made: " << counts;
     if (GetParam()) {
         EXPECT_GT(g_pcs.load(), 0u) << "the ring keeps the merged overflows' PCs";
         EXPECT_EQ(g_zero_pcs.load(), 0u);

@@ -1,7 +1,11 @@
 #include "tests/record/record_harness.h"
 
+#include "tests/support/binomial.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <regex>
 
 namespace cpcprof::test {
@@ -46,6 +50,43 @@ std::optional<Summary> parse_summary(const std::string &err) {
     s.stored = std::stoull(m[5]);
     s.dropped = std::stoull(m[6]);
     return s;
+}
+
+std::map<std::string, double> workload_seconds(const std::string &out) {
+    std::map<std::string, double> seconds;
+    static const std::regex line(R"((?:share|setup) (\w+) ([0-9.]+))");
+    for (const std::string &l : split_lines(out))
+        if (std::smatch m; std::regex_match(l, m, line))
+            seconds[m[1]] = std::stod(m[2]);
+    return seconds;
+}
+
+uint64_t ClockReference::fewest_samples() const {
+    return binomial_lower_bound(periods, binomial_rate_lower_bound(taken, periods));
+}
+
+std::string ClockReference::story(uint64_t samples) const {
+    return std::to_string(samples) + " samples, where the kernel counted " +
+           std::to_string(periods) + " periods and took " + std::to_string(taken) +
+           " of them as overflows of a reference event: between " +
+           std::to_string(fewest_samples()) + " and " + std::to_string(most_samples()) +
+           " expected";
+}
+
+std::optional<ClockReference> clock_reference(const std::string &text, const std::string &name) {
+    std::optional<ClockReference> ref;
+    for (const std::string &l : lines_with(text, "clock " + name + " ")) {
+        unsigned long long periods = 0, taken = 0;
+        if (std::sscanf(l.c_str(), "%llu %llu", &periods, &taken) != 2)
+            return std::nullopt; // "- -": refused
+        if (!ref)
+            ref.emplace();
+        ref->periods += periods;
+        ref->taken += std::min(taken, periods + 1);
+    }
+    if (ref)
+        ref->taken = std::min(ref->taken, ref->periods);
+    return ref;
 }
 
 storage::StoredSample SampleCopy::view() const {

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -37,6 +38,33 @@ struct Summary {
     uint64_t taken = 0, stored = 0, dropped = 0;
 };
 std::optional<Summary> parse_summary(const std::string &err);
+
+// What the workload target (targets/workload.c) printed about its own CPU
+// time, by function: the seconds of each phase ("share FUNC SECONDS") and
+// of its setup ("setup FUNC SECONDS"), the truth a profile is held to.
+std::map<std::string, double> workload_seconds(const std::string &out);
+
+// A target's reference count of the clock periods of a piece of work
+// ("clock NAME PERIODS TAKEN", targets/target_util.h): the periods of
+// cpu-clock (1 ms) the kernel counted in it and the overflows it took, as
+// the sampler would, user mode only.  Several lines of one name (the
+// images of an exec, a work done twice) add up.
+struct ClockReference {
+    uint64_t periods = 0, taken = 0;
+    // The fewest samples a sampler of the same clock and period takes in
+    // that work but for one run in a million: the binomial lower bound of
+    // the periods at the lowest rate that TAKEN allows (tests/support:
+    // binomial.h).
+    uint64_t fewest_samples() const;
+    // The most: a sample per period, and one more at each end, where a
+    // period began before the work or ends after it.
+    uint64_t most_samples() const { return periods + 2; }
+    // "k samples, where the reference counted ... allowing [fewest, most]"
+    std::string story(uint64_t samples) const;
+};
+// The reference called name in text; nullopt when there is none, or the
+// kernel refused the target its event.
+std::optional<ClockReference> clock_reference(const std::string &text, const std::string &name);
 
 // A sample copied out of Reader::for_each_sample.
 struct SampleCopy {

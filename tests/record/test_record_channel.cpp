@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,13 +18,22 @@ namespace {
 
 constexpr const char *kSilent = "stopped reporting";
 
-// Runs "closer MODE" at 1 kHz; checks its exit status and that its work
-// (0.3 s of CPU time in cl_work) was sampled: returns the samples there.
+// Runs "closer MODE" at 1 kHz; returns its work's samples (0.3 s of CPU
+// time in cl_work) and the kernel's own count of that work's clock
+// periods (the target's reference event): sampled, the work has as many
+// samples as the reference allows.
 struct Closed {
     RunResult run;
     Profile profile;
     size_t in_work = 0;
     double work_ms = 0;
+    std::optional<ClockReference> ref;
+    // The work was sampled: as many samples as the reference allows.
+    void expect_sampled() const {
+        ASSERT_TRUE(ref) << "the target counted no clock periods of its own:\n" << run.out;
+        EXPECT_GE(in_work, ref->fewest_samples()) << ref->story(in_work);
+        EXPECT_LE(in_work, ref->most_samples()) << ref->story(in_work);
+    }
 };
 
 Closed record_closer(const TempDir &dir, const std::string &mode) {
@@ -32,6 +42,7 @@ Closed record_closer(const TempDir &dir, const std::string &mode) {
     auto work = lines_with(c.run.out, "work ");
     if (work.size() == 1)
         c.work_ms = std::stod(work[0]) * 1000;
+    c.ref = clock_reference(c.run.out, "work");
     c.profile = load_profile(dir.file("out.cpcprof"));
     if (c.profile) {
         ProfileSymbols syms(*c.profile.reader);
@@ -51,7 +62,7 @@ TEST(RecordChannel, TargetThatClosesEveryDescriptorIsStillRecorded) {
     ASSERT_EQ(c.run.status, 0) << c.run.err << c.run.out;
     ASSERT_TRUE(c.profile) << c.profile.error;
     ASSERT_GT(c.work_ms, 0) << c.run.out;
-    EXPECT_GE(double(c.in_work), 0.85 * c.work_ms);
+    c.expect_sampled();
     EXPECT_EQ(c.run.err.find(kSilent), std::string::npos) << c.run.err;
     EXPECT_TRUE(c.profile.reader->accounting_balanced());
 }
@@ -65,7 +76,7 @@ void expect_next_image_recorded(const std::string &mode) {
     ASSERT_EQ(c.profile.reader->processes().size(), 1u);
     EXPECT_EQ(c.profile.reader->processes()[0].info.argv,
               (std::vector<std::string>{"closer", "work"}));
-    EXPECT_GE(double(c.in_work), 0.85 * c.work_ms);
+    c.expect_sampled();
     EXPECT_EQ(c.run.err.find(kSilent), std::string::npos) << c.run.err;
 }
 

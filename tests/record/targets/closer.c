@@ -1,7 +1,9 @@
 /*
  * closer: a program that closes descriptors it did not open, as daemons
  * do, then works; one mode per run.  The work is cl_work(): 0.3 s of CPU
- * time, after which it prints "work SECONDS" (the CPU time) and exits 0.
+ * time, after which it prints "clock work PERIODS TAKEN" (the kernel's
+ * count of its clock periods, target_util.h: ref_clock) and "work
+ * SECONDS" (the CPU time) and exits 0.
  *
  *   closer all
  *       close(fd) for every fd from 3 to 1023 (the classic daemon loop),
@@ -38,12 +40,18 @@ extern char **environ;
 volatile uint64_t cl_sink;
 
 NOINLINE void cl_work(void) {
+    struct ref_clock ref;
+    struct ref_tally work = {0, 0, 0};
+    ref_clock_start(&ref);
     double t0 = thread_cpu_seconds();
     uint64_t x = 5;
     while (thread_cpu_seconds() < t0 + 0.3)
         x = spin_chunk(x);
     cl_sink = x;
-    printf("work %.6f\n", thread_cpu_seconds() - t0);
+    double spent = thread_cpu_seconds() - t0;
+    ref_clock_stop(&ref, &work);
+    ref_clock_print(stdout, "work", &work);
+    printf("work %.6f\n", spent);
 }
 
 static void exec_self(const char *mode, char **envp) {

@@ -3,10 +3,13 @@
  * crash_now() (a store through a null pointer).
  *
  * Before dying it prints, flushed:
+ *     clock busy PERIODS TAKEN  the kernel's count of crash_busy's clock
+ *                         periods (target_util.h: ref_clock)
  *     busy SECONDS        CPU time spent in crash_busy
  *     crash MONO_NS       CLOCK_MONOTONIC just before the fault
- * The test expects the samples up to the crash in the profile (most of
- * them in crash_busy, the last one shortly before MONO_NS), the process
+ * The test expects the samples up to the crash in the profile (as many in
+ * crash_busy as the reference allows, the last one shortly before
+ * MONO_NS), the process
  * recorded as killed by signal 11, and cpcprof to exit 139.
  *
  * With THREADS, that many more threads spin in crash_helper() meanwhile,
@@ -54,8 +57,13 @@ int main(int argc, char **argv) {
         if (pthread_create(&t, NULL, crash_helper, NULL) != 0)
             die("pthread_create");
     }
+    struct ref_clock ref;
+    struct ref_tally busy = {0, 0, 0};
     double t0 = thread_cpu_seconds();
+    ref_clock_start(&ref);
     crash_busy(seconds);
+    ref_clock_stop(&ref, &busy);
+    ref_clock_print(stdout, "busy", &busy);
     printf("busy %.6f\n", thread_cpu_seconds() - t0);
     printf("crash %lld\n", (long long)mono_ns());
     fflush(stdout);

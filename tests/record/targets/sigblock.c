@@ -9,9 +9,12 @@
  *   --libc: the worker blocks them with pthread_sigmask instead, which the
  *   profiler can see (and keeps its signals out of).
  *   Each thread does W rounds (default 3000, ~0.3 s of CPU).  Prints
- *   "sum S" (the same for every run with the same W), then "cpu MAIN
- *   BLOCKED", each thread's CPU seconds, and "blocked ok" when the worker's
- *   mask still blocked everything at its end.
+ *   "sum S" (the same for every run with the same W), then on stderr "cpu
+ *   MAIN BLOCKED", each thread's CPU seconds, "clock main PERIODS TAKEN"
+ *   and "clock blocked PERIODS TAKEN", the kernel's count of each thread's
+ *   clock periods over its work (target_util.h: ref_clock), and "process
+ *   SECONDS", the CPU time of the whole process; and "blocked ok" when the
+ *   worker's mask still blocked everything at its end.
  */
 #define _GNU_SOURCE
 #include "tests/record/targets/target_util.h"
@@ -25,6 +28,7 @@
 static int g_work = 3000;
 static uint64_t g_sum[2];
 static double g_cpu[2];
+static struct ref_tally g_ref[2];
 static int g_still_blocked;
 static int g_libc;
 
@@ -46,9 +50,12 @@ static void *blocked_main(void *arg) {
     } else if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, sizeof all) != 0) {
         die("rt_sigprocmask");
     }
+    struct ref_clock ref;
+    ref_clock_start(&ref);
     double t0 = thread_cpu_seconds();
     g_sum[1] = work(2);
     g_cpu[1] = thread_cpu_seconds() - t0;
+    ref_clock_stop(&ref, &g_ref[1]);
     /* As the program sees it (the profiler may keep its own signals out of
      * a mask set through the library; it reports them as blocked). */
     sigset_t seen;
@@ -70,12 +77,20 @@ int main(int argc, char **argv) {
     pthread_t t;
     if (pthread_create(&t, NULL, blocked_main, NULL) != 0)
         die("pthread_create");
+    struct ref_clock ref;
+    ref_clock_start(&ref);
     double t0 = thread_cpu_seconds();
     g_sum[0] = work(1);
     g_cpu[0] = thread_cpu_seconds() - t0;
+    ref_clock_stop(&ref, &g_ref[0]);
     pthread_join(t, NULL);
     printf("sum %llu\n", (unsigned long long)g_sum[0] + g_sum[1]);
     fprintf(stderr, "cpu %.6f %.6f\n", g_cpu[0], g_cpu[1]);
+    ref_clock_print(stderr, "main", &g_ref[0]);
+    ref_clock_print(stderr, "blocked", &g_ref[1]);
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    fprintf(stderr, "process %.6f\n", (double)ts.tv_sec + (double)ts.tv_nsec / 1e9);
     if (g_still_blocked)
         printf("blocked ok\n");
     return 0;

@@ -65,12 +65,22 @@ static atomic_long g_own, g_foreign;
 static volatile sig_atomic_t g_expect_own; /* a trap of ours is under way */
 volatile uint64_t tr_sink;
 
+/* Each spin says on stderr what the kernel counted of it: "clock spin
+ * PERIODS TAKEN", "clock child ..." in a fork child (target_util.h:
+ * ref_clock). */
+static const char *g_clock_name = "spin";
+
 NOINLINE void tr_spin(double seconds) {
+    struct ref_clock ref;
+    struct ref_tally tally = {0, 0, 0};
+    ref_clock_start(&ref);
     double end = thread_cpu_seconds() + seconds;
     uint64_t x = 23;
     while (thread_cpu_seconds() < end)
         x = spin_chunk(x);
     tr_sink = x;
+    ref_clock_stop(&ref, &tally);
+    ref_clock_print(stderr, g_clock_name, &tally);
 }
 
 static void handler(int sig, siginfo_t *si, void *uc) {
@@ -229,6 +239,7 @@ static void fork_spin(void) {
     if (pid < 0)
         die("fork");
     if (pid == 0) {
+        g_clock_name = "child";
         tr_spin(0.2);
         _exit(0);
     }
@@ -243,6 +254,7 @@ static int fork_reset(enum how how, int pause) {
         reset_all(how);
         if (pause)
             await_change();
+        g_clock_name = "child";
         tr_spin(0.3);
         _exit(0);
     }

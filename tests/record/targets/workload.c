@@ -15,7 +15,8 @@
  *     share FUNC SECONDS
  * plus "depth wl_recurse 40" and "setup wl_setup_chase SECONDS".  The test
  * expects each FUNC's share of the samples (samples with FUNC on the stack)
- * to match its share of the printed seconds within 2 percentage points,
+ * to match its share of the printed seconds within the binomial bounds of
+ * that many samples,
  * the samples under wl_leaf to carry exactly 40 wl_recurse frames, and
  * (dwarf mode) complete stacks back to main or wl_thread_main.
  *
