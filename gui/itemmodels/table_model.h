@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: MIT
 // The item model of the flat hotspot table: one row per function
-// (gui/model HotspotRow), with module and file:line key columns.
+// (profiler/analysis HotspotRow, by function), with module and file:line key columns.
 #pragma once
 
 #include "gui/itemmodels/cost_model.h"
-#include "gui/model/hotspots.h"
+#include "profiler/analysis/hotspots.h"
 
 namespace cpcprof::gui {
 
@@ -14,7 +15,7 @@ class HotspotTableModel : public CostModel {
 
     // Builds the rows of profile (nullptr clears).
     void setProfile(ProfilePtr profile);
-    const std::vector<HotspotRow> &rows() const { return *rows_; }
+    const std::vector<analysis::HotspotRow> &rows() const { return *rows_; }
 
     QModelIndex index(int row, int column, const QModelIndex &parent = {}) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -37,7 +38,7 @@ class HotspotTableModel : public CostModel {
 
   private:
     // The profile's rows (ProfileData::hotspots), or rows made here.
-    std::shared_ptr<const std::vector<HotspotRow>> rows_;
+    std::shared_ptr<const std::vector<analysis::HotspotRow>> rows_;
     std::vector<int> row_of_function_;
 };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/model/profile_data.h"
 
 namespace cpcprof::gui {
@@ -27,7 +28,7 @@ bool build_views(ProfileData &data, const std::atomic<bool> &cancel, std::string
     data.top_down = analysis::CallTree::top_down(*data.query, true);
     if (cancelled())
         return false;
-    data.hotspots = hotspot_rows(*data.query);
+    data.hotspots = analysis::hotspot_rows(*data.query, analysis::GroupBy::function);
     if (cancelled())
         return false;
     try {

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: MIT
 // A profile loaded for viewing: the Query and the trees every view starts
 // from, built once off the GUI thread and immutable afterwards, so that
 // views on any thread read it through a shared pointer without locks.
 #pragma once
 
-#include "gui/model/hotspots.h"
+#include "profiler/analysis/hotspots.h"
 #include "profiler/analysis/query.h"
 
 #include <atomic>
@@ -26,7 +27,7 @@ struct ProfileData {
     // The rows of the hotspot table (hotspot_rows), made with the trees so
     // that pages do not make them on the GUI thread; nothing in a
     // ProfileData made by other means (pages then make them).
-    std::optional<std::vector<HotspotRow>> hotspots;
+    std::optional<std::vector<analysis::HotspotRow>> hotspots;
 };
 
 using ProfilePtr = std::shared_ptr<const ProfileData>;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/caller_callee_page.h"
 
 #include "gui/itemmodels/cost_proxy.h"
@@ -105,14 +106,14 @@ void CallerCalleePage::setProfile(ProfilePtr profile) {
     setEvent(event_); // the proxy re-applied the filter on the reset
     // Start on the function with the most self cost: who calls the hot spot.
     if (profile_ && profile_->hotspots && !profile_->hotspots->empty()) {
-        const HotspotRow *top = nullptr;
-        auto self = [this](const HotspotRow &r) {
+        const analysis::HotspotRow *top = nullptr;
+        auto self = [this](const analysis::HotspotRow &r) {
             return size_t(event_) < r.self.values.size() ? r.self.values[event_] : r.self.samples;
         };
-        for (const HotspotRow &r : *profile_->hotspots)
+        for (const analysis::HotspotRow &r : *profile_->hotspots)
             if (!top || self(r) > self(*top))
                 top = &r;
-        selectFunction(top->function);
+        selectFunction(top->function_index);
     }
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/analysis/hotspots.h"
 
 #include <algorithm>
@@ -33,6 +34,7 @@ std::vector<HotspotRow> function_rows(const Query &q) {
     for (uint32_t f = 0; f < fns.size(); ++f) {
         HotspotRow &r = rows[f];
         r.function = fns[f].name;
+        r.function_index = f;
         r.module = fns[f].module;
         r.file = hottest[f] ? q.files()[hottest[f]->file] : fns[f].file;
         r.line = hottest[f] ? hottest[f]->line : 0;
@@ -48,6 +50,7 @@ std::vector<HotspotRow> line_rows(const Query &q) {
     for (auto &lc : q.line_costs()) {
         HotspotRow r;
         r.function = q.functions()[lc.function].name;
+        r.function_index = lc.function;
         r.module = q.functions()[lc.function].module;
         r.file = q.files()[lc.file];
         r.line = lc.line;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The rows of the hotspot table: one per function, source line, module
 // or thread, with self and total costs taken from storage's Query.
 #pragma once
@@ -15,8 +16,9 @@ enum class GroupBy { function, line, module, thread };
 struct HotspotRow {
     // function and line rows
     std::string function;
-    std::string file;  // function rows: the file of its hottest line
-    uint32_t line = 0; // 0 = unknown
+    uint32_t function_index = 0; // Query::functions() index
+    std::string file;            // function rows: the file of its hottest line
+    uint32_t line = 0;           // 0 = unknown
     // function, line and module rows ("" = no mapping held the address)
     std::string module;
     // thread rows
@@ -28,6 +30,8 @@ struct HotspotRow {
     analysis::Cost self, total;
 };
 
+// Function rows come in the order of Query::functions(); sort_rows orders
+// rows for display.
 std::vector<HotspotRow> hotspot_rows(const analysis::Query &q, GroupBy by);
 
 struct SortKey {

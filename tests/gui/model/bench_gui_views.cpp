@@ -1,13 +1,14 @@
+// SPDX-License-Identifier: MIT
 // On demand, not in ctest: how long the viewer's models and pages take on
 // a big profile (tests/bench/bench_storage makes a 1 M-sample one).
 //   bench_gui_views FILE
 // Prints wall and CPU ms of: loading (load_profile), each page's
 // setProfile, an event switch, a filter, a selectFunction; offscreen.
-#include "gui/model/hotspots.h"
 #include "gui/model/profile_data.h"
 #include "gui/pages/caller_callee_page.h"
 #include "gui/pages/hotspots_page.h"
 #include "gui/pages/tree_page.h"
+#include "profiler/analysis/hotspots.h"
 
 #include "gui/pages/filter_bar.h"
 
@@ -71,7 +72,8 @@ int main(int argc, char **argv) {
                 (unsigned long long)q.samples_kept(), q.functions().size(), q.frame_nodes().size(),
                 p->top_down->nodes().size(), p->bottom_up ? p->bottom_up->nodes().size() : 0,
                 q.events().size());
-    timed("hotspot_rows (model only)", [&] { (void)hotspot_rows(q); });
+    timed("hotspot_rows (model only)",
+          [&] { (void)cpcprof::analysis::hotspot_rows(q, cpcprof::analysis::GroupBy::function); });
     TreePage td(TreePage::Kind::TopDown), bu(TreePage::Kind::BottomUp);
     HotspotsPage hs;
     CallerCalleePage cc;

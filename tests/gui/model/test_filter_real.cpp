@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The filter stack on a real recording of cpcprof-demo (two threads)
 // against `cpcprof report` with the same filters: --time over the middle
 // of the run, --tid of the worker thread, --pid; a thread left out gives
@@ -9,9 +10,9 @@
 #include "gui/itemmodels/table_model.h"
 #include "gui/itemmodels/tree_model.h"
 #include "gui/model/cost_tree.h"
-#include "gui/model/hotspots.h"
 #include "gui/model/sample_filter.h"
 #include "gui/model/timeline.h"
+#include "profiler/analysis/hotspots.h"
 
 #include <QAbstractItemModelTester>
 
@@ -87,8 +88,8 @@ void expect_report(const ProfileData &p, const json &theirs) {
         EXPECT_EQ(q.total().values[e], theirs.at("events").at(e).at("total").get<uint64_t>());
     ASSERT_TRUE(p.hotspots);
     ASSERT_EQ(p.hotspots->size(), theirs.at("rows").size());
-    for (const HotspotRow &r : *p.hotspots) {
-        const auto &fn = q.functions()[r.function];
+    for (const analysis::HotspotRow &r : *p.hotspots) {
+        const auto &fn = q.functions()[r.function_index];
         const json *row = nullptr;
         for (const json &t : theirs.at("rows"))
             if (t.at("function") == fn.name && t.at("module") == fn.module)

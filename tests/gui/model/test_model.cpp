@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gui/model without Qt: trees, hotspot rows, search and derived columns
 // of profiles built from folded stacks, and of the storage tests' known
 // profile, checked against storage's figures and `cpcprof report`'s.
@@ -5,8 +6,8 @@
 
 #include "gui/model/cost_columns.h"
 #include "gui/model/cost_tree.h"
-#include "gui/model/hotspots.h"
 #include "gui/model/search.h"
+#include "profiler/analysis/hotspots.h"
 
 #include <gtest/gtest.h>
 
@@ -103,11 +104,12 @@ TEST_F(FoldedModel, CallersAndCalleesOfAFunction) {
 }
 
 TEST_F(FoldedModel, HotspotRowsCountRecursionOnce) {
-    std::vector<HotspotRow> rows = hotspot_rows(*profile->query);
+    std::vector<analysis::HotspotRow> rows =
+        analysis::hotspot_rows(*profile->query, analysis::GroupBy::function);
     ASSERT_EQ(rows.size(), 4u);
-    auto row = [&](const char *name) -> const HotspotRow & {
+    auto row = [&](const char *name) -> const analysis::HotspotRow & {
         for (const auto &r : rows)
-            if (profile->query->functions()[r.function].name == name)
+            if (profile->query->functions()[r.function_index].name == name)
                 return r;
         ADD_FAILURE() << "no row " << name;
         return rows[0];
@@ -117,8 +119,8 @@ TEST_F(FoldedModel, HotspotRowsCountRecursionOnce) {
     EXPECT_EQ(row("a").self.samples, 0u);
     EXPECT_EQ(row("b").self.values, (std::vector<uint64_t>{30, 15, 2, 22}));
     EXPECT_EQ(row("c").total.values, (std::vector<uint64_t>{20, 30, 2, 12}));
-    EXPECT_EQ(location(row("b")), "/src/folded.c:" + std::to_string(row("b").line));
-    EXPECT_EQ(profile->query->functions()[row("b").function].module, "/opt/folded");
+    EXPECT_EQ(analysis::location(row("b")), "/src/folded.c:" + std::to_string(row("b").line));
+    EXPECT_EQ(profile->query->functions()[row("b").function_index].module, "/opt/folded");
 }
 
 TEST_F(FoldedModel, DerivedColumnsAreReportRatios) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The viewer's models and pages on a real recording of cpcprof-demo
 // (tests/view's harness), against what `cpcprof report` prints for the
 // same file: every function's self and total, the callers and callees of
@@ -7,11 +8,11 @@
 #include "gui/itemmodels/tree_model.h"
 #include "gui/model/cost_columns.h"
 #include "gui/model/cost_tree.h"
-#include "gui/model/hotspots.h"
 #include "gui/model/search.h"
 #include "gui/pages/caller_callee_page.h"
 #include "gui/pages/hotspots_page.h"
 #include "gui/pages/tree_page.h"
+#include "profiler/analysis/hotspots.h"
 
 #include <QApplication>
 #include <QSignalSpy>
@@ -69,12 +70,13 @@ std::vector<uint64_t> values(const json &cost) {
 }
 
 TEST_F(RealProfile, HotspotRowsAreReportRows) {
-    std::vector<HotspotRow> rows = hotspot_rows(*profile->query);
+    std::vector<analysis::HotspotRow> rows =
+        analysis::hotspot_rows(*profile->query, analysis::GroupBy::function);
     ASSERT_EQ(rows.size(), report.at("rows").size());
     ASSERT_GT(rows.size(), 3u);
-    for (const HotspotRow &r : rows) {
-        const json *theirs = report_row(r.function);
-        ASSERT_NE(theirs, nullptr) << profile->query->functions()[r.function].name;
+    for (const analysis::HotspotRow &r : rows) {
+        const json *theirs = report_row(r.function_index);
+        ASSERT_NE(theirs, nullptr) << profile->query->functions()[r.function_index].name;
         EXPECT_EQ(r.self.samples, theirs->at("self").at("samples").get<uint64_t>());
         EXPECT_EQ(r.total.samples, theirs->at("total").at("samples").get<uint64_t>());
         EXPECT_EQ(r.self.values, values(theirs->at("self")));
