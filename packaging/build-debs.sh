@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Builds the Debian packages libcpc1, libcpc-dev, cpcprof and cpcprof-gui from this tree
 # into OUTDIR (default: build/deb/packages), configured for /usr in a build
 # directory of their own (build/deb), without the tests.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Debian packages (CPack DEB, one per component): libcpc1 (libcpc.so.1,
 # libpctx.so.1), libcpc-dev (headers, .pc files, .so links, section-3 man
 # pages), cpcprof (the command, its agent, cputrack, cpustat, section-1/8

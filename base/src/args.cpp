@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Command-line parsing shared by the subcommands (base/args.h).
 #include "base/args.h"
 

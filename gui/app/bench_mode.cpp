@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/app/bench_mode.h"
 
 #include "gui/app/main_window.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Timings for tests/bench/bench_gui.py: with CPCPROF_GUI_BENCH=1 the
 // window opens its file, and once the flame graph is painted it times an
 // event switch, a zoom and a search (each until the canvas has painted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/app/diff_controller.h"
 
 #include <QThreadPool>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Comparing the profile shown with a base profile: the base is loaded off
 // the GUI thread (its own ProfileLoader), then compare_profiles runs in
 // the thread pool on shared pointers to both; the result comes back on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpcprof-gui [--base BASE] [FILE]: the viewer.  Without FILE it opens
 // out.cpcprof of the current directory when there is one, else an empty
 // window (File > Open).  --base: FILE compared with BASE (as cpcprof diff).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The main window of cpcprof-gui: File menu (Open, Open Recent, Reload,
 // Export), drag and drop of a file, the event selector and Back in the
 // toolbar, and the pages in tabs: Summary, Flame graph, Top-down,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MainWindow: comparing with a base profile (File > Compare With...,
 // `cpcprof-gui --base BASE NEW`).  The flame graph of the profile shown is
 // coloured by change, the trees and tables get delta columns, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MainWindow: choosing files (Open, Open Recent, drag and drop, Reload)
 // and exporting the flame graph.
 #include "gui/app/main_window.h"

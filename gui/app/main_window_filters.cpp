@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MainWindow: the filter stack.  A new step narrows the profile of the
 // steps before it (or, while that is not made yet, the loaded one by every
 // step) with filter_profile in the thread pool, on copies; a newer change

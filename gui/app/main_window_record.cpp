@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // MainWindow: recording from the viewer (File > Record..., File > Re-run
 // Last Recording); the profile recorded is opened.
 #include "gui/app/main_window.h"

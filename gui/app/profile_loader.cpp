@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/app/profile_loader.h"
 
 #include <string>

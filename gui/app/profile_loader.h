@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Loading a profile off the GUI thread: gui::load_profile runs in the
 // thread pool on a copy of the path, with a cancel flag it polls between
 // steps; the result comes back on the GUI thread as a signal.  Starting a

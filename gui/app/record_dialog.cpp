@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/app/record_dialog.h"
 
 #include "gui/app/recorder.h"

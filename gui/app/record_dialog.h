@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File > Record: a dialog that records a program with `cpcprof record`
 // (run by a Recorder, recorder.h) and hands the profile to the window.
 // Fields: command, arguments, working directory, events (with the events

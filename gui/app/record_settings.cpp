@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/app/record_settings.h"
 
 #include <QCoreApplication>

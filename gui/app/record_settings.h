@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What File > Record runs, without widgets: the settings of a recording
 // (command, arguments, working directory, events, rate or period, call
 // graph mode, output file), the `cpcprof record` command line they make,

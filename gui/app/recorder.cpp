@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/app/recorder.h"
 
 #include <QFileInfo>

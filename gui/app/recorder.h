@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof record` run as a child process of the viewer: its output
 // (standard output and error, merged) comes as it is printed; stop()
 // sends SIGINT to its process group, as a terminal's ^C would (the

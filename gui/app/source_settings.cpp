@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/app/source_settings.h"
 
 #include <QDialogButtonBox>

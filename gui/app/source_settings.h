@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The source roots of the viewer: directories and path-prefix remappings
 // (OLD=NEW) kept in QSettings ("source/dirs", "source/pathMaps"), edited
 // on the settings page (Settings > Source Directories), plus those of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Paints a cost bar behind the text of cells that have a share
 // (ShareRole: an event column's share of the run's total), as wide as
 // that share of the cell.

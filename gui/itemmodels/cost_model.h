@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The base of the viewer's item models: a name column, optional key
 // columns (module, file:line), then the cost columns of gui/model's
 // CostColumns (self and total of every event, derived ratios).  Cells

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CostModel's delta columns, shown while comparing with a base profile.
 #include "gui/itemmodels/cost_model.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/itemmodels/cost_proxy.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Filter and sort over a CostModel.  The filter is a search over function
 // names (gui/model search: substring or regex); in trees the ancestors of
 // matching rows stay so that every match shows where it is called.

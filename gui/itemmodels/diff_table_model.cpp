@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/itemmodels/diff_table_model.h"
 
 #include "gui/itemmodels/cost_model.h" // SortRole

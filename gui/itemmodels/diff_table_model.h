@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The item model of the Comparison page: one row per function of either
 // profile (`cpcprof diff`'s table: functions matched by name and module
 // basename), with its status (in both, only in NEW, only in BASE) and per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/itemmodels/source_models.h"
 #include "base/paths.h"
 

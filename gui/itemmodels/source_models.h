@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Item models of the source page: the lines of a function's source file
 // and its instructions, each with the cost columns of every view (self and
 // total of every event, derived ratios; gui/model/cost_columns.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/itemmodels/tree_model.h"
 
 #include "gui/model/search.h"

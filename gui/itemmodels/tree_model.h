@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The item model of every call tree of the viewer (top-down, bottom-up,
 // callers, callees): rows are gui/model CostTree nodes, the internal id of
 // an index is its node.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/model/cost_columns.h"
 
 namespace cpcprof::gui {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The cost columns every tree and table of the viewer shows, without Qt:
 // self and total of every recorded event, then the derived ratios
 // (storage/derived.h, as `cpcprof report` defines them) over the row's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/model/cost_tree.h"
 
 namespace cpcprof::gui {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A call tree ready for the views, without Qt: storage's CallTree (nodes
 // merged by function, self and total cost of every event per node) and
 // what an item model needs besides, each node's row among its siblings.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/model/diff_data.h"
 
 #include "profiler/analysis/table_format.h" // analysis::basename_of, as `cpcprof diff` keys modules

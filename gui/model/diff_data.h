@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Two profiles compared for viewing, without Qt: NEW (the profile shown)
 // against BASE, with `cpcprof diff`'s own Comparison (profiler/diff: the
 // functions of both matched by (name, module basename), each common

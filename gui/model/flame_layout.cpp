@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/model/flame_layout.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where the flame graph draws its frames: a Qt-free layout of a CallTree
 // for one event, one zoomed node and a width in pixels, so that the widget,
 // the exports and the tests agree on every rectangle.

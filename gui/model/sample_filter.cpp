@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/model/sample_filter.h"
 
 #include <algorithm>

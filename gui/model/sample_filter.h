@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The viewer's filter stack, without Qt: steps that each keep a part of
 // the samples (a time range, some threads, one process, all but some
 // threads), applied together (a sample is shown when every step keeps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/model/search.h"
 
 namespace cpcprof::gui {

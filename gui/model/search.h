@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Search in the viewer's trees, without Qt: which nodes of a tree to keep
 // so that every match of a name search (profiler/analysis/search.h) shows
 // with its ancestors, which nodes to highlight, and the cost of the
@@ -12,8 +13,8 @@
 namespace cpcprof::gui {
 
 using analysis::NameMatcher;
-using analysis::SearchResult;
 using analysis::search;
+using analysis::SearchResult;
 
 // Per node of t: 1 when its function matches or a descendant's does.
 std::vector<uint8_t> keep_nodes(const CostTree &t, const std::vector<bool> &function_matches);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/model/source_view.h"
 
 #include <algorithm>

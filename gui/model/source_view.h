@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the viewer's source page shows for one function, without Qt: its
 // source file's lines with per-line self and total costs (the numbers of
 // `cpcprof annotate`, report/function_costs.h), the hottest lines ranked,

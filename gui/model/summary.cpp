@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/model/summary.h"
 
 #include "profiler/analysis/accounting_text.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the Summary page says about a profile, without Qt: labelled lines
 // in the words `cpcprof report`'s header uses (accounting_text.h,
 // report_output.h), from the same Reader and Query, so that the numbers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/model/timeline.h"
 #include "base/paths.h"
 

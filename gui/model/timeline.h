@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The timeline's data, without Qt: one row per process and, below it, one
 // per thread that kept samples, and the density of a chosen event over
 // the run, per row, in equal time slices.  Built from the loaded (whole)

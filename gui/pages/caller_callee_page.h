@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Caller/Callee page: a table of functions (with a filter box) and,
 // for the one selected, the tree of its callers (who calls it, and who
 // calls them) and the tree of its callees, as `cpcprof report --callers /

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/cost_overview.h"
 
 #include <QMouseEvent>

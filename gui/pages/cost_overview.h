@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The scroll-bar overview of the source page: a narrow strip beside the
 // source where each line with cost is a tick at its place in the file,
 // as dark as its share of the function's hottest line; a click scrolls

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/diff_page.h"
 
 #include "gui/itemmodels/cost_model.h" // SortRole

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Comparison page, shown while comparing with a base profile: what
 // is compared (both files, samples, common events), `cpcprof diff`'s
 // table of functions (diff_table_model.h) sortable on every column, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The filter box above every tree and table: a pattern, "Regex" for a
 // regular expression instead of a substring, and a line that states what
 // the filter matched (functions, and their share of the chosen event,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/filter_stack_bar.h"
 
 #include <QHBoxLayout>

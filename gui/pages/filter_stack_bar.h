@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The bar above the views while filters are in force: the filter stack as
 // a breadcrumb ("All samples > 0.250-0.500 s > without thread 101"), each
 // step a link back to it, how many of the loaded samples the views show,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/flame_canvas.h"
 
 #include "gui/pages/flame_diff.h"
@@ -143,7 +144,8 @@ QColor FlameCanvas::fillColour(uint32_t node) const {
     const analysis::CallTree::Node &n = t->nodes()[node];
     bool searching = search_ && !search_->functions.empty();
     if (searching) {
-        bool hit = n.function < search_->function_matches.size() && search_->function_matches[n.function];
+        bool hit =
+            n.function < search_->function_matches.size() && search_->function_matches[n.function];
         if (hit)
             return n.inlined ? QColor(240, 120, 230) : QColor(210, 40, 200);
     }

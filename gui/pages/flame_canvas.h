@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The flame graph itself: a widget that paints a CallTree (flame_layout.h)
 // for the chosen event, zooms into the frame clicked (Esc zooms back out
 // step by step), highlights search matches, explains a frame in its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/flame_diff.h"
 
 #include <QLocale>

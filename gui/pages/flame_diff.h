@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The flame graph while comparing with a base profile: each frame of
 // NEW's tree coloured by the change of its call path's self share of the
 // chosen event against BASE (red: grew, blue: shrank, grey: the same),

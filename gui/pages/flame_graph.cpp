@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/flame_graph.h"
 
 #include <QCheckBox>

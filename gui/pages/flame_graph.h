@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Flame graph page: breadcrumb of the zoom (each step a link back to
 // it), search box (substring or regular expression) with the share of the
 // samples that have a match on their stack, the inverted (icicle, from

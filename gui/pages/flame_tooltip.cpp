@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/flame_tooltip.h"
 
 #include "profiler/analysis/derived.h"

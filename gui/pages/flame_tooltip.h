@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The text of a flame graph frame's tooltip: the function, its module and
 // source file, and for every recorded event its self and total cost (value
 // and share of the run's total), then the derived ratios.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/hotspots_page.h"
 
 #include "gui/itemmodels/cost_proxy.h"

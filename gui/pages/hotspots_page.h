@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Hotspots page: a flat table of functions (module, file:line of the
 // hottest line) with self and total of every event and derived ratios,
 // as `cpcprof report` lists them; sorting on every column, cost bars and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Work off the GUI thread: run(work, done) hands work (which owns copies
 // of its input) to the thread pool and calls done with its result back on
 // the GUI thread, in the context of owner, unless a newer job was started

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the pages share: a view set up for cost columns (sorting on every
 // column, cost bars, names wide), and the reveal of a row.
 #pragma once

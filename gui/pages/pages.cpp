@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/pages.h"
 
 #include "gui/itemmodels/table_model.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The tree and table pages of the window (top-down, bottom-up,
 // caller/callee, hotspots), made in one place so that the window does not
 // depend on their classes: each page is a widget and the three calls the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/source_page.h"
 
 #include "gui/itemmodels/cost_delegate.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Source page: one function's source file with per-line self and
 // total costs of every event and the derived ratios, hot lines marked
 // (#1 .. #5), a scroll-bar overview of where the cost lies, calls inlined

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/summary_page.h"
 
 #include "gui/model/summary.h"

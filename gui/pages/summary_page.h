@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Summary page: the run, its accounting, what lacks symbols and how
 // to fix it, and the top functions of the chosen event (summary.h).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/timeline_page.h"
 
 #include <QHBoxLayout>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Timeline page: the timeline (timeline_view.h) of the loaded profile
 // under a row of actions on what is selected in it -- "Filter in on
 // selection" (the time range dragged and the threads clicked), "Exclude

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The timeline: one row per process and, below it, one per thread of it
 // (model/timeline.h), each showing how the chosen event's samples spread
 // over the run: one bar per pixel column, its height and strength the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "gui/pages/tree_page.h"
 
 #include "gui/itemmodels/cost_proxy.h"

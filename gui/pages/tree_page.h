@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Top-down and Bottom-up pages: the profile's call tree (callees
 // under callers, or the inverted tree: callers under the innermost
 // functions) with self and total of every event, derived ratios, cost

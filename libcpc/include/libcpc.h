@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * libcpc.h: the illumos libcpc(3LIB) hardware performance counter
  * interface, implemented on Linux over perf_event_open(2).

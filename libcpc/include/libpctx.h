@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * libpctx.h: process context library (illumos libpctx), on Linux over
  * ptrace(2).  A controlling process creates or captures a target process,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Binding, restart, presets, sampling and activation.
 #include "libcpc/src/counting.h"
 #include "libcpc/src/errors.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Buffers: snapshots of a set's virtual counters, and arithmetic on them.
 #include "libcpc/src/impl.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpc_open, cpc_close, the processor description and the walkers.
 #include "libcpc/src/errors.h"
 #include "libcpc/src/impl.h"

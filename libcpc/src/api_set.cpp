@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sets and requests.
 #include "libcpc/src/counting.h"
 #include "libcpc/src/errors.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "libcpc/src/counting.h"
 
 #include "libcpc/src/overflow.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One bound set in the kernel: a perf event group counting for one thread
 // (or one CPU), with the 64-bit virtual counters of illumos kept on top.
 //

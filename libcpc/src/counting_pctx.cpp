@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "libcpc/src/counting_pctx.h"
 
 #include "libcpc/src/impl.h"

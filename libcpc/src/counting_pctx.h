@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libcpc's side of cpc_bind_pctx (libpctx's own files are pctx_*): the
 // counters of one thread of a process that libpctx controls.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Error reporting: the per-handle cpc_errhndlr_t, or "libcpc: fn: message"
 // on stderr when none is set.  errno is left as the caller had it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "libcpc/src/events.h"
 
 #include "libcpc/src/pfm_events.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Event names: perf's symbolic names (hardware, cache, software), the
 // illumos generic PAPI_* names, libpfm4 native names and raw codes, each
 // turned into the type/config words of a perf_event_attr.

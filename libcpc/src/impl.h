@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The objects behind the opaque handles of <libcpc.h>.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CPC_BIND_LWP_INHERIT: threads created by a thread whose set was bound
 // with the flag get their own copy of the set.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CPC_BIND_LWP_INHERIT works through libcpc's pthread_create wrapper
 // (inherit.cpp), which only sees the threads created through it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "libcpc/src/machine.h"
 
 #include "base/scoped_fd.h"

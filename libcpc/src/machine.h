@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What this machine can count: the processor's description for cpc_npic,
 // cpc_caps, cpc_cciname, cpc_cpuref, the event and attribute lists, and
 // the raw-event bit layout.  Built once per process from the host (probing

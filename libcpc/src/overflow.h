@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Overflow delivery: the kernel's perf sigtrap (SIGTRAP, si_code
 // TRAP_PERF, synchronous in the counting thread) is caught here and turned
 // into the SIGEMT of the illumos pages: the program's SIGEMT handler is run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Signal context: everything reachable from on_sigtrap() allocates nothing,
 // takes no lock, and preserves errno.
 #include "base/kernel_sigaction.h"

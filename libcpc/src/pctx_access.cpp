@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "libcpc/src/pctx_access.h"
 
 #include <linux/capability.h>

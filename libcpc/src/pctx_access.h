@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Who may be put under control.
 //
 // The kernel lets a process trace another when it has CAP_SYS_PTRACE, or

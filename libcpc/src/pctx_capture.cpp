@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pctx_capture: control of a running process and all its threads.
 //
 // Everything that can be checked is checked from /proc before anything is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pctx_create: a new process, under control from its first instruction.
 //
 // The program is looked up in PATH as execvp(3) does, before fork, so that

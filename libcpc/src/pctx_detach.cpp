@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Letting a process go: every thread is detached from where it stands
 // (running ones are interrupted first), a pending signal is delivered, a
 // job-control stop is kept, and threads or children created meanwhile are

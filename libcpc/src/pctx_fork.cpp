@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Fork children of the controlled process.
 //
 // illumos libpctx follows a fork child when there is a fork callback: the

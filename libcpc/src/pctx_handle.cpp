@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The handle: events, error reporting, callbacks, release, and the private
 // interface libcpc uses.
 #include "libcpc/src/pctx_impl.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The object behind pctx_t, and what the pctx_*.cpp files share.
 //
 // A handle controls one process through ptrace(2): every thread of it is

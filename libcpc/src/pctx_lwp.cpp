@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Threads of the controlled process: creation, exit, exec and the end of
 // the process, turned into the illumos callbacks.
 //

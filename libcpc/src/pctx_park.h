@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Parking a new process while it changes tracer.
 //
 // ptrace cannot hand a tracee to another tracer: the old one must detach

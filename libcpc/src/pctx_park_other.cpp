@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Architectures without a parking implementation: fork children are not
 // followed (see pctx_park.h).
 #include "libcpc/src/pctx_park.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "libcpc/src/pctx_park.h"
 
 #include <sys/ptrace.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The private interface libpctx offers libcpc (illumos: __pctx_cpc and
 // __pctx_cpc_register_callback).  Exported from libpctx.so.1 under the
 // SUNWprivate_1.1 version; not for applications.

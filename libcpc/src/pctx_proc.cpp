@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "libcpc/src/pctx_proc.h"
 
 #include <dirent.h>

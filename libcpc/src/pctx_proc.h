@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What libpctx reads about a process or thread from /proc.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "libcpc/src/pctx_ptrace.h"
 
 #include <sys/wait.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ptrace(2) as libpctx uses it: what a wait status means, and how a task
 // is seized, resumed, waited for and let go.
 #pragma once

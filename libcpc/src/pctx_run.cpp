@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pctx_run: the event loop.
 //
 // The controlled threads run freely; the tracer hears of them only at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Native events through libpfm4; contracts in pfm_events.h.
 //
 // Names are qualified with the core PMU ("skl::NAME"): unqualified, libpfm4

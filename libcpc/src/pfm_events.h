@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Native (processor-specific) events through libpfm4.
 //
 // libpfm4 knows the event tables of Intel and AMD processors.  It picks the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Signal context: map, unmap, take_latest and discard are system calls and
 // plain memory accesses only.
 #include "libcpc/src/sample_ring.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The ring buffer of one overflow request's perf event.  The event samples
 // PERF_SAMPLE_IP and PERF_SAMPLE_READ in the group format, so at every
 // overflow the kernel writes the interrupted PC and the whole group's

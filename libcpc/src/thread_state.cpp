@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "libcpc/src/thread_state.h"
 
 #include "libcpc/src/impl.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The calling thread's bound set (illumos: the LWP's performance counter
 // context), every live counting for fork handling, and the process id cache
 // used by the overflow path.

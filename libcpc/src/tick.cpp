@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "libcpc/src/tick.h"
 
 #include "base/scoped_fd.h"

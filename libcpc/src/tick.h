@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpc_buf_tick: illumos counts TSC cycles while the set is on the CPU.
 // Linux exposes no virtualized TSC, so libcpc counts the on-CPU time of the
 // thread (task-clock, or cpu-clock for a CPU-bound set) in nanoseconds and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs call frame instructions into CfiRow rows (cfa_program.h).
 #include "profiler/agent/cfa_program.h"
 

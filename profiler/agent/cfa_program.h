@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The call frame instructions of one CIE or FDE, run into CfiRow rows
 // (ordinary context; part of the .eh_frame compiler, eh_frame.cpp).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Call-frame information for the overflow handler's DWARF unwinding: the
 // tables and their lookup.
 //

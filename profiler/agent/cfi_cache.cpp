@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/agent/cfi_cache.h"
 
 #include "profiler/protocol/protocol.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Compiled unwind tables shared by every process of a recording.
 //
 // Compiling a module's .eh_frame (eh_frame.h) costs milliseconds for libc and

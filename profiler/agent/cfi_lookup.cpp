@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Signal context: everything here runs in the overflow handler (find_cfi)
 // but publish_cfi, a single atomic store.  No lock, no allocation.
 #include "profiler/agent/cfi.h"

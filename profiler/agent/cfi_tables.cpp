@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The process's CFI tables (cfi_tables.h).  Ordinary context only: the
 // handler reads the published index through find_cfi (cfi_lookup.cpp).
 #include "profiler/agent/cfi_tables.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The process's CFI tables: every loaded module's rows (compiled by
 // eh_frame.h, or mapped from the recording's cache, cfi_cache.h), indexed
 // and published for the overflow handler's find_cfi (cfi.h).  Ordinary

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/agent/channel.h"
 
 #include "profiler/agent/state.h"

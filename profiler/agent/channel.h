@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sending messages to the recorder.  A recorder that has gone away must not
 // harm the target: sends use MSG_NOSIGNAL, and the first failure disarms
 // the agent (sampling stops, nothing more is sent).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's configuration from the environment (config.h).
 #include "profiler/agent/config.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's configuration: what the recorder asked for, read from the
 // environment it set (profiler/common/protocol.h, kEnv*) when the agent
 // starts in a process.  Ordinary context only.

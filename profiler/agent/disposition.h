@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The disposition a program asked for and believes it has, beside the one
 // the kernel holds (base/kernel_sigaction.h: sigaction(3) is interposed by
 // this very library).

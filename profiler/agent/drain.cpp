@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The drain thread: every few milliseconds it moves the samples of every
 // slot's ring to the recorder, tells it about threads and module changes,
 // and frees the slots of threads that have ended.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The drain thread (ordinary context): rings -> recorder.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Compiles a module's .eh_frame into a sorted table of CfiRow (ordinary
 // context: at start-up and when the drain thread sees modules change).
 // Only what the overflow handler's fast path can use is kept: the CFA as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The .eh_frame compiler: a module's call-frame information into the rows
 // that the overflow handler searches (cfi.h).  Ordinary context only.
 #pragma once

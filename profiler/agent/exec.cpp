@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The exec family, interposed.
 #include "profiler/agent/channel.h"
 #include "profiler/agent/drain.h"

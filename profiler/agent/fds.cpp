@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The profiler's descriptors - the channel to the recorder, and libcpc's
 // counters (one perf_event descriptor per request and thread) - live in
 // the program's descriptor table, where a daemon closes everything it did

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The profiler's share of the program's descriptor table (fds.cpp).
 #pragma once
 

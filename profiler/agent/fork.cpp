@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fork: a child does not inherit bound sets (libcpc, as illumos), so it
 // starts over as a process of its own (its hello, its modules, a drain
 // thread, the set bound to its one thread), or stops being recorded

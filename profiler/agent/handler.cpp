@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Signal context: no malloc, no locks, no stdio; errno preserved; bounded.
 #include "profiler/agent/handler.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The SIGEMT overflow handler (signal context).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Signal context: everything here may run in the overflow handler's path
 // (sampling_entry, AgentCode, forward_to_program, run_program_action), or
 // in libcpc's SIGTRAP handler for a trap that is not an overflow

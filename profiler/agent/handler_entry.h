@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The way into the overflow handler and out of it to the program: the
 // SIGEMT entry the agent installs, the flag that stops sampling, the mark
 // of the agent's own code, and the program's SIGEMT action that signals

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The process's executable mappings (module_scan.h).  Ordinary context.
 #include "profiler/agent/module_scan.h"
 

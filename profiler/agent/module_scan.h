@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The process's executable mappings, as the module table sends them to the
 // recorder.  Ordinary context only (the drain thread, start-up, fork).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The module table sent to the recorder (module_table.h).
 #include "profiler/agent/module_table.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The module table the recorder holds for this process: sent at the
 // start and whenever it changes (module_scan.h says what it holds).
 // Ordinary context only; callers are serialised (start-up and fork before

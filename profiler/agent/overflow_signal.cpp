@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernel raises SIGTRAP (si_code TRAP_PERF) in a thread whose counter
 // overflows; libcpc's handler turns it into the sampling signal.  A
 // program that changes SIGTRAP's disposition would receive the profiler's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SIGTRAP, the signal the kernel raises in a thread whose counter
 // overflows, stays libcpc's: see overflow_signal.cpp.
 #pragma once

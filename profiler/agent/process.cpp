@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's process: its mode, its pid, and the messages about it
 // (process.h).
 #include "profiler/agent/process.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's process: whether it is sampled, what the recorder is told
 // about it, and the stages of its life (start.cpp, fork.cpp,
 // process_end.cpp), as they, thread creation (threads.cpp) and the exec

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The process's end: sampling stops, what the rings hold goes to the
 // recorder, then the threads that could not be sampled and the exit
 // status.  exit() and a return from main (the on_exit hook), the

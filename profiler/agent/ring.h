@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A single-producer single-consumer byte ring of variable-length records.
 // The producer is one thread's overflow handler (signal context); the
 // consumer is the agent's drain thread.  Records never wrap: one that does

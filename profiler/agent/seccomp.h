@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Processes under a seccomp filter.  A filter may kill the process at any
 // system call it was not written for (SECCOMP_RET_KILL), and the agent's
 // perf_event_open is such a call: the agent must not make it in a process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C library's other ways to set a signal's disposition, which reach
 // the kernel without going through sigaction(3): signal(3) and its
 // relatives, and syscall(SYS_rt_sigaction, ...).  On a signal the agent

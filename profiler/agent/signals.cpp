@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The signals the profiler relies on belong to the agent.  A program that
 // installs its own handler for one, or blocks it, would stop the sampling
 // or receive the profiler's signals (and with the default action an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The signals the profiler relies on stay the agent's: the sampling signal
 // (SIGEMT) and the kernel's overflow signal (SIGTRAP, overflow_signal.h).
 // See signals.cpp.

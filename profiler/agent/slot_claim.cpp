@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Signal context: everything here may run in the overflow handler.  Loads,
 // compare-and-swap and a ring's attach only; no lock, no allocation.
 //

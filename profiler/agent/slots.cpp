@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The slot table's chunks (ordinary context).  SlotTable::claim, which the
 // overflow handler runs, is slot_claim.cpp.
 #include "profiler/agent/slots.h"

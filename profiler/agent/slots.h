@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The per-thread slots that the overflow handler writes into, in chunks
 // that are added as the program starts threads, so that every live thread
 // has one however many there are (up to kMaxChunks * kChunkSlots).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libcpcprof-agent.so: loaded into the target with LD_PRELOAD by
 // `cpcprof record`.  It is a client of libcpc as the manual pages describe
 // one: a set whose first request has CPC_OVF_NOTIFY_EMT with the preset

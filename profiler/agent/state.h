@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's process-wide state: configuration, the libcpc set, and the
 // table of per-thread slots that the overflow handler writes into.
 //

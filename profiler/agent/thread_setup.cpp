@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A thread's set-up for sampling (ordinary context): its slot, stack
 // bounds and name, and its ring's pages faulted in, before its first
 // sample where possible (the main thread at start, the others in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Thread creation: every new thread of the program gets libcpc's copy of
 // the set (through libcpc's pthread_create wrapper) when the descriptor
 // budget allows it (fds.h) and no seccomp filter forbids it; the others

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Signal context: everything here runs in the overflow handler.
 #include "profiler/agent/unwind.h"
 

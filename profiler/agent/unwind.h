@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stack walking from the overflow handler (signal context): no allocation,
 // no locks, bounded by max.  Frames are leaf first; frames[0] is the
 // interrupted PC, the others return addresses (or, past a signal

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How record's summary, report's header, check and the flame graph say
 // what a profile lost: one wording everywhere.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CallTree (storage/include/storage/query.h), built from the Query's frame
 // trie without recursion.
 //

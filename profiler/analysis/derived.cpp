@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/analysis/derived.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Ratios of two events recorded together, per row of a report or the
 // viewer: misses per 1,000 instructions, cycles per instruction, misses per
 // reference.  Only the ratios whose two events the run recorded are offered.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/analysis/diff_model.h"
 
 #include "profiler/analysis/table_format.h" // basename_of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `cpcprof diff` compares: two profiles' functions, matched by
 // (name, module basename), with each common event's self and total cost
 // on both sides.  Costs are compared as shares of each profile's own

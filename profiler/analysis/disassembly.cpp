@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/analysis/disassembly.h"
 
 #include "profiler/analysis/tool_run.h"

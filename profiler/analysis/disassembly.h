@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A function's machine code as binutils' objdump shows it, with the source
 // line of each instruction, for `cpcprof annotate --disassemble` and the
 // viewer's disassembly pane (both call disassemble(): same instructions,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Flame graph frames from a call tree (flame_model.h).
 #include "profiler/analysis/flame_model.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The frames a flame graph draws: a call tree (CallTree::top_down, or
 // bottom_up for an icicle graph) in drawing order, frames too narrow to
 // matter pruned, and what the renderers (SVG, HTML) need to name and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One function's costs per source line and per instruction, for `cpcprof
 // annotate` (--disassemble) and the viewer's source page: one computation,
 // so that both show the same numbers.

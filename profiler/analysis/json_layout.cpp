@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The layout of the viewing commands' JSON documents (json_layout.h).
 #include "profiler/analysis/json_layout.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // JSON documents of the viewing commands: built as nlohmann::ordered_json
 // values (members in the order they are added), written in the layout the
 // commands have always printed ("cpcprof report --format json" in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Query and CallTree (storage/include/storage/query.h).
 //
 // One pass over the samples: each kept sample's stack is located

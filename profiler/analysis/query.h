@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Query: a profile aggregated for reports.  Opens a .cpcprof file (through
 // Reader, so files from someone else are safe), keeps the samples that
 // pass a filter, and sums their values per distinct call stack, with every

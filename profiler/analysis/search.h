@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Search over function names, shared by every view that searches (the
 // viewer's tables and its flame graph): which functions match a substring
 // or a regular expression, and the cost of the samples with a match on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which source files a viewer may open, and opening them: the one check
 // that `cpcprof annotate` and cpcprof-gui's source page both go through.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/analysis/source_lookup.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Finding a source file that a profile names by the path it was compiled
 // from, on a machine where the tree may live elsewhere (--source-dir).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/analysis/table_format.h"
 #include "base/paths.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Text building blocks of report and annotate: aligned text tables, JSON
 // strings and numbers, RFC 4180 CSV fields, shares as percentages.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/analysis/tool_run.h"
 
 #include "base/scoped_fd.h"

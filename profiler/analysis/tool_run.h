@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Running a binutils tool (objdump, nm) as a child process and taking its
 // output: bounded in size and time, no descriptor of ours inherited, no
 // shell, the C locale (LC_ALL=C: its output is parsed).  Any thread (the

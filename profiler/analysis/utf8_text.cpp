@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // UTF-8 repair and JSON string literals (utf8_text.h).
 #include "profiler/analysis/utf8_text.h"
 

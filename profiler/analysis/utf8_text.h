@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Text from a profile as the output formats need it.  Function names,
 // paths, thread names and the recorded command line are bytes: a program
 // may be called with any argument, a damaged or hostile file may hold any

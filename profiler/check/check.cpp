@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/check/check.h"
 
 #include "storage/file_problems.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof check FILE...`: says whether each profile is sound.
 //
 // A file is opened with storage's Reader (raw header, SQLite integrity_check,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpcprof: the profiler's command.
 #include "profiler/analysis/query.h"
 #include "profiler/check/check.h"

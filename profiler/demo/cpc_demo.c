@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cpc-demo: counts events around a bundled workload with libcpc, the way
  * cpc(3CPC) Example 1 does, and prints one line per iteration.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cpcprof-demo: a small program with known hotspots, for a first
  * `cpcprof record`: the main thread alternates between matrix_multiply

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof diff BASE NEW`: how each function's share of the events changed
 // between two profiles, as a table (text or JSON), a differential flame
 // graph (-o FILE.html) and a CI gate (--fail-above PCT).  Options, output

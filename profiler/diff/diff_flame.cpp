@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/diff/diff_flame.h"
 
 #include "profiler/analysis/table_format.h" // basename_of, percent

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The differential flame graph of `cpcprof diff -o FILE.html`: NEW's
 // flame graph (frame width = NEW's total cost of that call path), each
 // frame coloured by how its share of the total changed against the same

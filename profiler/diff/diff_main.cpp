@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpcprof diff: the table of changes, the differential flame graph, the gate.
 #include "profiler/diff/diff.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/diff/diff_options.h"
 
 #include "base/args.h"

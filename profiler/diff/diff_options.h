@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The options of `cpcprof diff` (docs/profiler.md, "cpcprof diff").
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/diff/diff_output.h"
 
 #include "profiler/analysis/table_format.h" // Table, percent, json_string, json_number

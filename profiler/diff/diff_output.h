@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `cpcprof diff` prints: the table of changes (text or JSON) on
 // stdout and the --fail-above summary on stderr.  Columns and keys are
 // documented in docs/profiler.md ("cpcprof diff").

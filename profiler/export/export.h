@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof export [FILE] --format folded|pprof|speedscope [-o OUT]
 // [filter options]`: the profile in a format other tools read
 // (export_formats.h): folded stacks for flamegraph.pl and inferno, pprof's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The export formats of `cpcprof export`, each built from a Query (the
 // kept samples' distinct stacks, storage/query.h) into a string ready to
 // write.  What they share: which value weighs a stack, the unit of an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof export` (export.h): options, then query, format, write.
 #include "base/args.h"
 #include "profiler/export/export.h"

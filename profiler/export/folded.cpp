@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Folded stacks (export_formats.h): the input of flamegraph.pl, inferno
 // and most flame graph viewers.  Frames are function names only, so
 // stacks that differ by line or module but not by name add up on one line.

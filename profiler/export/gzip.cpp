@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gzip (export_formats.h) with zlib's deflate: windowBits 15 + 16 asks
 // zlib for the gzip wrapper (header and CRC-32 trailer) instead of zlib's.
 #include "profiler/export/export_formats.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pprof's profile.proto (export_formats.h), written with ProtoWriter.
 // Field numbers are those of perftools.profiles.Profile
 // (github.com/google/pprof proto/profile.proto).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ProtoWriter (proto_writer.h): base-128 varints, least significant group
 // first, the high bit set on every byte but the last.
 #include "profiler/export/proto_writer.h"

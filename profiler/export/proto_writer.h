@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A protocol buffers encoder for the few wire types a profile.proto
 // message uses: varints (wire type 0) and length-delimited fields (wire
 // type 2: strings, nested messages, packed repeated varints).  No schema,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // speedscope's file format (export_formats.h), the "sampled" profile type
 // of https://www.speedscope.app/file-format-schema.json: frames {name,
 // file} shared by every profile; per thread, samples as arrays of frame

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the export formats share (export_formats.h): weights and units.
 #include "profiler/export/export_formats.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The HTML flame graph (flame_render.h): the frames as JSON, drawn by an
 // inline script.
 #include "profiler/flamegraph/flame_render.h"

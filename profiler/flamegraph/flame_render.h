@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The two outputs of `cpcprof flamegraph`.
 //
 // SVG: a static picture in the structure of Brendan Gregg's flamegraph.pl

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Script shared by the SVG and HTML pages (flame_render.h): the URL
 // fragment's actions, "#key=value&key&...", handed in order to handle.
 #include "profiler/flamegraph/flame_render.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The style and script of the HTML flame graph (flame_render.h).  The
 // data comes from the page's <script type="application/json"> element;
 // nothing is fetched.

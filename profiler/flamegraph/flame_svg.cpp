@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The SVG flame graph (flame_render.h).
 #include "profiler/flamegraph/flame_render.h"
 #include "profiler/flamegraph/flame_text.h"

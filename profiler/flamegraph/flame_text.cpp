@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Escaping, numbers and colours for the flame graph renderers (flame_text.h).
 #include "profiler/flamegraph/flame_text.h"
 

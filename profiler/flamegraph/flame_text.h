@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Text building for the flame graph renderers: escaping of everything
 // that comes from a profile (function names, paths, event names, the
 // title) for XML/HTML text and attributes and for JSON inside a <script>

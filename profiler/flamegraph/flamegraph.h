@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof flamegraph [FILE] -o OUT.svg|OUT.html|- [--inverted] [--title T]
 // [filter options]`: the profile as a flame graph (flame_render.h).
 //

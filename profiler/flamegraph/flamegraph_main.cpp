@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof flamegraph` (flamegraph.h): options, then query, model, render, write.
 #include "base/args.h"
 #include "profiler/analysis/flame_model.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/list/list.h"
 
 #include "profiler/analysis/table_format.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof list [--json]`: the events this machine can count, as libcpc
 // offers them, grouped.
 //

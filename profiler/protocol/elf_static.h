@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Whether a program file is a statically linked ELF executable: no
 // PT_INTERP, so the dynamic loader never runs and LD_PRELOAD (the agent)
 // is never loaded.  Shared by the recorder (for the command it starts) and

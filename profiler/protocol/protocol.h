@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The channel between the agent (in every profiled process) and the
 // recorder: a SOCK_SEQPACKET socket, so that every message of every process
 // arrives whole, whatever the number of writers.

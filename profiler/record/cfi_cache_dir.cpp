@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/record/cfi_cache_dir.h"
 
 #include <dirent.h>

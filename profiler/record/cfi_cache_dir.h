@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The recording's directory of compiled unwind tables (the agent's
 // cfi_cache.h): made private (0700) under $TMPDIR or /tmp before the
 // target starts (named cpcprof-cfi-PID-XXXXXX after the recorder), removed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof record` command line (perf's conventions).
 #pragma once
 

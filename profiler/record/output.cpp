@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/record/output.h"
 #include "base/paths.h"
 

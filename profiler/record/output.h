@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The output file of a recording: what may be replaced, and when.
 //
 // Only a regular file (or nothing) is ever renamed or replaced: `-o` onto

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sampling rates and periods bounded by what the kernel and this machine
 // can deliver, with perf's kind of message, before the target starts.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/record/plan.h"
 
 #include "profiler/record/period_bounds.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which events a recording counts, checked with libcpc before the target
 // starts, so that a bad event is reported at once.
 #pragma once

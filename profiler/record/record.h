@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof record`.
 #pragma once
 

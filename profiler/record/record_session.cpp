@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/record/record_session.h"
 #include "base/paths.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A recording in progress: reads the channel until every profiled process
 // has gone, and writes what arrives into the profile file.
 #pragma once

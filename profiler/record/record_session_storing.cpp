@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A recording whose file stops taking writes (a full disk): the recorder
 // says so at once, stores nothing more but keeps draining the channel so
 // that the program is never blocked, and counts every sample the file

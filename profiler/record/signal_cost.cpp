@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/record/signal_cost.h"
 
 #include "base/clock.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What one sampling overflow costs on this machine, measured.
 //
 // Every sample of a time-based event (cpu-clock, task-clock) is a round

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/record/space_reserve.h"
 #include "base/paths.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Disk space held back for the end of a recording.
 //
 // When the disk fills, the recorder still has to write one small batch:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/record/spawn.h"
 #include "base/paths.h"
 

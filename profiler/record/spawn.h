@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Starting the target with the agent preloaded and the channel inherited.
 #pragma once
 

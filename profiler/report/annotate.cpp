@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpcprof annotate: a function's source with the costs of each line.
 #include "profiler/analysis/hotspots.h"
 #include "profiler/analysis/source_access.h"

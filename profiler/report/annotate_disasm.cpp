@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/report/annotate_disasm.h"
 
 #include "profiler/analysis/function_costs.h"

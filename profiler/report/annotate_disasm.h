@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof annotate --disassemble`: a function's instructions with their
 // costs (function_costs.h, the numbers of the viewer's disassembly pane).
 #pragma once

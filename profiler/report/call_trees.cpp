@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/report/call_trees.h"
 
 #include "profiler/analysis/table_format.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --callers FUNC / --callees FUNC: storage's CallTree of each function
 // FUNC names, printed as an indented tree (text), nested objects (JSON) or
 // one row per node with its depth (CSV).  Children are ordered by the

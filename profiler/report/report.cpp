@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpcprof report: the hotspot table or a caller/callee tree.
 #include "profiler/report/report.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof report` and `cpcprof annotate`: where a profile's events went,
 // as a hotspot table, caller/callee trees, or a function's source with
 // per-line costs.  Both read the file through storage's Query; the

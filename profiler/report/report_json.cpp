@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The JSON documents of report (docs/profiler.md, "cpcprof report"):
 // built as analysis::Json values and written in analysis::json_layout's layout.
 #include "profiler/report/report_output.h"

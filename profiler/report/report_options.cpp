@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/report/report_options.h"
 
 #include "base/args.h"

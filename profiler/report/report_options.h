@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The options of `cpcprof report` (docs/profiler.md, "cpcprof report").
 #pragma once
 

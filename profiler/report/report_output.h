@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What report prints: the run header, the hotspot table in text, JSON or
 // CSV, and the pieces the caller/callee trees share with it.  The columns
 // and keys are documented in docs/profiler.md ("cpcprof report").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof symbolize FILE [--debug-dir DIR]...`
 #include "base/args.h"
 #include "profiler/symbolize_profile/symbolize_profile.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/symbolize_profile/symbolize_profile.h"
 
 #include "storage/symbol_writer.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Symbolizing a recorded profile: the addresses its stacks reach (storage's
 // SymbolWriter) resolved by symbolize::Session and stored back in the file.
 // `cpcprof record` does it when the recording ends; `cpcprof symbolize FILE`

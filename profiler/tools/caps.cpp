@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/tools/caps.h"
 
 #include <cstddef>

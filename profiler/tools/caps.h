@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The capability text that `cputrack -h` and `cpustat -h` print after their
 // usage (illumos caps.c): the counter interface, the specification syntax,
 // the generic and platform events per counter, the attributes a

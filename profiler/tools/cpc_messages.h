@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libcpc's error messages as cputrack and cpustat report them: the error
 // handler (cpc_seterrhndlr(3CPC)) keeps the last message of each thread
 // instead of printing it, and the tool prints it with its own context when

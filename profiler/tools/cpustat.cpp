@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpustat(8): counts events on every CPU the process may run on.
 //
 // One thread per CPU opens its own libcpc handle, cpc_bind_cpu()s the

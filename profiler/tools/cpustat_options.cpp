@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/tools/cpustat_options.h"
 
 #include "base/args.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Command line of cpustat(8):
 //   cpustat -c spec [-c spec]... [-p period] [-T u|d] [-sntD] [interval [count]]
 //   cpustat -h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cputrack(1): counts events in every thread of one process, and with -f
 // of the processes it forks, through libpctx and cpc_bind_pctx.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/tools/cputrack_format.h"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The lines cputrack(1) prints (illumos cputrack.c):
 //
 //   header  "%7s " time ["%6s " pid] "%3s %10s " lwp event ["%9s " tsc] "%9s " per counter

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Command line of cputrack(1):
 //   cputrack -c spec [-c spec]... [-efntvD] [-N count] [-o file] [-T secs] command [args]
 //   cputrack -c spec [-c spec]... -p pid [-efntvD] [-N count] [-o file] [-T secs]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "profiler/tools/eventspec.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Event specifications of cputrack(1) and cpustat(8):
 //
 //   [picn=]eventn[,attr[n][=val]][,[picn=]eventn[,attr[n][=val]],...]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The owner of a libcpc handle: cpc_close(3CPC) when it goes away (which
 // unbinds and frees every set and buffer of the handle).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared options and file handling of the viewing commands (view_options.h).
 #include "profiler/view_common/view_options.h"
 #include "base/paths.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What every command that reads a profile shares (report, annotate,
 // flamegraph, export, diff): the profile argument, the filter options and
 // opening the file.

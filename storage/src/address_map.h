@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // AddressMap: which mapping held a code address of a process at a time,
 // by the rule in the format (schema.cpp, mapping): the mapping live then;
 // else the last one unloaded before; else the first one loaded after.

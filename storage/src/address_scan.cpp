@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "storage/src/address_scan.h"
 
 #include "storage/src/address_map.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The distinct code addresses that samples' stacks reach, each placed in
 // the mapping of the sample's process at the sample's time.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The words of check's findings, shared with the readers (file_problems.h).
 #include "storage/file_problems.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "storage/src/new_file.h"
 #include "base/paths.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Creating a file so that it appears complete or not at all: build it
 // under a temporary name in the same directory, then move it into place
 // without ever replacing an existing file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "storage/src/open_checks.h"
 
 #include "storage/src/private_copy.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The defensive half of opening a file that may come from someone else:
 // checks on the raw header before SQLite sees the file, a hardened
 // connection, integrity_check, and the comparison of sqlite_schema with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading a profile without writing beside it (private_copy.h).
 #include "storage/src/private_copy.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading a profile without writing beside it.
 //
 // SQLite writes next to a database it reads in two cases: a WAL-mode file

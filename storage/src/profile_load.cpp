@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "storage/src/profile_load.h"
 
 #include "storage/src/sqlite_handle.h"

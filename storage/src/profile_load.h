@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Everything of a profile but the samples, loaded and validated from a
 // connection that open_profile() accepted.  The Reader is a view of it;
 // the SymbolWriter uses it to find the addresses to resolve.

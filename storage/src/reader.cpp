@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reader: a read-only, defensive connection; everything but the samples is
 // loaded and validated by open() (profile_load.cpp), samples are streamed.
 #include "storage/reader.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "storage/sample_values.h"
 
 #include <algorithm>

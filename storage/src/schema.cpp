@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // THE .cpcprof FILE FORMAT, version 3
 // ===================================
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The .cpcprof schema: identification constants and the DDL, shared by the
 // writer (which creates it) and the reader (which compares a file against
 // it).  The format itself is specified at the top of schema.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "storage/src/sqlite_handle.h"
 
 namespace cpcprof::storage::sql {

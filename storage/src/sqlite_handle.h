@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Owners for sqlite3 and sqlite3_stmt, and the only way this library runs
 // SQL: a Statement compiled from a constant string, with data bound as
 // parameters.  Nothing here builds SQL text.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "storage/stack_locator.h"
 
 #include "base/flat_map.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "storage/src/stack_trie.h"
 
 #include <algorithm>

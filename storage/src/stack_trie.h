@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The writer's in-memory copy of the stack trie: interns a stack (leaf
 // first) as a path of (parent, address) nodes from the virtual root 0 and
 // says which nodes are new, so that only those are written.

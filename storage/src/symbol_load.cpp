@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SymbolTable: lookups, and loading it from a file that may come from
 // someone else (every id and every depth checked).
 #include "storage/src/profile_load.h"

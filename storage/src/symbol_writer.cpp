@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SymbolWriter: a defensive read-write connection; answers are kept in
 // memory and written by finish() in one transaction, strings interned
 // then, rows in key order (the symbol table is its own index).

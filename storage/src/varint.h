@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Unsigned LEB128, the encoding of sample.more_values: 7 bits per byte,
 // least significant group first, high bit set on every byte but the last.
 #pragma once

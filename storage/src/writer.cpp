@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writer: one SQLite connection in WAL mode, one transaction per batch, the
 // stack trie and the small id maps (threads, modules, live mappings) kept in
 // memory so that recording never reads the file back and needs no index.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The SQL the Writer runs: every statement a constant, compiled once when
 // the file is created, with data bound as parameters.
 #pragma once

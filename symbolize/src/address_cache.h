@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Resolved locations by (module index, looked-up address): each unique
 // address of a session is resolved once.  (KDAB/perfparser
 // app/perfaddresscache.h keeps the same per-ELF cache.)

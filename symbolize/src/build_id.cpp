@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "symbolize/src/build_id.h"
 
 #include "symbolize/src/elf_owners.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "symbolize/src/compile_unit.h"
 
 #include "symbolize/src/demangle.h"

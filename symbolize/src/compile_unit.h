@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One compile unit's function scopes, indexed once (ScopeIndex), with the
 // names of scopes resolved on first use.  Line tables are libdw's own: read
 // once per unit by dwarf_getsrclines and searched by dwarf_getsrc_die with a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "symbolize/src/demangle.h"
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Owners of elfutils handles: dwfl_end(3) and elf_end(3) on every exit.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "symbolize/src/fde_index.h"
 
 #include "base/eh_frame_cursor.h"

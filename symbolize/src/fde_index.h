@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Where the functions of a module begin, from its call-frame information:
 // the start of every FDE, as .eh_frame_hdr's binary-search table lists
 // them.  It names the functions of a stripped module that no symbol covers

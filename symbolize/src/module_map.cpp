@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "symbolize/src/module_map.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The recorded mapping table of a process, grouped into modules (one per
 // distinct file), and the load bias a mapping implies for its file.
 #pragma once

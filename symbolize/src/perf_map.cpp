@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "symbolize/src/perf_map.h"
 #include "base/paths.h"
 

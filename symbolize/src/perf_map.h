@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A perf map: the symbols a JIT writes for the code it generates, in
 // perf's convention (/tmp/perf-PID.map; `node --perf-basic-prof`, Java's
 // perf-map-agent, LuaJIT, ...).  One line per function:

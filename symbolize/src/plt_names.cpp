@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "symbolize/src/plt_names.h"
 
 #include "symbolize/src/demangle.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Names of a module's PLT stubs, "printf@plt" (demangled: "operator
 // delete(void*)@plt"), as objdump and perf give them: no symbol names a stub, so without this a
 // sample in one shows as module+0xoffset.  Each stub's indirect jump is decoded to the GOT slot it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "symbolize/src/scope_index.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The function scopes of one compile unit (subprograms and inlined
 // subroutines), flattened once into sorted, non-overlapping segments that
 // each name the innermost scope covering them.  Looking up an address is a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "symbolize/src/symbol_table.h"
 
 #include "symbolize/src/demangle.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A module's function symbols, read once, sorted by address and searched
 // by binary search: dwfl_module_addrinfo scans the whole symbol table for
 // every address, which is what makes eu-addr2line slow on big binaries.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Session: one Dwfl over the modules of a process image, with a symbol
 // table and compile-unit indexes per module, and the address cache.
 // (KDAB/perfparser app/perfsymboltable.cpp has the same shape.)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The boundary of the agent's signal-context code, checked on its sources
 # (ctest agent.signal_context_files):
 #   cmake -DAGENT_DIR=profiler/agent -DSIGNAL_FILES=a.cpp,b.h -P this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's .eh_frame compiler on malformed input: it reads only the
 // memory it is given, and whatever that memory holds it returns a sorted
 // table (maybe empty), never a fault.  Inputs: the fuzz_eh_frame seeds

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's sample ring: records come out whole, in order, across the
 // wrap-around; a full ring refuses rather than overwrites; one producer and
 // one consumer on different threads lose nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's DWARF unwinder (its own CFI tables, no libunwind): from a
 // context taken 40 calls deep, the walk names every caller, in order, back
 // to the process's first frame, on code built without frame pointers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The DWARF walk from a PC right after `pop %rbp`: the CFI still says the
 // caller's rbp is saved at CFA - 16, just below rsp (the red zone), but
 // the register already holds it.  The walk must neither stop there nor

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The profiler's own frames (the agent's and libcpc's code, State::own_*)
 // are left out of a walk's frames, and the walk goes on through them.
 // Here unwind_recurse (test_unwind.cpp) stands for the profiler's code.

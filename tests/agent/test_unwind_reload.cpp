@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A library loaded where an unloaded one was gets its own unwind rows,
 // not the unloaded one's: the two generated libraries have the same
 // layout, and gen_stop's frame is 32 bytes in one, 16 in the other.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The DWARF walk through frames whose rules are more than rsp/rbp plus an
 // offset: a CFA in another register (OpenSSL's assembly keeps it in rax),
 // a CFA loaded from the stack (OpenSSL's realigned frames, also from the

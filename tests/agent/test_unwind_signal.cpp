@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The DWARF walk through a signal frame: from inside a handler, past
 // glibc's __restore_rt (its CIE has the "S" augmentation) to the context
 // the signal interrupted, which is looked up at its own PC, not PC - 1.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the unwinder tests share: a walk's result, the calling thread's
 // stack bounds, and the symbol at a PC.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Query and CallTree in process, on profiles made from folded stacks
 // (tests/support/folded_profile.h): totals over several events, self and
 // total per function with recursion, the top-down, bottom-up, callers and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpcprof::analysis::json_layout: the layout of the viewing commands' JSON documents
 // (one top-level member a line, listed arrays one element a line, the rest
 // inline), numbers, and strings that stay valid UTF-8 whatever their bytes.

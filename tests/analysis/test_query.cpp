@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Query and CallTree: costs per function, line and thread, filters, inline
 // chains, recursion and unsymbolized code, on a small profile whose every
 // sample is known.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A code address as a PC and as a return address: one address can be a
 // sample's leaf (the interrupted instruction, looked up where it is) and
 // another sample's caller frame (a return address, looked up inside its

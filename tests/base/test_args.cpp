@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The command-line helpers: numbers taken whole or refused, getopt's
 // complaints, and the walk over a subcommand's arguments with its errors.
 #include "base/args.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The clock helpers read the clocks they name, convert timespecs exactly,
 // and current_tid names the calling thread.
 #include "base/clock.h"

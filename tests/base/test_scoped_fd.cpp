@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ScopedFd: the descriptor is closed exactly once, by its last owner.
 #include "base/scoped_fd.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // UniqueC: a C resource is released once, by its library's function, and
 // a null pointer is never passed to it.
 #include "base/unique_c.h"

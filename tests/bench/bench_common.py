@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the benchmark scripts of tests/bench share."""
 import os
 import re

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """cpcprof-gui on a 1,000,000-sample profile: time to the first painted
 flame graph, event switch, zoom, search and peak memory, beside hotspot
 loading the perf.data of the same workload.

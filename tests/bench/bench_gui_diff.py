@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """cpcprof-gui comparing two 1,000,000-sample profiles: time from start
 until the comparison is shown (`cpcprof-gui --base BASE NEW`).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench_libcpc: what libcpc costs on top of bare perf_event_open(2).
 //
 // Every figure is measured in the same run as the peer it is compared with:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """cpcprof record's slowdown against perf record -g, in interleaved pairs.
 
 Runs on demand (not by ctest):

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Samples per CPU-second, cpcprof against perf, at several sampling rates.
 
     python3 tests/bench/bench_rate.py [--build build/dev] [--scale S] [--rounds N]

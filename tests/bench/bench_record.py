@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """cpcprof record against perf record, side by side, on the bundled workload.
 
 Runs on demand (not by ctest):

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Complete stacks on programs nobody here wrote, beside perf, in one run.
 
 Runs on demand (not by ctest):

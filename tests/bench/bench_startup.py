@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """What cpcprof record costs a program that starts many processes.
 
 Runs on demand (not by ctest):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench_storage: bytes per sample on disk and write/read throughput of the
 // .cpcprof writer, on a synthetic but realistic profile.  On demand, not
 // part of ctest:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Symbolization speed: unique addresses per second, with inline chains, of
 // symbolize::Session against llvm-symbolizer --inlining and addr2line -f -i
 // -C on the same address sets, in the same run.  Inputs: libstdc++.so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's DWARF walk against libunwind's on the same stack: 45 calls
 // deep in code built without frame pointers, from a context taken at the
 // bottom (getcontext), the cost of one walk to the first frame.  Runs on

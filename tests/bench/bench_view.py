@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """cpcprof report and flamegraph on a 1,000,000-sample profile, side by side
 with `perf report --stdio` on the perf.data of the same workload.
 

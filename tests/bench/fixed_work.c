@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fixed_work: a fixed amount of work (a 40-deep recursion, a pointer
  * chase, a compute loop, and a second thread), timed by itself, so that a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/cli/cli_helpers.h"
 
 #include <filesystem>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Finding a module of a profile by its file, for the cli tests.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a report would show of a profile: samples per function through
 // storage's StackLocator and SymbolTable, the way cpcprof report reads a
 // file (stored symbols only; nothing is resolved here).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof check` as a command: what it prints for a sound profile, a
 // truncated one and a file that is no profile, and its exit status.  What
 // check finds inside a file is tested on check_file (tests/storage).

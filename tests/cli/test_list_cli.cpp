@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof list` and the command's usage text, run as a user runs them.
 #include "tests/cli/cli_helpers.h"
 #include "tests/record/record_harness.h"

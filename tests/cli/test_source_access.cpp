@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Which source files annotate and cpcprof-gui's source page may open
 // (profiler/report/source_access.h): the path-escape cases of a profile
 // from someone else.  None is opened, none hangs (a FIFO with no writer

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Symbolization as a user meets it: `cpcprof record` names the target's
 // functions when it ends (unless --no-symbolize), `cpcprof symbolize FILE`
 // does it later, a stripped module is reported without symbols until its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Symbols as a report shows them, on real code: a stripped program's
 // functions are one row each, named by where their FDE begins; and an
 // address that is one sample's PC and another's return address gets the

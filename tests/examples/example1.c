@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cpc_bind_curlwp(3CPC) Example 1, as printed, with the evident fixes:
  * the include lines the page lost, a definition of the user-provided

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * cpc_bind_curlwp(3CPC) Example 2, as printed, made whole: the handler and
  * the setup code of the page in one program on Example 1's frame.  Evident

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: the agent's .eh_frame compiler
 // (profiler/agent/eh_frame.cpp and cfa_program.cpp, compiled into this
 // target), which runs inside the profiled program on every library it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: event specifications as users type them.  The first
 // byte picks the parser: even, cputrack/cpustat's -c grammar
 // (profiler/tools/eventspec.h, with a fixed list of attribute names so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: a profile someone else made.  An input that starts
 // like an SQLite file is written to a temporary file as it is; any other
 // is a list of row edits of a good profile (profile_edits.h).  The file

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Cuts a fuzz_eh_frame input from an ELF file: the 8-byte little-endian
 address of .eh_frame_hdr, then the file's bytes from .eh_frame_hdr to the
 end of .eh_frame (adjacent in the file as in memory: one segment).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fuzz_profile's row edits (profile_edits.h).
 #include "tests/fuzz/profile_edits.h"
 

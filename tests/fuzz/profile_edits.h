@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fuzz_profile's second mode: edits of a good profile's rows.  Random
 // bytes in an SQLite file rarely pass its integrity check, so most raw
 // inputs stop at the first check; edits through SQLite keep the file

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Runs every libFuzzer target of tests/fuzz for a bounded time over its
 # checked-in seed corpus, under ASan + UBSan (the fuzz preset), and fails
 # on the first crash, sanitizer report, leak, timeout or out-of-memory.

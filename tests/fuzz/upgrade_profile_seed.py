@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # Copies a profile seed of the previous format version into the current one
 # (format 3: accounting.unsampled_ns, the notice table): the same rows,
 # unsampled_ns 0.  usage: upgrade_profile_seed.py OLD.cpcprof NEW.cpcprof

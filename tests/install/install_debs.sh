@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Builds the Debian packages (packaging/build-debs.sh), installs them with
 # dpkg into a scratch root (dpkg --root, its own database), and from outside
 # the trees: compiles cpc(3CPC) Example 1 with pkg-config against the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `cmake --install` into a temporary prefix, then from a directory outside
 # the source and build trees: the installed cpcprof records the bundled demo
 # with the installed agent (found relative to itself) and reports it; cpc(3CPC)

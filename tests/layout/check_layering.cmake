@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The folders' rules (docs/architecture.md), checked over the source tree:
 #  - every quoted #include is written from a root: a library's public
 #    include/ folder ("storage/reader.h") or the repository's root

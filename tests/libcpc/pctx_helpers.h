@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Helpers of the libpctx and cpc_bind_pctx tests (test_pctx*.cpp): target
 // programs started under control, and callbacks that record what libpctx
 // reported.  Programs started beside a test (Spawned) and the ptrace check

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpc_bind_curlwp, virtual counters, sampling, restart, enable/disable,
 // fork and exec.
 #include "tests/libcpc/helpers.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpc_bind_cpu: counting on one CPU for every thread.
 #include "tests/libcpc/helpers.h"
 

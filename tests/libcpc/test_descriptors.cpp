@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a binding costs the program's descriptor table, and where libcpc
 // says that a new thread could not count: one descriptor per request and
 // thread (cpc_buf_tick needs none of its own), and an inheriting thread's

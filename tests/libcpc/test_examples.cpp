@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The manual pages' examples, compiled as C from the page and run.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpc_open, cpc_close, the processor description, walkers, error reporting.
 #include "libcpc/src/machine.h"
 #include "tests/libcpc/helpers.h"

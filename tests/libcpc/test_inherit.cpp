@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CPC_BIND_LWP_INHERIT: every thread created after the bind counts on its
 // own copy of the set.
 #include "tests/libcpc/helpers.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The processor description and event resolution for processors this
 // machine does not have: libpfm4 is forced to a PMU (LIBPFM_FORCE_PMU), the
 // perf probe is injected, and sysfs format files come from tests/libcpc/data.

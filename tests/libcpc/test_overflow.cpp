@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CPC_OVF_NOTIFY_EMT: SIGEMT at overflow, frozen until restart, presets,
 // chained long periods, signal dispositions.
 #include "libcpc/src/counting.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Overflows that merge into one signal: the kernel raises one SIGTRAP for
 // the overflows that come before it is delivered, so a handler that takes
 // longer than the period sees fewer signals than there were overflows.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libpctx: pctx_create, pctx_capture, pctx_run, pctx_release, pctx_terminate,
 // exec and fork following, with the target programs of tests/targets.
 #include "tests/libcpc/pctx_helpers.h"

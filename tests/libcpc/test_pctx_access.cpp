@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Who may be put under control: other users' and set-ID processes and
 // programs are refused to a caller without CAP_SYS_PTRACE, before anything
 // is attached.

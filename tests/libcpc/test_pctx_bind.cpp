@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpc_bind_pctx: counters in the threads of a controlled process.
 #include "tests/libcpc/pctx_helpers.h"
 

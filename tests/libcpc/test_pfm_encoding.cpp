@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Encodings of native events through libpfm4 for a forced PMU.
 //
 // Run with LIBPFM_FORCE_PMU=<pmu> CPC_TEST_PFM_PMU=<pmu>, <pmu> being "skl" or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SampleRing: the group's values written by the kernel at each overflow,
 // taken back without a system call, across the ring's wrap and past a full
 // ring; not inherited by fork children.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sets, requests, buffers and their errors.
 #include "tests/libcpc/helpers.h"
 

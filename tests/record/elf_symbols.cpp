@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/record/elf_symbols.h"
 
 #include <fcntl.h>

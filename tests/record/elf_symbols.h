@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The function symbols of one ELF file, for tests that map sample
 // addresses to functions before the symbolizer exists: a sorted table of
 // (address, size, name) from .symtab (or .dynsym when the file is

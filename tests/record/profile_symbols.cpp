@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/record/profile_symbols.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sample addresses -> function names for the record tests, from the
 // profile's modules (where each file was mapped, from when to when) and the
 // files' own symbol tables (ElfSymbols).  A stand-in for the symbolizer:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/record/record_harness.h"
 
 #include "tests/support/binomial.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Running `cpcprof record` from a test and reading what it wrote: the
 // command's exit status and output, the summary line, and the profile
 // through storage::Reader.  Temporary directories, running programs and

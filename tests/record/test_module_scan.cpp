@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's module table (profiler/agent/module_scan.h) from crafted
 // /proc/PID/maps texts and loader lists, and from this process's own.
 #include "profiler/agent/module_scan.h"

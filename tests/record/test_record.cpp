@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof record` as a user meets it: exit status, summary, the output
 // file, options, a target that crashes, a recorder that is killed, ^C, and
 // what an excluded child inherits.

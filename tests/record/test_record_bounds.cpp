@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Sampling rates and periods bounded by what the kernel and the machine
 // deliver: the rules with the machine injected, the measurement itself,
 // and `cpcprof record` refusing, at once, periods that used to never end.

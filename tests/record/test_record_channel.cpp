@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The agent's channel to the recorder is a descriptor in the target's own
 // table.  Targets that close every descriptor they did not open, mark them
 // all close-on-exec, or put a file of their own at its number are still

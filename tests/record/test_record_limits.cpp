@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Programs the profiler cannot sample, or must not disturb: statically
 // linked programs, programs under a seccomp filter, programs near their
 // descriptor limit; and what cpcprof record costs a process at start.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Code a program maps itself: its own text a second time (node runs part
 // of its binary from such a copy) and JIT code in anonymous memory, named
 // by the perf map the program writes.  The module table holds those

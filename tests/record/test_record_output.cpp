@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `cpcprof record` does with its output file and its limits: only a
 // regular file is ever replaced, a command that cannot run leaves the
 // previous profile as it was, sampling rates and periods the machine

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Targets that do what real programs do to a sampler: block in system
 // calls, make many threads, fork, exec, dlopen, and take the sampling
 // signal for themselves.

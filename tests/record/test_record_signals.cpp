@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SIGTRAP, the signal the kernel raises at counter overflow, taken by the
 // program in every way real programs take it (targets/trapper.c, and a Go
 // program when golang-go is installed): the program's output and exit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // spawn_target in-process: descriptors it made are closed when it fails
 // before the command starts.
 #include "profiler/record/spawn.h"

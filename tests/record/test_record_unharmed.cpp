@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Programs that sampling must leave as they are, and whose overflows must
 // all be accounted for: threads with small alternate signal stacks (as
 // Rust gives every thread), a thread that blocks every signal with a raw

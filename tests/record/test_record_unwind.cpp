@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Stacks through what the compiled tables alone did not pass: a program
 // spending its time in its own signal handler (the walk goes through the
 // signal frame to the code the signal interrupted), and threads started

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The workload target (known functions, known depths, its own CPU-time
 // measurement) recorded in dwarf and fp modes, with and without frame
 // pointers: shares per function, stack completeness, the recursion's depth.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // bench_symbols: size of the symbol tables and speed of the symbol path on
 // a synthetic profile.  On demand, not part of ctest:
 //

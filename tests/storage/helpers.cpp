@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/storage/helpers.h"
 
 #include <sys/wait.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared by the storage tests: a temporary directory per test, a small
 // realistic profile, and raw SQLite access for checking and damaging files.
 #pragma once

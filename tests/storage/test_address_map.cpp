@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // AddressMap alone: which mapping held an address of a process at a time.
 #include "storage/src/address_map.h"
 

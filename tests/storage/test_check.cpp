@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // `cpcprof check`: sound files, incomplete ones, broken accounting, bad
 // samples, damaged files, and the exit codes.
 #include "profiler/check/check.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading never writes beside the input (storage/src/private_copy.h): a
 // profile a killed recorder left (WAL mode, with -wal and -shm) is read
 // whole, the samples its WAL holds included, without a file created or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Files that are not good profiles: each is refused with a reason and
 // nothing crashes (run under the asan preset too).  Broken files are made
 // from a good one inside each test.

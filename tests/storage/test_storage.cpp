@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writer and Reader: round trip, the stack trie, accounting, batches and
 // a recorder killed mid-batch, file creation.  Refusal of bad files is in
 // test_refusal.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Symbols: the addresses to resolve, SymbolWriter round trips and redo,
 // the Reader's SymbolTable, locate() and the StackLocator.
 #include "tests/storage/helpers.h"

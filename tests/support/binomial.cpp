@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/support/binomial.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Tolerances taken from sample counts.  A count that a test judges - the
 // samples that land in a function, the periods whose overflow is taken -
 // is binomial: n trials (samples, periods), each a success with

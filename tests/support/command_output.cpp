@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/support/command_output.h"
 
 #include <cmath>

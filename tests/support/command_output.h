@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading back what the commands print, so that tests check it by its
 // structure, not by matching strings: a text table (columns split at runs
 // of two or more spaces), a call tree printed with indentation, and CSV

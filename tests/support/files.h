@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Files and text in tests: reading and writing whole files, splitting
 // text into lines, a directory's entries.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/support/folded_profile.h"
 
 #include "storage/profile.h"

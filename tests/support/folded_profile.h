@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A real .cpcprof made from folded-stack text, for in-process tests of
 // what reads profiles (storage's Query and CallTree, the viewer's models).
 // The file goes through storage's Writer and SymbolWriter exactly as a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/support/integrity.h"
 
 #include <sqlite3.h>

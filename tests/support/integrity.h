@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A profile's SQLite integrity, checked by SQLite itself through a plain
 // read-only connection (not storage's Reader, whose checks are under test).
 #pragma once

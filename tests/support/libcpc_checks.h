@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What libcpc says on this machine, for tests that compare a tool's
 // messages with libcpc's own or skip where counting is not allowed.
 // Header-only: only tests that link libcpc include it.

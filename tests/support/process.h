@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Running programs from a test: in a test's directory with their output
 // in files (run_program), with their output captured through pipes and an
 // optional SIGINT (run_capturing), or just for their exit status

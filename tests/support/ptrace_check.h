@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Whether this process may trace a child through libpctx (a container or
 // the Yama policy may forbid it), and a test's skip when it may not.
 // Header-only: only tests that link libpctx (target pctx) include it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A process started beside a test (to attach to, to trace), its stdout on
 // a pipe; killed and reaped if still there at the end.  And who traces a
 // process.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/support/synthetic_stacks.h"
 
 #include <sqlite3.h>

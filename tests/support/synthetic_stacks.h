@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Large synthetic profiles for the benchmarks: many distinct stacks shaped
 // like a call tree, their Zipf-like popularity, and what each table of the
 // file then takes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A directory made for one test and removed with everything in it (kept,
 // and its path printed, when CPCPROF_TEST_KEEP is set).  Under $TMPDIR, or
 // /tmp.

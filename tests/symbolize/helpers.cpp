@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/symbolize/helpers.h"
 
 #include <cctype>

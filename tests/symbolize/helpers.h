@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Runs a test program of data/ and reads what it printed: probe return
 // addresses, function addresses and executable mappings.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The session's parts, each alone: symbol table, scope index, address
 // cache, module map and load bias, demangling, fallback names.
 #include "symbolize/src/address_cache.h"

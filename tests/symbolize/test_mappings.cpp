@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Code outside the loader's view: a file mapped a second time at an
 // unrelated address (a program that maps its own code again, as node
 // does), and JIT code named by a perf map (/tmp/perf-PID.map).

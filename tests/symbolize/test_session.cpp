@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Session against the purpose-built programs of data/: each prints its
 // probe return addresses and executable mappings; the tests resolve them
 // and compare with the "@marker" lines of the sources.

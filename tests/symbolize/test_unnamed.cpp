@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Names for what symbols do not name, and names as users know them: a
 // stripped module's addresses grouped into functions by their FDE
 // (.eh_frame_hdr), and symbol versions dropped from .symtab's aliases.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * pctx_exec MODE ...: process events for the libpctx tests.
  *   exit N          exits with status N.

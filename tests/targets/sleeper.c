@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * pctx_sleeper MS: a process to capture.  Starts a second thread, writes
  * "ready\n" to stdout, and both threads sleep in 10 ms steps until MS

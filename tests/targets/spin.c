@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * pctx_spin OUTFILE ITERATIONS: computes for ITERATIONS rounds of a fixed
  * loop on one thread and writes the wall time it took and the part of it

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * pctx_threads OUTFILE [UNIT [SLEEPS]]: three threads, started together;
  * thread i faults in UNIT*(i+1) fresh pages (default 1000) and sleeps

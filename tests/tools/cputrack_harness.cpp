@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/tools/cputrack_harness.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the cputrack tests share: running cputrack, and its lines parsed
 // and rendered again with the illumos format strings written out here (so
 // that the columns are checked exactly), or masked (times, counts and

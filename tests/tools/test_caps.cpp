@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The -h capability text, from made-up capabilities and from this machine.
 #include "profiler/tools/caps.h"
 #include "tests/support/files.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpustat(8) driven as a program: every option, every error message, and
 // the output compared line by line with lines built here (only times and
 // counts are taken from the output).

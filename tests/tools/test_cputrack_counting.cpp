@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cputrack(1) counting: per-thread counts against what each thread of the
 // target measured itself, ticks at each interval and the totals at exit,
 // -N, -n and -t, several sets taking turns, and a generic hardware event.

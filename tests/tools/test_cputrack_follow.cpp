@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cputrack(1) following processes: fork lines, children followed with -f,
 // exec with -e, SIGINT to the controllers, and attaching to a running
 // process with -p (detached on SIGINT, after -N samples, or at its exit).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cputrack(1)'s options and errors: usage, every error message and exit
 // status, and -o, whose file appears whole or not at all.
 #include "tests/tools/cputrack_harness.h"

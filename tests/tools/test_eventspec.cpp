@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The event specification grammar of cputrack/cpustat, with an injected
 // attribute list (an Intel-like one) so that no PMU is needed.
 #include "profiler/tools/eventspec.h"

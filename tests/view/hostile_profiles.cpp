@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/view/hostile_profiles.h"
 
 #include "tests/storage/helpers.h" // tests/storage: test_run, kStartMono

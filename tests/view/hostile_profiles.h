@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Generated profiles whose shape is hostile to a reader, for the tests of
 // cost and depth (test_deep_stacks.cpp, test_growth.cpp): small files
 // that ask for deep walks, many overlapping mappings or numbers at the

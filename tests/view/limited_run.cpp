@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/view/limited_run.h"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Running cpcprof under resource limits and measuring what it used, for
 // the tests of deep and large profiles: the limits are set with
 // setrlimit in the child before exec (a stack of 1 MiB, an address space

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // pprof_text.h: gunzip, protoc --decode, then a parser of protoc's text
 // format (nested "name {" ... "}" blocks and "key: value" lines).
 #include "tests/view/pprof_text.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading a pprof profile the way pprof would, through independent tools:
 // gunzip it (`gzip -dc`), decode it with `protoc --decode
 // perftools.profiles.Profile` against google/pprof's profile.proto, and

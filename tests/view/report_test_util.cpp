@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/view/report_test_util.h"
 
 #include "storage/symbol_writer.h"

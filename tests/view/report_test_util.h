@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the report and annotate tests share: the readers of the commands'
 // output (tests/support/command_output.h) and a profile with counter
 // events for the derived columns.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpcprof annotate on the known profile (tests/storage/helpers.h), whose
 // sources /src/a.c and /src/m.h are recreated under a temporary directory
 // with one recognisable text per line ("a.c line N"), and on cpcprof-demo.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `cpcprof check` refuses, every reader refuses or warns about, in
 // check's words: damage only PRAGMA integrity_check finds and a sample
 // with the wrong number of values are refused (exit 1), an accounting

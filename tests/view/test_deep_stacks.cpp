@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Issue 12, point 5: every reading command walks call trees without
 // recursing per frame.  A profile whose one stack is 30,000 frames deep
 // (f29999 called by ... called by f0, or one function recursing 30,000

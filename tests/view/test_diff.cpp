@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpcprof diff run as a user runs it.  BASE is the known profile
 // (tests/storage/helpers.h: every sample documented); NEW is written here
 // with the same functions under another install path, some of them

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpcprof export run as a user runs it, each format read back by a tool
 // that did not write it: folded stacks parsed back, pprof gunzipped and
 // decoded by protoc against google/pprof's profile.proto (and, where Go is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpcprof flamegraph run as a user runs it: SVG and HTML from the known
 // profile (tests/storage/helpers.h: every sample documented), widths and
 // tooltips that follow from those samples, pruning, escaping of hostile

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Issue 12, point 6: the cost of reading grows with the file, not faster.
 // Each test runs a command on a generated profile of size N and of size
 // 4N and compares what the child used (its own CPU time from rusage, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpcprof report, run as a user runs it, on the known profile (every
 // sample documented in tests/storage/helpers.h), on a profile with counter
 // events (derived columns) and on a real recording of cpcprof-demo.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every JSON and protobuf string the viewing commands write is valid
 // UTF-8, whatever bytes the profile holds: a program run with the argument
 // "caf\xe9" (Latin-1), a function name with a flipped bit.  Bytes that are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Issue 12, point 7: impossible numbers.  A sample's value of the sampling
 // event is its period and a count is below 2^63 (storage/sample_values.h):
 // anything else is refused by check and by every reader.  Sums of possible

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/view/view_harness.h"
 
 #include <gtest/gtest.h>

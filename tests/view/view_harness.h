@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Running the viewing commands from a test: cpcprof with arguments, its
 // exit status, stdout and stderr (tests/record's harness), a synthetic
 // profile whose every sample is known (storagetest::write_known_profile),

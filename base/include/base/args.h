@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Command-line parsing shared by the subcommands: numbers taken whole from
 // an argument, and the walk over a subcommand's argument list with its
 // "PROGRAM: ..." usage errors on stderr.  Not for signal context.

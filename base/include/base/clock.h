@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Clocks as nanoseconds, and the calling thread's id: one place for the
 // timespec arithmetic and the gettid(2) call (current_tid).
 //

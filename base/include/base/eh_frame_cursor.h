@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reading .eh_frame and .eh_frame_hdr data (ordinary context): a cursor
 // that never reads past its end, LEB128 numbers and the DW_EH_PE pointer
 // encodings (LSB "DWARF Extensions").  Used by the agent's table compiler

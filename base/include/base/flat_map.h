@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // FlatMap: uint64_t -> uint32_t, open addressing with linear probing, at
 // most half full.  One probe, usually one cache line, per lookup: the
 // StackLocator does one per sample (a node-based std::unordered_map cost

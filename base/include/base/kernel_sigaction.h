@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Signal dispositions as the kernel holds them, read and written with the
 // rt_sigaction system call itself: sigaction(3) may be interposed by a
 // preloaded library (cpcprof's agent interposes it), and libcpc and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The parts of a path, as text: no file system access, no normalization
 // ("a//b" keeps its slashes).  The one basename and dirname of the project.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Owner of one file descriptor: closed when the owner goes away.
 // (perfetto include/perfetto/ext/base/scoped_file.h has the same shape.)
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Owners of C library resources: a std::unique_ptr whose deleter is the
 // library's own release function, named once per type where it is used
 // (cpc_t, Dwfl, Elf: their aliases live with their users, so that base

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What `cpcprof check` reports about a profile that opened, worded once
 // for check and for the readers (report, annotate, flamegraph, export,
 // diff, the GUI): the readers warn with the same words.  What check

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The .cpcprof profile file: value types, Writer and Reader, SymbolWriter,
 // SymbolTable and StackLocator (Query and CallTree, which aggregate a
 // profile for the views, are profiler/analysis/query.h).  The format

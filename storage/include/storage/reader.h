@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reader: opens a .cpcprof file, which may come from someone else.
 //
 // open() reads the file read-only and defensively (SQLite defensive mode,

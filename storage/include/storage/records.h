@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Value types of a .cpcprof profile: what the recorder hands the Writer and
 // what a Reader hands back.  Plain data; no SQLite here.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a sample's values can be.  The recorder stores, per sample, the
 // sampling event's period (the sample stands for that many events) and
 // the count of each other event since the previous sample.  A value that

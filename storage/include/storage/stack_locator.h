@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // StackLocator: sample stacks as paths of code locations, for reports.
 //
 // The stack trie holds raw addresses, and the same address can be

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SymbolTable: the symbols of a profile as a Reader loads them, compact and
 // built for lookups in bulk: strings once each, frames as small numbers.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SymbolWriter: adds symbols to a recorded profile (format: schema.cpp,
 // "Symbolizing").
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Writer: creates a .cpcprof file and fills it during a recording.
 //
 // Use from one thread at a time (the recorder's).  Order: create,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Addresses of one process image -> functions, inline chains, file:line.
 //
 // A Session is built from the executable mappings recorded for a process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* One of two libraries with the same layout and different unwind rows
  * (test_unwind_reload.cpp): gen_stop's frame is 32 bytes here. */
 __asm__(".text\n"

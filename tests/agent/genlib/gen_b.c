@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /* One of two libraries with the same layout and different unwind rows
  * (test_unwind_reload.cpp): gen_stop's frame is 16 bytes here, its code
  * as long as gen_a.c's, so ud2 and the unwind table header lie where

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/gui/app/gui_harness.h"
 
 #include <QCoreApplication>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the cpcprof-gui tests share: a QApplication for gtest, waiting for
 // the event loop to bring a condition about, profiles recorded in the test
 // (cpcprof-demo under `cpcprof record`), and `cpcprof report` on the same

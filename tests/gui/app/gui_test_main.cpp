@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // main() of the cpcprof-gui widget tests: a QApplication on the platform
 // the environment names (offscreen for the widget tests, xcb under Xvfb
 // for the screenshots), settings in a directory of the test's own.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // cpcprof-gui's window driven as a user does, on profiles recorded in the
 // test: what the summary says against `cpcprof report`, switching the
 // event, refused files, remembered settings.

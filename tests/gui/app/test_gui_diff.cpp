@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Comparing two runs in the window, as a user does: open NEW, compare
 // with BASE (File > Compare With's path), and check the colour, tooltip
 // and delta of a frame known to have grown and one known to have shrunk,

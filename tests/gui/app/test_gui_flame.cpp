@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The flame graph page driven as a user does: click to zoom, breadcrumb,
 // Esc, search with its share against `cpcprof report`, export.
 #include "tests/gui/app/gui_harness.h"

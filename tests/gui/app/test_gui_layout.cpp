@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The flame graph's layout and search without Qt, on storage's known
 // profile (tests/storage/helpers.h: 11 samples whose every frame is known):
 // widths, order of siblings, sub-pixel frames left out, zoom, inverted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // File > Record driven as a user does: the dialog lists what `cpcprof
 // list` says this machine can count, records the bundled workload
 // (tests/record/targets) with `cpcprof record` as a child process, shows

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Screenshots of every page of cpcprof-gui on a real recording of
 // cpcprof-demo, under Xvfb (the test is run by xvfb-run): each is saved
 // as a PNG in SCREENSHOT_DIR (kept as the test's artefacts; the README's

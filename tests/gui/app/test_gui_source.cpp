@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Source page driven as a user does: a function activated on the
 // Hotspots page, then View > Source of the Selected Function; the hottest
 // line against `cpcprof annotate` on the same file; a click on an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Timeline page and the filter stack driven as a user does, on a
 // recording of cpcprof-demo (two threads): drag across the timeline,
 // Filter in on selection, and every view shows the samples in that range

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/gui/model/model_test_util.h"
 
 #include "tests/storage/helpers.h"        // tests/storage: write_known_profile

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared by the model and item-model tests: a temporary directory, a
 // profile loaded from folded stacks (tests/support's make_folded_profile)
 // or the storage tests' known profile, and lookups by name.

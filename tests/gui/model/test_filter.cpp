@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The filter stack and the timeline's data (gui/model/sample_filter.h,
 // timeline.h) on folded-stack profiles: a filtered profile has the
 // numbers Query::open gives with the same filter (what `cpcprof report

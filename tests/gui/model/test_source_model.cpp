@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The source page's data on a real recording of cpcprof-demo (tests/view's
 // harness): per-line costs (gui/model source_view) equal to what `cpcprof
 // annotate FUNC` prints, per-instruction costs (disassembly_view) equal to

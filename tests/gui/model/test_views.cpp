@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gui/views: the item models (checked with QAbstractItemModelTester), the
 // proxies' filter and sort, and the pages driven through their public
 // members, on folded-stack profiles and the known profile.  Offscreen.

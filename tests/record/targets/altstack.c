@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Threads with small alternate signal stacks, as Rust gives every thread
  * (8 KiB with a guard page) and as C programs make them (MINSIGSTKSZ,

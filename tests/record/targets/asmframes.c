@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * asmframes: spends its CPU time in frames whose unwind rules are more
  * than rsp or rbp plus an offset, as hand-written assembly and stack

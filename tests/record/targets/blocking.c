@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * blocking: blocking system calls in a sampled thread while another thread
  * keeps the sampler busy.  Each round, in the main thread:

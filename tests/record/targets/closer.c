@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * closer: a program that closes descriptors it did not open, as daemons
  * do, then works; one mode per run.  The work is cl_work(): 0.3 s of CPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * crash: busy for 2 s of CPU time in crash_busy(), then dies of SIGSEGV in
  * crash_now() (a store through a null pointer).

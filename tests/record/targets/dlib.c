@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * dlib: the small shared library that forker's dlopen loop loads and
  * unloads.  dlib_work() spins for about 100 us so that some samples land in

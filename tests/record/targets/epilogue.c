@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * epilogue: spends its CPU time right after `pop %rbp`, where the CFI says
  * CFA = rsp + 8 and still names the caller's rbp at CFA - 16, below rsp.

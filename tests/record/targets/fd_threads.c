@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * fd_threads: many threads, then the program's own files, near the
  * descriptor limit.

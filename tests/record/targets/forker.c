@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * forker: processes that fork, exec and load libraries, one mode per run.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * jit: a JIT's life in small.  Copies two functions compiled with frame
  * pointers (section jit_code: jt_outer calls jt_inner, a relative call

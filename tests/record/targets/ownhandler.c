@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * ownhandler: a program that takes the sampling signal for itself after it
  * has started: SIGEMT of <libcpc.h> (SIGRTMIN+5 unless CPC_SIGEMT says

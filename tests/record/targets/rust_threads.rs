@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A Rust program: its runtime gives every thread an 8 KiB alternate signal
 // stack with a guard page, and handles SIGSEGV and SIGBUS on it.  Three
 // threads and main each do a fixed amount of recursive integer work and

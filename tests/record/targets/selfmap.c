@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * selfmap: maps its own text segment a second time (r-xp, from its own
  * file at an address the kernel picks) and spends its CPU time in sm_spin

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * A thread that blocks every signal with a raw rt_sigprocmask system call
  * (which no library can interpose) and works with them blocked, beside a

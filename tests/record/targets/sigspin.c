@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * sigspin: spends its CPU time in its own SIGALRM handler.  An interval
  * timer (setitimer ITIMER_REAL, every 20 ms) raises SIGALRM; the handler

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * spawn_child: starts one program as a fork child, optionally under a
  * seccomp filter against perf_event_open(2).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * static_exit: a statically linked program (built with -static), which the
  * profiler's agent cannot be loaded into.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * Helpers shared by the record test targets: CPU-time clocks, a busy
  * loop, and the kernel's own count of a piece of work's clock periods.

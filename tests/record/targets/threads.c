@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads: creates and joins COUNT threads (default 200), BATCH at a time
  * (default 10), each spinning SPIN_MS of its own CPU time (default 5) in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * A wave of many threads alive at once: each does a little work, then
  * waits at a barrier until all have started, so that every one of them

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * trapper: a program that takes SIGTRAP - the signal the kernel raises in
  * a thread whose profiling counter overflows - in the ways real programs

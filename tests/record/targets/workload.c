@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * workload: CPU time split between known functions at known depths, each
  * phase timed by the program itself, so that a profile can be checked

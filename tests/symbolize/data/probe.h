@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Test programs print, at each PROBE, its return address (an address inside
 // the calling function, after the call), and at exit their executable
 // mappings (from /proc/self/maps), so that tests know the addresses to

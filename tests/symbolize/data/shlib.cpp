@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A shared library with an inline chain, loaded by use_shlib.cpp.
 #include "tests/symbolize/data/probe.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // main's exception landing pads (std::string temporaries) end the code of
 // this unit right before crt1.o's _start, which has no DWARF: libdwfl hands
 // _start's addresses to this unit, whose line table would give them its

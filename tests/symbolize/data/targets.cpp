@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Inline chains, templates, lambdas and static functions, built -O2 -g as a
 // PIE, a non-PIE executable and stripped copies (see ../CMakeLists.txt).
 #include "tests/symbolize/data/probe.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "tests/symbolize/data/probe.h"
 
 namespace demo_lib {

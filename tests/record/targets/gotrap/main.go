@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // gotrap: a Go program as Go builds them with cgo (dynamically linked, so
 // that the profiler's agent is loaded into it).  Go's runtime installs a
 // handler for every signal at start, SIGTRAP and the sampling signal
