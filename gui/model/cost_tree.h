@@ -16,9 +16,11 @@
 #include <string>
 #include <vector>
 
-namespace cpcprof::gui {
+namespace cpcprof::analysis {
+struct PathMatch; // profiler/analysis/path_match.h
+} // namespace cpcprof::analysis
 
-struct PathMatch; // diff_data.h
+namespace cpcprof::gui {
 
 struct CostTree {
     // Keeps the profile (and so the Query that names functions) alive.
@@ -28,7 +30,7 @@ struct CostTree {
     std::string error; // why there is no tree (TooLarge, no such function)
     // While comparing: a callers or callees tree's call paths matched in
     // the base (match_function_tree); nullptr otherwise.
-    std::shared_ptr<const PathMatch> base_match;
+    std::shared_ptr<const analysis::PathMatch> base_match;
 
     size_t size() const { return tree ? tree->nodes().size() : 0; }
     const analysis::CallTree::Node &node(uint32_t n) const { return tree->nodes()[n]; }

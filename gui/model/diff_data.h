@@ -15,6 +15,7 @@
 
 #include "gui/model/profile_data.h"
 #include "profiler/analysis/diff_model.h" // profiler/diff
+#include "profiler/analysis/path_match.h"
 
 #include <cstdint>
 #include <memory>
@@ -34,16 +35,6 @@ struct DeltaInput {
     SideValues base, now;
 };
 
-// A tree's nodes merged by call path of (name, module basename), flat:
-// values of keyed node k and common event e at [k * events + e].
-struct PathMatch {
-    std::vector<uint32_t> path_of_node;          // per NEW tree node: its path (0: node 0)
-    std::vector<uint64_t> now_self, now_total;   // per path, NEW's values
-    std::vector<uint64_t> base_self, base_total; // per path, BASE's values (0: not in BASE)
-    std::vector<uint8_t> in_base;                // per path: BASE has this call path
-    bool built = false; // false when a side has no such tree (bottom-up too large)
-};
-
 struct DiffData {
     enum Tree { TopDown, BottomUp };
 
@@ -51,17 +42,20 @@ struct DiffData {
     analysis::Comparison comparison; // the numbers of `cpcprof diff BASE NEW`
     std::vector<int> common;         // per NEW event: index in comparison.events, -1: BASE lacks it
     std::vector<int> function_row;   // per NEW function: index in comparison.functions, -1: none
-    PathMatch top_down, bottom_up;
+    // NEW's trees matched by call path in BASE's, over the common events
+    // (Comparison::events); empty when a side has no such tree (bottom-up
+    // too large).
+    analysis::PathMatch top_down, bottom_up;
     // Per common event: indexes in comparison.functions in the order of
     // analysis::sort_by_change (cpcprof diff's table), made with the rest.
     std::vector<std::vector<size_t>> order;
 
-    const PathMatch &match(Tree t) const { return t == TopDown ? top_down : bottom_up; }
+    const analysis::PathMatch &match(Tree t) const { return t == TopDown ? top_down : bottom_up; }
     // The values of NEW's tree node and of the same call path in BASE
     // (both merged by path, as `cpcprof diff`'s flame graph merges them).
     DeltaInput node_delta(Tree t, uint32_t node) const;
     // The same for a node of a tree matched by match_function_tree.
-    DeltaInput path_delta(const PathMatch &m, uint32_t node) const;
+    DeltaInput path_delta(const analysis::PathMatch &m, uint32_t node) const;
     // The values of NEW's function fn and of the same function in BASE.
     DeltaInput function_delta(uint32_t fn) const;
     DeltaInput row_delta(const analysis::FunctionDiff &f) const;
@@ -84,8 +78,8 @@ using DiffPtr = std::shared_ptr<const DiffData>;
 // by call path to the same tree of BASE's function of the same name and
 // module basename (built now, O(BASE's frame nodes)); not built when BASE
 // has no such function or its tree is too large (analysis::TooLarge).
-PathMatch match_function_tree(const DiffData &d, const analysis::CallTree &now_tree, uint32_t fn,
-                              bool callers);
+analysis::PathMatch match_function_tree(const DiffData &d, const analysis::CallTree &now_tree,
+                                        uint32_t fn, bool callers);
 
 // The delta columns trees and tables add when comparing: per common event
 // (in NEW's order) the change of the self and total share in points, then

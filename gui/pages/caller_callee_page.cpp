@@ -186,7 +186,7 @@ void CallerCalleePage::show(uint32_t fn) {
         std::pair trees{callers_tree(profile, fn), callees_tree(profile, fn)};
         auto match = [&](CostTree &t, bool callers) {
             if (diff && diff->now == profile && t.tree) // comparing: the same tree in the base
-                t.base_match = std::make_shared<const PathMatch>(
+                t.base_match = std::make_shared<const analysis::PathMatch>(
                     match_function_tree(*diff, *t.tree, fn, callers));
         };
         match(trees.first, true);

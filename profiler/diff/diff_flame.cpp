@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/diff/diff_flame.h"
 
-#include "profiler/analysis/table_format.h" // basename_of, percent
+#include "profiler/analysis/path_match.h"
+#include "profiler/analysis/table_format.h" // percent
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
-#include <optional>
-#include <utility>
 #include <vector>
 
 namespace cpcprof::diff {
@@ -52,117 +50,90 @@ constexpr int kTop = 4;
 constexpr double kMinFramePx = 0.3; // narrower frames (and their callees) are left out
 constexpr double kCharPx = 7;       // 12 px monospace, about
 
-using Key = std::pair<std::string, std::string>; // (name, module basename)
-
-// A call tree whose nodes are merged by Key, with the weighing event's
-// values only.
-struct KeyedNode {
-    std::string name, module;
-    uint64_t self = 0, total = 0;
-    std::map<Key, uint32_t> children; // by key: sorted, so pictures are reproducible
+// NEW's top-down tree merged by call path (function name, module
+// basename) and matched in BASE's, with the weighing event's values only.
+struct Paths {
+    analysis::PathKeys keys;
+    analysis::PathMatch match;
+    std::vector<std::vector<uint32_t>> children; // per path, by key: pictures are reproducible
 };
 
-struct KeyedTree {
-    std::vector<KeyedNode> nodes; // [0]: "all"
-
-    uint32_t child(uint32_t parent, const Key &key) {
-        auto it = nodes[parent].children.find(key);
-        if (it != nodes[parent].children.end())
-            return it->second;
-        auto id = uint32_t(nodes.size());
-        nodes[parent].children.emplace(key, id);
-        nodes.push_back({key.first, key.second, 0, 0, {}});
-        return id;
-    }
-};
-
-KeyedTree keyed_tree(const Query &q, int event) {
+Paths match_trees(const FlameInput &in) {
     // Cut stacks under "[truncated]" in both profiles, as in the flame graph.
-    CallTree tree = CallTree::top_down(q, q.reader().run().call_graph != "none");
-    const auto &nodes = tree.nodes();
-    KeyedTree k;
-    k.nodes.push_back({"all", "", 0, nodes[0].total.values[size_t(event)], {}});
-    // A node's parent is created before it, so one pass in index order maps parents first.
-    std::vector<uint32_t> map(nodes.size(), 0);
-    for (size_t i = 1; i < nodes.size(); ++i) {
-        const auto &n = nodes[i];
-        const analysis::FunctionInfo &fn = q.functions()[n.function];
-        uint32_t id = k.child(map[n.parent], {fn.name, analysis::basename_of(fn.module)});
-        map[i] = id;
-        k.nodes[id].self += n.self.values[size_t(event)];
-        k.nodes[id].total += n.total.values[size_t(event)];
-    }
-    return k;
+    auto tree = [](const Query &q) {
+        return CallTree::top_down(q, q.reader().run().call_graph != "none");
+    };
+    Paths p;
+    std::vector<uint32_t> now_keys = p.keys.of(in.now), base_keys = p.keys.of(in.base);
+    p.match = analysis::match_paths(tree(in.now), now_keys, {in.new_event}, tree(in.base),
+                                    base_keys, {in.base_event});
+    p.children = analysis::children_by_key(p.match, p.keys);
+    return p;
 }
 
 struct Frame {
-    uint32_t node = 0;
-    std::optional<uint32_t> base; // the same call path in BASE
-    double x = 0, w = 0;          // fractions of NEW's total
+    uint32_t path = 0;   // of NEW, and the same call path in BASE if in_base
+    double x = 0, w = 0; // fractions of NEW's total
     int depth = 0;
     double points = 0; // change of the self share, percentage points (what the gate judges)
 };
 
 class Renderer {
   public:
-    Renderer(const FlameInput &in)
-        : in_(in), now_(keyed_tree(in.now, in.new_event)),
-          base_(keyed_tree(in.base, in.base_event)) {}
+    Renderer(const FlameInput &in) : in_(in), paths_(match_trees(in)) {}
 
     std::string page();
 
   private:
-    double share(const KeyedTree &t, std::optional<uint32_t> n, bool self) const {
-        uint64_t all = t.nodes[0].total;
-        if (!n || all == 0)
+    // Call path p's share of NEW's or BASE's total; 0 where BASE lacks it.
+    double share(bool base, uint32_t p, bool self) const {
+        const analysis::PathMatch &m = paths_.match;
+        uint64_t all = base ? m.base_total[0] : m.now_total[0];
+        if ((base && !m.in_base[p]) || all == 0)
             return 0;
-        return double(self ? t.nodes[*n].self : t.nodes[*n].total) / double(all);
+        uint64_t v = base ? (self ? m.base_self[p] : m.base_total[p])
+                          : (self ? m.now_self[p] : m.now_total[p]);
+        return double(v) / double(all);
     }
-    void layout(uint32_t node, std::optional<uint32_t> base, double x, int depth);
+    void layout(uint32_t path, double x, int depth);
     std::string colour(double points) const;
     std::string frame_svg(const Frame &f, int height) const;
 
     const FlameInput &in_;
-    KeyedTree now_, base_;
+    Paths paths_;
     std::vector<Frame> frames_;
     int max_depth_ = 0;
     double max_points_ = 0;
 };
 
-void Renderer::layout(uint32_t node, std::optional<uint32_t> base, double x, int depth) {
+void Renderer::layout(uint32_t path, double x, int depth) {
     // Depth-first with a stack of its own: a call path can be as deep as
     // the deepest stack in the file.
     struct Todo {
-        uint32_t node;
-        std::optional<uint32_t> base;
+        uint32_t path;
         double x;
         int depth;
     };
-    const double all = double(now_.nodes[0].total);
-    std::vector<Todo> todo{{node, base, x, depth}};
+    const std::vector<uint64_t> &total = paths_.match.now_total; // one event: index = path
+    const double all = double(total[0]);
+    std::vector<Todo> todo{{path, x, depth}};
     std::vector<Todo> kids;
     while (!todo.empty()) {
         Todo t = todo.back();
         todo.pop_back();
-        double w = double(now_.nodes[t.node].total) / all;
+        double w = double(total[t.path]) / all;
         if (w * kWidth < kMinFramePx)
             continue;
-        Frame f{t.node, t.base, t.x, w, t.depth, 0};
-        f.points = (share(now_, t.node, true) - share(base_, t.base, true)) * 100.0;
+        Frame f{t.path, t.x, w, t.depth, 0};
+        f.points = (share(false, t.path, true) - share(true, t.path, true)) * 100.0;
         frames_.push_back(f);
         max_depth_ = std::max(max_depth_, t.depth);
         max_points_ = std::max(max_points_, std::fabs(f.points));
         kids.clear();
         double cx = t.x;
-        for (const auto &[key, child] : now_.nodes[t.node].children) {
-            std::optional<uint32_t> b;
-            if (t.base) {
-                auto it = base_.nodes[*t.base].children.find(key);
-                if (it != base_.nodes[*t.base].children.end())
-                    b = it->second;
-            }
-            kids.push_back({child, b, cx, t.depth + 1});
-            cx += double(now_.nodes[child].total) / all;
+        for (uint32_t child : paths_.children[t.path]) {
+            kids.push_back({child, cx, t.depth + 1});
+            cx += double(total[child]) / all;
         }
         // Reversed, so that children come out in key order as before.
         todo.insert(todo.end(), kids.rbegin(), kids.rend());
@@ -191,30 +162,33 @@ std::string signed_points(double p) {
 }
 
 std::string Renderer::frame_svg(const Frame &f, int height) const {
-    const KeyedNode &n = now_.nodes[f.node];
-    std::string label = n.module.empty() ? n.name : n.name + " (" + n.module + ")";
-    std::string tip = label + "\nNEW: total " + analysis::percent(share(now_, f.node, false)) +
-                      ", self " + analysis::percent(share(now_, f.node, true));
-    if (f.base)
-        tip += "\nBASE: total " + analysis::percent(share(base_, f.base, false)) + ", self " +
-               analysis::percent(share(base_, f.base, true));
+    // Path 0, the root of every stack, has no key.
+    uint32_t key = paths_.match.key[f.path];
+    std::string name = f.path == 0 ? "all" : paths_.keys.name(key);
+    std::string module = f.path == 0 ? "" : paths_.keys.module(key);
+    std::string label = module.empty() ? name : name + " (" + module + ")";
+    std::string tip = label + "\nNEW: total " + analysis::percent(share(false, f.path, false)) +
+                      ", self " + analysis::percent(share(false, f.path, true));
+    if (paths_.match.in_base[f.path])
+        tip += "\nBASE: total " + analysis::percent(share(true, f.path, false)) + ", self " +
+               analysis::percent(share(true, f.path, true));
     else
         tip += "\nBASE: not on this call path (0%)";
     tip += "\nchange: self " + signed_points(f.points) + ", total " +
-           signed_points((share(now_, f.node, false) - share(base_, f.base, false)) * 100.0);
+           signed_points((share(false, f.path, false) - share(true, f.path, false)) * 100.0);
 
     double px = f.x * kWidth, pw = f.w * kWidth;
     int y = height - (f.depth + 1) * kFrameHeight;
     size_t chars = pw > 6 ? size_t((pw - 6) / kCharPx) : 0;
-    std::string text = chars < 3                ? ""
-                       : n.name.size() <= chars ? n.name
-                                                : n.name.substr(0, chars - 2) + "..";
+    std::string text = chars < 3              ? ""
+                       : name.size() <= chars ? name
+                                              : name.substr(0, chars - 2) + "..";
     char geom[200];
     std::string out = "<g class=\"f\" data-x=\"";
     std::snprintf(geom, sizeof geom, "%.9g\" data-w=\"%.9g\" data-d=\"%d\" data-n=\"", f.x, f.w,
                   f.depth);
     out += geom;
-    append_html_escaped(&out, n.name);
+    append_html_escaped(&out, name);
     out += "\"><title>";
     append_html_escaped(&out, tip);
     std::snprintf(geom, sizeof geom,
@@ -258,8 +232,8 @@ const char kScript[] = R"JS(
 )JS";
 
 std::string Renderer::page() {
-    if (now_.nodes[0].total > 0)
-        layout(0, std::optional<uint32_t>(0), 0, 0);
+    if (paths_.match.now_total[0] > 0)
+        layout(0, 0, 0);
     int height = kTop + (max_depth_ + 1) * kFrameHeight;
 
     std::string out = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>";

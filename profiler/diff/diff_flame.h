@@ -4,7 +4,8 @@
 // frame coloured by how its share of the total changed against the same
 // call path in BASE (red: grew, blue: shrank, grey: unchanged), with both
 // shares in its tooltip.  Call paths are matched frame by frame on
-// (function name, module basename), like the function table.
+// (function name, module basename), like the function table, by
+// analysis::match_paths, as the viewer's comparison matches them.
 //
 // The page is self-contained (no network): static SVG inside HTML, <title>
 // tooltips, and a short script for click-to-zoom.  Every name is escaped.
