@@ -39,4 +39,10 @@ void append_json_string(std::string &out, std::string_view s,
 // The same, returned.
 std::string json_string(std::string_view s, JsonFlavor flavor = JsonFlavor::plain);
 
+// Appends s as XML/HTML text or attribute value: & < > " ' escaped,
+// invalid UTF-8 and control characters (but tab and newline) replaced by
+// U+FFFD, so that the document stays well-formed whatever the name.  The
+// flame graphs' pages (flamegraph, diff) escape with it.
+void append_xml(std::string &out, std::string_view s);
+
 } // namespace cpcprof::analysis

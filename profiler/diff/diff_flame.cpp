@@ -3,6 +3,7 @@
 
 #include "profiler/analysis/path_match.h"
 #include "profiler/analysis/table_format.h" // percent
+#include "profiler/analysis/utf8_text.h"     // append_xml
 
 #include <algorithm>
 #include <cmath>
@@ -13,34 +14,6 @@ namespace cpcprof::diff {
 
 using analysis::CallTree;
 using analysis::Query;
-
-void append_html_escaped(std::string *out, const std::string &s) {
-    for (char ch : s) {
-        switch (ch) {
-        case '&':
-            *out += "&amp;";
-            break;
-        case '<':
-            *out += "&lt;";
-            break;
-        case '>':
-            *out += "&gt;";
-            break;
-        case '"':
-            *out += "&quot;";
-            break;
-        case '\'':
-            *out += "&#39;";
-            break;
-        default:
-            // Control characters have no place in a name; keep the page valid.
-            if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n')
-                *out += "&#xFFFD;";
-            else
-                *out += ch;
-        }
-    }
-}
 
 namespace {
 
@@ -188,16 +161,16 @@ std::string Renderer::frame_svg(const Frame &f, int height) const {
     std::snprintf(geom, sizeof geom, "%.9g\" data-w=\"%.9g\" data-d=\"%d\" data-n=\"", f.x, f.w,
                   f.depth);
     out += geom;
-    append_html_escaped(&out, name);
+    analysis::append_xml(out, name);
     out += "\"><title>";
-    append_html_escaped(&out, tip);
+    analysis::append_xml(out, tip);
     std::snprintf(geom, sizeof geom,
                   "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"", px, y,
                   pw, kFrameHeight - 1);
     out += geom + colour(f.points) + "\"/>";
     std::snprintf(geom, sizeof geom, "<text x=\"%.2f\" y=\"%d\">", px + 3, y + 11);
     out += geom;
-    append_html_escaped(&out, text);
+    analysis::append_xml(out, text);
     return out + "</text></g>\n";
 }
 
@@ -237,7 +210,7 @@ std::string Renderer::page() {
     int height = kTop + (max_depth_ + 1) * kFrameHeight;
 
     std::string out = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>";
-    append_html_escaped(&out, "cpcprof diff: " + in_.base_file + " -> " + in_.new_file);
+    analysis::append_xml(out, "cpcprof diff: " + in_.base_file + " -> " + in_.new_file);
     out += "</title>\n<style>\n"
            "body { font-family: sans-serif; margin: 12px; }\n"
            "#flame text { font: 12px monospace; pointer-events: none; }\n"
@@ -246,7 +219,7 @@ std::string Renderer::page() {
            ".grew { background: rgb(255,40,40); } .shrank { background: rgb(40,40,255); }\n"
            ".key { display: inline-block; width: 1em; height: 1em; vertical-align: middle; }\n"
            "</style></head><body>\n<h1>Differential flame graph</h1>\n<p>";
-    append_html_escaped(&out, "Event " + in_.event_name + ". Frames: " + in_.new_file +
+    analysis::append_xml(out, "Event " + in_.event_name + ". Frames: " + in_.new_file +
                                   " (NEW); colour: change of each call path's self share (the "
                                   "samples taken in the frame itself, what cpcprof diff's "
                                   "gate judges) against " +

@@ -27,7 +27,4 @@ struct FlameInput {
 
 std::string diff_flame_html(const FlameInput &in);
 
-// Appends s escaped for HTML text and attribute values (& < > " ').
-void append_html_escaped(std::string *out, const std::string &s);
-
 } // namespace cpcprof::diff

@@ -8,62 +8,6 @@
 
 namespace cpcprof::flamegraph {
 
-namespace {
-
-using analysis::kReplacementCharacter;
-using analysis::utf8_length;
-
-// Calls ascii(c) for each ASCII character and multi(seq) for each valid
-// multi-byte character, multi(U+FFFD) for each byte of invalid UTF-8.
-template <typename Ascii, typename Multi>
-void walk_utf8(std::string_view s, Ascii ascii, Multi multi) {
-    for (size_t i = 0; i < s.size();) {
-        size_t n = utf8_length(s, i);
-        if (n == 1) {
-            ascii(s[i]);
-            i += 1;
-        } else if (n == 0) {
-            multi(kReplacementCharacter);
-            i += 1;
-        } else {
-            multi(s.substr(i, n));
-            i += n;
-        }
-    }
-}
-
-} // namespace
-
-void append_xml(std::string &out, std::string_view s) {
-    walk_utf8(
-        s,
-        [&](char c) {
-            switch (c) {
-            case '&':
-                out += "&amp;";
-                break;
-            case '<':
-                out += "&lt;";
-                break;
-            case '>':
-                out += "&gt;";
-                break;
-            case '"':
-                out += "&quot;";
-                break;
-            case '\'':
-                out += "&#39;";
-                break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n')
-                    out += kReplacementCharacter;
-                else
-                    out += c;
-            }
-        },
-        [&](std::string_view seq) { out += seq; });
-}
-
 void append_uint(std::string &out, uint64_t v) {
     char buf[24];
     auto r = std::to_chars(buf, buf + sizeof buf, v);
@@ -96,7 +40,7 @@ std::string fit_label(std::string_view s, size_t max_chars) {
     // Byte offsets of character starts.
     size_t chars = 0, cut = 0;
     for (size_t i = 0; i < s.size();) {
-        size_t n = utf8_length(s, i);
+        size_t n = analysis::utf8_length(s, i);
         i += n == 0 ? 1 : n;
         ++chars;
         if (chars == max_chars - 2)

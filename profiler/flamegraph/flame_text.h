@@ -14,10 +14,8 @@
 
 namespace cpcprof::flamegraph {
 
-// Appends s as XML/HTML text or attribute value: & < > " ' escaped,
-// invalid UTF-8 and control characters (but tab and newline) replaced by
-// U+FFFD, so that the document stays well-formed whatever the name.
-void append_xml(std::string &out, std::string_view s);
+// XML/HTML text and attribute values (analysis/utf8_text.h).
+using analysis::append_xml;
 
 // JSON inside a <script> element: analysis::append_json_string with
 // JsonFlavor::script (< > & and U+2028/U+2029 escaped, invalid UTF-8

@@ -142,6 +142,17 @@ TEST_F(Utf8Test, FlamegraphHtmlIsUtf8) {
     EXPECT_NE(html.find("com" + kFFFD + "ute"), std::string::npos);
 }
 
+// The comparison's page declares UTF-8 too, and escapes with the same
+// function as the flame graph's.
+TEST_F(Utf8Test, DiffHtmlIsUtf8) {
+    std::string out = dir.file("diff.html");
+    run({"diff", file, file, "-o", out});
+    std::string html = read_file(out);
+    ASSERT_FALSE(html.empty());
+    EXPECT_TRUE(is_utf8(html));
+    EXPECT_NE(html.find("com" + kFFFD + "ute"), std::string::npos);
+}
+
 TEST_F(Utf8Test, PprofStringsAreUtf8) {
     if (protoc_path().empty() || pprof_proto_path().empty())
         GTEST_SKIP() << "protoc or google/pprof's profile.proto is missing (Debian "
