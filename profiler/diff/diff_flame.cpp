@@ -3,7 +3,7 @@
 
 #include "profiler/analysis/path_match.h"
 #include "profiler/analysis/table_format.h" // percent
-#include "profiler/analysis/utf8_text.h"     // append_xml
+#include "profiler/analysis/utf8_text.h"    // append_xml
 
 #include <algorithm>
 #include <cmath>
