@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <map>
 
 namespace {
@@ -27,9 +29,16 @@ std::unique_ptr<Query> open_query(const std::string &path) {
 
 // A path's call path as names ("main;b"), from its keys.
 std::string path_name(const PathMatch &m, const PathKeys &keys, uint32_t p) {
-    std::string out;
+    std::vector<std::string> names;
     for (; p != 0; p = m.parent[p])
-        out = keys.name(m.key[p]) + (out.empty() ? "" : ";") + out;
+        names.push_back(keys.name(m.key[p]));
+    std::reverse(names.begin(), names.end());
+    std::string out;
+    for (const std::string &n : names) {
+        if (!out.empty())
+            out += ';';
+        out += n;
+    }
     return out;
 }
 
