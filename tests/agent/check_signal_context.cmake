@@ -4,7 +4,8 @@
 #   cmake -DAGENT_DIR=profiler/agent -DSIGNAL_FILES=a.cpp,b.h -P this
 # SIGNAL_FILES is profiler/agent's AGENT_SIGNAL_CONTEXT_SOURCES (the
 # target's SIGNAL_CONTEXT_SOURCES property).
-#   - a .cpp file says "// Signal context" on its first line exactly when
+#   - a .cpp file says "// Signal context" on its first line (after the
+#     SPDX licence line) exactly when
 #     it is listed, and every listed file says "signal context" in its
 #     opening comment: the set in CMakeLists is the set the files claim;
 #   - no listed file includes or names what allocates, locks or prints,
@@ -40,6 +41,9 @@ endforeach()
 foreach(f IN LISTS sources)
   file(STRINGS ${AGENT_DIR}/${f} lines)
   list(GET lines 0 first)
+  if(first MATCHES "SPDX-License-Identifier")
+    list(GET lines 1 first)
+  endif()
   list(FIND SIGNAL_FILES ${f} index)
   if(f MATCHES "\\.cpp$" AND first MATCHES "^// Signal context" AND index EQUAL -1)
     string(APPEND failures "\n  ${f}: says \"Signal context\" but is not in AGENT_SIGNAL_CONTEXT_SOURCES")
@@ -48,7 +52,7 @@ foreach(f IN LISTS sources)
     continue()
   endif()
   if(f MATCHES "\\.cpp$" AND NOT first MATCHES "^// Signal context")
-    string(APPEND failures "\n  ${f}: listed, but its first line is not \"// Signal context...\"")
+    string(APPEND failures "\n  ${f}: listed, but its first line (after the SPDX line) is not \"// Signal context...\"")
   endif()
   # The opening comment, and the code without comments.
   set(opening "")
