@@ -70,6 +70,8 @@ void read_everything(const std::string &path) {
     for (const ModuleRecord &m : r->modules())
         (void)r->locate(m.info.pid, m.info.start, m.info.load_ns);
 
+    using cpcprof::analysis::CallTree;
+    using cpcprof::analysis::Query;
     auto q = Query::open(path, {}, &error);
     if (!q)
         return;
