@@ -55,6 +55,13 @@ std::string getopt_error(int returned, int optopt) {
 }
 
 int walk_args(const ArgWalk &walk, const std::vector<std::string> &args) {
+    auto fail = [&](const std::string &message) {
+        if (walk.then != nullptr)
+            usage_error_then(walk.program, message, walk.then);
+        else
+            usage_error(walk.program, "%s", message.c_str());
+        return -1;
+    };
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
         if (a == "-h" || a == "--help")
@@ -67,14 +74,18 @@ int walk_args(const ArgWalk &walk, const std::vector<std::string> &args) {
                 continue;
         }
         if (std::find(walk.valued.begin(), walk.valued.end(), a) != walk.valued.end()) {
-            if (i + 1 >= args.size())
-                return usage_error(walk.program, "%s needs a value", a.c_str()), -1;
+            if (i + 1 >= args.size()) {
+                if (!walk.missing)
+                    return fail(a + " needs a value");
+                walk.missing(a);
+                return -1;
+            }
             if (!walk.value(a, args[++i]))
                 return -1;
         } else if (a.size() > 1 && a[0] == '-') {
-            usage_error(walk.program, "unknown option '%s' (%s --help lists them)", a.c_str(),
-                        walk.program);
-            return -1;
+            if (walk.then != nullptr)
+                return fail("unknown option '" + a + "'");
+            return fail("unknown option '" + a + "' (" + walk.program + " --help lists them)");
         } else if (!walk.operand(a)) {
             return -1;
         }

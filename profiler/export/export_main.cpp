@@ -39,9 +39,8 @@ const char kUsage[] =
     "                      binary data is not written to a terminal)\n"
     "  -h, --help          this text\n"
     "\n"
-    "filter options:\n";
-
-const char kUsageTail[] =
+    "filter options:\n"
+    "%s"
     "  --event samples     weigh stacks by their number of samples\n"
     "\n"
     "exit status: 0 written, 1 profile refused, output not written or more than\n"
@@ -81,50 +80,52 @@ Format format_of_path(const std::string &path) {
     return Format::None;
 }
 
-int usage_error(const std::string &message) {
-    return base::usage_error_then("cpcprof export", message, "(cpcprof export --help for usage)\n");
+constexpr const char kProgram[] = "cpcprof export";
+constexpr const char kHint[] = "(cpcprof export --help for usage)\n";
+
+bool usage_error(const std::string &message) {
+    base::usage_error_then(kProgram, message, kHint);
+    return false;
 }
 
 // kExitOk with *o filled, -1 for --help (printed), or kExitUsage.
 int parse(const std::vector<std::string> &args, Options *o) {
     bool have_file = false;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
-        int r = view::parse_view_option(kCmd, args, &i, &o->view);
-        if (r < 0)
-            return view::kExitUsage;
-        if (r > 0)
-            continue;
-        if (a == "-h" || a == "--help") {
-            std::fputs(kUsage, stdout);
-            std::fputs(view::kViewOptionsHelp, stdout);
-            std::fputs(kUsageTail, stdout);
-            return -1;
-        }
-        if (a == "-o" || a == "--format") {
-            if (i + 1 >= args.size() || args[i + 1].empty())
-                return usage_error(a + " needs a value");
-            const std::string &v = args[++i];
-            if (a == "-o") {
+    base::ArgWalk walk{
+        kProgram,
+        {"-o", "--format"},
+        nullptr, // the filter options: walk_view_args
+        [&](const std::string &opt, const std::string &v) {
+            if (v.empty())
+                return usage_error(opt + " needs a value");
+            if (opt == "-o")
                 o->out = v;
-            } else if ((o->format = format_named(v)) == Format::None) {
+            else if ((o->format = format_named(v)) == Format::None)
                 return usage_error("unknown format '" + v + "' (folded, pprof or speedscope)");
-            }
-        } else if (a.size() > 1 && a[0] == '-') {
-            return usage_error("unknown option '" + a + "'");
-        } else if (have_file) {
-            return usage_error("one profile at a time (extra argument '" + a + "')");
-        } else {
+            return true;
+        },
+        [&](const std::string &a) {
+            if (have_file)
+                return usage_error("one profile at a time (extra argument '" + a + "')");
             o->file = a;
             have_file = true;
-        }
-    }
-    if (o->format == Format::None && (o->format = format_of_path(o->out)) == Format::None)
-        return usage_error(
+            return true;
+        },
+        {},
+        kHint};
+    int r = view::walk_view_args(kCmd, walk, &o->view, kUsage, args);
+    if (r <= 0)
+        return r == 0 ? -1 : view::kExitUsage;
+    if (o->format == Format::None && (o->format = format_of_path(o->out)) == Format::None) {
+        usage_error(
             "--format folded, pprof or speedscope is required" +
             std::string(o->out == "-" ? "" : " (the name '" + o->out + "' does not tell which)"));
-    if (o->format == Format::Pprof && o->out == "-" && isatty(STDOUT_FILENO))
-        return usage_error("pprof data is binary: not written to a terminal (use -o OUT.pb.gz)");
+        return view::kExitUsage;
+    }
+    if (o->format == Format::Pprof && o->out == "-" && isatty(STDOUT_FILENO)) {
+        usage_error("pprof data is binary: not written to a terminal (use -o OUT.pb.gz)");
+        return view::kExitUsage;
+    }
     return view::kExitOk;
 }
 

@@ -27,18 +27,17 @@ const char kUsage[] =
     "  -o PATH             where to write; the extension picks the format:\n"
     "                        .svg   static picture (tooltips; zoom and search\n"
     "                               when opened in a browser); frames under\n"
-    "                               0.1% of the total are left out\n"
+    "                               0.1%% of the total are left out\n"
     "                        .html  interactive page, self-contained (no\n"
-    "                               network); frames under 0.01% left out\n"
+    "                               network); frames under 0.01%% left out\n"
     "                        -      the HTML page on stdout\n"
     "  --inverted          icicle graph of the bottom-up tree: the functions that\n"
     "                      took the samples at the top, their callers below\n"
     "  --title TEXT        the title (default: \"Flame graph: FILE\")\n"
     "  -h, --help          this text\n"
     "\n"
-    "filter options:\n";
-
-const char kUsageTail[] =
+    "filter options:\n"
+    "%s"
     "\n"
     "With several events, --event picks the width of the boxes; the HTML page\n"
     "can switch between them.\n"
@@ -61,53 +60,57 @@ struct Options {
     Format format = Format::Html;
 };
 
-int usage_error(const std::string &message) {
-    return base::usage_error_then("cpcprof flamegraph", message,
-                                  "(cpcprof flamegraph --help for usage)\n");
+constexpr const char kProgram[] = "cpcprof flamegraph";
+constexpr const char kHint[] = "(cpcprof flamegraph --help for usage)\n";
+
+bool usage_error(const std::string &message) {
+    base::usage_error_then(kProgram, message, kHint);
+    return false;
 }
 
 // kExitOk with *o filled, -1 for --help (printed), or kExitUsage.
 int parse(const std::vector<std::string> &args, Options *o) {
     bool have_file = false;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
-        int r = view::parse_view_option(kCmd, args, &i, &o->view);
-        if (r < 0)
-            return view::kExitUsage;
-        if (r > 0)
-            continue;
-        if (a == "-h" || a == "--help") {
-            std::fputs(kUsage, stdout);
-            std::fputs(view::kViewOptionsHelp, stdout);
-            std::fputs(kUsageTail, stdout);
-            return -1;
-        }
-        if (a == "--inverted") {
-            o->inverted = true;
-        } else if (a == "-o" || a == "--title") {
-            if (i + 1 >= args.size())
-                return usage_error(a + " needs a value");
-            (a == "-o" ? o->out : o->title) = args[++i];
-            if (a == "-o" && o->out.empty())
-                return usage_error("-o needs a file name");
-        } else if (a.size() > 1 && a[0] == '-') {
-            return usage_error("unknown option '" + a + "'");
-        } else if (have_file) {
-            return usage_error("one profile at a time (extra argument '" + a + "')");
-        } else {
-            o->file = a;
-            have_file = true;
-        }
+    base::ArgWalk walk{kProgram,
+                       {"-o", "--title"},
+                       [&](const std::vector<std::string> &a, size_t *i) {
+                           if (a[*i] != "--inverted")
+                               return 0;
+                           o->inverted = true;
+                           return 1;
+                       },
+                       [&](const std::string &opt, const std::string &v) {
+                           (opt == "-o" ? o->out : o->title) = v;
+                           if (opt == "-o" && v.empty())
+                               return usage_error("-o needs a file name");
+                           return true;
+                       },
+                       [&](const std::string &a) {
+                           if (have_file)
+                               return usage_error("one profile at a time (extra argument '" + a +
+                                                  "')");
+                           o->file = a;
+                           have_file = true;
+                           return true;
+                       },
+                       {},
+                       kHint};
+    int r = view::walk_view_args(kCmd, walk, &o->view, kUsage, args);
+    if (r <= 0)
+        return r == 0 ? -1 : view::kExitUsage;
+    if (o->out.empty()) {
+        usage_error("-o OUT.svg, -o OUT.html or -o - is required");
+        return view::kExitUsage;
     }
-    if (o->out.empty())
-        return usage_error("-o OUT.svg, -o OUT.html or -o - is required");
-    if (o->out == "-" || ends_with(o->out, ".html") || ends_with(o->out, ".htm"))
+    if (o->out == "-" || ends_with(o->out, ".html") || ends_with(o->out, ".htm")) {
         o->format = Format::Html;
-    else if (ends_with(o->out, ".svg"))
+    } else if (ends_with(o->out, ".svg")) {
         o->format = Format::Svg;
-    else
-        return usage_error("-o '" + o->out +
-                           "': the name must end in .svg or .html (or be - for HTML on stdout)");
+    } else {
+        usage_error("-o '" + o->out +
+                    "': the name must end in .svg or .html (or be - for HTML on stdout)");
+        return view::kExitUsage;
+    }
     return view::kExitOk;
 }
 

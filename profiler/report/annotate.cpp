@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 // cpcprof annotate: a function's source with the costs of each line.
+#include "base/args.h"
 #include "profiler/analysis/hotspots.h"
 #include "profiler/analysis/source_access.h"
 #include "profiler/analysis/table_format.h"
@@ -55,46 +56,43 @@ struct AnnotateOptions {
 };
 
 int parse(const std::vector<std::string> &args, AnnotateOptions *o) {
+    constexpr const char kProgram[] = "cpcprof annotate";
     std::vector<std::string> positional;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
-        if (a == "-h" || a == "--help") {
-            std::printf(kUsage, view::kViewOptionsHelp);
-            return 0;
-        }
-        int v = view::parse_view_option("annotate", args, &i, &o->view);
-        if (v < 0)
-            return -1;
-        if (v > 0)
-            continue;
-        if (a == "--source-dir") {
-            if (i + 1 >= args.size() || args[i + 1].empty()) {
-                std::fprintf(stderr, "cpcprof annotate: --source-dir needs a directory\n");
-                return -1;
+    base::ArgWalk walk{
+        kProgram,
+        {"--source-dir", "--path-map"},
+        [&](const std::vector<std::string> &a, size_t *i) {
+            if (a[*i] != "--disassemble")
+                return 0;
+            o->disassemble = true;
+            return 1;
+        },
+        [&](const std::string &opt, const std::string &v) {
+            if (opt == "--source-dir") {
+                if (v.empty())
+                    return base::usage_error(kProgram, "--source-dir needs a directory");
+                o->roots.dirs.push_back(v);
+                return true;
             }
-            o->roots.dirs.push_back(args[++i]);
-        } else if (a == "--path-map") {
             std::pair<std::string, std::string> map;
             std::string why;
-            if (i + 1 >= args.size() || !analysis::parse_remap(args[i + 1], &map, &why)) {
-                std::fprintf(stderr, "cpcprof annotate: --path-map needs OLD=NEW%s%s\n",
-                             why.empty() ? "" : ": ", why.c_str());
-                return -1;
-            }
-            ++i;
+            if (!analysis::parse_remap(v, &map, &why))
+                return base::usage_error(kProgram, "--path-map needs OLD=NEW: %s", why.c_str());
             o->roots.remaps.push_back(map);
-        } else if (a == "--disassemble") {
-            o->disassemble = true;
-        } else if (a.size() > 1 && a[0] == '-') {
-            std::fprintf(stderr,
-                         "cpcprof annotate: unknown option '%s' (cpcprof annotate --help lists "
-                         "them)\n",
-                         a.c_str());
-            return -1;
-        } else {
+            return true;
+        },
+        [&](const std::string &a) {
             positional.push_back(a);
-        }
-    }
+            return true;
+        },
+        [&](const std::string &opt) {
+            base::usage_error(kProgram, "%s",
+                              opt == "--source-dir" ? "--source-dir needs a directory"
+                                                    : "--path-map needs OLD=NEW");
+        }};
+    int r = view::walk_view_args("annotate", walk, &o->view, kUsage, args);
+    if (r <= 0)
+        return r;
     if (positional.empty() || positional.size() > 2) {
         std::fprintf(stderr, "cpcprof annotate: expected [FILE] FUNC\n");
         return -1;

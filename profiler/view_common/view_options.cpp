@@ -96,8 +96,10 @@ int parse_view_option(const char *cmd, const std::vector<std::string> &args, siz
 
 int walk_view_args(const char *cmd, base::ArgWalk walk, ViewOptions *out, const char *usage,
                    const std::vector<std::string> &args) {
-    walk.shared = [cmd, out](const std::vector<std::string> &a, size_t *i) {
-        return parse_view_option(cmd, a, i, out);
+    walk.shared = [cmd, out, own = std::move(walk.shared)](const std::vector<std::string> &a,
+                                                           size_t *i) {
+        int r = parse_view_option(cmd, a, i, out);
+        return r != 0 || !own ? r : own(a, i);
     };
     int r = base::walk_args(walk, args);
     if (r == 0)

@@ -136,6 +136,31 @@ TEST(WalkArgs, AnUnknownOptionIsAnError) {
     EXPECT_TRUE(seen.events.empty());
 }
 
+TEST(WalkArgs, AHintFollowsEachOfItsOwnMessages) {
+    Seen seen;
+    ArgWalk w = walk_for(&seen);
+    w.then = "(prog sub --help for usage)\n";
+    CaptureStderr();
+    EXPECT_EQ(walk_args(w, {"--topp"}), -1);
+    EXPECT_EQ(GetCapturedStderr(),
+              "prog sub: unknown option '--topp'\n(prog sub --help for usage)\n");
+    CaptureStderr();
+    EXPECT_EQ(walk_args(w, {"-o"}), -1);
+    EXPECT_EQ(GetCapturedStderr(), "prog sub: -o needs a value\n(prog sub --help for usage)\n");
+}
+
+TEST(WalkArgs, AMissingValueCanHaveItsOwnMessage) {
+    Seen seen;
+    ArgWalk w = walk_for(&seen);
+    w.missing = [](const std::string &opt) {
+        cpcprof::base::usage_error("prog sub", "%s needs a directory", opt.c_str());
+    };
+    CaptureStderr();
+    EXPECT_EQ(walk_args(w, {"a", "--top"}), -1);
+    EXPECT_EQ(GetCapturedStderr(), "prog sub: --top needs a directory\n");
+    EXPECT_EQ(seen.events, std::vector<std::string>{"operand a"});
+}
+
 TEST(WalkArgs, ACallbacksRefusalEndsTheWalk) {
     std::string err;
     Seen bad_value;

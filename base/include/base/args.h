@@ -72,12 +72,20 @@ struct ArgWalk {
     // An argument that is not an option ("-" alone is one); false after
     // printing a usage error.
     std::function<bool(const std::string &operand)> operand;
+    // One of `valued` given last, with no value: prints its own message
+    // (the walk then fails).  Empty: "PROGRAM: OPTION needs a value".
+    std::function<void(const std::string &option)> missing = {};
+    // Printed as it is after each message of the walk's own (a hint such as
+    // "(cpcprof export --help for usage)\n"); with it, an unknown option's
+    // message leaves out "(PROGRAM --help lists them)".  nullptr: nothing.
+    const char *then = nullptr;
 };
 
 // Walks args with walk: 1 all taken; 0 -h or --help was seen (the caller
 // prints its help); -1 a usage error was printed ("PROGRAM: X needs a
 // value", "PROGRAM: unknown option 'X' (PROGRAM --help lists them)", or
-// what a callback printed).
+// what a callback printed).  -h and --help are seen anywhere but as the
+// value of an option in `valued`.
 int walk_args(const ArgWalk &walk, const std::vector<std::string> &args);
 
 } // namespace cpcprof::base
