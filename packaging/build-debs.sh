@@ -10,6 +10,9 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=${CPCPROF_DEB_BUILD_DIR:-$src/build/deb}
 out=${1:-$build/packages}
 command -v dpkg-shlibdeps >/dev/null || { echo "build-debs.sh: dpkg-shlibdeps missing (apt-get install dpkg-dev)" >&2; exit 1; }
+# cpcprof-gui is one of the packages.
+dpkg-query -W -f='${Status}' qt6-base-dev 2>/dev/null | grep -q "ok installed" ||
+    { echo "build-debs.sh: Qt 6 missing for cpcprof-gui (sh packaging/install-deps.sh --gui)" >&2; exit 1; }
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 launcher=""

@@ -3,33 +3,40 @@
 # Installs what the project needs from Debian 12's packages.  Run as root
 # (or through sudo).
 #
-#   sh packaging/install-deps.sh          building and running the tools:
-#                                         compiler, CMake, the libraries,
-#                                         Qt 6 for cpcprof-gui, binutils
-#                                         (objdump, nm) for the Source page
-#                                         and `cpcprof annotate --disassemble`
-#   sh packaging/install-deps.sh --tests  the same, and what the test suite
-#                                         and CI need besides: GoogleTest,
-#                                         protobuf and pprof (export checks),
-#                                         Chromium (HTML flame graphs), clang
-#                                         and its runtimes (tests/fuzz),
-#                                         clang-format and clang-tidy
-#                                         (.ci/lint), Xvfb (screenshots),
-#                                         libunwind (tests/bench/bench_unwind),
-#                                         and the programs nobody here wrote
-#                                         that tests/record profiles (Go,
-#                                         Rust, node, openssl, python3, xz)
-#                                         and strace
+#   sh packaging/install-deps.sh          building and running the tools
+#                                         (cpcprof, cputrack, cpustat,
+#                                         libcpc): compiler, CMake, the
+#                                         libraries, binutils (objdump, nm)
+#                                         for `cpcprof annotate --disassemble`
+#   sh packaging/install-deps.sh --gui    the same, and Qt 6 for cpcprof-gui
+#                                         (and for building the Debian
+#                                         packages, cpcprof-gui among them)
+#   sh packaging/install-deps.sh --tests  all of the above, and what the test
+#                                         suite and CI need besides:
+#                                         GoogleTest, protobuf and pprof
+#                                         (export checks), Chromium (HTML
+#                                         flame graphs), clang and its
+#                                         runtimes (tests/fuzz), clang-format
+#                                         and clang-tidy (.ci/lint), Xvfb
+#                                         (screenshots), libunwind
+#                                         (tests/bench/bench_unwind), and the
+#                                         programs nobody here wrote that
+#                                         tests/record profiles (Go, Rust,
+#                                         node, openssl, python3, xz) and
+#                                         strace
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
     exec sudo "$0" "$@"
 fi
+gui=no
 tests=no
 for arg in "$@"; do
     case "$arg" in
-    --tests) tests=yes ;;
+    --gui) gui=yes ;;
+    --tests) gui=yes tests=yes ;;
     *)
-        echo "install-deps.sh: unknown option '$arg' (--tests adds the test suite's packages)" >&2
+        echo "install-deps.sh: unknown option '$arg' (--gui adds Qt 6 for cpcprof-gui;" \
+            "--tests adds that and the test suite's packages)" >&2
         exit 2
         ;;
     esac
@@ -42,8 +49,12 @@ packages="
     libsqlite3-dev sqlite3
     zlib1g-dev
     nlohmann-json3-dev
+"
+if [ "$gui" = yes ]; then
+    packages="$packages
     qt6-base-dev qt6-svg-dev
 "
+fi
 if [ "$tests" = yes ]; then
     packages="$packages
     libgtest-dev libgmock-dev
