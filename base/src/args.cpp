@@ -64,6 +64,12 @@ int walk_args(const ArgWalk &walk, const std::vector<std::string> &args) {
     };
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
+        if (walk.dash_dash_ends_options && a == "--") {
+            while (++i < args.size())
+                if (!walk.operand(args[i]))
+                    return -1;
+            return 1;
+        }
         if (a == "-h" || a == "--help")
             return 0;
         if (walk.shared) {
@@ -83,6 +89,10 @@ int walk_args(const ArgWalk &walk, const std::vector<std::string> &args) {
             if (!walk.value(a, args[++i]))
                 return -1;
         } else if (a.size() > 1 && a[0] == '-') {
+            if (walk.unknown) {
+                walk.unknown(a);
+                return -1;
+            }
             if (walk.then != nullptr)
                 return fail("unknown option '" + a + "'");
             return fail("unknown option '" + a + "' (" + walk.program + " --help lists them)");

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/check/check.h"
 
+#include "base/args.h"
+
 #include "storage/file_problems.h"
 #include "storage/profile.h"
 #include "storage/sample_values.h"
@@ -126,20 +128,22 @@ FileReport check_file(const std::string &path) {
 
 int check_main(const std::vector<std::string> &args) {
     std::vector<std::string> files;
-    bool options = true;
-    for (const std::string &a : args) {
-        if (options && (a == "-h" || a == "--help")) {
+    base::ArgWalk walk{.program = "cpcprof check",
+                       .operand =
+                           [&](const std::string &a) {
+                               files.push_back(a);
+                               return true;
+                           },
+                       .unknown =
+                           [](const std::string &a) {
+                               std::fprintf(stderr, "cpcprof check: unknown option '%s'\n%s",
+                                            a.c_str(), kUsage);
+                           },
+                       .dash_dash_ends_options = true};
+    if (int r = base::walk_args(walk, args); r <= 0) {
+        if (r == 0)
             std::fputs(kUsage, stdout);
-            return 0;
-        }
-        if (options && a == "--") {
-            options = false;
-        } else if (options && a.size() > 1 && a[0] == '-') {
-            std::fprintf(stderr, "cpcprof check: unknown option '%s'\n%s", a.c_str(), kUsage);
-            return 2;
-        } else {
-            files.push_back(a);
-        }
+        return r == 0 ? 0 : 2;
     }
     if (files.empty()) {
         std::fputs(kUsage, stderr);

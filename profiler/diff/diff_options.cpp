@@ -72,15 +72,16 @@ bool parse_value(const std::string &opt, const std::string &v, DiffOptions *o) {
 
 int parse_diff_options(const std::vector<std::string> &args, DiffOptions *o) {
     std::vector<std::string> files;
-    base::ArgWalk walk{
-        kProgram,
-        {"--format", "--top", "--fail-above", "-o"},
-        nullptr, // the filter options: walk_view_args
-        [&](const std::string &opt, const std::string &v) { return parse_value(opt, v, o); },
-        [&](const std::string &a) {
-            files.push_back(a);
-            return true;
-        }};
+    base::ArgWalk walk{.program = kProgram,
+                       .valued = {"--format", "--top", "--fail-above", "-o"},
+                       // .shared: the filter options, added by walk_view_args
+                       .value = [&](const std::string &opt,
+                                    const std::string &v) { return parse_value(opt, v, o); },
+                       .operand =
+                           [&](const std::string &a) {
+                               files.push_back(a);
+                               return true;
+                           }};
     int r = view::walk_view_args("diff", walk, &o->view, kDiffUsage, args);
     if (r <= 0)
         return r;

@@ -92,27 +92,27 @@ bool usage_error(const std::string &message) {
 int parse(const std::vector<std::string> &args, Options *o) {
     bool have_file = false;
     base::ArgWalk walk{
-        kProgram,
-        {"-o", "--format"},
-        nullptr, // the filter options: walk_view_args
-        [&](const std::string &opt, const std::string &v) {
-            if (v.empty())
-                return usage_error(opt + " needs a value");
-            if (opt == "-o")
-                o->out = v;
-            else if ((o->format = format_named(v)) == Format::None)
-                return usage_error("unknown format '" + v + "' (folded, pprof or speedscope)");
-            return true;
-        },
-        [&](const std::string &a) {
-            if (have_file)
-                return usage_error("one profile at a time (extra argument '" + a + "')");
-            o->file = a;
-            have_file = true;
-            return true;
-        },
-        {},
-        kHint};
+        .program = kProgram,
+        .valued = {"-o", "--format"},
+        .value =
+            [&](const std::string &opt, const std::string &v) {
+                if (v.empty())
+                    return usage_error(opt + " needs a value");
+                if (opt == "-o")
+                    o->out = v;
+                else if ((o->format = format_named(v)) == Format::None)
+                    return usage_error("unknown format '" + v + "' (folded, pprof or speedscope)");
+                return true;
+            },
+        .operand =
+            [&](const std::string &a) {
+                if (have_file)
+                    return usage_error("one profile at a time (extra argument '" + a + "')");
+                o->file = a;
+                have_file = true;
+                return true;
+            },
+        .then = kHint};
     int r = view::walk_view_args(kCmd, walk, &o->view, kUsage, args);
     if (r <= 0)
         return r == 0 ? -1 : view::kExitUsage;

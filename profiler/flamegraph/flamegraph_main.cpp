@@ -71,30 +71,32 @@ bool usage_error(const std::string &message) {
 // kExitOk with *o filled, -1 for --help (printed), or kExitUsage.
 int parse(const std::vector<std::string> &args, Options *o) {
     bool have_file = false;
-    base::ArgWalk walk{kProgram,
-                       {"-o", "--title"},
-                       [&](const std::vector<std::string> &a, size_t *i) {
-                           if (a[*i] != "--inverted")
-                               return 0;
-                           o->inverted = true;
-                           return 1;
-                       },
-                       [&](const std::string &opt, const std::string &v) {
-                           (opt == "-o" ? o->out : o->title) = v;
-                           if (opt == "-o" && v.empty())
-                               return usage_error("-o needs a file name");
-                           return true;
-                       },
-                       [&](const std::string &a) {
-                           if (have_file)
-                               return usage_error("one profile at a time (extra argument '" + a +
-                                                  "')");
-                           o->file = a;
-                           have_file = true;
-                           return true;
-                       },
-                       {},
-                       kHint};
+    base::ArgWalk walk{.program = kProgram,
+                       .valued = {"-o", "--title"},
+                       .shared =
+                           [&](const std::vector<std::string> &a, size_t *i) {
+                               if (a[*i] != "--inverted")
+                                   return 0;
+                               o->inverted = true;
+                               return 1;
+                           },
+                       .value =
+                           [&](const std::string &opt, const std::string &v) {
+                               (opt == "-o" ? o->out : o->title) = v;
+                               if (opt == "-o" && v.empty())
+                                   return usage_error("-o needs a file name");
+                               return true;
+                           },
+                       .operand =
+                           [&](const std::string &a) {
+                               if (have_file)
+                                   return usage_error("one profile at a time (extra argument '" +
+                                                      a + "')");
+                               o->file = a;
+                               have_file = true;
+                               return true;
+                           },
+                       .then = kHint};
     int r = view::walk_view_args(kCmd, walk, &o->view, kUsage, args);
     if (r <= 0)
         return r == 0 ? -1 : view::kExitUsage;

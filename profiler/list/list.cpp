@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/list/list.h"
 
+#include "base/args.h"
+
 #include "profiler/analysis/table_format.h"
 #include "profiler/tools/caps.h"
 
@@ -98,16 +100,27 @@ std::string format_json(const EventList &list) {
 
 int list_main(const std::vector<std::string> &args) {
     bool json = false;
-    for (const std::string &a : args) {
-        if (a == "-h" || a == "--help") {
+    auto unknown = [](const std::string &a) {
+        std::fprintf(stderr, "cpcprof list: unknown argument '%s'\n%s", a.c_str(), kUsage);
+    };
+    base::ArgWalk walk{.program = "cpcprof list",
+                       .shared =
+                           [&](const std::vector<std::string> &a, size_t *i) {
+                               if (a[*i] != "--json")
+                                   return 0;
+                               json = true;
+                               return 1;
+                           },
+                       .operand =
+                           [&](const std::string &a) {
+                               unknown(a);
+                               return false;
+                           },
+                       .unknown = unknown};
+    if (int r = base::walk_args(walk, args); r <= 0) {
+        if (r == 0)
             std::fputs(kUsage, stdout);
-            return 0;
-        }
-        if (a != "--json") {
-            std::fprintf(stderr, "cpcprof list: unknown argument '%s'\n%s", a.c_str(), kUsage);
-            return 2;
-        }
-        json = true;
+        return r == 0 ? 0 : 2;
     }
     UniqueCpc cpc(cpc_open(CPC_VER_CURRENT));
     if (!cpc) {

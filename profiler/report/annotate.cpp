@@ -59,37 +59,41 @@ int parse(const std::vector<std::string> &args, AnnotateOptions *o) {
     constexpr const char kProgram[] = "cpcprof annotate";
     std::vector<std::string> positional;
     base::ArgWalk walk{
-        kProgram,
-        {"--source-dir", "--path-map"},
-        [&](const std::vector<std::string> &a, size_t *i) {
-            if (a[*i] != "--disassemble")
-                return 0;
-            o->disassemble = true;
-            return 1;
-        },
-        [&](const std::string &opt, const std::string &v) {
-            if (opt == "--source-dir") {
-                if (v.empty())
-                    return base::usage_error(kProgram, "--source-dir needs a directory");
-                o->roots.dirs.push_back(v);
+        .program = kProgram,
+        .valued = {"--source-dir", "--path-map"},
+        .shared =
+            [&](const std::vector<std::string> &a, size_t *i) {
+                if (a[*i] != "--disassemble")
+                    return 0;
+                o->disassemble = true;
+                return 1;
+            },
+        .value =
+            [&](const std::string &opt, const std::string &v) {
+                if (opt == "--source-dir") {
+                    if (v.empty())
+                        return base::usage_error(kProgram, "--source-dir needs a directory");
+                    o->roots.dirs.push_back(v);
+                    return true;
+                }
+                std::pair<std::string, std::string> map;
+                std::string why;
+                if (!analysis::parse_remap(v, &map, &why))
+                    return base::usage_error(kProgram, "--path-map needs OLD=NEW: %s", why.c_str());
+                o->roots.remaps.push_back(map);
                 return true;
-            }
-            std::pair<std::string, std::string> map;
-            std::string why;
-            if (!analysis::parse_remap(v, &map, &why))
-                return base::usage_error(kProgram, "--path-map needs OLD=NEW: %s", why.c_str());
-            o->roots.remaps.push_back(map);
-            return true;
-        },
-        [&](const std::string &a) {
-            positional.push_back(a);
-            return true;
-        },
-        [&](const std::string &opt) {
-            base::usage_error(kProgram, "%s",
-                              opt == "--source-dir" ? "--source-dir needs a directory"
-                                                    : "--path-map needs OLD=NEW");
-        }};
+            },
+        .operand =
+            [&](const std::string &a) {
+                positional.push_back(a);
+                return true;
+            },
+        .missing =
+            [&](const std::string &opt) {
+                base::usage_error(kProgram, "%s",
+                                  opt == "--source-dir" ? "--source-dir needs a directory"
+                                                        : "--path-map needs OLD=NEW");
+            }};
     int r = view::walk_view_args("annotate", walk, &o->view, kUsage, args);
     if (r <= 0)
         return r;

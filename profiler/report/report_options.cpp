@@ -84,18 +84,20 @@ bool parse_value(const std::string &opt, const std::string &v, ReportOptions *o)
 int parse_report_options(const std::vector<std::string> &args, ReportOptions *out) {
     bool have_file = false;
     base::ArgWalk walk{
-        kProgram,
-        {"--by", "--format", "--top", "--sort", "--callers", "--callees", "-o"},
-        nullptr, // the filter options: walk_view_args
-        [&](const std::string &opt, const std::string &v) { return parse_value(opt, v, out); },
-        [&](const std::string &a) {
-            if (have_file)
-                return base::usage_error(kProgram, "one profile at a time: '%s' after '%s'",
-                                         a.c_str(), out->file.c_str());
-            out->file = a;
-            have_file = true;
-            return true;
-        }};
+        .program = kProgram,
+        .valued = {"--by", "--format", "--top", "--sort", "--callers", "--callees", "-o"},
+        // .shared: the filter options, added by walk_view_args
+        .value = [&](const std::string &opt,
+                     const std::string &v) { return parse_value(opt, v, out); },
+        .operand =
+            [&](const std::string &a) {
+                if (have_file)
+                    return base::usage_error(kProgram, "one profile at a time: '%s' after '%s'",
+                                             a.c_str(), out->file.c_str());
+                out->file = a;
+                have_file = true;
+                return true;
+            }};
     int r = view::walk_view_args("report", walk, &out->view, kReportUsage, args);
     if (r <= 0)
         return r;

@@ -32,24 +32,32 @@ int usage_error(const std::string &what) {
 int symbolize_main(const std::vector<std::string> &args) {
     Options options;
     std::vector<std::string> files;
-    for (size_t i = 0; i < args.size(); ++i) {
-        const std::string &a = args[i];
-        if (a == "-h" || a == "--help") {
+    base::ArgWalk walk{
+        .program = "cpcprof symbolize",
+        .valued = {"--debug-dir"},
+        .value =
+            [&](const std::string &, const std::string &dir) {
+                // libdwfl looks up build-ids under absolute directories only.
+                std::error_code ec;
+                std::filesystem::path absolute = std::filesystem::absolute(dir, ec);
+                options.debug_dirs.push_back(ec ? dir : absolute.string());
+                return true;
+            },
+        .operand =
+            [&](const std::string &a) {
+                if (a == "-") { // no standard input: the file is rewritten in place
+                    usage_error("unknown option -");
+                    return false;
+                }
+                files.push_back(a);
+                return true;
+            },
+        .missing = [](const std::string &) { usage_error("--debug-dir needs a directory"); },
+        .unknown = [](const std::string &a) { usage_error("unknown option " + a); }};
+    if (int r = base::walk_args(walk, args); r <= 0) {
+        if (r == 0)
             std::fputs(kUsage, stdout);
-            return 0;
-        }
-        if (a == "--debug-dir") {
-            if (i + 1 >= args.size())
-                return usage_error("--debug-dir needs a directory");
-            // libdwfl looks up build-ids under absolute directories only.
-            std::error_code ec;
-            std::filesystem::path dir = std::filesystem::absolute(args[++i], ec);
-            options.debug_dirs.push_back(ec ? args[i] : dir.string());
-        } else if (!a.empty() && a[0] == '-') {
-            return usage_error("unknown option " + a);
-        } else {
-            files.push_back(a);
-        }
+        return r == 0 ? 0 : 2;
     }
     if (files.size() != 1)
         return usage_error(files.empty() ? "no file given" : "one file at a time");

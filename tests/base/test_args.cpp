@@ -161,6 +161,34 @@ TEST(WalkArgs, AMissingValueCanHaveItsOwnMessage) {
     EXPECT_EQ(seen.events, std::vector<std::string>{"operand a"});
 }
 
+TEST(WalkArgs, AnUnknownOptionCanHaveItsOwnMessage) {
+    Seen seen;
+    ArgWalk w = walk_for(&seen);
+    w.unknown = [](const std::string &opt) {
+        cpcprof::base::usage_error("prog sub", "unknown argument '%s'", opt.c_str());
+    };
+    CaptureStderr();
+    EXPECT_EQ(walk_args(w, {"a", "--topp", "b"}), -1);
+    EXPECT_EQ(GetCapturedStderr(), "prog sub: unknown argument '--topp'\n");
+    EXPECT_EQ(seen.events, std::vector<std::string>{"operand a"});
+}
+
+TEST(WalkArgs, DashDashCanEndTheOptions) {
+    Seen seen;
+    ArgWalk w = walk_for(&seen);
+    w.dash_dash_ends_options = true;
+    CaptureStderr();
+    EXPECT_EQ(walk_args(w, {"--top", "1", "--", "-h", "--top", "--"}), 1);
+    EXPECT_EQ(GetCapturedStderr(), "");
+    EXPECT_EQ(seen.events, (std::vector<std::string>{"value --top=1", "operand -h", "operand --top",
+                                                     "operand --"}));
+    // Without it "--" is an unknown option.
+    Seen plain;
+    std::string err;
+    EXPECT_EQ(walk(&plain, {"--", "a"}, &err), -1);
+    EXPECT_EQ(err, "prog sub: unknown option '--' (prog sub --help lists them)\n");
+}
+
 TEST(WalkArgs, ACallbacksRefusalEndsTheWalk) {
     std::string err;
     Seen bad_value;

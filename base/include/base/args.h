@@ -57,24 +57,32 @@ int usage_error_then(const char *program, std::string_view message, const char *
 // "option -X needs a value" or "unknown option -X".
 std::string getopt_error(int returned, int optopt);
 
-// How a subcommand with long options reads its arguments ("cpcprof report
-// FILE --top 5"): every argument in order; -h or --help stops the walk.
+// How a cpcprof subcommand reads its arguments ("cpcprof report FILE --top
+// 5"): every argument in order; -h or --help stops the walk.  Written with
+// designated initializers, naming only what the command has; the messages
+// are the command's own where it says so (missing, unknown, then).
 struct ArgWalk {
-    const char *program; // "cpcprof report": the prefix of every message
+    const char *program = nullptr; // "cpcprof report": the prefix of every message
     // Options that take the next argument as their value.
-    std::vector<std::string_view> valued;
+    std::vector<std::string_view> valued = {};
     // Offered every argument first (args, index; it may take a value and
     // advance the index): 1 taken, 0 not its own, -1 a usage error that it
     // printed.  May be empty.
-    std::function<int(const std::vector<std::string> &, size_t *)> shared;
+    std::function<int(const std::vector<std::string> &, size_t *)> shared = {};
     // One of `valued` and its value; false after printing a usage error.
-    std::function<bool(const std::string &option, const std::string &value)> value;
+    std::function<bool(const std::string &option, const std::string &value)> value = {};
     // An argument that is not an option ("-" alone is one); false after
     // printing a usage error.
-    std::function<bool(const std::string &operand)> operand;
+    std::function<bool(const std::string &operand)> operand = {};
     // One of `valued` given last, with no value: prints its own message
     // (the walk then fails).  Empty: "PROGRAM: OPTION needs a value".
     std::function<void(const std::string &option)> missing = {};
+    // An argument that looks like an option ("-x", "--xyz") and is none of
+    // the above: prints its own message (the walk then fails).  Empty:
+    // "PROGRAM: unknown option 'X' (PROGRAM --help lists them)".
+    std::function<void(const std::string &option)> unknown = {};
+    // "--" ends the options: every argument after it is an operand.
+    bool dash_dash_ends_options = false;
     // Printed as it is after each message of the walk's own (a hint such as
     // "(cpcprof export --help for usage)\n"); with it, an unknown option's
     // message leaves out "(PROGRAM --help lists them)".  nullptr: nothing.
@@ -85,7 +93,7 @@ struct ArgWalk {
 // prints its help); -1 a usage error was printed ("PROGRAM: X needs a
 // value", "PROGRAM: unknown option 'X' (PROGRAM --help lists them)", or
 // what a callback printed).  -h and --help are seen anywhere but as the
-// value of an option in `valued`.
+// value of an option in `valued`, or after "--" when that ends the options.
 int walk_args(const ArgWalk &walk, const std::vector<std::string> &args);
 
 } // namespace cpcprof::base
