@@ -56,20 +56,24 @@ std::string getopt_error(int returned, int optopt) {
 
 int walk_args(const ArgWalk &walk, const std::vector<std::string> &args) {
     auto fail = [&](const std::string &message) {
-        if (walk.then != nullptr)
+        if (walk.error != nullptr)
+            *walk.error = message;
+        else if (walk.then != nullptr)
             usage_error_then(walk.program, message, walk.then);
         else
             usage_error(walk.program, "%s", message.c_str());
         return -1;
     };
+    auto operands_from = [&](size_t i) {
+        for (; i < args.size(); ++i)
+            if (!walk.operand(args[i]))
+                return -1;
+        return 1;
+    };
     for (size_t i = 0; i < args.size(); ++i) {
         const std::string &a = args[i];
-        if (walk.dash_dash_ends_options && a == "--") {
-            while (++i < args.size())
-                if (!walk.operand(args[i]))
-                    return -1;
-            return 1;
-        }
+        if (walk.dash_dash_ends_options && a == "--")
+            return operands_from(i + 1);
         if (a == "-h" || a == "--help")
             return 0;
         if (walk.shared) {
@@ -88,7 +92,7 @@ int walk_args(const ArgWalk &walk, const std::vector<std::string> &args) {
             }
             if (!walk.value(a, args[++i]))
                 return -1;
-        } else if (a.size() > 1 && a[0] == '-') {
+        } else if (a[0] == '-' && (a.size() > 1 || walk.dash_is_option)) {
             if (walk.unknown) {
                 walk.unknown(a);
                 return -1;
@@ -96,6 +100,8 @@ int walk_args(const ArgWalk &walk, const std::vector<std::string> &args) {
             if (walk.then != nullptr)
                 return fail("unknown option '" + a + "'");
             return fail("unknown option '" + a + "' (" + walk.program + " --help lists them)");
+        } else if (walk.operand_ends_options) {
+            return operands_from(i);
         } else if (!walk.operand(a)) {
             return -1;
         }

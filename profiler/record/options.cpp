@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/record/options.h"
 
+#include "base/args.h"
+
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
@@ -77,91 +79,102 @@ bool parse_event(const std::string &text, EventArg *out, std::string *error) {
     return true;
 }
 
+// One of the options that take a value; false with *error set.
+bool parse_value(const std::string &a, const std::string &v, Options *o, std::string *error) {
+    if (a == "-e") {
+        EventArg e;
+        if (!parse_event(v, &e, error))
+            return false;
+        o->events.push_back(e);
+        return true;
+    }
+    if (a == "-o") {
+        o->output = v;
+        return true;
+    }
+    if (a == "--call-graph") {
+        if (v != "dwarf" && v != "fp" && v != "none") {
+            *error = "--call-graph takes dwarf, fp or none, not '" + v + "'";
+            return false;
+        }
+        o->call_graph = v;
+        return true;
+    }
+    std::string why;
+    auto n = parse_count(v, &why);
+    if (!n) {
+        *error = a + ": " + why;
+        return false;
+    }
+    if (a == "-c") {
+        o->period = *n;
+    } else if (a == "-F") {
+        o->freq = *n;
+    } else if (a == "--ring-kb") {
+        if (*n < kMinRingKb || *n > kMaxRingKb) {
+            *error = "--ring-kb " + v + ": the per-thread sample buffer is " +
+                     std::to_string(kMinRingKb) + " to " + std::to_string(kMaxRingKb) +
+                     " KiB (every thread of the program may fill one)";
+            return false;
+        }
+        o->ring_kb = *n;
+    } else { // --max-depth
+        if (*n > 1024) {
+            *error = "--max-depth is at most 1024";
+            return false;
+        }
+        o->max_depth = static_cast<int>(*n);
+    }
+    return true;
+}
+
+// The options without a value; false when a is none of them.
+bool parse_flag(const std::string &a, Options *o) {
+    if (a == "--no-children")
+        o->children = false;
+    else if (a == "-q")
+        o->quiet = true;
+    else if (a == "--stats")
+        o->stats = true;
+    else if (a == "--no-symbolize")
+        o->symbolize = false;
+    else
+        return false;
+    return true;
+}
+
 } // namespace
 
 std::optional<Options> parse_options(const std::vector<std::string> &args, std::string *error) {
     Options o;
-    size_t i = 0;
-    auto value = [&](const std::string &opt) -> std::optional<std::string> {
-        if (i + 1 >= args.size()) {
-            *error = opt + " needs a value";
-            return std::nullopt;
-        }
-        return args[++i];
-    };
-    for (; i < args.size(); ++i) {
-        const std::string &a = args[i];
-        if (a == "--") {
-            ++i;
-            break;
-        }
-        if (a.empty() || a[0] != '-')
-            break;
-        if (a == "-e") {
-            auto v = value(a);
-            EventArg e;
-            if (!v || !parse_event(*v, &e, error))
-                return std::nullopt;
-            o.events.push_back(e);
-        } else if (a == "-c" || a == "-F" || a == "--max-depth" || a == "--ring-kb") {
-            auto v = value(a);
-            if (!v)
-                return std::nullopt;
-            std::string why;
-            auto n = parse_count(*v, &why);
-            if (!n) {
-                *error = a + ": " + why;
-                return std::nullopt;
-            }
-            if (a == "-c")
-                o.period = *n;
-            else if (a == "-F")
-                o.freq = *n;
-            else if (a == "--ring-kb") {
-                if (*n < kMinRingKb || *n > kMaxRingKb) {
-                    *error = "--ring-kb " + *v + ": the per-thread sample buffer is " +
-                             std::to_string(kMinRingKb) + " to " + std::to_string(kMaxRingKb) +
-                             " KiB (every thread of the program may fill one)";
-                    return std::nullopt;
-                }
-                o.ring_kb = *n;
-            } else if (*n > 1024) {
-                *error = "--max-depth is at most 1024";
-                return std::nullopt;
-            } else
-                o.max_depth = static_cast<int>(*n);
-        } else if (a == "-o") {
-            auto v = value(a);
-            if (!v)
-                return std::nullopt;
-            o.output = *v;
-        } else if (a == "--call-graph") {
-            auto v = value(a);
-            if (!v)
-                return std::nullopt;
-            if (*v != "dwarf" && *v != "fp" && *v != "none") {
-                *error = "--call-graph takes dwarf, fp or none, not '" + *v + "'";
-                return std::nullopt;
-            }
-            o.call_graph = *v;
-        } else if (a == "--no-children") {
-            o.children = false;
-        } else if (a == "-q") {
-            o.quiet = true;
-        } else if (a == "--stats") {
-            o.stats = true;
-        } else if (a == "--no-symbolize") {
-            o.symbolize = false;
-        } else {
-            *error = "unknown option " + a;
-            return std::nullopt;
-        }
+    base::ArgWalk walk{
+        .program = "cpcprof record",
+        .valued = {"-e", "-c", "-F", "--max-depth", "--ring-kb", "-o", "--call-graph"},
+        .shared = [&](const std::vector<std::string> &a,
+                      size_t *i) { return parse_flag(a[*i], &o) ? 1 : 0; },
+        .value = [&](const std::string &a,
+                     const std::string &v) { return parse_value(a, v, &o, error); },
+        .operand =
+            [&](const std::string &a) {
+                o.command.push_back(a);
+                return true;
+            },
+        .unknown = [&](const std::string &a) { *error = "unknown option " + a; },
+        .dash_is_option = true,
+        .dash_dash_ends_options = true,
+        .operand_ends_options = true,
+        .error = error};
+    int r = base::walk_args(walk, args);
+    if (r == 0) {
+        o.help = true;
+        return o;
     }
+    if (r < 0)
+        return std::nullopt;
     if (o.period && o.freq) {
         *error = "-c and -F exclude each other";
         return std::nullopt;
     }
-    o.command.assign(args.begin() + static_cast<long>(i), args.end());
     if (o.command.empty()) {
         *error = "no command to record";
         return std::nullopt;

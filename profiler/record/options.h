@@ -32,6 +32,7 @@ struct Options {
     bool symbolize = true; // resolve the profile's addresses when the recording ends
     size_t ring_kb = 256;
     std::vector<std::string> command;
+    bool help = false; // -h or --help before the command: nothing else is set
 };
 
 // Parses argv after "record"; on error returns nullopt and sets *error.

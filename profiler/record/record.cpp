@@ -177,14 +177,14 @@ void print_stats(const Summary &s) {
 
 int record_main(const std::vector<std::string> &args) {
     std::string error;
-    if (!args.empty() && (args[0] == "-h" || args[0] == "--help")) {
-        std::fputs(usage(), stdout);
-        return 0;
-    }
     auto o = parse_options(args, &error);
     if (!o) {
         std::fprintf(stderr, "cpcprof record: %s\n%s", error.c_str(), usage());
         return 2;
+    }
+    if (o->help) {
+        std::fputs(usage(), stdout);
+        return 0;
     }
     if (!check_output_kind(o->output, &error))
         return fail(error, 2);

@@ -45,15 +45,12 @@ int symbolize_main(const std::vector<std::string> &args) {
             },
         .operand =
             [&](const std::string &a) {
-                if (a == "-") { // no standard input: the file is rewritten in place
-                    usage_error("unknown option -");
-                    return false;
-                }
                 files.push_back(a);
                 return true;
             },
         .missing = [](const std::string &) { usage_error("--debug-dir needs a directory"); },
-        .unknown = [](const std::string &a) { usage_error("unknown option " + a); }};
+        .unknown = [](const std::string &a) { usage_error("unknown option " + a); },
+        .dash_is_option = true}; // not standard input: the file is rewritten in place
     if (int r = base::walk_args(walk, args); r <= 0) {
         if (r == 0)
             std::fputs(kUsage, stdout);

@@ -71,8 +71,8 @@ struct ArgWalk {
     std::function<int(const std::vector<std::string> &, size_t *)> shared = {};
     // One of `valued` and its value; false after printing a usage error.
     std::function<bool(const std::string &option, const std::string &value)> value = {};
-    // An argument that is not an option ("-" alone is one); false after
-    // printing a usage error.
+    // An argument that is not an option ("-" alone is one, unless
+    // dash_is_option); false after printing a usage error.
     std::function<bool(const std::string &operand)> operand = {};
     // One of `valued` given last, with no value: prints its own message
     // (the walk then fails).  Empty: "PROGRAM: OPTION needs a value".
@@ -81,8 +81,16 @@ struct ArgWalk {
     // the above: prints its own message (the walk then fails).  Empty:
     // "PROGRAM: unknown option 'X' (PROGRAM --help lists them)".
     std::function<void(const std::string &option)> unknown = {};
+    // "-" alone is an option (an unknown one), not an operand.
+    bool dash_is_option = false;
     // "--" ends the options: every argument after it is an operand.
     bool dash_dash_ends_options = false;
+    // The first operand ends the options: it and every argument after it
+    // are operands (a command and its arguments, as `cpcprof record` takes).
+    bool operand_ends_options = false;
+    // Where the walk's own messages go, without "PROGRAM: " and `then`,
+    // instead of stderr (the callbacks then write theirs there too).
+    std::string *error = nullptr;
     // Printed as it is after each message of the walk's own (a hint such as
     // "(cpcprof export --help for usage)\n"); with it, an unknown option's
     // message leaves out "(PROGRAM --help lists them)".  nullptr: nothing.
