@@ -3,6 +3,7 @@
 #include "base/paths.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 
@@ -58,6 +59,17 @@ std::string fixed(std::optional<double> v, int decimals) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.*f", decimals, *v);
     return buf;
+}
+
+void append_grouped(std::string &out, uint64_t v) {
+    char buf[24];
+    auto r = std::to_chars(buf, buf + sizeof buf, v);
+    size_t n = size_t(r.ptr - buf);
+    for (size_t i = 0; i < n; ++i) {
+        if (i > 0 && (n - i) % 3 == 0)
+            out += ',';
+        out += buf[i];
+    }
 }
 
 std::string csv_field(std::string_view s) {

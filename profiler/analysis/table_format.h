@@ -30,6 +30,8 @@ std::optional<double> share(uint64_t part, uint64_t whole);
 std::string percent(std::optional<double> fraction);
 // "%.*f", "-" for nothing.
 std::string fixed(std::optional<double> v, int decimals);
+// v with its digits in groups of three: 1234567 -> "1,234,567".
+void append_grouped(std::string &out, uint64_t v);
 
 // JSON string literals (json_string, the one escaper of every JSON output)
 // and numbers (json_number): utf8_text.h and json_layout.h.

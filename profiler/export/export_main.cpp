@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `cpcprof export` (export.h): options, then query, format, write.
 #include "base/args.h"
+#include "profiler/analysis/table_format.h"
 #include "profiler/export/export.h"
 #include "profiler/export/export_formats.h"
 #include "profiler/view_common/view_options.h"
@@ -166,12 +167,8 @@ uint64_t frames_to_write(const analysis::Query &q, Format format, int event) {
 }
 
 std::string with_commas(uint64_t n) {
-    std::string digits = std::to_string(n), out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0)
-            out += ',';
-        out += digits[i];
-    }
+    std::string out;
+    analysis::append_grouped(out, n);
     return out;
 }
 

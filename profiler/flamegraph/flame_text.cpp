@@ -23,17 +23,6 @@ void append_fixed(std::string &out, double v, int decimals) {
         out += '0';
 }
 
-void append_grouped(std::string &out, uint64_t v) {
-    char buf[24];
-    auto r = std::to_chars(buf, buf + sizeof buf, v);
-    size_t n = size_t(r.ptr - buf);
-    for (size_t i = 0; i < n; ++i) {
-        if (i > 0 && (n - i) % 3 == 0)
-            out += ',';
-        out += buf[i];
-    }
-}
-
 std::string fit_label(std::string_view s, size_t max_chars) {
     if (max_chars < 3)
         return {};

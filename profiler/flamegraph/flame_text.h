@@ -6,6 +6,7 @@
 #pragma once
 
 #include "profiler/analysis/flame_model.h"
+#include "profiler/analysis/table_format.h"
 #include "profiler/analysis/utf8_text.h"
 
 #include <cstdint>
@@ -27,8 +28,7 @@ inline void append_json_string(std::string &out, std::string_view s) {
 void append_uint(std::string &out, uint64_t v);
 // v with `decimals` digits after the point ("12.35").
 void append_fixed(std::string &out, double v, int decimals);
-// 1234567 -> "1,234,567".
-void append_grouped(std::string &out, uint64_t v);
+using analysis::append_grouped; // 1234567 -> "1,234,567" (table_format.h)
 
 // At most max_chars characters of s (UTF-8 aware), ".." ending a
 // shortened one; "" when not even 3 characters fit.

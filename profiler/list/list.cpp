@@ -67,7 +67,7 @@ bool is_software_event(const std::string &name) {
 
 EventList read_event_list(cpc_t *cpc) {
     EventList list;
-    list.hardware_pmu = cpctools::has_hardware_pmu(cpc);
+    list.hardware_pmu = cpcprof::tools::has_hardware_pmu(cpc);
     list.interface = cpc_cciname(cpc);
     cpc_walk_generic_events_all(cpc, &list.generic, collect);
     std::vector<std::string> all;

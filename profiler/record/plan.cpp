@@ -28,7 +28,7 @@ void collect(const char *, int, const char *fmt, va_list ap) {
 }
 
 // Whether the machine counts hardware events: one request of cycles or
-// instructions is probed (cpctools::has_hardware_pmu walks every event,
+// instructions is probed (cpcprof::tools::has_hardware_pmu walks every event,
 // about a hundred probes before the target could start).
 bool hardware_counters(cpc_t *cpc) {
     cpc_set_t *s = cpc_set_create(cpc);

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <string_view>
 
-namespace cpctools {
+namespace cpcprof::tools {
 namespace {
 
 constexpr size_t kLineLength = 76;
@@ -137,4 +137,4 @@ std::string format_capabilities(const Capabilities &caps) {
     return out;
 }
 
-} // namespace cpctools
+} // namespace cpcprof::tools

@@ -3,15 +3,14 @@
 // usage (illumos caps.c): the counter interface, the specification syntax,
 // the generic and platform events per counter, the attributes a
 // specification may use, and the processor reference.
-#ifndef CPCTOOLS_CAPS_H
-#define CPCTOOLS_CAPS_H
+#pragma once
 
 #include <libcpc.h>
 
 #include <string>
 #include <vector>
 
-namespace cpctools {
+namespace cpcprof::tools {
 
 // What the text is made of, read from libcpc's walkers (or made up by tests).
 struct Capabilities {
@@ -33,6 +32,4 @@ bool has_hardware_pmu(cpc_t *cpc);
 // space (column 17).
 std::string format_capabilities(const Capabilities &caps);
 
-} // namespace cpctools
-
-#endif
+} // namespace cpcprof::tools

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-namespace cpctools {
+namespace cpcprof::tools {
 
 namespace {
 
@@ -36,4 +36,4 @@ std::string take_message() {
     return m;
 }
 
-} // namespace cpctools
+} // namespace cpcprof::tools

@@ -8,7 +8,7 @@
 #include <cstdarg>
 #include <string>
 
-namespace cpctools {
+namespace cpcprof::tools {
 
 // -D: messages start with the name of the libcpc function that failed.
 void set_message_debug(bool on);
@@ -21,4 +21,4 @@ void keep_message(const char *fn, int subcode, const char *fmt, va_list ap);
 // The calling thread's last kept message, cleared; "" when there is none.
 std::string take_message();
 
-} // namespace cpctools
+} // namespace cpcprof::tools

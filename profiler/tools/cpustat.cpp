@@ -38,14 +38,14 @@
 
 namespace {
 
-using namespace cpctools;
+using namespace cpcprof::tools;
 using Clock = std::chrono::steady_clock; // CLOCK_MONOTONIC, libcpc's hrtime base
 
 const char *const kProg = "cpustat";
 // The message of a failed libcpc call: its own, or errno's.
 std::string failure_text(const std::string &what) {
     int saved = errno;
-    std::string m = cpctools::take_message();
+    std::string m = cpcprof::tools::take_message();
     return m.empty() ? what + ": " + std::strerror(saved) : m;
 }
 
@@ -189,7 +189,7 @@ void CpuThread::run() {
     if (!ok)
         setup_error = failure_text("cannot access performance counter library");
     if (ok) {
-        cpc_seterrhndlr(cpc_, cpctools::keep_message);
+        cpc_seterrhndlr(cpc_, cpcprof::tools::keep_message);
         for (const EventSpec &spec : plan_.sets) {
             sets_.push_back(cpc_set_create(cpc_));
             indices_.emplace_back();
@@ -445,14 +445,14 @@ int main(int argc, char **argv) {
     CpustatArgs args = parse_cpustat_args(argc, argv);
     if (!args.ok)
         usage_error(args.error);
-    cpctools::set_message_debug(args.opts.debug);
+    cpcprof::tools::set_message_debug(args.opts.debug);
     cpcprof::UniqueCpc cpc(cpc_open(CPC_VER_CURRENT));
     if (!cpc) {
         std::fprintf(stderr, "%s: cannot access performance counter library - %s\n", kProg,
                      std::strerror(errno));
         return 1;
     }
-    cpc_seterrhndlr(cpc.get(), cpctools::keep_message);
+    cpc_seterrhndlr(cpc.get(), cpcprof::tools::keep_message);
     if (args.opts.help) {
         std::printf("%s\n%s", kCpustatUsage,
                     format_capabilities(read_capabilities(cpc.get())).c_str());

@@ -6,7 +6,7 @@
 #include <climits>
 #include <unistd.h>
 
-namespace cpctools {
+namespace cpcprof::tools {
 
 const char kCpustatUsage[] =
     "Usage:\n"
@@ -44,22 +44,9 @@ CpustatArgs parse_cpustat_args(int argc, char **argv) {
     opterr = 0;
     int c;
     while ((c = getopt(argc, argv, ":Dc:hntT:sp:")) != -1) {
+        if (take_shared_option(c, optarg, &o))
+            continue;
         switch (c) {
-        case 'D':
-            o.debug = true;
-            break;
-        case 'c':
-            o.specs.emplace_back(optarg);
-            break;
-        case 'h':
-            o.help = true;
-            break;
-        case 'n':
-            o.no_header = true;
-            break;
-        case 't':
-            o.tsc = true;
-            break;
         case 's':
             o.soak = true;
             break;
@@ -102,4 +89,4 @@ CpustatArgs parse_cpustat_args(int argc, char **argv) {
     return a;
 }
 
-} // namespace cpctools
+} // namespace cpcprof::tools

@@ -48,7 +48,7 @@
 
 namespace {
 
-using namespace cpctools;
+using namespace cpcprof::tools;
 
 const char *const kProg = "cputrack";
 
@@ -57,13 +57,13 @@ const char *const kProg = "cputrack";
 // libcpc's message for the call that just failed, or errno's.
 std::string failure_text() {
     int saved = errno;
-    std::string m = cpctools::take_message();
+    std::string m = cpcprof::tools::take_message();
     return m.empty() ? std::strerror(saved) : m;
 }
 
 void pctx_errfn(const char *fn, const char *fmt, va_list ap) {
     std::fprintf(stderr, "%s: ", kProg);
-    if (cpctools::message_debug())
+    if (cpcprof::tools::message_debug())
         std::fprintf(stderr, "%s: ", fn);
     std::vfprintf(stderr, fmt, ap);
 }
@@ -561,14 +561,14 @@ int main(int argc, char **argv) {
     if (!args.ok)
         usage_error(args.error);
     g.opts = args.opts;
-    cpctools::set_message_debug(g.opts.debug);
+    cpcprof::tools::set_message_debug(g.opts.debug);
     g.cpc = cpc_open(CPC_VER_CURRENT);
     if (g.cpc == nullptr) {
         std::fprintf(stderr, "%s: cannot access performance counter library - %s\n", kProg,
                      std::strerror(errno));
         return 1;
     }
-    cpc_seterrhndlr(g.cpc, cpctools::keep_message);
+    cpc_seterrhndlr(g.cpc, cpcprof::tools::keep_message);
     if (g.opts.help) {
         std::printf("%s\n%s", kCputrackUsage,
                     format_capabilities(read_capabilities(g.cpc)).c_str());

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-namespace cpctools {
+namespace cpcprof::tools {
 
 namespace {
 
@@ -65,4 +65,4 @@ std::string CputrackLayout::note(double secs, long pid_, long lwp, std::string_v
     return ending(std::move(s), suffix);
 }
 
-} // namespace cpctools
+} // namespace cpcprof::tools

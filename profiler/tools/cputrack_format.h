@@ -7,15 +7,14 @@
 //
 // followed by " # <text>" (the specification when there are several, the
 // new pid of a fork, the command line of an exec) or nothing.
-#ifndef CPCTOOLS_CPUTRACK_FORMAT_H
-#define CPCTOOLS_CPUTRACK_FORMAT_H
+#pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace cpctools {
+namespace cpcprof::tools {
 
 struct CputrackLayout {
     bool pid = false; // -f: a pid column
@@ -28,6 +27,4 @@ struct CputrackLayout {
                      std::string_view suffix) const;
 };
 
-} // namespace cpctools
-
-#endif
+} // namespace cpcprof::tools

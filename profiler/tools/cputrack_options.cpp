@@ -7,7 +7,7 @@
 #include <cmath>
 #include <unistd.h>
 
-namespace cpctools {
+namespace cpcprof::tools {
 
 const char kCputrackUsage[] = "Usage:\n"
                               "\tcputrack [-T secs] [-N count] [-Defhntv] [-o file]\n"
@@ -55,6 +55,8 @@ CputrackArgs parse_cputrack_args(int argc, char **argv) {
     int c;
     // '+': the first operand is the command; what follows it is its own.
     while ((c = getopt(argc, argv, "+:T:N:Defhntvo:c:p:")) != -1) {
+        if (take_shared_option(c, optarg, &o))
+            continue;
         switch (c) {
         case 'T':
             if (!parse_interval(optarg, &o.interval_ms))
@@ -79,26 +81,11 @@ CputrackArgs parse_cputrack_args(int argc, char **argv) {
                 return failure("-o takes a file name, not ''");
             o.output = optarg;
             break;
-        case 'c':
-            o.specs.emplace_back(optarg);
-            break;
-        case 'D':
-            o.debug = true;
-            break;
         case 'e':
             o.follow_exec = true;
             break;
         case 'f':
             o.follow_fork = true;
-            break;
-        case 'h':
-            o.help = true;
-            break;
-        case 'n':
-            o.no_header = true;
-            break;
-        case 't':
-            o.tsc = true;
             break;
         case 'v':
             o.verbose = true;
@@ -123,4 +110,4 @@ CputrackArgs parse_cputrack_args(int argc, char **argv) {
     return a;
 }
 
-} // namespace cpctools
+} // namespace cpcprof::tools

@@ -4,19 +4,18 @@
 //   cputrack -c spec [-c spec]... -p pid [-efntvD] [-N count] [-o file] [-T secs]
 //   cputrack -h
 // Options end at the command: its own options are its own.
-#ifndef CPCTOOLS_CPUTRACK_OPTIONS_H
-#define CPCTOOLS_CPUTRACK_OPTIONS_H
+#pragma once
 
 #include "base/args.h"
+#include "profiler/tools/tool_options.h"
 
 #include <string>
 #include <sys/types.h>
 #include <vector>
 
-namespace cpctools {
+namespace cpcprof::tools {
 
-struct CputrackOptions {
-    std::vector<std::string> specs;   // -c, in order
+struct CputrackOptions : CounterToolOptions {
     unsigned interval_ms = 1000;      // -T; 0 = no periodic samples
     unsigned count = 0;               // -N; 0 = unlimited
     std::string output;               // -o; empty = standard output
@@ -24,11 +23,7 @@ struct CputrackOptions {
     std::vector<std::string> command; // the command and its arguments
     bool follow_exec = false;         // -e
     bool follow_fork = false;         // -f
-    bool no_header = false;           // -n
-    bool tsc = false;                 // -t
     bool verbose = false;             // -v
-    bool debug = false;               // -D
-    bool help = false;                // -h
 };
 
 using CputrackArgs = cpcprof::base::ParsedArgs<CputrackOptions>;
@@ -37,6 +32,4 @@ CputrackArgs parse_cputrack_args(int argc, char **argv);
 
 extern const char kCputrackUsage[];
 
-} // namespace cpctools
-
-#endif
+} // namespace cpcprof::tools

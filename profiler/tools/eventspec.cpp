@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <optional>
 
-namespace cpctools {
+namespace cpcprof::tools {
 namespace {
 
 constexpr int kAll = -1; // a token without counter number
@@ -287,4 +287,4 @@ int add_to_set(cpc_t *cpc, cpc_set_t *set, const EventSpec &spec, std::vector<in
     return 0;
 }
 
-} // namespace cpctools
+} // namespace cpcprof::tools

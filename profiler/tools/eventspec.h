@@ -9,8 +9,7 @@
 // an attribute sets a value (strtoll syntax, 1 when no value is given).  A
 // token with a counter number applies to that counter's request only; one
 // without applies to every request of the specification, wherever it stands.
-#ifndef CPCTOOLS_EVENTSPEC_H
-#define CPCTOOLS_EVENTSPEC_H
+#pragma once
 
 #include <libcpc.h>
 
@@ -20,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-namespace cpctools {
+namespace cpcprof::tools {
 
 struct EventRequest {
     std::string event;
@@ -62,6 +61,4 @@ std::string request_label(const EventSpec &spec, size_t i);
 int add_to_set(cpc_t *cpc, cpc_set_t *set, const EventSpec &spec,
                std::vector<int> *indices = nullptr);
 
-} // namespace cpctools
-
-#endif
+} // namespace cpcprof::tools

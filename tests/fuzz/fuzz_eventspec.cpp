@@ -20,10 +20,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::string_view text(reinterpret_cast<const char *>(data) + 1, size - 1);
     if ((data[0] & 1) == 0) {
         static const std::vector<std::string> kAttrs = {"edge", "inv", "umask", "cmask", "any"};
-        cpctools::ParseResult r = cpctools::parse_eventspec(text, kAttrs);
+        cpcprof::tools::ParseResult r = cpcprof::tools::parse_eventspec(text, kAttrs);
         if (r.ok)
             for (size_t i = 0; i < r.spec.requests.size(); ++i)
-                (void)cpctools::request_label(r.spec, i);
+                (void)cpcprof::tools::request_label(r.spec, i);
         return 0;
     }
     std::vector<std::string> args;

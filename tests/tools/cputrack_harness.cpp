@@ -133,7 +133,7 @@ std::string masked_text(const std::vector<Line> &lines, Cols c,
 }
 
 std::string usage_error(const std::string &why) {
-    return "cputrack: " + why + "\n" + cpctools::kCputrackUsage;
+    return "cputrack: " + why + "\n" + cpcprof::tools::kCputrackUsage;
 }
 
 // A pid that no process has: a child that has been reaped.

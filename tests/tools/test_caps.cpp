@@ -10,8 +10,8 @@
 
 namespace {
 
-using cpctools::Capabilities;
-using cpctools::format_capabilities;
+using cpcprof::tools::Capabilities;
+using cpcprof::tools::format_capabilities;
 
 // Display width of a line, a tab moving to the next multiple of 8.
 size_t width(const std::string &line) {
@@ -111,7 +111,7 @@ TEST(Caps, LongListsWrapAtColumn76WithMargin17) {
 TEST(CapsMachine, ListsWhatLibcpcWalks) {
     cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
     ASSERT_NE(cpc, nullptr);
-    Capabilities c = cpctools::read_capabilities(cpc);
+    Capabilities c = cpcprof::tools::read_capabilities(cpc);
     EXPECT_EQ(c.cciname, cpc_cciname(cpc));
     ASSERT_EQ(c.platform.size(), cpc_npic(cpc));
     EXPECT_NE(std::find(c.platform[0].begin(), c.platform[0].end(), "cpu-clock"),

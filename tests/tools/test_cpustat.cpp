@@ -52,7 +52,7 @@ Result run(std::vector<std::string> args, RunOpts o = {}) {
 }
 
 std::string usage_error(const std::string &why) {
-    return "cpustat: " + why + "\n" + cpctools::kCpustatUsage;
+    return "cpustat: " + why + "\n" + cpcprof::tools::kCpustatUsage;
 }
 
 std::vector<std::string> lines(const std::string &text) {
@@ -169,10 +169,10 @@ void check_samples(const std::vector<std::string> &ls, size_t first, size_t roun
 TEST(Cpustat, HelpPrintsUsageAndCapabilities) {
     Result r = run({"-h"});
     cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
-    std::string caps = cpctools::format_capabilities(cpctools::read_capabilities(cpc));
+    std::string caps = cpcprof::tools::format_capabilities(cpcprof::tools::read_capabilities(cpc));
     cpc_close(cpc);
     EXPECT_EQ(r.status, 0);
-    EXPECT_EQ(r.out, std::string(cpctools::kCpustatUsage) + "\n" + caps);
+    EXPECT_EQ(r.out, std::string(cpcprof::tools::kCpustatUsage) + "\n" + caps);
     EXPECT_EQ(r.err, "");
 }
 

@@ -292,7 +292,7 @@ TEST(Cputrack, SeveralSetsTakeTurnsPerThreadAtEachTick) {
 TEST(Cputrack, GenericHardwareEventCountsInstructions) {
     SKIP_WITHOUT_PTRACE();
     cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
-    bool hw = cpctools::has_hardware_pmu(cpc);
+    bool hw = cpcprof::tools::has_hardware_pmu(cpc);
     cpc_close(cpc);
     if (!hw)
         GTEST_SKIP() << "this machine has no hardware performance counters (PAPI_tot_ins)";

@@ -28,10 +28,10 @@ using namespace cputracktest;
 TEST(Cputrack, HelpPrintsUsageAndCapabilities) {
     Result r = run({"-h"});
     cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
-    std::string caps = cpctools::format_capabilities(cpctools::read_capabilities(cpc));
+    std::string caps = cpcprof::tools::format_capabilities(cpcprof::tools::read_capabilities(cpc));
     cpc_close(cpc);
     EXPECT_EQ(r.status, 0);
-    EXPECT_EQ(r.out, std::string(cpctools::kCputrackUsage) + "\n" + caps);
+    EXPECT_EQ(r.out, std::string(cpcprof::tools::kCputrackUsage) + "\n" + caps);
     EXPECT_EQ(r.err, "");
 }
 
@@ -87,13 +87,13 @@ TEST(Cputrack, UsageErrorsExit2) {
 
 TEST(Cputrack, OptionsEndAtTheCommand) {
     // "-n" and "-x" after the command are the command's own.
-    cpctools::CputrackOptions o;
+    cpcprof::tools::CputrackOptions o;
     std::vector<std::string> args = {"cputrack", "-c", "page-faults", "-T", "0.5",
                                      "-N",       "3",  "prog",        "-n", "-x"};
     std::vector<char *> argv;
     for (std::string &a : args)
         argv.push_back(a.data());
-    cpctools::CputrackArgs a = cpctools::parse_cputrack_args(int(argv.size()), argv.data());
+    cpcprof::tools::CputrackArgs a = cpcprof::tools::parse_cputrack_args(int(argv.size()), argv.data());
     ASSERT_TRUE(a.ok) << a.error;
     EXPECT_EQ(a.opts.command, (std::vector<std::string>{"prog", "-n", "-x"}));
     EXPECT_FALSE(a.opts.no_header);

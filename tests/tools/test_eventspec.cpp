@@ -9,9 +9,9 @@
 
 namespace {
 
-using cpctools::EventRequest;
-using cpctools::parse_eventspec;
-using cpctools::ParseResult;
+using cpcprof::tools::EventRequest;
+using cpcprof::tools::parse_eventspec;
+using cpcprof::tools::ParseResult;
 
 const std::vector<std::string> kAttrs = {"edge", "inv", "umask", "cmask"};
 constexpr uint_t kUser = CPC_COUNT_USER;
@@ -173,21 +173,21 @@ TEST(EventSpec, AttributeTwice) {
 TEST(EventSpec, LabelsAreCounterNumbers) {
     ParseResult r = parse_eventspec("b,pic0=a", kAttrs);
     ASSERT_TRUE(r.ok);
-    EXPECT_EQ(cpctools::request_label(r.spec, 0), "pic1");
-    EXPECT_EQ(cpctools::request_label(r.spec, 1), "pic0");
+    EXPECT_EQ(cpcprof::tools::request_label(r.spec, 0), "pic1");
+    EXPECT_EQ(cpcprof::tools::request_label(r.spec, 1), "pic0");
 }
 
 // Against the machine: software events exist everywhere perf does.
 TEST(EventSpecMachine, AddsRequestsToASet) {
     cpc_t *cpc = cpc_open(CPC_VER_CURRENT);
     ASSERT_NE(cpc, nullptr);
-    std::vector<std::string> attrs = cpctools::spec_attr_names(cpc);
+    std::vector<std::string> attrs = cpcprof::tools::spec_attr_names(cpc);
     EXPECT_EQ(std::count(attrs.begin(), attrs.end(), "picnum"), 0);
     ParseResult r = parse_eventspec("pic0=cpu-clock,page-faults,sys1", attrs);
     ASSERT_TRUE(r.ok) << r.error;
     cpc_set_t *set = cpc_set_create(cpc);
     std::vector<int> indices;
-    ASSERT_EQ(cpctools::add_to_set(cpc, set, r.spec, &indices), 0);
+    ASSERT_EQ(cpcprof::tools::add_to_set(cpc, set, r.spec, &indices), 0);
     EXPECT_EQ(indices, (std::vector<int>{0, 1}));
     std::vector<std::string> seen;
     cpc_walk_requests(
@@ -206,7 +206,7 @@ TEST(EventSpecMachine, AddsRequestsToASet) {
     set = cpc_set_create(cpc);
     r = parse_eventspec("cpu-clock,no-such-event", attrs);
     ASSERT_TRUE(r.ok);
-    EXPECT_EQ(cpctools::add_to_set(cpc, set, r.spec), -1);
+    EXPECT_EQ(cpcprof::tools::add_to_set(cpc, set, r.spec), -1);
     cpc_close(cpc);
 }
 
