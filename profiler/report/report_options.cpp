@@ -3,7 +3,6 @@
 
 #include "base/args.h"
 
-#include <climits>
 #include <cstdio>
 
 namespace cpcprof::report {
@@ -57,11 +56,7 @@ bool parse_value(const std::string &opt, const std::string &v, ReportOptions *o)
             return base::usage_error(kProgram, "--format '%s': expected text, json or csv",
                                      v.c_str());
     } else if (opt == "--top") {
-        auto n = base::parse_whole(v, 0, LLONG_MAX);
-        if (!n)
-            return base::usage_error(kProgram, "--top '%s': expected a number of rows (0 = all)",
-                                     v.c_str());
-        o->top = size_t(*n);
+        return view::parse_top(kProgram, v, &o->top);
     } else if (opt == "--sort") {
         if (v.empty())
             return base::usage_error(kProgram,

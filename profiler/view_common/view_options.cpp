@@ -6,6 +6,7 @@
 #include "storage/file_problems.h"
 
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -92,6 +93,15 @@ int parse_view_option(const char *cmd, const std::vector<std::string> &args, siz
         return -1;
     }
     return 1;
+}
+
+bool parse_top(const char *program, const std::string &value, size_t *top) {
+    auto n = base::parse_whole(value, 0, LLONG_MAX);
+    if (!n)
+        return base::usage_error(program, "--top '%s': expected a number of rows (0 = all)",
+                                 value.c_str());
+    *top = size_t(*n);
+    return true;
 }
 
 int walk_view_args(const char *cmd, base::ArgWalk walk, ViewOptions *out, const char *usage,

@@ -43,11 +43,15 @@ int parse_view_option(const char *cmd, const std::vector<std::string> &args, siz
                       ViewOptions *out);
 
 // A viewing command's whole argument list: base::walk_args with the
-// options above taken into *out first (then walk.shared's, if any); on -h or --help, usage (a printf
-// format whose %s is kViewOptionsHelp) is printed on stdout.  Returns what
-// walk_args returns (1 parsed, 0 help printed, -1 usage error printed).
+// options above taken into *out first (then walk.shared's, if any); on -h or --help, usage (a
+// printf format whose %s is kViewOptionsHelp) is printed on stdout.  Returns what walk_args returns
+// (1 parsed, 0 help printed, -1 usage error printed).
 int walk_view_args(const char *cmd, base::ArgWalk walk, ViewOptions *out, const char *usage,
                    const std::vector<std::string> &args);
+
+// --top N's value (a number of rows, 0 = all) into *top; false after
+// "PROGRAM: --top 'V': expected a number of rows (0 = all)".
+bool parse_top(const char *program, const std::string &value, size_t *top);
 
 // The help text of those options, for a command's --help.
 extern const char kViewOptionsHelp[];
