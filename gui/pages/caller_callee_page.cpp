@@ -119,34 +119,22 @@ void CallerCalleePage::setProfile(ProfilePtr profile) {
 
 void CallerCalleePage::setEvent(int event) {
     event_ = event;
-    table_->setEvent(event);
-    int col = table_->eventColumn(event, CostColumn::Kind::Total);
-    if (col >= 0)
-        functions_->sortByColumn(col, Qt::DescendingOrder);
+    sortByEvent(table_, functions_, event, CostColumn::Kind::Total);
     filter_->describe(*table_proxy_, event);
     sortTrees();
 }
 
 void CallerCalleePage::sortTrees() {
-    for (auto [model, view] :
-         {std::pair{callers_, callers_view_}, std::pair{callees_, callees_view_}}) {
-        model->setEvent(event_);
-        int col = model->eventColumn(event_, CostColumn::Kind::Total);
-        if (col >= 0)
-            view->sortByColumn(col, Qt::DescendingOrder);
-    }
+    sortByEvent(callers_, callers_view_, event_, CostColumn::Kind::Total);
+    sortByEvent(callees_, callees_view_, event_, CostColumn::Kind::Total);
 }
 
 void CallerCalleePage::selectFunction(uint32_t fn) {
     int row = table_->rowOfFunction(fn);
     if (row < 0)
         return;
-    QModelIndex i = table_proxy_->mapFromSource(table_->index(row, 0));
-    if (!i.isValid()) {
-        filter_->clear({table_proxy_}, event_);
-        i = table_proxy_->mapFromSource(table_->index(row, 0));
-    }
-    reveal(functions_, i); // current row change shows it
+    // The current row's change shows its callers and callees.
+    reveal(functions_, shownIndex(filter_, table_proxy_, table_->index(row, 0), event_));
     if (function_ != fn)
         show(fn);
 }

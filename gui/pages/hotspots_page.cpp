@@ -45,10 +45,7 @@ void HotspotsPage::setProfile(ProfilePtr profile) {
 
 void HotspotsPage::setEvent(int event) {
     event_ = event;
-    model_->setEvent(event);
-    int col = model_->eventColumn(event, CostColumn::Kind::Self);
-    if (col >= 0)
-        view_->sortByColumn(col, Qt::DescendingOrder);
+    sortByEvent(model_, view_, event, CostColumn::Kind::Self);
     filter_->describe(*proxy_, event);
 }
 
@@ -56,12 +53,7 @@ void HotspotsPage::selectFunction(uint32_t fn) {
     int row = model_->rowOfFunction(fn);
     if (row < 0)
         return;
-    QModelIndex i = proxy_->mapFromSource(model_->index(row, 0));
-    if (!i.isValid()) {
-        filter_->clear({proxy_}, event_);
-        i = proxy_->mapFromSource(model_->index(row, 0));
-    }
-    reveal(view_, i);
+    reveal(view_, shownIndex(filter_, proxy_, model_->index(row, 0), event_));
 }
 
 } // namespace cpcprof::gui

@@ -2,7 +2,9 @@
 #include "gui/pages/page_util.h"
 
 #include "gui/itemmodels/cost_delegate.h"
+#include "gui/itemmodels/cost_model.h"
 #include "gui/itemmodels/cost_proxy.h"
+#include "gui/pages/filter_bar.h"
 
 #include <QHeaderView>
 #include <QTableView>
@@ -34,6 +36,26 @@ void setupCostView(QAbstractItemView *view, CostProxy *proxy) {
         table->horizontalHeader()->setDefaultSectionSize(110);
         table->setColumnWidth(0, 320);
     }
+}
+
+void sortByEvent(CostModel *model, QAbstractItemView *view, int event, CostColumn::Kind kind) {
+    model->setEvent(event);
+    int col = model->eventColumn(event, kind);
+    if (col < 0)
+        return;
+    if (auto *tree = qobject_cast<QTreeView *>(view))
+        tree->sortByColumn(col, Qt::DescendingOrder);
+    else if (auto *table = qobject_cast<QTableView *>(view))
+        table->sortByColumn(col, Qt::DescendingOrder);
+}
+
+QModelIndex shownIndex(FilterBar *filter, CostProxy *proxy, const QModelIndex &source, int event) {
+    QModelIndex i = proxy->mapFromSource(source);
+    if (!i.isValid()) {
+        filter->clear({proxy}, event);
+        i = proxy->mapFromSource(source);
+    }
+    return i;
 }
 
 void reveal(QAbstractItemView *view, const QModelIndex &proxy_index) {

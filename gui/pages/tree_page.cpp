@@ -53,10 +53,7 @@ void TreePage::setProfile(ProfilePtr profile) {
     message_->setVisible(!error().isEmpty());
     if (profile->query && size_t(event_) >= profile->query->events().size())
         event_ = 0;
-    model_->setEvent(event_);
-    int col = model_->eventColumn(event_, CostColumn::Kind::Total);
-    if (col >= 0)
-        view_->sortByColumn(col, Qt::DescendingOrder);
+    sortByEvent(model_, view_, event_, CostColumn::Kind::Total);
     filter_->describe(*proxy_, event_); // the proxy re-applied the filter on the reset
     expandSome();
 }
@@ -72,10 +69,7 @@ void TreePage::expandSome() {
 
 void TreePage::setEvent(int event) {
     event_ = event;
-    model_->setEvent(event);
-    int col = model_->eventColumn(event, CostColumn::Kind::Total);
-    if (col >= 0)
-        view_->sortByColumn(col, Qt::DescendingOrder);
+    sortByEvent(model_, view_, event, CostColumn::Kind::Total);
     filter_->describe(*proxy_, event);
 }
 
@@ -83,12 +77,7 @@ void TreePage::selectFunction(uint32_t fn) {
     uint32_t node = heaviest_node(model_->tree(), fn);
     if (node == 0)
         return;
-    QModelIndex i = proxy_->mapFromSource(model_->indexOfNode(node));
-    if (!i.isValid()) { // filtered out: show everything again
-        filter_->clear({proxy_}, event_);
-        i = proxy_->mapFromSource(model_->indexOfNode(node));
-    }
-    reveal(view_, i);
+    reveal(view_, shownIndex(filter_, proxy_, model_->indexOfNode(node), event_));
 }
 
 void TreePage::applyFilter() {
