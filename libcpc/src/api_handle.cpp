@@ -36,6 +36,17 @@ const Machine &with_events(cpc_t *cpc) {
     return cpc->machine;
 }
 
+// The machine of a walk over counter picno's events; nullptr (errno
+// EINVAL) when the handle has no such counter.
+const Machine *with_events_of_pic(cpc_t *cpc, uint_t picno) {
+    const Machine &m = with_events(cpc);
+    if (picno >= m.npic) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    return &m;
+}
+
 } // namespace
 
 extern "C" {
@@ -118,11 +129,10 @@ void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
                          void (*action)(void *, uint_t, const char *)) {
     if (!valid_handle(cpc) || action == nullptr)
         return;
-    const Machine &m = with_events(cpc);
-    if (picno >= m.npic) {
-        errno = EINVAL;
+    const Machine *pm = with_events_of_pic(cpc, picno);
+    if (pm == nullptr)
         return;
-    }
+    const Machine &m = *pm;
     if (picno >= m.ngp) {
         action(arg, picno, m.fixed_events[picno - m.ngp].c_str());
         return;
@@ -137,11 +147,10 @@ void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
                                  void (*action)(void *, uint_t, const char *)) {
     if (!valid_handle(cpc) || action == nullptr)
         return;
-    const Machine &m = with_events(cpc);
-    if (picno >= m.npic) {
-        errno = EINVAL;
+    const Machine *pm = with_events_of_pic(cpc, picno);
+    if (pm == nullptr)
         return;
-    }
+    const Machine &m = *pm;
     for (const std::string &e : m.generic_events) {
         if (picno >= m.ngp) {
             // A fixed counter answers only to the generic name of its event.

@@ -2,6 +2,7 @@
 #include "libcpc/src/counting.h"
 
 #include "libcpc/src/overflow.h"
+#include "libcpc/src/perf_open.h"
 #include "libcpc/src/thread_state.h"
 #include "libcpc/src/tick.h"
 
@@ -24,18 +25,6 @@ namespace {
 std::atomic<uint64_t> g_max_period{1ull << 62};
 std::atomic<uint32_t> g_next_id{1};
 std::atomic<bool> g_rings{true};
-
-constexpr uint64_t kReadFormat =
-    PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-
-int sys_perf_event_open(perf_event_attr *a, pid_t pid, int cpu, int group) {
-    return static_cast<int>(syscall(SYS_perf_event_open, a, pid, cpu, group, PERF_FLAG_FD_CLOEXEC));
-}
-
-// hrtime_t is CLOCK_MONOTONIC in ns (gethrtime(3C)).
-hrtime_t now_ns() {
-    return cpcprof::base::monotonic_ns();
-}
 
 // The first link of a chain for 2^64 - preset events; *left gets the rest.
 uint64_t first_link(uint64_t preset, uint64_t *left) {
@@ -70,7 +59,7 @@ std::unique_ptr<Counting> Counting::open(const BindSpec &spec, pid_t pid, int cp
         Slot &s = c->slots_[i];
         s.attr = spec.attrs[i];
         s.attr.size = sizeof s.attr;
-        s.attr.read_format = kReadFormat;
+        s.attr.read_format = kGroupReadFormat;
         s.attr.disabled = i == 0;
         s.attr.remove_on_exec = pid != -1;
         s.preset = spec.presets[i];
@@ -110,7 +99,7 @@ int Counting::open_group() {
         Slot &s = slots_[i];
         s.attr.sig_data = (uint64_t(id_) << 8) | i;
         s.overflowed = false;
-        int fd = sys_perf_event_open(&s.attr, pid_, cpu_, leader);
+        int fd = perf_event_open_cloexec(&s.attr, pid_, cpu_, leader);
         if (fd < 0) {
             int e = errno;
             close_group();
@@ -370,7 +359,7 @@ int Counting::sample(uint64_t *values, int n, hrtime_t *when, uint64_t *tick) {
     for (int i = 0; i < m; ++i)
         values[i] = slots_[i].base + (*raw)[3 + i];
     *tick = ns_to_ticks(tick_base_ + running);
-    *when = now_ns();
+    *when = cpcprof::base::monotonic_ns(); // hrtime_t: CLOCK_MONOTONIC in ns, gethrtime(3C)
     if (running < enabled)
         return EAGAIN;
     return 0;

@@ -2,6 +2,7 @@
 #include "libcpc/src/counting_pctx.h"
 
 #include "libcpc/src/impl.h"
+#include "libcpc/src/perf_open.h"
 #include "libcpc/src/tick.h"
 
 #include "base/clock.h"
@@ -16,21 +17,7 @@
 
 namespace cpc {
 
-namespace {
-
-constexpr uint64_t kReadFormat =
-    PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-
-int sys_perf_event_open(perf_event_attr *a, pid_t pid, int group) {
-    return static_cast<int>(syscall(SYS_perf_event_open, a, pid, -1, group, PERF_FLAG_FD_CLOEXEC));
-}
-
-// hrtime_t is CLOCK_MONOTONIC in ns (gethrtime(3C)).
-hrtime_t now_ns() {
-    return cpcprof::base::monotonic_ns();
-}
-
-} // namespace
+namespace {} // namespace
 
 std::unique_ptr<PctxCounters> PctxCounters::open(const BindSpec &spec, pid_t tid, OpenError *err) {
     std::unique_ptr<PctxCounters> c(new PctxCounters());
@@ -45,15 +32,15 @@ std::unique_ptr<PctxCounters> PctxCounters::open(const BindSpec &spec, pid_t tid
             a.config = PERF_COUNT_SW_TASK_CLOCK;
         }
         a.size = sizeof a;
-        a.read_format = kReadFormat;
+        a.read_format = kGroupReadFormat;
         a.disabled = i == 0;
         a.remove_on_exec = 1;
         a.sample_period = 0;
         a.sigtrap = 0;
-        int fd = sys_perf_event_open(&a, tid, leader);
+        int fd = perf_event_open_cloexec(&a, tid, -1, leader);
         if (fd < 0 && i == n && errno == EACCES) {
             a.exclude_kernel = 1; // perf_event_paranoid >= 2: user time only
-            fd = sys_perf_event_open(&a, tid, leader);
+            fd = perf_event_open_cloexec(&a, tid, -1, leader);
         }
         if (fd < 0) {
             err->sys_errno = errno;
@@ -105,7 +92,7 @@ int PctxCounters::sample(uint64_t *values, int n, hrtime_t *when, uint64_t *tick
     for (int i = 0; i < m; ++i)
         values[i] = presets_[i] + b[3 + i];
     *tick = ns_to_ticks(b[3 + nreq]);
-    *when = now_ns();
+    *when = cpcprof::base::monotonic_ns(); // hrtime_t: CLOCK_MONOTONIC in ns, gethrtime(3C)
     return running < enabled ? EAGAIN : 0;
 }
 

@@ -3,6 +3,7 @@
 
 #include "base/scoped_fd.h"
 #include "libcpc/src/events.h"
+#include "libcpc/src/perf_open.h"
 #include "libcpc/src/pfm_events.h"
 
 #include <sys/syscall.h>
@@ -87,12 +88,10 @@ bool Machine::has_attr(const std::string &name) const {
 
 int probe_open(const perf_event_attr &attr) {
     perf_event_attr a = attr;
-    a.size = sizeof a;
     a.disabled = 1;
     a.exclude_kernel = 1;
     a.exclude_hv = 1;
-    cpcprof::base::ScopedFd fd(
-        static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
+    cpcprof::base::ScopedFd fd(perf_event_open_cloexec(&a, 0, -1, -1));
     return fd.valid() ? 0 : errno;
 }
 
@@ -108,7 +107,6 @@ namespace {
 
 bool probe_overflow_host() {
     perf_event_attr a{};
-    a.size = sizeof a;
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_TASK_CLOCK;
     a.sample_period = 1000000;
@@ -116,8 +114,7 @@ bool probe_overflow_host() {
     a.exclude_kernel = 1;
     a.sigtrap = 1;
     a.remove_on_exec = 1;
-    cpcprof::base::ScopedFd fd(
-        static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
+    cpcprof::base::ScopedFd fd(perf_event_open_cloexec(&a, 0, -1, -1));
     return fd.valid();
 }
 

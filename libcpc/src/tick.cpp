@@ -2,6 +2,7 @@
 #include "libcpc/src/tick.h"
 
 #include "base/scoped_fd.h"
+#include "libcpc/src/perf_open.h"
 
 #include <linux/perf_event.h>
 #include <sys/mman.h>
@@ -24,13 +25,11 @@ std::atomic<uint64_t> g_khz{1000000}; // 1 tick per ns until known
 
 bool read_perf_scale() {
     perf_event_attr a{};
-    a.size = sizeof a;
     a.type = PERF_TYPE_SOFTWARE;
     a.config = PERF_COUNT_SW_TASK_CLOCK;
     a.disabled = 1;
     a.exclude_kernel = 1;
-    cpcprof::base::ScopedFd fd(
-        static_cast<int>(syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC)));
+    cpcprof::base::ScopedFd fd(perf_event_open_cloexec(&a, 0, -1, -1));
     if (!fd.valid())
         return false;
     long page = sysconf(_SC_PAGESIZE);
