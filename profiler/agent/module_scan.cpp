@@ -4,6 +4,7 @@
 
 #include "profiler/agent/cfi_cache.h"
 
+#include "base/address_ranges.h"
 #include "base/scoped_fd.h"
 
 #include <elf.h>
@@ -179,15 +180,7 @@ std::vector<ModuleEntry> scan_modules(const std::string &exe, bool maps) {
 KnownRanges::KnownRanges(const std::vector<ModuleEntry> &modules) {
     for (const ModuleEntry &m : modules)
         ranges.emplace_back(m.start, m.end);
-    std::sort(ranges.begin(), ranges.end());
-    std::vector<std::pair<uint64_t, uint64_t>> merged;
-    for (const auto &r : ranges) {
-        if (!merged.empty() && r.first <= merged.back().second)
-            merged.back().second = std::max(merged.back().second, r.second);
-        else
-            merged.push_back(r);
-    }
-    ranges = std::move(merged);
+    ranges = cpcprof::base::merge_ranges(std::move(ranges));
 }
 
 bool KnownRanges::covers(uint64_t address) const {

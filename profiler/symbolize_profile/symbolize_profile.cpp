@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/symbolize_profile/symbolize_profile.h"
 
+#include "base/address_ranges.h"
 #include "storage/symbol_writer.h"
 #include "symbolize/symbolizer.h"
 
@@ -32,20 +33,11 @@ Image module_image(std::span<const AddressToResolve> addrs) {
     image.shift = first.mapping_start - first.mapping_file_offset;
     // File-offset ranges [begin, end) of the mappings, merged where they
     // overlap: a Session wants each address in one mapping.
-    std::vector<std::pair<uint64_t, uint64_t>> ranges;
+    std::vector<base::AddressRange> ranges;
     for (const AddressToResolve &a : addrs)
         ranges.emplace_back(a.mapping_file_offset,
                             a.mapping_file_offset + (a.mapping_end - a.mapping_start));
-    std::sort(ranges.begin(), ranges.end());
-    ranges.erase(std::unique(ranges.begin(), ranges.end()), ranges.end());
-    std::vector<std::pair<uint64_t, uint64_t>> merged;
-    for (const auto &r : ranges) {
-        if (!merged.empty() && r.first <= merged.back().second)
-            merged.back().second = std::max(merged.back().second, r.second);
-        else
-            merged.push_back(r);
-    }
-    for (const auto &[begin, end] : merged)
+    for (const auto &[begin, end] : base::merge_ranges(std::move(ranges)))
         image.mappings.push_back(
             {first.path, first.build_id, image.address(begin), image.address(end), begin});
     return image;
