@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// CallTree (storage/include/storage/query.h), built from the Query's frame
+// CallTree (profiler/analysis/query.h), built from the Query's frame
 // trie without recursion.
 //
 // Top-down and callees trees map each frame node to a tree node in index
@@ -65,17 +65,16 @@ class Reversed {
     }
 
     // The reversed tree's node for path p, made in tree t with what leads to it.
-    uint32_t node(CallTree &t, uint32_t p,
-                  uint32_t (CallTree::*child)(uint32_t, const PathFrame &)) {
+    template <typename Tree> uint32_t node(Tree &t, uint32_t p) {
         todo_.clear();
         for (uint32_t x = p; paths_[x].rev == kNone; x = drop_first(x))
             todo_.push_back(x);
         for (size_t i = todo_.size(); i-- > 0;) {
             uint32_t x = todo_[i];
             uint32_t below = paths_[drop_first(x)].rev;
-            paths_[x].rev = (t.*child)(below, paths_[x].first);
+            paths_[x].rev = t.child(below, paths_[x].first);
         }
-        if (t.nodes().size() > CallTree::kMaxReversedNodes)
+        if (t.size() > CallTree::kMaxReversedNodes)
             throw TooLarge(too_large(what_));
         return paths_[p].rev;
     }
@@ -110,41 +109,69 @@ class Reversed {
     std::vector<uint32_t> todo_, up_;
 };
 
+// The nodes of a tree as they are made; the index of (parent, function)
+// lives as long as the building.
+class TreeBuilder {
+  public:
+    using Node = CallTree::Node;
+
+    explicit TreeBuilder(const Query &q) : nevents_(q.events().size()) {
+        nodes_.push_back(Node{});
+        nodes_[0].self.values.assign(nevents_, 0);
+        nodes_[0].total.values.assign(nevents_, 0);
+    }
+
+    Node &operator[](uint32_t node) { return nodes_[node]; }
+    size_t size() const { return nodes_.size(); }
+
+    // parent's child for frame, made if new.
+    uint32_t child(uint32_t parent, const PathFrame &frame) {
+        uint64_t key = uint64_t(parent) << 32 | frame.function;
+        auto [it, fresh] = index_.try_emplace(key, uint32_t(nodes_.size()));
+        if (fresh) {
+            Node n;
+            n.parent = parent;
+            n.function = frame.function;
+            n.depth = nodes_[parent].depth + 1;
+            n.inlined = frame.inlined;
+            n.self.values.assign(nevents_, 0);
+            n.total.values.assign(nevents_, 0);
+            nodes_.push_back(std::move(n));
+            nodes_[parent].children.push_back(it->second);
+        } else {
+            nodes_[it->second].inlined = nodes_[it->second].inlined && frame.inlined;
+        }
+        return it->second;
+    }
+
+    // The node of frame node v's path read from v to the root, made.
+    uint32_t walk_up(uint32_t v, const std::vector<Query::FrameNode> &f, const char *what) {
+        uint32_t at = 0;
+        for (; v != 0; v = f[v].parent)
+            at = child(at, f[v].frame);
+        if (nodes_.size() > CallTree::kMaxReversedNodes)
+            throw TooLarge(too_large(what));
+        return at;
+    }
+
+    // The nodes, with every total summed up the tree from the costs of the
+    // paths that end at each node (what each total holds until then).
+    std::vector<Node> finish() && {
+        for (size_t i = nodes_.size(); i-- > 1;)
+            nodes_[nodes_[i].parent].total.add(nodes_[i].total);
+        return std::move(nodes_);
+    }
+
+  private:
+    size_t nevents_;
+    std::vector<Node> nodes_;
+    std::unordered_map<uint64_t, uint32_t> index_; // (parent << 32 | function) -> node
+};
+
 } // namespace
 
-CallTree::CallTree(const Query &q) : nevents_(q.events().size()) {
-    nodes_.push_back(Node{});
-    nodes_[0].self.values.assign(nevents_, 0);
-    nodes_[0].total.values.assign(nevents_, 0);
-}
-
-uint32_t CallTree::child(uint32_t parent, const PathFrame &frame) {
-    uint64_t key = uint64_t(parent) << 32 | frame.function;
-    auto [it, fresh] = index_.try_emplace(key, uint32_t(nodes_.size()));
-    if (fresh) {
-        Node n;
-        n.parent = parent;
-        n.function = frame.function;
-        n.depth = nodes_[parent].depth + 1;
-        n.inlined = frame.inlined;
-        n.self.values.assign(nevents_, 0);
-        n.total.values.assign(nevents_, 0);
-        nodes_.push_back(std::move(n));
-        nodes_[parent].children.push_back(it->second);
-    } else {
-        nodes_[it->second].inlined = nodes_[it->second].inlined && frame.inlined;
-    }
-    return it->second;
-}
-
-// On entry each node's total holds the cost of the paths that end there.
-void CallTree::sum_totals() {
-    for (size_t i = nodes_.size(); i-- > 1;)
-        nodes_[nodes_[i].parent].total.add(nodes_[i].total);
-}
-
 CallTree CallTree::top_down(const Query &q, bool truncated_root) {
-    CallTree t(q);
+    TreeBuilder t(q);
     const auto &fn = q.frame_nodes();
     const uint32_t marker = q.truncated_function();
     if (!truncated_root || marker == Query::kNoFunction) {
@@ -152,12 +179,11 @@ CallTree CallTree::top_down(const Query &q, bool truncated_root) {
         for (size_t v = 1; v < fn.size(); ++v)
             at[v] = t.child(at[fn[v].parent], fn[v].frame);
         for (size_t i = 0; i < q.stack_count(); ++i) {
-            Node &n = t.nodes_[at[q.stack_leaf(i)]];
+            Node &n = t[at[q.stack_leaf(i)]];
             n.self.add(q.stack_cost(i));
             n.total.add(q.stack_cost(i));
         }
-        t.sum_totals();
-        return t;
+        return CallTree(std::move(t).finish());
     }
     // Cut stacks under the marker, the others as they are: a frame node
     // may be on both kinds, so each kind maps it on its own (at[kind][v]),
@@ -176,16 +202,15 @@ CallTree CallTree::top_down(const Query &q, bool truncated_root) {
             up.push_back(v);
         for (size_t k = up.size(); k-- > 0;)
             map[up[k]] = t.child(map[fn[up[k]].parent], fn[up[k]].frame);
-        Node &n = t.nodes_[map[q.stack_leaf(i)]];
+        Node &n = t[map[q.stack_leaf(i)]];
         n.self.add(q.stack_cost(i));
         n.total.add(q.stack_cost(i));
     }
-    t.sum_totals();
-    return t;
+    return CallTree(std::move(t).finish());
 }
 
 CallTree CallTree::callees(const Query &q, uint32_t fn) {
-    CallTree t(q);
+    TreeBuilder t(q);
     const auto &f = q.frame_nodes();
     // at[v]: v's tree node when an occurrence of fn is at or above it.
     std::vector<uint32_t> at(f.size(), kNone);
@@ -200,24 +225,14 @@ CallTree CallTree::callees(const Query &q, uint32_t fn) {
         uint32_t n = at[q.stack_leaf(i)];
         if (n == kNone)
             continue;
-        t.nodes_[n].self.add(q.stack_cost(i));
-        t.nodes_[n].total.add(q.stack_cost(i));
+        t[n].self.add(q.stack_cost(i));
+        t[n].total.add(q.stack_cost(i));
     }
-    t.sum_totals();
-    return t;
-}
-
-uint32_t CallTree::walk_up(uint32_t v, const std::vector<Query::FrameNode> &f, const char *what) {
-    uint32_t at = 0;
-    for (; v != 0; v = f[v].parent)
-        at = child(at, f[v].frame);
-    if (nodes_.size() > kMaxReversedNodes)
-        throw TooLarge(too_large(what));
-    return at;
+    return CallTree(std::move(t).finish());
 }
 
 CallTree CallTree::bottom_up(const Query &q, bool truncated_root) {
-    CallTree t(q);
+    TreeBuilder t(q);
     const uint32_t marker = truncated_root ? q.truncated_function() : Query::kNoFunction;
     const auto &f = q.frame_nodes();
     uint64_t steps = 0;
@@ -232,19 +247,17 @@ CallTree CallTree::bottom_up(const Query &q, bool truncated_root) {
     }
     for (size_t i = 0; i < q.stack_count(); ++i) {
         uint32_t leaf = q.stack_leaf(i);
-        uint32_t end = path.empty() ? t.walk_up(leaf, f, "bottom-up")
-                                    : rev.node(t, path[leaf], &CallTree::child);
+        uint32_t end = path.empty() ? t.walk_up(leaf, f, "bottom-up") : rev.node(t, path[leaf]);
         if (marker != Query::kNoFunction && q.stack_truncated(i))
             end = t.child(end, PathFrame{marker, 0, 0, false}); // above the outermost frame
-        t.nodes_[t.child(0, f[leaf].frame)].self.add(q.stack_cost(i));
-        t.nodes_[end].total.add(q.stack_cost(i));
+        t[t.child(0, f[leaf].frame)].self.add(q.stack_cost(i));
+        t[end].total.add(q.stack_cost(i));
     }
-    t.sum_totals();
-    return t;
+    return CallTree(std::move(t).finish());
 }
 
 CallTree CallTree::callers(const Query &q, uint32_t fn) {
-    CallTree t(q);
+    TreeBuilder t(q);
     const auto &f = q.frame_nodes();
     // Per frame node: the cost of the stacks that end at it (own), and of
     // those that end at or below it with no occurrence of fn between
@@ -272,14 +285,12 @@ CallTree CallTree::callers(const Query &q, uint32_t fn) {
             path[v] = rev.path_child(path[f[v].parent], f[v].frame);
         if (f[v].frame.function != fn || below[v].samples == 0)
             continue;
-        uint32_t end = path.empty() ? t.walk_up(uint32_t(v), f, "callers")
-                                    : rev.node(t, path[v], &CallTree::child);
+        uint32_t end = path.empty() ? t.walk_up(uint32_t(v), f, "callers") : rev.node(t, path[v]);
         if (own[v].samples != 0)
-            t.nodes_[t.child(0, f[v].frame)].self.add(own[v]);
-        t.nodes_[end].total.add(below[v]);
+            t[t.child(0, f[v].frame)].self.add(own[v]);
+        t[end].total.add(below[v]);
     }
-    t.sum_totals();
-    return t;
+    return CallTree(std::move(t).finish());
 }
 
 } // namespace cpcprof::analysis

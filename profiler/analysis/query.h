@@ -37,7 +37,6 @@
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace cpcprof::analysis {
@@ -304,15 +303,8 @@ class CallTree {
     static constexpr size_t kMaxReversedNodes = size_t{1} << 20;
 
   private:
-    CallTree(const Query &q);
-    uint32_t child(uint32_t parent, const PathFrame &frame);
-    // The node of frame node v's path read from v to the root, made.
-    uint32_t walk_up(uint32_t v, const std::vector<Query::FrameNode> &f, const char *what);
-    // Costs of every node from its self cost: totals summed up the tree.
-    void sum_totals();
-    size_t nevents_ = 0;
+    explicit CallTree(std::vector<Node> nodes) : nodes_(std::move(nodes)) {}
     std::vector<Node> nodes_;
-    std::unordered_map<uint64_t, uint32_t> index_; // (parent << 32 | function) -> node
 };
 
 } // namespace cpcprof::analysis
