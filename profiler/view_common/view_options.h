@@ -43,9 +43,10 @@ int parse_view_option(const char *cmd, const std::vector<std::string> &args, siz
                       ViewOptions *out);
 
 // A viewing command's whole argument list: base::walk_args with the
-// options above taken into *out first (then walk.shared's, if any); on -h or --help, usage (a
-// printf format whose %s is kViewOptionsHelp) is printed on stdout.  Returns what walk_args returns
-// (1 parsed, 0 help printed, -1 usage error printed).
+// options above taken into *out first (then walk.shared's, if any); on -h
+// or --help, usage (a printf format whose %s is kViewOptionsHelp) is
+// printed on stdout.  Returns what walk_args returns (1 parsed, 0 help
+// printed, -1 usage error printed).
 int walk_view_args(const char *cmd, base::ArgWalk walk, ViewOptions *out, const char *usage,
                    const std::vector<std::string> &args);
 
