@@ -93,7 +93,8 @@ TEST(Cputrack, OptionsEndAtTheCommand) {
     std::vector<char *> argv;
     for (std::string &a : args)
         argv.push_back(a.data());
-    cpcprof::tools::CputrackArgs a = cpcprof::tools::parse_cputrack_args(int(argv.size()), argv.data());
+    cpcprof::tools::CputrackArgs a =
+        cpcprof::tools::parse_cputrack_args(int(argv.size()), argv.data());
     ASSERT_TRUE(a.ok) << a.error;
     EXPECT_EQ(a.opts.command, (std::vector<std::string>{"prog", "-n", "-x"}));
     EXPECT_FALSE(a.opts.no_header);
