@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
-// Where the flame graph draws its frames: a Qt-free layout of a CallTree
-// for one event, one zoomed node and a width in pixels, so that the widget,
-// the exports and the tests agree on every rectangle.
+// Where the viewer's flame graph draws its frames: analysis::lay_out_flame
+// for one event and one zoomed node, in pixels of a given width, so that
+// the widget, the benchmark and the tests agree on every rectangle.
 //
 // Widths are proportional to the zoomed node's total of the event; the
 // zoomed node spans the whole width and its ancestors are drawn above it
 // at full width (the way back out).  Siblings are sorted by cost, largest
 // first, then by name, so a picture is the same on every run.  A frame
-// narrower than min_width pixels is not drawn, nor is anything under it:
-// the work is bounded by the visible frames, not by the tree.
+// narrower than min_width pixels is not drawn, nor is anything under it.
+// The tree's invisible root (node 0) is not drawn: row 0 holds its
+// children.
 #pragma once
 
 #include "profiler/analysis/query.h"
@@ -31,14 +32,8 @@ struct FlameLayout {
     uint32_t rows = 0;              // rows in use (deepest row + 1)
 };
 
-// The cost of a node that sets widths: event's sum of values.
-uint64_t flame_weight(const analysis::CallTree::Node &n, int event);
-
 // zoom = 0 shows every root.  event must be a valid index of q.events().
 FlameLayout layout_flame(const analysis::Query &q, const analysis::CallTree &tree, uint32_t zoom,
                          int event, double width, double min_width = 1.0);
-
-// The path from a root to node, root first (empty for node 0).
-std::vector<uint32_t> flame_path(const analysis::CallTree &tree, uint32_t node);
 
 } // namespace cpcprof::gui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "gui/pages/flame_diff.h"
 
+#include "profiler/analysis/diff_model.h"
+
 #include <QLocale>
 
 #include <algorithm>
@@ -26,13 +28,8 @@ double largest_change(const DiffData &d, DiffData::Tree t, const FlameLayout &la
 }
 
 QColor change_colour(std::optional<double> points, double largest) {
-    if (!points || *points == 0)
-        return {220, 220, 220};
-    // Saturates at the largest change in the picture, but no less than 1
-    // point: a picture of noise stays pale.
-    double t = std::min(1.0, std::fabs(*points) / std::max(largest, 1.0));
-    int fade = int(std::lround(215 - 175 * t)), full = int(std::lround(225 + 30 * t));
-    return *points > 0 ? QColor(full, fade, fade) : QColor(fade, fade, full);
+    analysis::Rgb c = analysis::change_colour(points.value_or(0), largest);
+    return {c.r, c.g, c.b};
 }
 
 namespace {

@@ -24,8 +24,7 @@ std::optional<double> frame_change(const DiffData &d, DiffData::Tree t, uint32_t
 // The largest |frame_change| of the frames laid out.
 double largest_change(const DiffData &d, DiffData::Tree t, const FlameLayout &layout, int event);
 
-// rgb as `cpcprof diff`'s page: grew (r=225..255, g=b=215..40), shrank
-// the same in blue, unchanged or unknown grey.
+// analysis::change_colour, as `cpcprof diff`'s page; unknown is grey.
 QColor change_colour(std::optional<double> points, double largest);
 
 // Tooltip rows (HTML) of BASE's and NEW's figures of node for every common

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "gui/pages/flame_graph.h"
 
+#include "profiler/analysis/flame_layout.h"
+
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -132,7 +134,8 @@ void FlameGraph::updateBreadcrumb() {
     breadcrumb_plain_ = "all";
     if (t) {
         const auto &functions = canvas_->profile()->query->functions();
-        for (uint32_t v : flame_path(*t, canvas_->zoom())) {
+        for (uint32_t v : analysis::flame_path(
+                 analysis::CallTreeFlame(*canvas_->profile()->query, *t, {}), canvas_->zoom())) {
             QString name = QString::fromStdString(functions[t->nodes()[v].function].name);
             html += " &gt; <a href=\"" + QString::number(v) + "\">" + name.toHtmlEscaped() + "</a>";
             breadcrumb_plain_ += " > " + name;

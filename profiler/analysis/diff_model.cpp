@@ -176,4 +176,12 @@ std::vector<const FunctionDiff *> grown_above(const Comparison &c, size_t e, dou
     return out;
 }
 
+Rgb change_colour(double points, double largest) {
+    if (points == 0)
+        return {220, 220, 220};
+    double t = std::min(1.0, std::fabs(points) / std::max(largest, 1.0));
+    int fade = int(std::lround(215 - 175 * t)), full = int(std::lround(225 + 30 * t));
+    return points > 0 ? Rgb{full, fade, fade} : Rgb{fade, fade, full};
+}
+
 } // namespace cpcprof::analysis

@@ -76,4 +76,13 @@ std::vector<const FunctionDiff *> grown_above(const Comparison &c, size_t e, dou
 // stopped early).
 std::optional<double> covered_seconds(const analysis::Query &q);
 
+// The colour of a frame of a differential flame graph whose self share
+// changed by points percentage points: red grew, blue shrank, grey
+// unchanged.  The colour saturates at largest, the largest change in the
+// picture, but no less than 1 point: a picture of noise stays pale.
+struct Rgb {
+    int r = 0, g = 0, b = 0;
+};
+Rgb change_colour(double points, double largest);
+
 } // namespace cpcprof::analysis

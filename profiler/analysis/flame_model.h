@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The frames a flame graph draws: a call tree (CallTree::top_down, or
-// bottom_up for an icicle graph) in drawing order, frames too narrow to
-// matter pruned, and what the renderers (SVG, HTML) need to name and
-// colour each frame.
+// The frames `cpcprof flamegraph` draws: a call tree (CallTree::top_down,
+// or bottom_up for an icicle graph) laid out by lay_out_flame (siblings by
+// name, frames too narrow to matter pruned), and what the renderers (SVG,
+// HTML) need to name and colour each frame.
 #pragma once
 
+#include "profiler/analysis/flame_layout.h"
 #include "profiler/analysis/query.h"
 
 #include <cstdint>
@@ -26,6 +27,7 @@ struct Frame {
     int32_t parent = -1; // index in FlameModel::frames; -1 for the root
     uint32_t depth = 0;  // 0 for the root
     FrameKind kind = FrameKind::Code;
+    uint64_t x = 0; // left edge in units of the first weight (after the siblings before it)
 };
 
 struct FlameModel {
@@ -40,13 +42,8 @@ struct FlameModel {
 // Keeps a node when, for some weight w in weights (-1: samples, else an
 // event index), its total is at least min_share of the root's (weights
 // whose root total is 0 are ignored).  Nodes with no weight at all are
-// left out too.
+// left out too.  Frame::x is in units of weights[0].
 FlameModel build_model(const analysis::Query &q, bool inverted, const std::vector<int> &weights,
                        double min_share);
-
-// A node's total for weight w (-1: samples).
-inline uint64_t weight_of(const analysis::Cost &c, int w) {
-    return w < 0 ? c.samples : c.values[size_t(w)];
-}
 
 } // namespace cpcprof::analysis

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/diff/diff_flame.h"
 
+#include "profiler/analysis/diff_model.h" // change_colour
+#include "profiler/analysis/flame_layout.h"
 #include "profiler/analysis/path_match.h"
 #include "profiler/analysis/table_format.h" // percent
 #include "profiler/analysis/utf8_text.h"    // append_xml
@@ -25,23 +27,30 @@ constexpr double kCharPx = 7;       // 12 px monospace, about
 
 // NEW's top-down tree merged by call path (function name, module
 // basename) and matched in BASE's, with the weighing event's values only.
-struct Paths {
+struct Paths final : analysis::FlameTree {
     analysis::PathKeys keys;
     analysis::PathMatch match;
-    std::vector<std::vector<uint32_t>> children; // per path, by key: pictures are reproducible
+    std::vector<std::vector<uint32_t>> by_key; // per path, by key: pictures are reproducible
+
+    uint32_t parent(uint32_t path) const override { return match.parent[path]; }
+    const std::vector<uint32_t> &children(uint32_t path) const override { return by_key[path]; }
+    size_t nodes() const override { return match.paths(); }
+    size_t weights() const override { return 1; }
+    uint64_t weight(uint32_t path, size_t) const override { return match.now_total[path]; }
+    std::string_view name(uint32_t path) const override {
+        return path == 0 ? "all" : keys.name(match.key[path]);
+    }
 };
 
-Paths match_trees(const FlameInput &in) {
+void match_trees(const FlameInput &in, Paths &p) {
     // Cut stacks under "[truncated]" in both profiles, as in the flame graph.
     auto tree = [](const Query &q) {
         return CallTree::top_down(q, q.reader().run().call_graph != "none");
     };
-    Paths p;
     std::vector<uint32_t> now_keys = p.keys.of(in.now), base_keys = p.keys.of(in.base);
     p.match = analysis::match_paths(tree(in.now), now_keys, {in.new_event}, tree(in.base),
                                     base_keys, {in.base_event});
-    p.children = analysis::children_by_key(p.match, p.keys);
-    return p;
+    p.by_key = analysis::children_by_key(p.match, p.keys);
 }
 
 struct Frame {
@@ -53,7 +62,7 @@ struct Frame {
 
 class Renderer {
   public:
-    Renderer(const FlameInput &in) : in_(in), paths_(match_trees(in)) {}
+    Renderer(const FlameInput &in) : in_(in) { match_trees(in, paths_); }
 
     std::string page();
 
@@ -68,7 +77,7 @@ class Renderer {
                           : (self ? m.now_self[p] : m.now_total[p]);
         return double(v) / double(all);
     }
-    void layout(uint32_t path, double x, int depth);
+    void layout();
     std::string colour(double points) const;
     std::string frame_svg(const Frame &f, int height) const;
 
@@ -79,52 +88,24 @@ class Renderer {
     double max_points_ = 0;
 };
 
-void Renderer::layout(uint32_t path, double x, int depth) {
-    // Depth-first with a stack of its own: a call path can be as deep as
-    // the deepest stack in the file.
-    struct Todo {
-        uint32_t path;
-        double x;
-        int depth;
-    };
-    const std::vector<uint64_t> &total = paths_.match.now_total; // one event: index = path
-    const double all = double(total[0]);
-    std::vector<Todo> todo{{path, x, depth}};
-    std::vector<Todo> kids;
-    while (!todo.empty()) {
-        Todo t = todo.back();
-        todo.pop_back();
-        double w = double(total[t.path]) / all;
-        if (w * kWidth < kMinFramePx)
-            continue;
-        Frame f{t.path, t.x, w, t.depth, 0};
-        f.points = (share(false, t.path, true) - share(true, t.path, true)) * 100.0;
+void Renderer::layout() {
+    const double all = double(paths_.match.now_total[0]);
+    analysis::FlameLayout l = analysis::lay_out_flame(
+        paths_,
+        {.zoom = 0, .order = analysis::SiblingOrder::Given, .min_share = kMinFramePx / kWidth});
+    for (const analysis::FlamePlace &p : l.places) {
+        Frame f{p.node, double(p.x) / all, double(p.width) / all, int(p.depth), 0};
+        f.points = (share(false, p.node, true) - share(true, p.node, true)) * 100.0;
         frames_.push_back(f);
-        max_depth_ = std::max(max_depth_, t.depth);
         max_points_ = std::max(max_points_, std::fabs(f.points));
-        kids.clear();
-        double cx = t.x;
-        for (uint32_t child : paths_.children[t.path]) {
-            kids.push_back({child, cx, t.depth + 1});
-            cx += double(total[child]) / all;
-        }
-        // Reversed, so that children come out in key order as before.
-        todo.insert(todo.end(), kids.rbegin(), kids.rend());
     }
+    max_depth_ = int(l.max_depth);
 }
 
 std::string Renderer::colour(double points) const {
-    // Saturates at the largest change in the picture, but no less than 1
-    // point: a picture of noise stays pale.
-    double t = std::min(1.0, std::fabs(points) / std::max(max_points_, 1.0));
-    int fade = int(std::lround(215 - 175 * t)), full = int(std::lround(225 + 30 * t));
+    analysis::Rgb c = analysis::change_colour(points, max_points_);
     char buf[40];
-    if (points > 0)
-        std::snprintf(buf, sizeof buf, "rgb(%d,%d,%d)", full, fade, fade);
-    else if (points < 0)
-        std::snprintf(buf, sizeof buf, "rgb(%d,%d,%d)", fade, fade, full);
-    else
-        std::snprintf(buf, sizeof buf, "rgb(220,220,220)");
+    std::snprintf(buf, sizeof buf, "rgb(%d,%d,%d)", c.r, c.g, c.b);
     return buf;
 }
 
@@ -206,7 +187,7 @@ const char kScript[] = R"JS(
 
 std::string Renderer::page() {
     if (paths_.match.now_total[0] > 0)
-        layout(0, 0, 0);
+        layout();
     int height = kTop + (max_depth_ + 1) * kFrameHeight;
 
     std::string out = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>";

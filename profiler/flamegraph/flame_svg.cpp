@@ -118,21 +118,13 @@ std::string render_svg(const analysis::Query &q, const analysis::FlameModel &m,
     }
     out += "</text>\n<text id=\"test-state\" display=\"none\"></text>\n<g id=\"frames\">\n";
 
-    // x of each frame in weight units: after its previous siblings.
-    std::vector<uint64_t> x(m.frames.size(), 0), next(m.frames.size(), 0);
-    for (size_t i = 0; i < m.frames.size(); ++i) {
-        const analysis::Frame &f = m.frames[i];
+    for (const analysis::Frame &f : m.frames) {
         uint64_t weight = analysis::weight_of(nodes[f.node].total, w);
-        if (f.parent >= 0) {
-            x[i] = next[size_t(f.parent)];
-            next[size_t(f.parent)] += weight;
-        }
-        next[i] = x[i];
         if (weight == 0 || root == 0)
             continue;
         const std::string &name =
             f.kind == analysis::FrameKind::Root ? kAll : q.functions()[nodes[f.node].function].name;
-        double fx = kXPad + span * double(x[i]) / root;
+        double fx = kXPad + span * double(f.x) / root;
         double fw = span * double(weight) / root;
         double fy = o.inverted ? kTop + f.depth * kFrameHeight
                                : height - kBottom - double(f.depth + 1) * kFrameHeight;

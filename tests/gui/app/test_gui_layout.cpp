@@ -6,6 +6,7 @@
 #include "gui/model/flame_layout.h"
 #include "gui/model/summary.h"
 #include "gui/pages/flame_tooltip.h"
+#include "profiler/analysis/flame_layout.h"
 #include "profiler/analysis/search.h"
 #include "tests/storage/helpers.h"   // tests/storage
 #include "tests/view/view_harness.h" // TempDir
@@ -114,7 +115,9 @@ TEST(GuiLayout, ZoomSpansWidthWithAncestorsAbove) {
     EXPECT_DOUBLE_EQ(got["1:recurse"].second, 1100);
     EXPECT_DOUBLE_EQ(got["3:recurse"].second, 1100);
     EXPECT_TRUE(z.frames.front().ancestor);
-    EXPECT_EQ(gui::flame_path(t, recurse).size(), 2u);
+    EXPECT_EQ(
+        analysis::flame_path(analysis::CallTreeFlame(*k.profile->query, t, {}), recurse).size(),
+        2u);
 }
 
 TEST(GuiLayout, SecondEventSetsWidths) {
