@@ -187,9 +187,7 @@ int export_main(const std::vector<std::string> &args) {
     int event = pick_weight(*q, o.view);
     if (event == -2)
         return view::kExitUsage;
-    if (q->samples_kept() == 0)
-        std::fprintf(stderr, "cpcprof export: no samples %s; the export is empty\n",
-                     q->samples_read() == 0 ? "in the profile" : "pass the filter");
+    view::warn_no_samples(kCmd, *q, "the export is empty");
 
     if (uint64_t frames = frames_to_write(*q, o.format, event); frames > kMaxExportFrames) {
         std::fprintf(stderr,

@@ -169,10 +169,8 @@ int flamegraph_main(const std::vector<std::string> &args) {
     int event = view::pick_event(kCmd, *q, o.view);
     if (event < 0)
         return q->events().empty() ? view::kExitFailed : view::kExitUsage;
-    if (q->samples_kept() == 0)
-        std::fprintf(stderr, "cpcprof flamegraph: no samples %s; the graph is empty\n",
-                     q->samples_read() == 0 ? "in the profile" : "pass the filter");
-    else if (q->total().values[size_t(event)] == 0)
+    if (!view::warn_no_samples(kCmd, *q, "the graph is empty") &&
+        q->total().values[size_t(event)] == 0)
         std::fprintf(stderr,
                      "cpcprof flamegraph: the kept samples counted no %s; the graph "
                      "is empty\n",

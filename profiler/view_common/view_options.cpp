@@ -156,6 +156,14 @@ std::unique_ptr<analysis::Query> open_profile(const char *cmd, const std::string
     return q;
 }
 
+bool warn_no_samples(const char *cmd, const analysis::Query &q, const char *consequence) {
+    if (q.samples_kept() != 0)
+        return false;
+    std::fprintf(stderr, "cpcprof %s: no samples %s; %s\n", cmd,
+                 q.samples_read() == 0 ? "in the profile" : "pass the filter", consequence);
+    return true;
+}
+
 int pick_event(const char *cmd, const analysis::Query &q, const ViewOptions &options) {
     if (options.event.empty())
         return q.events().empty() ? -1 : 0;

@@ -70,6 +70,11 @@ std::unique_ptr<analysis::Query> open_profile(const char *cmd, const std::string
 // returns -1 when there is no such event.
 int pick_event(const char *cmd, const analysis::Query &q, const ViewOptions &options);
 
+// When q kept no sample, says "cpcprof cmd: no samples in the profile;
+// consequence" (or "no samples pass the filter; ...") on stderr and
+// returns true.
+bool warn_no_samples(const char *cmd, const analysis::Query &q, const char *consequence);
+
 // Writes text to path atomically: a temporary file in the same directory,
 // renamed over path once complete.  "-" writes to stdout.  false with a
 // message "cpcprof cmd: path: reason" on failure (nothing is left).
