@@ -40,30 +40,26 @@ constexpr auto failure = &CpustatArgs::failure;
 CpustatArgs parse_cpustat_args(int argc, char **argv) {
     CpustatArgs a;
     CpustatOptions &o = a.opts;
-    optind = 1;
-    opterr = 0;
-    int c;
-    while ((c = getopt(argc, argv, ":Dc:hntT:sp:")) != -1) {
-        if (take_shared_option(c, optarg, &o))
-            continue;
+    std::string error = walk_getopt(argc, argv, ":Dc:hntT:sp:", &o, [&](int c, const char *arg) {
+        std::string value = arg ? arg : "";
         switch (c) {
         case 's':
             o.soak = true;
             break;
         case 'T':
-            if (std::string(optarg) != "u" && std::string(optarg) != "d")
-                return failure("-T takes u or d, not '" + std::string(optarg) + "'");
-            o.timestamp = optarg[0];
+            if (value != "u" && value != "d")
+                return "-T takes u or d, not '" + value + "'";
+            o.timestamp = value[0];
             break;
         case 'p':
-            if (!parse_seconds(optarg, &o.period))
-                return failure("-p takes a period in seconds greater than 0, not '" +
-                               std::string(optarg) + "'");
+            if (!parse_seconds(arg, &o.period))
+                return "-p takes a period in seconds greater than 0, not '" + value + "'";
             break;
-        default:
-            return failure(cpcprof::base::getopt_error(c, optopt));
         }
-    }
+        return std::string();
+    });
+    if (!error.empty())
+        return failure(error);
     if (o.help) {
         a.ok = true;
         return a;

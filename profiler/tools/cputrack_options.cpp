@@ -49,51 +49,47 @@ constexpr auto failure = &CputrackArgs::failure;
 CputrackArgs parse_cputrack_args(int argc, char **argv) {
     CputrackArgs a;
     CputrackOptions &o = a.opts;
-    optind = 1;
-    opterr = 0;
-    std::optional<long long> n;
-    int c;
     // '+': the first operand is the command; what follows it is its own.
-    while ((c = getopt(argc, argv, "+:T:N:Defhntvo:c:p:")) != -1) {
-        if (take_shared_option(c, optarg, &o))
-            continue;
-        switch (c) {
-        case 'T':
-            if (!parse_interval(optarg, &o.interval_ms))
-                return failure("-T takes a number of seconds, 0 or more (at least 0.001 when "
-                               "not 0), not '" +
-                               std::string(optarg) + "'");
-            break;
-        case 'N':
-            if (!(n = cpcprof::base::parse_whole(optarg, 0, UINT_MAX)))
-                return failure("-N takes a whole number of samples, 0 or more, not '" +
-                               std::string(optarg) + "'");
-            o.count = static_cast<unsigned>(*n);
-            break;
-        case 'p':
-            if (!(n = cpcprof::base::parse_whole(optarg, 1, INT_MAX)))
-                return failure("-p takes a process ID greater than 0, not '" + std::string(optarg) +
-                               "'");
-            o.pid = static_cast<pid_t>(*n);
-            break;
-        case 'o':
-            if (*optarg == '\0')
-                return failure("-o takes a file name, not ''");
-            o.output = optarg;
-            break;
-        case 'e':
-            o.follow_exec = true;
-            break;
-        case 'f':
-            o.follow_fork = true;
-            break;
-        case 'v':
-            o.verbose = true;
-            break;
-        default:
-            return failure(cpcprof::base::getopt_error(c, optopt));
-        }
-    }
+    std::string error =
+        walk_getopt(argc, argv, "+:T:N:Defhntvo:c:p:", &o, [&](int c, const char *arg) {
+            std::string value = arg ? arg : "";
+            std::optional<long long> n;
+            switch (c) {
+            case 'T':
+                if (!parse_interval(arg, &o.interval_ms))
+                    return "-T takes a number of seconds, 0 or more (at least 0.001 when not 0), "
+                           "not '" +
+                           value + "'";
+                break;
+            case 'N':
+                if (!(n = base::parse_whole(arg, 0, UINT_MAX)))
+                    return "-N takes a whole number of samples, 0 or more, not '" + value + "'";
+                o.count = static_cast<unsigned>(*n);
+                break;
+            case 'p':
+                if (!(n = base::parse_whole(arg, 1, INT_MAX)))
+                    return "-p takes a process ID greater than 0, not '" + value + "'";
+                o.pid = static_cast<pid_t>(*n);
+                break;
+            case 'o':
+                if (value.empty())
+                    return std::string("-o takes a file name, not ''");
+                o.output = value;
+                break;
+            case 'e':
+                o.follow_exec = true;
+                break;
+            case 'f':
+                o.follow_fork = true;
+                break;
+            case 'v':
+                o.verbose = true;
+                break;
+            }
+            return std::string();
+        });
+    if (!error.empty())
+        return failure(error);
     if (o.help) {
         a.ok = true;
         return a;

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/tools/tool_options.h"
 
+#include "base/args.h"
+
+#include <unistd.h>
+
 namespace cpcprof::tools {
 
 bool take_shared_option(int c, const char *optarg, CounterToolOptions *o) {
@@ -23,6 +27,22 @@ bool take_shared_option(int c, const char *optarg, CounterToolOptions *o) {
     default:
         return false;
     }
+}
+
+std::string walk_getopt(int argc, char **argv, const char *optstring, CounterToolOptions *o,
+                        const std::function<std::string(int c, const char *arg)> &own) {
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt(argc, argv, optstring)) != -1) {
+        if (c == '?' || c == ':')
+            return base::getopt_error(c, optopt);
+        if (take_shared_option(c, optarg, o))
+            continue;
+        if (std::string error = own(c, optarg); !error.empty())
+            return error;
+    }
+    return "";
 }
 
 } // namespace cpcprof::tools

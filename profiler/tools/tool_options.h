@@ -3,6 +3,7 @@
 // (repeatable, kept in order), -D, -h, -n and -t, read from getopt(3).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,5 +20,13 @@ struct CounterToolOptions {
 // Takes getopt's c (with its optarg) into *o when it is one of the shared
 // options; false when it is not.
 bool take_shared_option(int c, const char *optarg, CounterToolOptions *o);
+
+// Runs getopt(3) over argv from its start with optstring (":" first, so
+// that a missing value is told apart; "+:" to stop at the first operand):
+// the shared options go into *o, the others to own(c, optarg), which
+// returns "" or what is wrong.  Returns the first error, getopt's own
+// included ("unknown option -X"), or "" with optind at the first operand.
+std::string walk_getopt(int argc, char **argv, const char *optstring, CounterToolOptions *o,
+                        const std::function<std::string(int c, const char *arg)> &own);
 
 } // namespace cpcprof::tools
