@@ -89,7 +89,8 @@ bool usage_error(const std::string &message) {
     return false;
 }
 
-// kExitOk with *o filled, -1 for --help (printed), or kExitUsage.
+// 1 with *o filled, 0 after --help (printed), -1 after a usage error
+// (printed), as walk_view_args.
 int parse(const std::vector<std::string> &args, Options *o) {
     bool have_file = false;
     base::ArgWalk walk{
@@ -116,18 +117,18 @@ int parse(const std::vector<std::string> &args, Options *o) {
         .then = kHint};
     int r = view::walk_view_args(kCmd, walk, &o->view, kUsage, args);
     if (r <= 0)
-        return r == 0 ? -1 : view::kExitUsage;
+        return r;
     if (o->format == Format::None && (o->format = format_of_path(o->out)) == Format::None) {
         usage_error(
             "--format folded, pprof or speedscope is required" +
             std::string(o->out == "-" ? "" : " (the name '" + o->out + "' does not tell which)"));
-        return view::kExitUsage;
+        return -1;
     }
     if (o->format == Format::Pprof && o->out == "-" && isatty(STDOUT_FILENO)) {
         usage_error("pprof data is binary: not written to a terminal (use -o OUT.pb.gz)");
-        return view::kExitUsage;
+        return -1;
     }
-    return view::kExitOk;
+    return 1;
 }
 
 // The weight --event names: kSamples for "samples" (unless the profile has
@@ -176,14 +177,10 @@ std::string with_commas(uint64_t n) {
 
 int export_main(const std::vector<std::string> &args) {
     Options o;
-    int r = parse(args, &o);
-    if (r < 0)
-        return view::kExitOk;
-    if (r != view::kExitOk)
-        return r;
-    auto q = view::open_profile(kCmd, o.file, o.view);
+    int parsed = parse(args, &o), status = view::kExitOk;
+    auto q = view::open_parsed(kCmd, parsed, o.file, o.view, &status);
     if (!q)
-        return view::kExitFailed;
+        return status;
     int event = pick_weight(*q, o.view);
     if (event == -2)
         return view::kExitUsage;

@@ -68,7 +68,8 @@ bool usage_error(const std::string &message) {
     return false;
 }
 
-// kExitOk with *o filled, -1 for --help (printed), or kExitUsage.
+// 1 with *o filled, 0 after --help (printed), -1 after a usage error
+// (printed), as walk_view_args.
 int parse(const std::vector<std::string> &args, Options *o) {
     bool have_file = false;
     base::ArgWalk walk{.program = kProgram,
@@ -99,10 +100,10 @@ int parse(const std::vector<std::string> &args, Options *o) {
                        .then = kHint};
     int r = view::walk_view_args(kCmd, walk, &o->view, kUsage, args);
     if (r <= 0)
-        return r == 0 ? -1 : view::kExitUsage;
+        return r;
     if (o->out.empty()) {
         usage_error("-o OUT.svg, -o OUT.html or -o - is required");
-        return view::kExitUsage;
+        return -1;
     }
     if (o->out == "-" || ends_with(o->out, ".html") || ends_with(o->out, ".htm")) {
         o->format = Format::Html;
@@ -111,9 +112,9 @@ int parse(const std::vector<std::string> &args, Options *o) {
     } else {
         usage_error("-o '" + o->out +
                     "': the name must end in .svg or .html (or be - for HTML on stdout)");
-        return view::kExitUsage;
+        return -1;
     }
-    return view::kExitOk;
+    return 1;
 }
 
 // What was read, for the line under the title.
@@ -158,14 +159,10 @@ std::string describe(const analysis::Query &q, const Options &o, int event) {
 
 int flamegraph_main(const std::vector<std::string> &args) {
     Options o;
-    int r = parse(args, &o);
-    if (r < 0)
-        return view::kExitOk;
-    if (r != view::kExitOk)
-        return r;
-    auto q = view::open_profile(kCmd, o.file, o.view);
+    int parsed = parse(args, &o), status = view::kExitOk;
+    auto q = view::open_parsed(kCmd, parsed, o.file, o.view, &status);
     if (!q)
-        return view::kExitFailed;
+        return status;
     int event = view::pick_event(kCmd, *q, o.view);
     if (event < 0)
         return q->events().empty() ? view::kExitFailed : view::kExitUsage;

@@ -237,12 +237,10 @@ std::string annotate_function(const Columns &cols, uint32_t fn,
 
 int annotate_main(const std::vector<std::string> &args) {
     AnnotateOptions o;
-    int parsed = parse(args, &o);
-    if (parsed <= 0)
-        return parsed == 0 ? view::kExitOk : view::kExitUsage;
-    auto q = view::open_profile("annotate", o.file, o.view);
+    int parsed = parse(args, &o), status = view::kExitOk;
+    auto q = view::open_parsed("annotate", parsed, o.file, o.view, &status);
     if (!q)
-        return view::kExitFailed;
+        return status;
     int weigh = view::pick_event("annotate", *q, o.view);
     if (weigh < 0)
         return q->events().empty() ? view::kExitFailed : view::kExitUsage;

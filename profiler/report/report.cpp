@@ -42,12 +42,10 @@ bool sort_key(const analysis::Query &q, const ReportOptions &o, int weigh, analy
 
 int report_main(const std::vector<std::string> &args) {
     ReportOptions o;
-    int parsed = parse_report_options(args, &o);
-    if (parsed <= 0)
-        return parsed == 0 ? view::kExitOk : view::kExitUsage;
-    auto q = view::open_profile("report", o.file, o.view);
+    int parsed = parse_report_options(args, &o), status = view::kExitOk;
+    auto q = view::open_parsed("report", parsed, o.file, o.view, &status);
     if (!q)
-        return view::kExitFailed;
+        return status;
     if (q->events().empty()) {
         std::fprintf(stderr,
                      "cpcprof report: %s: the recording stopped before it began; no "

@@ -156,6 +156,17 @@ std::unique_ptr<analysis::Query> open_profile(const char *cmd, const std::string
     return q;
 }
 
+std::unique_ptr<analysis::Query> open_parsed(const char *cmd, int parsed, const std::string &path,
+                                             const ViewOptions &options, int *status) {
+    if (parsed <= 0) {
+        *status = parsed == 0 ? kExitOk : kExitUsage;
+        return nullptr;
+    }
+    auto q = open_profile(cmd, path, options);
+    *status = q ? kExitOk : kExitFailed;
+    return q;
+}
+
 bool warn_no_samples(const char *cmd, const analysis::Query &q, const char *consequence) {
     if (q.samples_kept() != 0)
         return false;

@@ -66,6 +66,14 @@ extern const char kViewOptionsHelp[];
 std::unique_ptr<analysis::Query> open_profile(const char *cmd, const std::string &path,
                                               const ViewOptions &options);
 
+// A viewing command's profile once its arguments are read: parsed is 1
+// when they were (walk_view_args's value, or -1 after the command's own
+// checks refused them).  Returns the Query, or nullptr with *status the
+// status to end with: kExitOk after help, kExitUsage after a usage error,
+// kExitFailed when open_profile refused the file.
+std::unique_ptr<analysis::Query> open_parsed(const char *cmd, int parsed, const std::string &path,
+                                             const ViewOptions &options, int *status);
+
 // The event index options.event names in q; prints the known events and
 // returns -1 when there is no such event.
 int pick_event(const char *cmd, const analysis::Query &q, const ViewOptions &options);
