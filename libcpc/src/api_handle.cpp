@@ -36,9 +36,14 @@ const Machine &with_events(cpc_t *cpc) {
     return cpc->machine;
 }
 
-// The machine of a walk over counter picno's events; nullptr (errno
-// EINVAL) when the handle has no such counter.
-const Machine *with_events_of_pic(cpc_t *cpc, uint_t picno) {
+using PicAction = void (*)(void *, uint_t, const char *);
+
+// The machine of a walk over counter picno's events; nullptr when the
+// handle is not one, when there is no action to call, or (errno EINVAL)
+// when the handle has no such counter.
+const Machine *with_events_of_pic(cpc_t *cpc, uint_t picno, PicAction action) {
+    if (!valid_handle(cpc) || action == nullptr)
+        return nullptr;
     const Machine &m = with_events(cpc);
     if (picno >= m.npic) {
         errno = EINVAL;
@@ -127,9 +132,7 @@ void cpc_walk_generic_events_all(cpc_t *cpc, void *arg, void (*action)(void *, c
 
 void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
                          void (*action)(void *, uint_t, const char *)) {
-    if (!valid_handle(cpc) || action == nullptr)
-        return;
-    const Machine *pm = with_events_of_pic(cpc, picno);
+    const Machine *pm = with_events_of_pic(cpc, picno, action);
     if (pm == nullptr)
         return;
     const Machine &m = *pm;
@@ -145,9 +148,7 @@ void cpc_walk_events_pic(cpc_t *cpc, uint_t picno, void *arg,
 
 void cpc_walk_generic_events_pic(cpc_t *cpc, uint_t picno, void *arg,
                                  void (*action)(void *, uint_t, const char *)) {
-    if (!valid_handle(cpc) || action == nullptr)
-        return;
-    const Machine *pm = with_events_of_pic(cpc, picno);
+    const Machine *pm = with_events_of_pic(cpc, picno, action);
     if (pm == nullptr)
         return;
     const Machine &m = *pm;
