@@ -10,7 +10,6 @@
 #include <QFutureWatcher>
 #include <QItemSelectionModel>
 #include <QLabel>
-#include <QMenu>
 #include <QSplitter>
 #include <QTableView>
 #include <QTreeView>
@@ -80,14 +79,12 @@ CallerCalleePage::CallerCalleePage(QWidget *parent)
     for (QAbstractItemView *v :
          std::initializer_list<QAbstractItemView *>{functions_, callers_view_, callees_view_}) {
         connect(v, &QAbstractItemView::customContextMenuRequested, this, [this, v](QPoint pos) {
-            QModelIndex i = v->indexAt(pos);
-            if (!i.isValid())
-                return;
-            uint32_t fn = i.data(FunctionRole).toUInt();
-            QMenu menu(this);
-            menu.addAction(tr("Show here"), this, [this, fn] { selectFunction(fn); });
-            menu.addAction(tr("Show elsewhere"), this, [this, fn] { emit functionActivated(fn); });
-            menu.exec(v->viewport()->mapToGlobal(pos));
+            functionMenu(v, pos,
+                         {{tr("Show here"),
+                           [this](const QModelIndex &, uint32_t fn) { selectFunction(fn); }},
+                          {tr("Show elsewhere"), [this](const QModelIndex &, uint32_t fn) {
+                               emit functionActivated(fn);
+                           }}});
         });
     }
 }

@@ -6,7 +6,6 @@
 #include "gui/pages/filter_bar.h"
 #include "gui/pages/page_util.h"
 
-#include <QMenu>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -26,13 +25,9 @@ HotspotsPage::HotspotsPage(QWidget *parent)
             emit functionActivated(i.data(FunctionRole).toUInt());
     });
     connect(view_, &QTableView::customContextMenuRequested, this, [this](const QPoint &pos) {
-        QModelIndex i = view_->indexAt(pos);
-        if (!i.isValid())
-            return;
-        uint32_t fn = i.data(FunctionRole).toUInt();
-        QMenu menu(this);
-        menu.addAction(tr("Show elsewhere"), this, [this, fn] { emit functionActivated(fn); });
-        menu.exec(view_->viewport()->mapToGlobal(pos));
+        functionMenu(view_, pos, {{tr("Show elsewhere"), [this](const QModelIndex &, uint32_t fn) {
+                                       emit functionActivated(fn);
+                                   }}});
     });
 }
 

@@ -7,6 +7,7 @@
 #include "gui/pages/filter_bar.h"
 
 #include <QHeaderView>
+#include <QMenu>
 #include <QTableView>
 #include <QTreeView>
 
@@ -66,6 +67,17 @@ void reveal(QAbstractItemView *view, const QModelIndex &proxy_index) {
             tree->expand(p);
     view->setCurrentIndex(proxy_index);
     view->scrollTo(proxy_index);
+}
+
+void functionMenu(QAbstractItemView *view, QPoint pos, const std::vector<MenuItem> &items) {
+    QModelIndex row = view->indexAt(pos);
+    if (!row.isValid())
+        return;
+    uint32_t fn = row.data(FunctionRole).toUInt();
+    QMenu menu(view);
+    for (const MenuItem &item : items)
+        menu.addAction(item.text, view, [&item, row, fn] { item.act(row, fn); });
+    menu.exec(view->viewport()->mapToGlobal(pos));
 }
 
 } // namespace cpcprof::gui

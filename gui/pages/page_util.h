@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: MIT
 // What the pages share: a view set up for cost columns (sorting on every
 // column, cost bars, names wide), sorting by an event, and the reveal of
-// a row (through the filter when it hides the row).
+// a row (through the filter when it hides the row), a function row's
+// context menu.
 #pragma once
 
 #include "gui/model/cost_columns.h"
 
 #include <QAbstractItemView>
 #include <QModelIndex>
+#include <QString>
+
+#include <cstdint>
+#include <functional>
+#include <vector>
 
 class QTreeView;
 
@@ -30,5 +36,16 @@ QModelIndex shownIndex(FilterBar *filter, CostProxy *proxy, const QModelIndex &s
 
 // Expands the ancestors of the proxy index, makes it current and visible.
 void reveal(QAbstractItemView *view, const QModelIndex &proxy_index);
+
+// An entry of a function row's context menu: act(row, its function).
+struct MenuItem {
+    QString text;
+    std::function<void(const QModelIndex &row, uint32_t fn)> act;
+};
+
+// Opens the context menu of the function row under pos (view's viewport
+// coordinates, as customContextMenuRequested gives them) with items in
+// order; nothing off the rows.
+void functionMenu(QAbstractItemView *view, QPoint pos, const std::vector<MenuItem> &items);
 
 } // namespace cpcprof::gui

@@ -7,7 +7,6 @@
 #include "gui/pages/page_util.h"
 
 #include <QLabel>
-#include <QMenu>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -86,14 +85,11 @@ void TreePage::applyFilter() {
 }
 
 void TreePage::contextMenu(const QPoint &pos) {
-    QModelIndex i = view_->indexAt(pos);
-    if (!i.isValid())
-        return;
-    uint32_t fn = i.data(FunctionRole).toUInt();
-    QMenu menu(this);
-    menu.addAction(tr("Show elsewhere"), this, [this, fn] { emit functionActivated(fn); });
-    menu.addAction(tr("Expand all below"), this, [this, i] { view_->expandRecursively(i); });
-    menu.exec(view_->viewport()->mapToGlobal(pos));
+    functionMenu(view_, pos,
+                 {{tr("Show elsewhere"),
+                   [this](const QModelIndex &, uint32_t fn) { emit functionActivated(fn); }},
+                  {tr("Expand all below"),
+                   [this](const QModelIndex &row, uint32_t) { view_->expandRecursively(row); }}});
 }
 
 } // namespace cpcprof::gui

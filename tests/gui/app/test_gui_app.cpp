@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 // cpcprof-gui's window driven as a user does, on profiles recorded in the
 // test: what the summary says against `cpcprof report`, switching the
-// event, refused files, remembered settings.
+// event, refused files, remembered settings, the rows' context menus.
 #include "tests/gui/app/gui_harness.h"
 
 #include "gui/app/main_window.h"
+#include "gui/itemmodels/cost_model.h"
+#include "gui/pages/caller_callee_page.h"
 #include "gui/pages/flame_canvas.h"
 #include "gui/pages/flame_graph.h"
+#include "gui/pages/hotspots_page.h"
 #include "gui/pages/summary_page.h"
+#include "gui/pages/tree_page.h"
 
 #include <QApplication>
 #include <QComboBox>
@@ -18,7 +22,10 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTest>
+#include <QTimer>
+#include <QTreeView>
 #include <QUrl>
 
 #include <gtest/gtest.h>
@@ -279,6 +286,92 @@ TEST(GuiApp, ProfileWithoutSamplesOpensAndSaysSo) {
     w.tabs()->setCurrentIndex(MainWindow::SummaryTab);
     EXPECT_TRUE(w.summaryPage()->text().contains("0 kept"))
         << w.summaryPage()->text().toStdString();
+}
+
+// Right-clicks at (viewport coordinates of) view and picks item from the
+// menu that opens; returns what the menu offered.
+QStringList pick_from_menu(QAbstractItemView *view, QPoint at, const QString &item) {
+    QStringList offered;
+    // The menu runs its own event loop: pick the item from inside it.  The
+    // timer dies with this call when no menu opened.
+    QTimer timer;
+    timer.setSingleShot(true);
+    QObject::connect(&timer, &QTimer::timeout, [&] {
+        auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
+        if (!menu)
+            return;
+        QAction *pick = nullptr;
+        for (QAction *a : menu->actions()) {
+            offered << a->text();
+            if (a->text() == item)
+                pick = a;
+        }
+        if (pick)
+            menu->setActiveAction(pick);
+        QTest::keyClick(menu, pick ? Qt::Key_Return : Qt::Key_Escape);
+    });
+    timer.start(100);
+    QContextMenuEvent event(QContextMenuEvent::Mouse, at, view->viewport()->mapToGlobal(at));
+    QApplication::sendEvent(view->viewport(), &event);
+    return offered;
+}
+
+uint32_t function_of(const QModelIndex &i) {
+    return i.data(gui::FunctionRole).toUInt();
+}
+
+TEST(GuiApp, RowContextMenusShowTheFunctionElsewhereAndExpandTheTree) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, demo_profile()));
+    auto *hot = qobject_cast<gui::HotspotsPage *>(w.tabs()->widget(MainWindow::HotspotsTab));
+    auto *top = qobject_cast<gui::TreePage *>(w.tabs()->widget(MainWindow::TopDownTab));
+    auto *cc = qobject_cast<gui::CallerCalleePage *>(w.tabs()->widget(MainWindow::CallerCalleeTab));
+    ASSERT_TRUE(hot && top && cc);
+
+    // Hotspots: the second row, "Show elsewhere": the trees select it.
+    w.tabs()->setCurrentIndex(MainWindow::HotspotsTab);
+    QModelIndex second = hot->view()->model()->index(1, 0);
+    ASSERT_TRUE(second.isValid());
+    uint32_t fn = function_of(second);
+    QStringList offered =
+        pick_from_menu(hot->view(), hot->view()->visualRect(second).center(), "Show elsewhere");
+    EXPECT_EQ(offered, QStringList{"Show elsewhere"});
+    EXPECT_EQ(function_of(top->view()->currentIndex()), fn);
+    EXPECT_EQ(function_of(cc->functionsView()->currentIndex()), fn);
+    // Off the rows, no menu.
+    EXPECT_TRUE(pick_from_menu(hot->view(), QPoint(5, hot->view()->viewport()->height() - 2),
+                               "Show elsewhere")
+                    .isEmpty());
+
+    // Top-down: collapsed, then "Expand all below" on the first root.
+    w.tabs()->setCurrentIndex(MainWindow::TopDownTab);
+    QTreeView *tree = top->view();
+    tree->collapseAll();
+    QModelIndex root = tree->model()->index(0, 0);
+    ASSERT_TRUE(tree->model()->hasChildren(root));
+    offered = pick_from_menu(tree, tree->visualRect(root).center(), "Expand all below");
+    EXPECT_EQ(offered, (QStringList{"Show elsewhere", "Expand all below"}));
+    size_t expanded = 0, parents = 0;
+    for (QModelIndex at = root; at.isValid(); at = tree->model()->index(0, 0, at))
+        if (tree->model()->hasChildren(at)) {
+            ++parents;
+            expanded += tree->isExpanded(at);
+        }
+    EXPECT_GT(parents, 1u);
+    EXPECT_EQ(expanded, parents) << "every node down the first path is open";
+
+    // Caller/callee: "Show here" on another function makes it the page's.
+    w.tabs()->setCurrentIndex(MainWindow::CallerCalleeTab);
+    QTableView *functions = cc->functionsView();
+    QModelIndex other = functions->model()->index(0, 0);
+    if (function_of(other) == fn)
+        other = functions->model()->index(1, 0);
+    offered = pick_from_menu(functions, functions->visualRect(other).center(), "Show here");
+    EXPECT_EQ(offered, (QStringList{"Show here", "Show elsewhere"}));
+    EXPECT_EQ(function_of(functions->currentIndex()), function_of(other));
 }
 
 } // namespace
