@@ -5,7 +5,7 @@
 // file read back as the reference.
 #pragma once
 
-#include "tests/view/view_harness.h" // tests/view: demo_profile, cpcprof, TempDir
+#include "tests/view_common/view_harness.h" // demo_profile, cpcprof, TempDir
 
 #include <functional>
 #include <map>

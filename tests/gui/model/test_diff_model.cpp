@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// gui/model's DiffData and gui/views' delta columns and Comparison table
+// gui/model's DiffData and gui/itemmodels' delta columns and Comparison table
 // against `cpcprof diff --format json` on the same pair of folded-stack
 // profiles; every item model checked with QAbstractItemModelTester.
 // Offscreen, no display.

@@ -4,7 +4,7 @@
 // of the run, --tid of the worker thread, --pid; a thread left out gives
 // the whole minus report --tid of that thread.  The item models over the
 // filtered profile pass QAbstractItemModelTester.
-#include "tests/view/view_harness.h"
+#include "tests/view_common/view_harness.h"
 
 #include "gui/itemmodels/cost_proxy.h"
 #include "gui/itemmodels/table_model.h"

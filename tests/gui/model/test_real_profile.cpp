@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The viewer's models and pages on a real recording of cpcprof-demo
-// (tests/view's harness), against what `cpcprof report` prints for the
+// (tests/view_common's harness), against what `cpcprof report` prints for the
 // same file: every function's self and total, the callers and callees of
 // the hottest function, the trees' totals.  Offscreen.
-#include "tests/view/view_harness.h"
+#include "tests/view_common/view_harness.h"
 
 #include "gui/itemmodels/tree_model.h"
 #include "gui/model/cost_columns.h"

@@ -4,7 +4,7 @@
 // annotate FUNC` prints, per-instruction costs (disassembly_view) equal to
 // `cpcprof annotate --disassemble FUNC`, and the Qt models over them
 // checked with QAbstractItemModelTester.  Offscreen.
-#include "tests/view/view_harness.h"
+#include "tests/view_common/view_harness.h"
 
 #include "gui/itemmodels/cost_model.h"
 #include "gui/itemmodels/source_models.h"

@@ -1,0 +1,521 @@
+// SPDX-License-Identifier: MIT
+// cpcprof diff run as a user runs it.  BASE is the known profile
+// (tests/storage/helpers.h: every sample documented); NEW is written here
+// with the same functions under another install path, some of them
+// heavier, one gone and two new, and a longer run.  Every expected number
+// follows from those samples.  Also: the CI gate's exit statuses, the
+// differential flame graph, JSON structure, and files that cannot be
+// compared.
+#include "tests/view_common/view_harness.h"
+
+#include "storage/symbol_writer.h"
+#include "storage/writer.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <tuple>
+
+namespace cpcprof::test {
+namespace {
+
+using namespace storagetest;
+using nlohmann::json;
+
+constexpr uint64_t kProg = 0x400000;
+constexpr uint64_t kLib = 0x7f0000000000;
+const char kTemplate[] = "tpl<a&b> \"q\""; // a name that needs escaping in HTML and JSON
+
+// The known profile (BASE), per cpu-clock sample (1e6 each, 11 samples,
+// run of 50 ms): square self 6, recurse self 4 (3 + the truncated one),
+// libx.so+0x500 self 1; main on 10 stacks.  Page faults: 6 x 2 on square,
+// 5 on libx.so: 17.
+constexpr double kBaseSamples = 11;
+constexpr double kBaseSeconds = 0.05;
+
+// NEW, written by write_new(): 20 samples, run of 200 ms, the program at
+// another path: 10 x main > compute > square (1 fault each), 8 x main >
+// recurse^3, 1 x main > helper, 1 x main > tpl<a&b> "q"; no libx.so.
+constexpr double kNewSamples = 20;
+constexpr double kNewSeconds = 0.2;
+
+struct Stack {
+    std::vector<uint64_t> frames; // leaf first
+    int count = 1;
+    uint64_t faults = 0;
+};
+
+struct Variant {
+    std::vector<EventInfo> events = {{"cpu-clock", 1'000'000, true}, {"page-faults", 0, false}};
+    std::string prog = "/home/ci/build/prog"; // the known profile's is /opt/prog
+    std::vector<Stack> stacks;
+    int64_t end_ms = 200;
+};
+
+const std::vector<uint64_t> kSquare = {kProg + 0x2004, kProg + 0x1010};
+const std::vector<uint64_t> kRecurse = {kProg + 0x3004, kProg + 0x3010, kProg + 0x3010,
+                                        kProg + 0x1010};
+const std::vector<uint64_t> kHelper = {kProg + 0x4004, kProg + 0x1018};
+const std::vector<uint64_t> kTpl = {kProg + 0x5004, kProg + 0x1018};
+
+// Modelled on write_known_profile: the same symbols at the same offsets,
+// plus helper and tpl.
+void write_variant(const std::string &file, const Variant &v) {
+    std::string error;
+    auto w = Writer::create(file, &error);
+    ASSERT_TRUE(w) << error;
+    RunInfo run = test_run();
+    run.events = v.events;
+    w->begin_run(run);
+    w->add_process({100, 1, {"./prog"}, v.prog, kStartMono});
+    w->add_thread({100, 100, "prog"});
+    w->add_module({100, v.prog, "", kProg, kProg + 0x10000, 0, kStartMono});
+    w->add_module({100, "/lib/libx.so", "", kLib, kLib + 0x10000, 0, kStartMono});
+    int64_t ms = 1;
+    uint64_t n = 0;
+    for (const Stack &s : v.stacks)
+        for (int i = 0; i < s.count; ++i, ++n) {
+            std::vector<uint64_t> values(v.events.size(), 0);
+            values[0] = v.events[0].period;
+            if (values.size() > 1)
+                values[1] = s.faults;
+            w->add_sample({100, 100, kStartMono + ms++ * 1'000'000, true, s.frames, values});
+        }
+    w->add_accounting(100, {n, n, 0});
+    ASSERT_TRUE(w->finish(kStartMono + v.end_ms * 1'000'000, &error)) << error;
+
+    auto s = SymbolWriter::open(file, &error);
+    ASSERT_TRUE(s) << error;
+    const std::map<uint64_t, std::vector<SymbolFrame>> answers = {
+        {0x1010, {{"main", "/src/a.c", 10, false}}},
+        {0x1014, {{"main", "/src/a.c", 11, false}}},
+        {0x1018, {{"main", "/src/a.c", 12, false}}},
+        {0x2004, {{"square", "/src/m.h", 3, true}, {"compute", "/src/a.c", 20, false}}},
+        {0x3004, {{"recurse", "/src/a.c", 30, false}}},
+        {0x3010, {{"recurse", "/src/a.c", 31, false}}},
+        {0x4004, {{"helper", "/src/a.c", 40, false}}},
+        {0x5004, {{kTemplate, "/src/a.c", 50, false}}},
+    };
+    for (const AddressToResolve &a : s->addresses()) {
+        if (a.path == v.prog)
+            s->add(a.module_id, a.offset, answers.at(a.offset));
+        s->set_module_symbols(a.module_id, a.path == v.prog);
+    }
+    ASSERT_TRUE(s->finish(&error)) << error;
+}
+
+Variant new_variant() {
+    Variant v;
+    v.stacks = {{kSquare, 10, 1}, {kRecurse, 8, 0}, {kHelper, 1, 0}, {kTpl, 1, 0}};
+    return v;
+}
+
+struct DiffTest : ::testing::Test {
+    TempDir dir;
+    std::string base = dir.file("base.cpcprof"), now = dir.file("new.cpcprof");
+
+    void SetUp() override {
+        write_known_profile(base);
+        write_variant(now, new_variant());
+    }
+    RunResult diff(std::vector<std::string> args) {
+        args.insert(args.begin(), "diff");
+        return cpcprof(dir, args);
+    }
+    json diff_json(std::vector<std::string> args, int expected_status = 0) {
+        args.insert(args.end(), {"--format", "json", "--top", "0"});
+        RunResult r = diff(args);
+        EXPECT_EQ(r.status, expected_status) << r.err;
+        json doc = json::parse(r.out, nullptr, false);
+        EXPECT_FALSE(doc.is_discarded()) << "not JSON:\n" << r.out;
+        return doc;
+    }
+    std::vector<std::string> files() const {
+        std::vector<std::string> out;
+        for (const auto &e : std::filesystem::directory_iterator(dir.path()))
+            out.push_back(e.path().filename().string());
+        return out;
+    }
+};
+
+const json &function(const json &doc, const std::string &name) {
+    static const json kNone;
+    for (const json &f : doc["functions"])
+        if (f["function"] == name)
+            return f;
+    ADD_FAILURE() << "no function " << name << " in the diff";
+    return kNone;
+}
+
+std::string pct(double fraction) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.2f%%", fraction * 100);
+    return buf;
+}
+
+std::string pp(double points) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%+.2f", points);
+    return buf;
+}
+
+std::vector<std::string> words_of_line(const std::string &text, const std::string &word) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream in(line);
+        std::vector<std::string> words;
+        for (std::string w; in >> w;)
+            words.push_back(w);
+        for (const auto &w : words)
+            if (w == word)
+                return words;
+    }
+    return {};
+}
+
+TEST_F(DiffTest, SharesAndPointsOfMatchedFunctions) {
+    json doc = diff_json({base, now});
+    EXPECT_EQ(doc["events"], json({"cpu-clock", "page-faults"}));
+    EXPECT_EQ(doc["event"], "cpu-clock");
+    EXPECT_EQ(doc["base"]["samples"], 11);
+    EXPECT_EQ(doc["new"]["samples"], 20);
+
+    // recurse: /opt/prog in BASE, /home/ci/build/prog in NEW; one function.
+    const json &rec = function(doc, "recurse");
+    EXPECT_EQ(rec["module"], "prog");
+    EXPECT_EQ(rec["status"], "both");
+    EXPECT_NEAR(rec["base"]["self_share"][0].get<double>(), 4 / kBaseSamples, 1e-9);
+    EXPECT_NEAR(rec["new"]["self_share"][0].get<double>(), 8 / kNewSamples, 1e-9);
+    EXPECT_NEAR(rec["self_points"][0].get<double>(), (8 / kNewSamples - 4 / kBaseSamples) * 100,
+                1e-6);
+
+    const json &sq = function(doc, "square");
+    EXPECT_NEAR(sq["self_points"][0].get<double>(), (10 / kNewSamples - 6 / kBaseSamples) * 100,
+                1e-6);
+    EXPECT_LT(sq["self_points"][0].get<double>(), 0);
+    // Page faults: BASE 12 of 17 on square, NEW 10 of 10.
+    EXPECT_NEAR(sq["self_points"][1].get<double>(), (1 - 12.0 / 17) * 100, 1e-6);
+
+    // main is on every NEW stack, on 10 of 11 BASE stacks; never innermost.
+    const json &m = function(doc, "main");
+    EXPECT_NEAR(m["total_points"][0].get<double>(), (1 - 10 / kBaseSamples) * 100, 1e-6);
+    EXPECT_EQ(m["self_points"][0].get<double>(), 0);
+}
+
+TEST_F(DiffTest, NewAndGoneFunctions) {
+    json doc = diff_json({base, now});
+    const json &helper = function(doc, "helper");
+    EXPECT_EQ(helper["status"], "new");
+    EXPECT_FALSE(helper["base"]["present"].get<bool>());
+    EXPECT_NEAR(helper["self_points"][0].get<double>(), 100 / kNewSamples, 1e-6);
+    const json &lib = function(doc, "libx.so+0x500");
+    EXPECT_EQ(lib["status"], "gone");
+    EXPECT_EQ(lib["module"], "libx.so");
+    EXPECT_FALSE(lib["new"]["present"].get<bool>());
+    EXPECT_NEAR(lib["self_points"][0].get<double>(), -100 / kBaseSamples, 1e-6);
+    EXPECT_EQ(function(doc, kTemplate)["status"], "new");
+    // 6 functions: main, compute, square, recurse, libx.so+0x500 + helper, tpl.
+    EXPECT_EQ(doc["function_count"], 7);
+    EXPECT_EQ(doc["functions"].size(), 7u);
+}
+
+TEST_F(DiffTest, JsonRowsLargestChangeFirstWithRates) {
+    json doc = diff_json({base, now});
+    ASSERT_TRUE(doc["functions"].is_array());
+    double last = 1e9;
+    for (const json &f : doc["functions"]) {
+        for (const char *key :
+             {"function", "module", "status", "base", "new", "self_points", "total_points"})
+            EXPECT_TRUE(f.contains(key)) << key;
+        double magnitude = std::fabs(f["self_points"][0].get<double>());
+        EXPECT_LE(magnitude, last + 1e-9) << f["function"];
+        last = magnitude;
+    }
+    EXPECT_EQ(doc["functions"][0]["function"], "libx.so+0x500"); // -9.09: the largest change
+
+    // Runs of 50 and 200 ms: rates per second differ, shares compare.
+    EXPECT_NEAR(doc["base"]["seconds"].get<double>(), kBaseSeconds, 1e-9);
+    EXPECT_NEAR(doc["new"]["seconds"].get<double>(), kNewSeconds, 1e-9);
+    const json &sq = function(doc, "square");
+    EXPECT_NEAR(sq["base"]["self_per_second"][0].get<double>(), 6e6 / kBaseSeconds, 1);
+    EXPECT_NEAR(sq["new"]["self_per_second"][0].get<double>(), 10e6 / kNewSeconds, 1);
+    EXPECT_TRUE(doc["fail_above"].is_null());
+    EXPECT_EQ(doc["regressions"], json::array());
+}
+
+TEST_F(DiffTest, TextTableRows) {
+    RunResult r = diff({base, now});
+    ASSERT_EQ(r.status, 0) << r.err;
+    double b = 4 / kBaseSamples, n = 8 / kNewSamples;
+    EXPECT_EQ(words_of_line(r.out, "recurse"),
+              (std::vector<std::string>{pct(b), pct(n), pp((n - b) * 100), pct(b), pct(n),
+                                        pp((n - b) * 100), "recurse", "prog"}));
+    std::vector<std::string> helper = words_of_line(r.out, "helper");
+    ASSERT_EQ(helper.size(), 9u) << r.out;
+    EXPECT_EQ(helper[6], "new");
+    EXPECT_EQ(words_of_line(r.out, "libx.so+0x500")[6], "gone");
+
+    r = diff({base, now, "--top", "2"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_FALSE(words_of_line(r.out, "libx.so+0x500").empty()); // the largest change
+    EXPECT_TRUE(words_of_line(r.out, "main").empty());
+}
+
+TEST_F(DiffTest, SameSharesInALongerRunAreNoChange) {
+    // The known profile's complete stacks in a 50 ms run, then each 3 times
+    // in a 200 ms run: every share is the same, so nothing changed.
+    Variant v;
+    v.prog = "/opt/prog";
+    v.end_ms = 50;
+    v.stacks = {{kSquare, 6, 2}, {kRecurse, 3, 0}, {{kLib + 0x500, kProg + 0x1014}, 1, 5}};
+    std::string shorter = dir.file("shorter.cpcprof"), longer = dir.file("longer.cpcprof");
+    write_variant(shorter, v);
+    v.end_ms = 200;
+    for (Stack &s : v.stacks)
+        s.count *= 3;
+    write_variant(longer, v);
+    json doc = diff_json({shorter, longer, "--fail-above", "0"});
+    EXPECT_EQ(doc["base"]["samples"], 10);
+    EXPECT_EQ(doc["new"]["samples"], 30);
+    EXPECT_EQ(doc["function_count"], 5);
+    for (const json &f : doc["functions"])
+        for (size_t e = 0; e < 2; ++e) {
+            EXPECT_NEAR(f["self_points"][e].get<double>(), 0, 1e-9) << f["function"];
+            EXPECT_NEAR(f["total_points"][e].get<double>(), 0, 1e-9) << f["function"];
+        }
+    // Per-second rates follow each run's own length.
+    const json &sq = function(doc, "square");
+    EXPECT_NEAR(sq["base"]["self_per_second"][0].get<double>(), 6e6 / 0.05, 1);
+    EXPECT_NEAR(sq["new"]["self_per_second"][0].get<double>(), 18e6 / 0.2, 1);
+}
+
+TEST_F(DiffTest, FailAboveIsTheGate) {
+    double recurse = (8 / kNewSamples - 4 / kBaseSamples) * 100; // +3.64
+    ASSERT_GT(recurse, 3);
+    RunResult r = diff({base, now, "--fail-above", "3"});
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_FALSE(words_of_line(r.out, "recurse").empty()) << "the table is still printed";
+    // What grew, largest first: helper and tpl (+5 each, new), then recurse.
+    size_t h = r.err.find("helper"), t = r.err.find("tpl<a&b>"), c = r.err.find("recurse");
+    ASSERT_NE(h, std::string::npos) << r.err;
+    ASSERT_NE(t, std::string::npos) << r.err;
+    ASSERT_NE(c, std::string::npos) << r.err;
+    EXPECT_LT(h, c);
+    EXPECT_LT(t, c);
+    EXPECT_NE(r.err.find(pp(recurse)), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("square"), std::string::npos) << "square shrank:\n" << r.err;
+
+    r = diff({base, now, "--fail-above", "4"});
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_EQ(r.err.find("recurse"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("helper"), std::string::npos) << r.err;
+
+    r = diff({base, now, "--fail-above", "5.5"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("regression"), std::string::npos) << r.err;
+
+    json doc = diff_json({base, now, "--fail-above", "4"}, 3);
+    EXPECT_EQ(doc["fail_above"], 4);
+    ASSERT_EQ(doc["regressions"].size(), 2u);
+    EXPECT_EQ(doc["regressions"][0]["function"], "helper");
+    EXPECT_NEAR(doc["regressions"][0]["self_points"].get<double>(), 5, 1e-6);
+}
+
+TEST_F(DiffTest, EventChoosesWhatTheGateWatches) {
+    // Page faults: square's self share went from 12/17 to 10/10 (+29.41).
+    RunResult r = diff({base, now, "--event", "page-faults", "--fail-above", "20"});
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_NE(r.err.find("square"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("page-faults"), std::string::npos) << r.err;
+    EXPECT_EQ(diff({base, now, "--fail-above", "20"}).status, 0);
+}
+
+// The frame of the differential flame graph whose name is name at depth d
+// ("all" is 0): its tooltip and fill.
+struct HtmlFrame {
+    std::string tooltip;
+    int r = 0, g = 0, b = 0;
+};
+std::optional<HtmlFrame> html_frame(const std::string &html, const std::string &escaped_name,
+                                    int depth) {
+    std::regex re("<g class=\"f\" data-x=\"[^\"]*\" data-w=\"[^\"]*\" data-d=\"" +
+                  std::to_string(depth) + "\" data-n=\"" +
+                  std::regex_replace(escaped_name, std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                  "\"><title>([^<]*)</title><rect [^>]*fill=\"rgb\\(([0-9]+),([0-9]+),([0-9]+)\\)");
+    std::smatch m;
+    if (!std::regex_search(html, m, re))
+        return std::nullopt;
+    return HtmlFrame{m[1], std::stoi(m[2]), std::stoi(m[3]), std::stoi(m[4])};
+}
+
+TEST_F(DiffTest, DifferentialFlameGraph) {
+    std::string out = dir.file("diff.html");
+    RunResult r = diff({base, now, "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string html = read_file(out);
+    ASSERT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u) << html.substr(0, 200);
+    EXPECT_EQ(html.find("http://"), std::string::npos) << "the page must not reach the network";
+    EXPECT_EQ(html.find("https://"), std::string::npos);
+    EXPECT_EQ(html.find(" src="), std::string::npos);
+    EXPECT_EQ(html.find(" href="), std::string::npos);
+
+    // Colours follow the self share, what the gate judges; the total is in
+    // the tooltip.  main > recurse: on 3 of 11 stacks in BASE, 8 of 20 in
+    // NEW, but it takes no sample itself there: its total grew, it stays
+    // neutral grey.
+    auto rec = html_frame(html, "recurse", 2);
+    ASSERT_TRUE(rec) << html;
+    EXPECT_NE(rec->tooltip.find("NEW: total " + pct(8 / kNewSamples)), std::string::npos)
+        << rec->tooltip;
+    EXPECT_NE(rec->tooltip.find("BASE: total " + pct(3 / kBaseSamples)), std::string::npos)
+        << rec->tooltip;
+    EXPECT_NE(rec->tooltip.find("change: self " + pp(0) + " pp, total " +
+                                pp((8 / kNewSamples - 3 / kBaseSamples) * 100) + " pp"),
+              std::string::npos)
+        << rec->tooltip;
+    EXPECT_EQ(std::tie(rec->r, rec->g, rec->b), std::make_tuple(220, 220, 220));
+    // main, on every stack of NEW, takes no sample itself: grey too.
+    auto main_frame = html_frame(html, "main", 1);
+    ASSERT_TRUE(main_frame) << html;
+    EXPECT_EQ(std::tie(main_frame->r, main_frame->g, main_frame->b),
+              std::make_tuple(220, 220, 220));
+    // main > recurse > recurse > recurse, the innermost, takes them: 3 of 11
+    // self, then 8 of 20: grew, red, and the largest growth in the picture
+    // (+12.73 pp), so in full colour.
+    auto leaf = html_frame(html, "recurse", 4);
+    ASSERT_TRUE(leaf) << html;
+    EXPECT_NE(leaf->tooltip.find("change: self " + pp((8 / kNewSamples - 3 / kBaseSamples) * 100)),
+              std::string::npos)
+        << leaf->tooltip;
+    EXPECT_EQ(std::tie(leaf->r, leaf->g, leaf->b), std::make_tuple(255, 40, 40));
+    // main > compute > square: 6 of 11, then 10 of 20: shrank, blue.
+    auto sq = html_frame(html, "square", 3);
+    ASSERT_TRUE(sq) << html;
+    EXPECT_NE(sq->tooltip.find("BASE: total " + pct(6 / kBaseSamples)), std::string::npos);
+    EXPECT_LT(sq->r, sq->b);
+    // helper is new on its path.
+    auto helper = html_frame(html, "helper", 2);
+    ASSERT_TRUE(helper);
+    EXPECT_NE(helper->tooltip.find("BASE: not on this call path"), std::string::npos);
+    // Names are escaped everywhere, in attributes, tooltips and labels.
+    EXPECT_TRUE(html_frame(html, "tpl&lt;a&amp;b&gt; &quot;q&quot;", 2)) << html;
+    EXPECT_EQ(html.find("tpl<a&b>"), std::string::npos);
+    // libx.so is gone: not drawn.
+    EXPECT_EQ(html.find("libx.so+0x500"), std::string::npos);
+    // The table still goes to stdout.
+    EXPECT_FALSE(words_of_line(r.out, "recurse").empty());
+}
+
+TEST_F(DiffTest, FlameGraphToStdoutReplacesTheTable) {
+    RunResult r = diff({base, now, "-o", "-"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("<!DOCTYPE html>", 0), 0u);
+    EXPECT_TRUE(words_of_line(r.out, "recurse").empty());
+}
+
+TEST_F(DiffTest, MissingOrForeignFileIsRefused) {
+    std::string html = dir.file("diff.html");
+    RunResult r = diff({base, dir.file("nope.cpcprof"), "-o", html});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("nope.cpcprof"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+
+    std::string text = dir.file("notes.txt");
+    {
+        std::FILE *f = std::fopen(text.c_str(), "w");
+        ASSERT_TRUE(f);
+        std::fputs("not a profile\n", f);
+        std::fclose(f);
+    }
+    r = diff({text, now, "-o", html});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("notes.txt"), std::string::npos) << r.err;
+    for (const auto &name : files())
+        EXPECT_EQ(name.find("diff.html"), std::string::npos) << name << " was left behind";
+}
+
+TEST_F(DiffTest, DifferentEventsCompareTheCommonOnes) {
+    Variant v = new_variant();
+    v.events = {{"cpu-clock", 1'000'000, true}, {"context-switches", 0, false}};
+    std::string other = dir.file("other.cpcprof");
+    write_variant(other, v);
+    RunResult r = diff({base, other, "--format", "json"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("events differ"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("page-faults"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("context-switches"), std::string::npos) << r.err;
+    json doc = json::parse(r.out);
+    EXPECT_EQ(doc["events"], json({"cpu-clock"}));
+    EXPECT_EQ(doc["events_only_in_base"], json({"page-faults"}));
+    EXPECT_EQ(doc["events_only_in_new"], json({"context-switches"}));
+    EXPECT_EQ(function(doc, "recurse")["self_points"].size(), 1u);
+
+    r = diff({base, other, "--event", "page-faults"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("only in " + base), std::string::npos) << r.err;
+
+    v.events = {{"task-clock", 1'000'000, true}};
+    std::string unrelated = dir.file("unrelated.cpcprof");
+    write_variant(unrelated, v);
+    r = diff({base, unrelated, "-o", dir.file("diff.html")});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("no event in common"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("task-clock"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("diff.html")));
+}
+
+TEST_F(DiffTest, UsageErrors) {
+    for (const std::vector<std::string> &args : std::vector<std::vector<std::string>>{
+             {base},
+             {base, now, now},
+             {base, now, "--fail-above", "lots"},
+             {base, now, "--fail-above", "-1"},
+             {base, now, "--fail-above"},
+             {base, now, "--format", "xml"},
+             {base, now, "--top", "x"},
+             {base, now, "--frobnicate"},
+             {base, now, "--event", "cycles"},
+         }) {
+        RunResult r = diff(args);
+        EXPECT_EQ(r.status, 2) << args.back() << ": " << r.err;
+        EXPECT_NE(r.err.find("cpcprof diff: "), std::string::npos) << r.err;
+        EXPECT_TRUE(r.out.empty()) << r.out;
+    }
+    RunResult r = diff({"--help"});
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("--fail-above"), std::string::npos);
+}
+
+TEST_F(DiffTest, UnwritableFlameGraphFails) {
+    RunResult r = diff({base, now, "-o", dir.file("no/such/dir/diff.html")});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("no/such/dir/diff.html"), std::string::npos) << r.err;
+}
+
+TEST(DiffDemo, ARecordingAgainstItselfHasNoChange) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &demo = demo_profile();
+    ASSERT_FALSE(demo.empty());
+    TempDir dir;
+    std::string html = dir.file("d.html");
+    RunResult r = cpcprof(dir, {"diff", demo, demo, "--fail-above", "0", "-o", html, "--format",
+                                "json", "--top", "0"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    json doc = json::parse(r.out);
+    bool matrix = false;
+    for (const json &f : doc["functions"]) {
+        EXPECT_EQ(f["status"], "both");
+        EXPECT_NEAR(f["self_points"][0].get<double>(), 0, 1e-9);
+        matrix = matrix || f["function"] == "matrix_multiply";
+    }
+    EXPECT_TRUE(matrix) << "the demo's hot function is in the table";
+    EXPECT_NE(read_file(html).find("data-n=\"matrix_multiply\""), std::string::npos);
+}
+
+} // namespace
+} // namespace cpcprof::test
