@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "tests/gui/app/gui_harness.h"
 
+#include <QApplication>
+#include <QContextMenuEvent>
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QMenu>
+#include <QTest>
 #include <QThread>
+#include <QTimer>
 
 #include <gtest/gtest.h>
 
@@ -22,6 +27,32 @@ bool wait_for(const std::function<bool()> &cond, int ms) {
         QThread::msleep(5);
     }
     return true;
+}
+
+QStringList pick_from_context_menu(QWidget *target, QPoint at, const QString &item) {
+    QStringList offered;
+    // The menu runs its own event loop: pick the item from inside it.  The
+    // timer dies with this call when no menu opened.
+    QTimer timer;
+    timer.setSingleShot(true);
+    QObject::connect(&timer, &QTimer::timeout, [&] {
+        auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
+        if (!menu)
+            return;
+        QAction *pick = nullptr;
+        for (QAction *a : menu->actions()) {
+            offered << a->text();
+            if (a->text() == item)
+                pick = a;
+        }
+        if (pick)
+            menu->setActiveAction(pick);
+        QTest::keyClick(menu, pick ? Qt::Key_Return : Qt::Key_Escape);
+    });
+    timer.start(100);
+    QContextMenuEvent event(QContextMenuEvent::Mouse, at, target->mapToGlobal(at));
+    QApplication::sendEvent(target, &event);
+    return offered;
 }
 
 const std::string &two_event_profile() {

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: MIT
 // What the cpcprof-gui tests share: a QApplication for gtest, waiting for
 // the event loop to bring a condition about, profiles recorded in the test
-// (cpcprof-demo under `cpcprof record`), and `cpcprof report` on the same
-// file read back as the reference.
+// (cpcprof-demo under `cpcprof record`), `cpcprof report` on the same
+// file read back as the reference, and a context menu used as a user does.
 #pragma once
 
 #include "tests/view_common/view_harness.h" // demo_profile, cpcprof, TempDir
+
+#include <QPoint>
+#include <QString>
+#include <QStringList>
 
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
+
+class QWidget;
 
 namespace cpcprof::test {
 
@@ -30,6 +36,12 @@ report_rows(const std::string &file, const std::vector<std::string> &args = {});
 std::map<std::string, std::string> report_row(const std::string &file, const std::string &name);
 // The text report's header line that starts with "# " + key + ": ", after it.
 std::string report_header(const std::string &file, const std::string &key);
+
+// Right-clicks target at `at` (target's coordinates; a view's viewport)
+// and picks item from the context menu that opens, or closes the menu when
+// it has no such item.  Returns what the menu offered; empty when no menu
+// opened.
+QStringList pick_from_context_menu(QWidget *target, QPoint at, const QString &item);
 
 // Fields of one CSV line (RFC 4180 quoting, as report writes it).
 std::vector<std::string> csv_fields(const std::string &line);

@@ -24,7 +24,6 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
-#include <QTimer>
 #include <QTreeView>
 #include <QUrl>
 
@@ -288,32 +287,9 @@ TEST(GuiApp, ProfileWithoutSamplesOpensAndSaysSo) {
         << w.summaryPage()->text().toStdString();
 }
 
-// Right-clicks at (viewport coordinates of) view and picks item from the
-// menu that opens; returns what the menu offered.
+// The context menu of view's row at `at` (viewport coordinates).
 QStringList pick_from_menu(QAbstractItemView *view, QPoint at, const QString &item) {
-    QStringList offered;
-    // The menu runs its own event loop: pick the item from inside it.  The
-    // timer dies with this call when no menu opened.
-    QTimer timer;
-    timer.setSingleShot(true);
-    QObject::connect(&timer, &QTimer::timeout, [&] {
-        auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
-        if (!menu)
-            return;
-        QAction *pick = nullptr;
-        for (QAction *a : menu->actions()) {
-            offered << a->text();
-            if (a->text() == item)
-                pick = a;
-        }
-        if (pick)
-            menu->setActiveAction(pick);
-        QTest::keyClick(menu, pick ? Qt::Key_Return : Qt::Key_Escape);
-    });
-    timer.start(100);
-    QContextMenuEvent event(QContextMenuEvent::Mouse, at, view->viewport()->mapToGlobal(at));
-    QApplication::sendEvent(view->viewport(), &event);
-    return offered;
+    return pick_from_context_menu(view->viewport(), at, item);
 }
 
 uint32_t function_of(const QModelIndex &i) {

@@ -12,10 +12,8 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMenu>
 #include <QTabWidget>
 #include <QTest>
-#include <QTimer>
 
 #include <gtest/gtest.h>
 
@@ -212,24 +210,7 @@ TEST_F(GuiFlame, ContextMenuShowsFunctionInOtherPages) {
                              std::pair{"Show in top-down", MainWindow::TopDownTab}}) {
         SCOPED_TRACE(item);
         w->tabs()->setCurrentIndex(MainWindow::FlameTab);
-        QStringList offered;
-        // The menu runs its own event loop: pick the item from inside it.
-        QTimer::singleShot(100, [&, item = QString(item)] {
-            auto *menu = qobject_cast<QMenu *>(QApplication::activePopupWidget());
-            if (!menu)
-                return;
-            QAction *pick = nullptr;
-            for (QAction *a : menu->actions()) {
-                offered << a->text();
-                if (a->text() == item)
-                    pick = a;
-            }
-            if (pick)
-                menu->setActiveAction(pick);
-            QTest::keyClick(menu, pick ? Qt::Key_Return : Qt::Key_Escape);
-        });
-        QContextMenuEvent event(QContextMenuEvent::Mouse, at, canvas->mapToGlobal(at));
-        QApplication::sendEvent(canvas, &event);
+        QStringList offered = pick_from_context_menu(canvas, at, item);
         EXPECT_TRUE(offered.contains(item)) << offered.join(", ").toStdString();
         EXPECT_EQ(w->tabs()->currentIndex(), int(tab));
     }
