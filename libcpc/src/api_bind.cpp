@@ -61,6 +61,7 @@ BindSpec make_spec(const cpc_set_t *set, bool inherit) {
     spec.owner = set;
     spec.cpc = set->cpc;
     spec.inherit = inherit;
+    spec.backend = set->cpc->machine.backend;
     for (const Request &r : set->requests) {
         perf_event_attr a = r.attr;
         a.exclude_user = !(r.flags & CPC_COUNT_USER);
@@ -94,6 +95,14 @@ int open_failure(cpc_t *cpc, const char *fn, const cpc_set_t *set, const OpenErr
         return EAGAIN;
     case ENOENT:
     case EOPNOTSUPP:
+        if (cpc->machine.backend == Backend::timer && e.request >= 0 &&
+            set->requests[e.request].flags & CPC_OVF_NOTIFY_EMT) {
+            report(cpc, fn, CPC_PIC_NOT_CAPABLE,
+                   "%s cannot interrupt on overflow with POSIX CPU timers (only cpu-clock and "
+                   "task-clock can); that needs %s",
+                   ev, perf_refusal_remedy(cpc->machine.perf_refusal).c_str());
+            return ENOTSUP;
+        }
         if (notify) {
             report(cpc, fn, kNoSubcode, "%s cannot interrupt on overflow here", ev);
             return ENOTSUP;
@@ -181,6 +190,14 @@ int cpc_bind_cpu(cpc_t *cpc, processorid_t id, cpc_set_t *set, uint_t flags) {
         report(cpc, fn, kNoSubcode,
                "overflow notification needs a thread to signal; CPU-bound sets cannot have it");
         return fail(ENOTSUP);
+    }
+    if (cpc->machine.backend == Backend::timer) {
+        report(cpc, fn, CPC_ATTR_REQUIRES_PRIVILEGE,
+               "counting on a CPU needs perf_event_open, which this process is not using (%s); "
+               "it needs %s",
+               perf_refusal_reason(cpc->machine.perf_refusal).c_str(),
+               perf_refusal_remedy(cpc->machine.perf_refusal).c_str());
+        return fail(EACCES);
     }
     unbind_set(cpc, set);
     OpenError oe;

@@ -61,7 +61,8 @@ cpc_t *cpc_open(int ver) {
         errno = EINVAL;
         return nullptr;
     }
-    if (int e = probe_any_counter()) {
+    const Machine &host = host_machine();
+    if (int e = host.backend == Backend::perf ? probe_any_counter() : 0) {
         errno = (e == ENOENT || e == EOPNOTSUPP || e == ENOSYS) ? ENOTSUP : e;
         return nullptr;
     }
@@ -71,7 +72,7 @@ cpc_t *cpc_open(int ver) {
         errno = ENOMEM;
         return nullptr;
     }
-    cpc->machine = host_machine();
+    cpc->machine = host;
     register_handle(cpc);
     return cpc;
 }

@@ -29,6 +29,12 @@ namespace {
 
 std::string why_not_countable(const Machine &m, const std::string &event, int err, uint32_t type) {
     bool hw = type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
+    if (m.backend == Backend::timer)
+        return "event '" + event + "' needs perf_event_open, which this process is not using (" +
+               perf_refusal_reason(m.perf_refusal) + "); it needs " +
+               perf_refusal_remedy(m.perf_refusal) +
+               ".  POSIX CPU timers serve cpu-clock, task-clock, page-faults, minor-faults, "
+               "major-faults and context-switches";
     if (hw && !m.hw_pmu)
         return "event '" + event +
                "' needs a hardware performance counter, and this machine has none "

@@ -1,36 +1,24 @@
 // SPDX-License-Identifier: MIT
-// One bound set in the kernel: a perf event group counting for one thread
-// (or one CPU), with the 64-bit virtual counters of illumos kept on top.
+// One bound set: the counting of one thread (or one CPU), with the 64-bit
+// virtual counters of illumos kept on top.  Two backends serve it:
 //
-// Virtual value of request i = base[i] + kernel count[i] (mod 2^64), where
-// base is the preset at bind/restart.  A CPC_OVF_NOTIFY_EMT request is a
-// sampling event with sample_period = 2^64 - preset and perf's sigtrap, so
-// the kernel raises SIGTRAP in the counting thread at overflow; periods of
-// 2^63 or more (which perf refuses) are counted as a chain of shorter
-// periods that re-arm silently.
+//   PerfCounting (counting_perf.h)   a perf event group;
+//   TimerCounting (counting_timer.h) where perf_event_open is refused: the
+//       thread's CPU clock, a POSIX CPU-time timer for overflows, and
+//       getrusage(RUSAGE_THREAD) for faults and context switches.
 //
-// At overflow the set is frozen in software: the group's values of that
-// instant are kept - written by the kernel into the overflow request's
-// ring (sample_ring.h), or read when there is no ring - and the kernel
-// counts on until cpc_set_restart moves the bases so that the values count
-// from the presets at the overflow instant, or until a second overflow,
-// which disables the group (and cpc_set_restart then resets and enables
-// it).  The next period is thus counted from the overflow, not from the
-// restart, as perf counts its own periods, and an overflow and its
-// restart make no system call: disabling and enabling would cost four
-// (and for a clock, cpu-clock or task-clock, reprogram an hrtimer twice).
-//
-// The kernel's sample period is only ever changed by reopening the group:
-// IOC_PERIOD on a software event leaves perf's period bookkeeping one
-// period behind (perf_swevent_set_period uses last_period), so it is used
-// only with the current value, to restart a full period.
+// Both raise the kernel's notification as SIGTRAP in the counting thread
+// (perf's sigtrap, or the timer's signal), which overflow_linux.cpp turns
+// into the program's SIGEMT; both freeze the set at an overflow until
+// cpc_set_restart.  Which backend a bind uses is the handle's machine's
+// (BindSpec::backend), so a thread that inherits a set uses its binder's.
 #pragma once
 
-#include "base/scoped_fd.h"
 #include "libcpc.h"
-#include "libcpc/src/sample_ring.h"
+#include "libcpc/src/machine.h"
 
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -50,6 +38,7 @@ struct BindSpec {
     // handle is still open (error_handler_of).
     cpc_t *cpc = nullptr;
     bool inherit = false;
+    Backend backend = Backend::perf;
 };
 
 struct OpenError {
@@ -61,104 +50,84 @@ struct OpenError {
 
 class Counting {
   public:
-    // Opens the group disabled.  pid 0 = calling thread, or cpu >= 0 with
-    // pid -1 for a whole CPU.  Nothing counts until start().
+    // Opens the counting stopped, with spec.backend.  pid 0 = calling
+    // thread, or cpu >= 0 with pid -1 for a whole CPU (perf only).
+    // Nothing counts until start().
     static std::unique_ptr<Counting> open(const BindSpec &spec, pid_t pid, int cpu, OpenError *err);
-    ~Counting();
+    virtual ~Counting();
 
     // [async-signal-safe] Resets every request to its preset and counts.
-    int restart();
+    virtual int restart() = 0;
     // [async-signal-safe] Starts counting as bound (values at presets).
     int start() { return restart(); }
     // [async-signal-safe] Changes request index's preset for the next restart.
     int set_preset(int index, uint64_t preset);
-    // [async-signal-safe] Reads the virtual values; EAGAIN when the kernel
-    // multiplexed the group (it did not count all the time it was enabled).
-    int sample(uint64_t *values, int n, hrtime_t *when, uint64_t *tick);
+    // [async-signal-safe] Reads the virtual values; EAGAIN when the counts
+    // are incomplete (perf multiplexed the group).
+    virtual int sample(uint64_t *values, int n, hrtime_t *when, uint64_t *tick) = 0;
     // [async-signal-safe] Stops / resumes counting without resetting.
-    int freeze();
-    int thaw();
+    virtual int freeze() = 0;
+    virtual int thaw() = 0;
     // [async-signal-safe] Marks every request as if it had just wrapped:
     // notify requests read UINT64_MAX, frozen (illumos inheritance).
-    void freeze_at_overflow();
-    // [async-signal-safe] Called by the SIGTRAP handler for request index.
-    // Returns true when the overflow is the user's (signal SIGEMT), false
-    // for an intermediate step of a chained long period.
-    bool on_kernel_overflow(int index);
-    // [async-signal-safe] Overflows that the kernel counted before the one
-    // the last SIGEMT reported and whose signals merged into it (see
-    // sample_ring.h): their number, and the PCs of up to max of them,
-    // oldest first, in pcs (where the ring holds them; without a ring the
-    // number comes from the counter's value and no PC is known).
-    uint64_t merged_overflows(uint64_t *pcs, int max, int *npcs) const;
+    virtual void freeze_at_overflow() = 0;
+
+    // [async-signal-safe] What a SIGTRAP in the counting thread is to this
+    // counting: not its own (forwarded to the program), its own but no
+    // overflow of the program's (a step of a chained period, a second
+    // overflow while frozen), or an overflow to report as SIGEMT.
+    enum class Trap { not_ours, internal, overflow };
+    virtual Trap on_trap(const siginfo_t *si) = 0;
+    // [async-signal-safe] After the SIGEMT of an overflow was delivered:
+    // whether another overflow that the same signal brought is due now
+    // (the timer's overruns: each is an overflow of its own, frozen and
+    // reported in turn when the program restarted the set after the last).
+    virtual bool next_overflow() { return false; }
+    // [async-signal-safe] The overflow was queued as a real SIGEMT rather
+    // than run in place: the overflows still due go with it as merged.
+    virtual void overflows_merged_into_queued() {}
+
+    // [async-signal-safe] Overflows that came before the one the last
+    // SIGEMT reported and whose signals merged into it: their number, and
+    // the PCs of up to max of them, oldest first, in pcs (where the kernel
+    // kept them).
+    virtual uint64_t merged_overflows(uint64_t *pcs, int max, int *npcs) const = 0;
+
+    // Forgets the kernel's objects without touching them (a fork child:
+    // perf's descriptors are the parent's counters; timers are not
+    // inherited, and their ids may be reused by the child's own).
+    virtual void abandon() = 0;
 
     bool frozen() const { return frozen_; }
     uint32_t id() const { return id_; }
     pid_t tid() const { return tid_; } // the counting thread (curlwp)
-    int nreqs() const { return static_cast<int>(slots_.size()); }
+    int nreqs() const { return static_cast<int>(presets_.size()); }
     const BindSpec &spec() const { return spec_; }
     // The spec with the current presets, for a thread that inherits it.
     BindSpec inherited_spec() const;
-    // Closes the fds without touching the events (fork child: they belong
-    // to the parent's counters).
-    void abandon();
 
-    // Overflows whose values were read from the group (no ring) rather
-    // than taken from the overflow request's ring.
-    uint64_t overflow_reads() const { return overflow_reads_; }
-    // Whether every overflow request has its ring.
-    bool has_rings() const;
-
-    // Largest kernel period used for one link of a chain; tests lower it.
-    static void set_max_kernel_period(uint64_t p);
-    // Whether groups opened from now on map their rings; tests turn it off
-    // to take the path of a process that may not map any.
-    static void set_rings_enabled(bool on);
-
-  private:
-    struct Slot {
-        cpcprof::base::ScopedFd fd;
-        SampleRing ring; // overflow requests: the group's values at overflow
-        perf_event_attr attr{};
-        uint64_t preset = 0;
-        uint64_t base = 0;
-        uint64_t chain_left = 0; // events still to count after this link
-        bool notify = false;
-        bool overflowed = false; // the kernel has just started a new period
-    };
-
-    Counting() = default;
-    int open_group();
-    void close_group();
-    int reopen_preserving();
-    int read_group(uint64_t *enabled, uint64_t *running);
-    int snapshot(int index);
-    int leader() const;
+  protected:
+    explicit Counting(const BindSpec &spec);
+    // A new id for every incarnation of the kernel's objects: a SIGTRAP
+    // still pending from ones closed since is not taken for theirs.
+    void new_id();
 
     BindSpec spec_;
-    std::vector<Slot> slots_;
-    // cpc_buf_tick: the group's running time (the leader's
-    // time_running), which for a thread's group is its on-CPU time while
-    // the set counts, and for a CPU's the CPU's time.  A task-clock
-    // member did the same at the cost of a second descriptor per thread,
-    // in a program's own descriptor table.
-    uint64_t tick_base_ = 0;
-    std::vector<uint64_t> readbuf_; // preallocated for read_group
-    std::vector<uint64_t> snap_;    // the group's values at the last overflow
-    pid_t pid_ = 0;
+    std::vector<uint64_t> presets_; // the current presets (cpc_request_preset)
     pid_t tid_ = 0;
-    int cpu_ = -1;
     uint32_t id_ = 0;
     bool frozen_ = true;
-    // Frozen at an overflow while the kernel counts on (see
-    // on_kernel_overflow); sample() answers from snap_ while have_snap_.
-    bool soft_ = false;
-    bool have_snap_ = false;
-    int last_failed_ = -1; // request whose open failed
-    uint64_t overflow_reads_ = 0;
-    // The last user overflow's merged predecessors (merged_overflows).
-    RingHarvest merged_;
-    uint64_t merged_count_ = 0;
 };
+
+// The cookie the kernel hands back with a notification: the counting's id
+// and the request's index (sig_data of perf, sigev_value of a timer).
+inline uint64_t trap_cookie(uint32_t id, int index) {
+    return (uint64_t(id) << 8) | uint64_t(index & 0xff);
+}
+
+// [async-signal-safe] Whether cookie is one trap_cookie made for a
+// counting of this process (a timer's signal still queued when its
+// counting went).
+bool issued_trap_cookie(uint64_t cookie);
 
 } // namespace cpc

@@ -2,6 +2,7 @@
 #include "libcpc/src/machine.h"
 
 #include "base/scoped_fd.h"
+#include "libcpc/src/counting_timer.h"
 #include "libcpc/src/events.h"
 #include "libcpc/src/perf_open.h"
 #include "libcpc/src/pfm_events.h"
@@ -15,6 +16,7 @@
 #include <cpuid.h>
 #endif
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <fstream>
@@ -22,6 +24,42 @@
 #include <sstream>
 
 namespace cpc {
+
+const char *backend_name(Backend b) {
+    return b == Backend::timer ? "posix-timer" : "perf_event";
+}
+
+std::string perf_refusal_reason(int err) {
+    switch (err) {
+    case EPERM:
+        return "EPERM: a seccomp filter (a container's default profile) or no CAP_PERFMON";
+    case EACCES:
+        return "EACCES: /proc/sys/kernel/perf_event_paranoid is above what this user may use";
+    case ENOSYS:
+        return "ENOSYS: this kernel or sandbox has no perf_event_open";
+    case 0:
+        return "CPC_BACKEND=timer";
+    default:
+        return std::strerror(err);
+    }
+}
+
+std::string perf_refusal_remedy(int err) {
+    switch (err) {
+    case EPERM:
+        return "CAP_PERFMON (docker run --cap-add PERFMON) or a seccomp profile that allows "
+               "perf_event_open";
+    case EACCES:
+        return "CAP_PERFMON, or perf_event_paranoid at 2 or lower "
+               "(sysctl kernel.perf_event_paranoid=2)";
+    case ENOSYS:
+        return "a kernel with perf events (CONFIG_PERF_EVENTS), outside such a sandbox";
+    case 0:
+        return "the perf_event backend (unset CPC_BACKEND)";
+    default:
+        return "perf_event_open";
+    }
+}
 
 int FormatField::width() const {
     int w = 0;
@@ -212,6 +250,57 @@ void describe_hw(Machine &m, const MachineEnv &env, const std::string &model) {
         default_x86_format(m);
 }
 
+// perf_event_open's answer for a counting task-clock: from the injected
+// probes, or the host's.
+int probe_perf(const MachineEnv &env) {
+    if (env.probe_perf)
+        return env.probe_perf();
+    perf_event_attr a{};
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    return env.probe ? env.probe(a) : probe_open(a);
+}
+
+bool refused(int err) {
+    return err == EPERM || err == EACCES || err == ENOSYS;
+}
+
+Backend choose_backend(const char *choice, int perf_err) {
+    std::string c = choice != nullptr ? choice : "";
+    if (c == "perf" || c == "perf_event")
+        return Backend::perf;
+    if (c == "timer" || c == "posix-timer")
+        return Backend::timer;
+    if (!c.empty() && c != "auto")
+        std::fprintf(stderr,
+                     "libcpc: CPC_BACKEND=%s is not a backend (perf, timer or auto); "
+                     "choosing on its own\n",
+                     choice);
+    return refused(perf_err) ? Backend::timer : Backend::perf;
+}
+
+void describe_timer(Machine &m, const std::string &model, int refusal) {
+    m.backend = Backend::timer;
+    m.ngp = kSoftwarePics;
+    m.npic = kSoftwarePics;
+    m.caps = CPC_CAP_OVERFLOW_INTERRUPT | CPC_CAP_OVERFLOW_PRECISE;
+    m.cciname = "Linux POSIX CPU timers on " + model + " (" +
+                (refusal != 0 ? "perf_event_open refused, " : "") + perf_refusal_reason(refusal) +
+                ")";
+    m.cpuref = "perf_event_open(2) is not used (" + perf_refusal_reason(refusal) +
+               "): cpu-clock and task-clock are the thread's CPU time, sampled with POSIX "
+               "CPU-time timers (at the kernel's tick), and page-faults, minor-faults, "
+               "major-faults and context-switches come from getrusage(2).  Hardware events "
+               "need " +
+               perf_refusal_remedy(refusal) + ".";
+    m.perf_refusal = refusal;
+    m.probe = [refusal](const perf_event_attr &a) {
+        if (TimerCounting::source_of(a) >= 0)
+            return 0;
+        return refusal != 0 ? refusal : ENOENT;
+    };
+}
+
 void describe_sw(Machine &m, const std::string &model) {
     m.ngp = kSoftwarePics;
     m.npic = kSoftwarePics;
@@ -245,6 +334,14 @@ void list_machine_events(Machine &m) {
 
 Machine detect_machine(const MachineEnv &env) {
     Machine m;
+    int perf_err = probe_perf(env);
+    if (choose_backend(env.backend_choice, perf_err) == Backend::timer) {
+        describe_timer(m, cpu_model_name(), refused(perf_err) ? perf_err : 0);
+        m.attrs.push_back("picnum");
+        if (env.list_events)
+            list_machine_events(m);
+        return m;
+    }
     m.probe = env.probe ? env.probe : probe_open;
     perf_event_attr cycles{};
     cycles.type = PERF_TYPE_HARDWARE;
@@ -271,6 +368,7 @@ const Machine &host_machine() {
     static const Machine m = [] {
         MachineEnv env;
         env.list_events = false;
+        env.backend_choice = std::getenv("CPC_BACKEND");
         return detect_machine(env);
     }();
     return m;

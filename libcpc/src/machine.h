@@ -25,6 +25,22 @@ struct FormatField {
     bool apply(uint64_t value, perf_event_attr *attr) const;
 };
 
+// Who serves the counters: perf_event_open(2), or, where that is refused,
+// the thread's CPU clock with POSIX CPU-time timers and getrusage(2)
+// (counting_timer.h).  CPC_BACKEND=perf or =timer forces one; unset (or
+// "auto"), the timer backend serves where perf_event_open is refused with
+// EPERM, EACCES or ENOSYS.
+enum class Backend { perf, timer };
+
+// "perf_event" or "posix-timer", as tools print and profiles store it.
+const char *backend_name(Backend b);
+
+// Why perf_event_open answered err, in a few words ("EPERM: a seccomp
+// filter (a container's default profile) or no CAP_PERFMON"), and what
+// would let this process use it.
+std::string perf_refusal_reason(int err);
+std::string perf_refusal_remedy(int err);
+
 // Parses "config:24-31" or "config:0-7,32-35"; false on bad text.
 bool parse_format(const std::string &text, FormatField *out);
 
@@ -42,9 +58,18 @@ struct MachineEnv {
     // that opens a handle only to count what it names, as every process
     // cpcprof records does, never pays for the list.
     bool list_events = true;
+    // The errno of opening a counting task-clock on the calling thread,
+    // 0 when it opens.
+    std::function<int()> probe_perf;
+    // CPC_BACKEND's value; null when unset.
+    const char *backend_choice = nullptr;
 };
 
 struct Machine {
+    Backend backend = Backend::perf;
+    // What perf_event_open answered where the timer backend serves; 0 when
+    // CPC_BACKEND chose it.
+    int perf_refusal = 0;
     bool hw_pmu = false;  // hardware counters can be opened
     bool use_pfm = false; // libpfm4 native events are offered
     unsigned npic = 0;

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: MIT
-// Overflow delivery: the kernel's perf sigtrap (SIGTRAP, si_code
-// TRAP_PERF, synchronous in the counting thread) is caught here and turned
-// into the SIGEMT of the illumos pages: the program's SIGEMT handler is run
-// from the SIGTRAP handler with si_code EMT_CPCOVF, si_addr = the
-// interrupted PC and the interrupted context, its sa_mask added.  When the
+// Overflow delivery: the kernel's notification - perf's sigtrap (SIGTRAP,
+// si_code TRAP_PERF, synchronous in the counting thread) or the timer
+// backend's SIGTRAP (si_code SI_TIMER, counting_timer.h) - is caught here
+// and turned into the SIGEMT of the illumos pages: the program's SIGEMT
+// handler is run from the SIGTRAP handler with si_code EMT_CPCOVF, si_addr
+// = the interrupted PC and the interrupted context, its sa_mask added.  When the
 // kernel must act (default action, ignored or blocked SIGEMT,
 // SA_RESETHAND), a real SIGEMT is queued to the thread instead.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
+
+#ifndef TRAP_PERF
+#define TRAP_PERF 6 // si_code of perf's sigtrap (glibc 2.36 lacks the name)
+#endif
 
 namespace cpc {
 

@@ -5,6 +5,7 @@
 #include "libcpc/src/overflow.h"
 
 #include "libcpc.h"
+#include "libcpc/src/counting.h"
 #include "libcpc/src/thread_state.h"
 
 #include "base/clock.h"
@@ -21,10 +22,6 @@
 #include <cstring>
 #include <mutex>
 
-#ifndef TRAP_PERF
-#define TRAP_PERF 6
-#endif
-
 namespace cpc {
 
 namespace {
@@ -32,15 +29,6 @@ namespace {
 int g_sigemt = 0;
 bool g_stable = false; // CPC_SIGEMT_STABLE=1
 struct sigaction g_previous_trap;
-
-// glibc 2.36's siginfo_t does not name the perf fields; the kernel's
-// layout puts si_perf_data right after si_addr.
-uint64_t perf_data(const siginfo_t *si) {
-    static_assert(sizeof(void *) == 8, "64-bit siginfo layout assumed");
-    unsigned long v;
-    std::memcpy(&v, reinterpret_cast<const char *>(si) + 24, sizeof v);
-    return v;
-}
 
 void *interrupted_pc(void *ucv) {
     auto *uc = static_cast<ucontext_t *>(ucv);
@@ -55,6 +43,9 @@ void *interrupted_pc(void *ucv) {
 
 // A SIGTRAP that is not one of ours goes where it would have gone.
 void forward(int sig, siginfo_t *si, void *uc) {
+    if (si->si_code == SI_TIMER &&
+        issued_trap_cookie(reinterpret_cast<uint64_t>(si->si_value.sival_ptr)))
+        return; // the timer of a set since unbound or restarted: libcpc's
     const struct sigaction &p = g_previous_trap;
     if (p.sa_flags & SA_SIGINFO) {
         if (p.sa_sigaction != nullptr)
@@ -110,7 +101,7 @@ int read_disposition(int sig, KernelSigaction *ka) {
 // delivery costs about 3.6 us on a VM.  Where the kernel must act - the
 // default action, an ignored or blocked SIGEMT, SA_RESETHAND - the signal
 // is queued instead.
-void deliver_sigemt(pid_t tid, void *ucv) {
+bool deliver_sigemt(pid_t tid, void *ucv) {
     auto *uc = static_cast<ucontext_t *>(ucv);
     void *pc = interrupted_pc(ucv);
     int sig = sigemt_signal();
@@ -123,7 +114,7 @@ void deliver_sigemt(pid_t tid, void *ucv) {
         ka.handler == reinterpret_cast<void *>(SIG_IGN) || (ka.flags & SA_RESETHAND) ||
         sigismember(&uc->uc_sigmask, sig)) {
         raise_sigemt(tid, pc);
-        return;
+        return false;
     }
     if (ka.mask != 0)
         syscall(SYS_rt_sigprocmask, SIG_BLOCK, &ka.mask, nullptr, sizeof ka.mask);
@@ -136,17 +127,26 @@ void deliver_sigemt(pid_t tid, void *ucv) {
         reinterpret_cast<void (*)(int, siginfo_t *, void *)>(ka.handler)(sig, &info, ucv);
     else
         reinterpret_cast<void (*)(int)>(ka.handler)(sig);
+    return true;
 }
 
 void on_sigtrap(int sig, siginfo_t *si, void *uc) {
     int saved = errno;
     Counting *c = current_counting();
-    uint64_t cookie = si->si_code == TRAP_PERF ? perf_data(si) : 0;
-    if (c != nullptr && si->si_code == TRAP_PERF && (cookie >> 8) == c->id()) {
-        if (c->on_kernel_overflow(static_cast<int>(cookie & 0xff)))
-            deliver_sigemt(c->tid(), uc);
-    } else {
+    Counting::Trap t = c != nullptr ? c->on_trap(si) : Counting::Trap::not_ours;
+    if (t == Counting::Trap::not_ours) {
         forward(sig, si, uc);
+    } else if (t == Counting::Trap::overflow) {
+        // One SIGEMT per overflow the signal brought (counting.h).  The
+        // program's handler may unbind or rebind: the loop goes on only
+        // while the same counting is the thread's.
+        uint32_t id = c->id();
+        do {
+            if (!deliver_sigemt(c->tid(), uc)) {
+                c->overflows_merged_into_queued();
+                break;
+            }
+        } while (current_counting() == c && c->id() == id && c->next_overflow());
     }
     errno = saved;
 }

@@ -80,3 +80,62 @@ TEST(Examples, Example2HandlesOverflowSignals) {
     EXPECT_GE(signals, 10);
     EXPECT_LE(signals, 11);
 }
+
+// The examples run unchanged where perf_event_open is refused: on the
+// timer backend, forced or reached under a container's seccomp verdict.
+struct TimerExamples : ::testing::TestWithParam<const char *> {};
+
+INSTANTIATE_TEST_SUITE_P(Timer, TimerExamples,
+                         ::testing::Values("CPC_BACKEND=timer ", REFUSE_PERF_PATH " seccomp "),
+                         [](const ::testing::TestParamInfo<const char *> &p) {
+                             return p.index == 0 ? "Forced" : "Seccomp";
+                         });
+
+TEST_P(TimerExamples, Example1CountsFaultsAndCpuTime) {
+    Output r =
+        run(std::string("EVENT0=page-faults EVENT1=task-clock ") + GetParam() + EXAMPLE1_PATH);
+    ASSERT_EQ(r.status, 0) << r.out;
+    std::istringstream in(r.out);
+    std::string line;
+    std::regex re(R"(^\s*(\d+): (\d+) (\d+)$)");
+    int lines = 0;
+    while (std::getline(in, line)) {
+        std::smatch m;
+        ASSERT_TRUE(std::regex_match(line, m, re)) << line;
+        ++lines;
+        long faults = std::stol(m[2]);
+        EXPECT_GE(faults, 64) << line;
+        EXPECT_LT(faults, 90) << line;
+        // 64 faults take some microseconds of CPU time, and not a second.
+        long ns = std::stol(m[3]);
+        EXPECT_GT(ns, 1000) << line;
+        EXPECT_LT(ns, 1000000000) << line;
+    }
+    EXPECT_EQ(lines, 20);
+}
+
+// Example 2 on cpu-clock: its preset is 1000 ns short of overflow, so the
+// computation overflows at every microsecond of CPU time it uses.
+TEST_P(TimerExamples, Example2HandlesOverflowSignalsOfTheClock) {
+    Output r = run(std::string("EVENT=cpu-clock ") + GetParam() + EXAMPLE2_PATH);
+    ASSERT_EQ(r.status, 0) << r.out.substr(0, 2000);
+    std::istringstream in(r.out);
+    std::string line;
+    std::regex head(
+        R"(^lwp(\d+) - si_addr (0x[0-9a-f]+) ucontext: %pc (0x[0-9a-f]+) %sp (0x[0-9a-f]+)$)");
+    std::regex value(R"(^0x([0-9a-f]+)$)");
+    int signals = 0, not_wrapped = 0, pc_mismatch = 0;
+    while (std::getline(in, line)) {
+        std::smatch m;
+        ASSERT_TRUE(std::regex_match(line, m, head)) << line;
+        pc_mismatch += m[2] != m[3];
+        ++signals;
+        ASSERT_TRUE(std::getline(in, line));
+        ASSERT_TRUE(std::regex_match(line, m, value)) << line;
+        not_wrapped += std::stoull(m[1], nullptr, 16) != 0;
+    }
+    EXPECT_EQ(pc_mismatch, 0) << "si_addr is not the interrupted PC";
+    EXPECT_EQ(not_wrapped, 0) << "the value read in the handler is not the overflow's";
+    // 10,000 page faults take well over a millisecond of CPU time.
+    EXPECT_GE(signals, 1000);
+}

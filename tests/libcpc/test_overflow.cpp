@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // CPC_OVF_NOTIFY_EMT: SIGEMT at overflow, frozen until restart, presets,
 // chained long periods, signal dispositions.
-#include "libcpc/src/counting.h"
+#include "libcpc/src/counting_perf.h"
 #include "libcpc/src/thread_state.h"
 #include "tests/libcpc/helpers.h"
 #include "tests/support/binomial.h"
@@ -80,7 +80,7 @@ void on_emt(int sig, siginfo_t *si, void *ucv) {
 // process that may not map one reads the group in the handler).
 struct Overflow : ::testing::TestWithParam<bool> {
     void SetUp() override {
-        cpc::Counting::set_rings_enabled(GetParam());
+        cpc::PerfCounting::set_rings_enabled(GetParam());
         g_cpc = cpc_open(CPC_VER_CURRENT);
         ASSERT_NE(g_cpc, nullptr);
         g_set = cpc_set_create(g_cpc);
@@ -99,8 +99,8 @@ struct Overflow : ::testing::TestWithParam<bool> {
     void TearDown() override {
         cpc_close(g_cpc);
         signal(SIGEMT, SIG_DFL);
-        cpc::Counting::set_max_kernel_period(1ull << 62);
-        cpc::Counting::set_rings_enabled(true);
+        cpc::PerfCounting::set_max_kernel_period(1ull << 62);
+        cpc::PerfCounting::set_rings_enabled(true);
     }
     void bind(uint64_t preset, const char *event = "page-faults") {
         ASSERT_EQ(cpc_set_add_request(g_cpc, g_set, event, preset,
@@ -155,7 +155,7 @@ TEST_P(Overflow, ExactCountOfSignals) {
 // one, each overflow reads the group.
 TEST_P(Overflow, OverflowValuesComeFromTheRing) {
     bind(UINT64_MAX - 99);
-    cpc::Counting *c = cpc::current_counting();
+    auto *c = dynamic_cast<cpc::PerfCounting *>(cpc::current_counting());
     ASSERT_NE(c, nullptr);
     if (GetParam() && !c->has_rings())
         GTEST_SKIP() << "the kernel refused the ring's mapping (perf_event_mlock_kb and "
@@ -295,7 +295,7 @@ TEST_P(Overflow, RequestPresetInHandlerSetsTheNextPeriod) {
 TEST_P(Overflow, LongPeriodsAreChainedWithoutSpuriousSignals) {
     // The kernel takes at most 2^63 - 1 per period; with the link lowered to
     // 1000, a 2500-event period needs three links and must signal once.
-    cpc::Counting::set_max_kernel_period(1000);
+    cpc::PerfCounting::set_max_kernel_period(1000);
     g_restart = false;
     bind(UINT64_MAX - 2499);
     overflow_touch(2300);

@@ -4,7 +4,7 @@
 // longer than the period sees fewer signals than there were overflows.
 // cpc_set_merged_overflows counts the others, so that signals plus merged
 // overflows are every overflow the counter went through.
-#include "libcpc/src/counting.h"
+#include "libcpc/src/counting_perf.h"
 #include "tests/libcpc/helpers.h"
 
 #include <signal.h>
@@ -104,7 +104,7 @@ void on_emt(int, siginfo_t *, void *) {
 
 struct Merged : ::testing::TestWithParam<bool> {
     void SetUp() override {
-        cpc::Counting::set_rings_enabled(GetParam());
+        cpc::PerfCounting::set_rings_enabled(GetParam());
         g_signals = g_merged = g_pcs = g_zero_pcs = g_counted_ns = 0;
         g_errors = 0;
         if (g_tsc_per_ns == 0)
@@ -121,7 +121,7 @@ struct Merged : ::testing::TestWithParam<bool> {
     void TearDown() override {
         cpc_close(g_cpc);
         signal(SIGEMT, SIG_DFL);
-        cpc::Counting::set_rings_enabled(true);
+        cpc::PerfCounting::set_rings_enabled(true);
     }
 };
 

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+// The timer backend of a bound set (counting.h), for where perf_event_open
+// is refused: a container's seccomp profile (EPERM), perf_event_paranoid
+// above the caller's privilege (EACCES), a kernel without it (ENOSYS).
+//
+// Each request reads a per-thread source of the kernel's accounting:
+//   cpu-clock, task-clock    the thread's CPU time in ns
+//                            (clock_gettime(CLOCK_THREAD_CPUTIME_ID));
+//   page-faults, minor-faults, major-faults, context-switches
+//                            getrusage(RUSAGE_THREAD).
+// Virtual value = base + source (mod 2^64); restart sets base = preset -
+// source.  The thread's CPU time is its user and system time together:
+// CPC_COUNT_USER and CPC_COUNT_SYSTEM select nothing here.
+//
+// A CPC_OVF_NOTIFY_EMT request (a clock only) has a POSIX CPU-time timer
+// on the thread's clock, periodic with period 2^64 - preset ns, delivered
+// to the thread (SIGEV_THREAD_ID) as SIGTRAP with si_code SI_TIMER and the
+// counting's cookie in si_value.  The kernel checks CPU timers at its tick
+// (4 ms at HZ=250), so a shorter period expires several times per signal:
+// the signal carries the expiries since the last (si_overrun), and each is
+// an overflow of its own, reported as its own SIGEMT with the PC the
+// thread was interrupted at (next_overflow).  At most kMaxOverflowsInPlace
+// per signal are reported; the rest are merged overflows without a PC.
+//
+// An overflow freezes the set in software, as on the perf backend: the
+// values of the overflow instant are kept (the overflowing request's is
+// its period's end, others are read), the timer runs on, and
+// cpc_set_restart counts on from the presets at that instant without a
+// system call.  A second overflow while frozen stops the timer, and
+// cpc_set_restart then re-arms it.  cpc_buf_tick is the thread's CPU time
+// while the set counted.
+#pragma once
+
+#include "libcpc/src/counting.h"
+
+#include <time.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace cpc {
+
+class TimerCounting final : public Counting {
+  public:
+    // The overflows of one signal reported as SIGEMTs in a row.
+    static constexpr uint64_t kMaxOverflowsInPlace = 1000;
+
+    // The calling thread's counting.  Requests whose event this backend
+    // does not serve, or that ask for overflows of a count, fail with
+    // EOPNOTSUPP and their index.
+    static std::unique_ptr<Counting> open(const BindSpec &spec, OpenError *err);
+    ~TimerCounting() override;
+
+    int restart() override;
+    int sample(uint64_t *values, int n, hrtime_t *when, uint64_t *tick) override;
+    int freeze() override;
+    int thaw() override;
+    void freeze_at_overflow() override;
+    Trap on_trap(const siginfo_t *si) override;
+    bool next_overflow() override;
+    void overflows_merged_into_queued() override;
+    uint64_t merged_overflows(uint64_t *pcs, int max, int *npcs) const override;
+    void abandon() override;
+
+    // The source a request of this attr reads, or -1 when the backend
+    // does not serve it; whether it can have a timer.
+    static int source_of(const perf_event_attr &attr);
+    static bool can_notify(int source);
+
+  private:
+    struct Req {
+        int source = 0;
+        bool notify = false;
+        uint64_t base = 0;
+        // Notify requests: the timer, its period and the source's value
+        // at its next expiry (the kernel's schedule).
+        timer_t timer{};
+        bool has_timer = false;
+        uint64_t period = 0;
+        uint64_t due = 0;
+    };
+
+    explicit TimerCounting(const BindSpec &spec) : Counting(spec) {}
+    // [async-signal-safe] Every source's value now, into raw_.
+    int read_sources();
+    int arm(Req &r, uint64_t first);
+    void disarm_all();
+    void take_overflow(int index);
+
+    std::vector<Req> reqs_;
+    std::vector<uint64_t> raw_;  // the sources, by source id
+    std::vector<uint64_t> snap_; // the virtual values while have_snap_
+    bool need_rusage_ = false;
+    bool soft_ = false;      // frozen at an overflow, the timers running
+    bool have_snap_ = false; // sample() answers from snap_
+    // cpc_buf_tick: CPU time counted, as a request that restart leaves be.
+    uint64_t tick_base_ = 0;
+    uint64_t tick_snap_ = 0;
+    int overflowed_ = -1;  // the request of the overflows still due
+    uint64_t pending_ = 0; // overflows of the last signal still to report
+    uint64_t merged_count_ = 0;
+};
+
+} // namespace cpc
