@@ -102,6 +102,16 @@ extern uint_t cpc_npic(cpc_t *cpc);
 extern uint_t cpc_caps(cpc_t *cpc);
 extern const char *cpc_cciname(cpc_t *cpc);
 extern const char *cpc_cpuref(cpc_t *cpc);
+/*
+ * Linux extension.  Which backend serves cpc: "perf_event"
+ * (perf_event_open(2)) or "posix-timer" (where perf_event_open is refused:
+ * the thread's CPU clock, POSIX CPU-time timers and getrusage(2); see
+ * libcpc(3CPC)).  For "posix-timer", *reason is why ("perf_event_open
+ * refused (EPERM: ...)" or "CPC_BACKEND=timer") and *remedy what hardware
+ * events would need ("CAP_PERFMON ..."); both "" for "perf_event".  Either
+ * pointer may be null.  NULL with errno EINVAL for a bad handle.
+ */
+extern const char *cpc_backend(cpc_t *cpc, const char **reason, const char **remedy);
 extern int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn);
 
 /* Events and attributes this machine can count. */

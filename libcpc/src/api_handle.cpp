@@ -109,6 +109,18 @@ const char *cpc_cpuref(cpc_t *cpc) {
     return valid_handle(cpc) ? cpc->machine.cpuref.c_str() : nullptr;
 }
 
+const char *cpc_backend(cpc_t *cpc, const char **reason, const char **remedy) {
+    if (!valid_handle(cpc)) {
+        errno = EINVAL;
+        return nullptr;
+    }
+    if (reason != nullptr)
+        *reason = cpc->machine.backend_reason.c_str();
+    if (remedy != nullptr)
+        *remedy = cpc->machine.backend_remedy.c_str();
+    return backend_name(cpc->machine.backend);
+}
+
 int cpc_seterrhndlr(cpc_t *cpc, cpc_errhndlr_t *fn) {
     if (valid_handle(cpc))
         cpc->errfn.store(fn, std::memory_order_release);

@@ -279,11 +279,28 @@ Counting::Trap TimerCounting::on_trap(const siginfo_t *si) {
         pending_ = 0;
         return Trap::internal;
     }
+    Req &o = reqs_[index];
     uint64_t expiries = uint64_t(std::max(si->si_overrun, 0)) + 1;
-    pending_ = std::min(expiries, kMaxOverflowsInPlace);
+    // Expiries older than kAttributableNs of CPU time came while the
+    // signal could not be delivered (the thread blocked it): the PC of now
+    // is not theirs, so they are merged overflows without a PC.  The
+    // latest is always reported, so that the program hears of them.
+    uint64_t old = 0;
+    uint64_t window =
+        std::max(kAttributableNs, o.period > UINT64_MAX / 2 ? UINT64_MAX : 2 * o.period);
+    if (read_sources() == 0 && raw_[kCpuTime] > window && o.period != 0) {
+        uint64_t horizon = raw_[kCpuTime] - window;
+        if (horizon > o.due)
+            old = std::min(expiries - 1, (horizon - o.due + o.period - 1) / o.period);
+    }
+    // The newest are reported in place, the rest merged.
+    uint64_t now = std::min(expiries - old, kMaxOverflowsInPlace);
+    uint64_t merged = expiries - now;
+    o.due += merged * o.period;
+    pending_ = now;
     overflowed_ = index;
     take_overflow(index);
-    merged_count_ = expiries - pending_ - 1;
+    merged_count_ = merged;
     return Trap::overflow;
 }
 

@@ -19,8 +19,10 @@
 // (4 ms at HZ=250), so a shorter period expires several times per signal:
 // the signal carries the expiries since the last (si_overrun), and each is
 // an overflow of its own, reported as its own SIGEMT with the PC the
-// thread was interrupted at (next_overflow).  At most kMaxOverflowsInPlace
-// per signal are reported; the rest are merged overflows without a PC.
+// thread was interrupted at (next_overflow).  Expiries that lie further
+// back than kAttributableNs of CPU time (the thread blocked SIGTRAP
+// meanwhile), and any beyond kMaxOverflowsInPlace, are merged overflows
+// without a PC (cpc_set_merged_overflows).
 //
 // An overflow freezes the set in software, as on the perf backend: the
 // values of the overflow instant are kept (the overflowing request's is
@@ -45,6 +47,10 @@ class TimerCounting final : public Counting {
   public:
     // The overflows of one signal reported as SIGEMTs in a row.
     static constexpr uint64_t kMaxOverflowsInPlace = 1000;
+    // How far back in the thread's CPU time an expiry may lie and still be
+    // reported at the PC the signal interrupted: a few of the kernel's
+    // ticks (HZ 100 to 1000).
+    static constexpr uint64_t kAttributableNs = 20000000;
 
     // The calling thread's counting.  Requests whose event this backend
     // does not serve, or that ask for overflows of a count, fail with

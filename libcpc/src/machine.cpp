@@ -294,6 +294,10 @@ void describe_timer(Machine &m, const std::string &model, int refusal) {
                "need " +
                perf_refusal_remedy(refusal) + ".";
     m.perf_refusal = refusal;
+    m.backend_reason = refusal != 0
+                           ? "perf_event_open refused (" + perf_refusal_reason(refusal) + ")"
+                           : perf_refusal_reason(refusal);
+    m.backend_remedy = perf_refusal_remedy(refusal);
     m.probe = [refusal](const perf_event_attr &a) {
         if (TimerCounting::source_of(a) >= 0)
             return 0;

@@ -70,8 +70,9 @@ struct Machine {
     // What perf_event_open answered where the timer backend serves; 0 when
     // CPC_BACKEND chose it.
     int perf_refusal = 0;
-    bool hw_pmu = false;  // hardware counters can be opened
-    bool use_pfm = false; // libpfm4 native events are offered
+    std::string backend_reason, backend_remedy; // cpc_backend
+    bool hw_pmu = false;                        // hardware counters can be opened
+    bool use_pfm = false;                       // libpfm4 native events are offered
     unsigned npic = 0;
     unsigned ngp = 0; // general-purpose counters (pics 0..ngp-1)
     unsigned caps = 0;

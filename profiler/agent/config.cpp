@@ -88,9 +88,10 @@ void keep_to_this_process() {
         else
             setenv("LD_PRELOAD", kept.c_str(), 1);
     }
-    for (const char *v : {proto::kEnvChannel, proto::kEnvEvents, proto::kEnvCallGraph,
-                          proto::kEnvMaxDepth, proto::kEnvRingKb, proto::kEnvChildren,
-                          proto::kEnvStats, proto::kEnvSigemtStable, proto::kEnvCfiCache})
+    for (const char *v :
+         {proto::kEnvChannel, proto::kEnvEvents, proto::kEnvCallGraph, proto::kEnvMaxDepth,
+          proto::kEnvRingKb, proto::kEnvChildren, proto::kEnvStats, proto::kEnvSigemtStable,
+          proto::kEnvCfiCache, proto::kEnvSeccompFilters})
         unsetenv(v);
 }
 

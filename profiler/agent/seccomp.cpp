@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/agent/seccomp.h"
 #include "profiler/agent/state.h"
+#include "profiler/protocol/protocol.h"
+
+#include "base/seccomp_status.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -10,6 +13,7 @@
 
 #include <atomic>
 #include <cstdarg>
+#include <cstdlib>
 #include <cstring>
 
 namespace cpcprof::agent {
@@ -18,24 +22,16 @@ namespace {
 
 std::atomic<bool> g_filtered{false};
 
-// The "Seccomp:" field of /proc/self/status: 0 none, 1 strict, 2 filter.
-int status_mode() {
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    char buf[4096];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    const char *p = std::strstr(buf, "\nSeccomp:");
-    if (p == nullptr)
-        return 0;
-    p += std::strlen("\nSeccomp:");
-    while (*p == ' ' || *p == '\t')
-        ++p;
-    return *p >= '0' && *p <= '9' ? *p - '0' : 0;
+// Whether the filters this process runs under are exactly those the
+// recorder ran under (proto::kEnvSeccompFilters): a container's, which
+// answered the recorder's own perf_event_open with an error, not a kill.
+bool vouched_for(const base::SeccompStatus &st) {
+    const char *env = std::getenv(proto::kEnvSeccompFilters);
+    if (env == nullptr || st.mode != 2 || st.filters <= 0)
+        return false;
+    char *end = nullptr;
+    long n = std::strtol(env, &end, 10);
+    return end != env && *end == '\0' && n == st.filters;
 }
 
 using prctl_fn = int (*)(int, unsigned long, unsigned long, unsigned long, unsigned long);
@@ -58,7 +54,8 @@ void note_seccomp() {
 bool under_seccomp() {
     if (seccomp_known())
         return true;
-    if (status_mode() != 0)
+    base::SeccompStatus st = base::read_seccomp_status();
+    if (st.mode != 0 && !vouched_for(st))
         note_seccomp();
     return seccomp_known();
 }

@@ -143,6 +143,11 @@ inline constexpr const char *kEnvStats = "CPCPROF_STATS";       // 1: measure ha
 // A private directory of compiled unwind tables shared by the recording's
 // processes (the agent's cfi_cache.h); the recorder removes it at the end.
 inline constexpr const char *kEnvCfiCache = "CPCPROF_CFI_CACHE";
+// The seccomp filters the recorder runs under (a container's), all of
+// which let its own perf_event_open return: a process under exactly these
+// may make the call (the agent's seccomp.h).  Unset when it runs under
+// none, or its kernel does not count them.
+inline constexpr const char *kEnvSeccompFilters = "CPCPROF_SECCOMP_FILTERS";
 // libcpc's: the SIGEMT disposition does not change while a set is bound
 // (the agent guards it), so libcpc reads it at bind, not at each overflow.
 inline constexpr const char *kEnvSigemtStable = "CPC_SIGEMT_STABLE";

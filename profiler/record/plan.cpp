@@ -129,11 +129,17 @@ std::optional<Plan> plan_events(const Options &o, std::string *error) {
     Plan p;
     p.cpu_model = cpu_model();
     p.hw_pmu = hardware_counters(cpc);
+    const char *reason = "", *remedy = "";
+    p.backend = cpc_backend(cpc, &reason, &remedy);
     double hz = cpu_hz();
     std::vector<EventArg> events = o.events;
+    if (p.backend == "posix-timer")
+        p.notice = std::string(reason) + ": sampling " +
+                   (events.empty() ? std::string("cpu-clock") : events[0].name) +
+                   " with POSIX CPU timers";
     if (events.empty()) {
         events.push_back({p.hw_pmu ? "cycles" : "cpu-clock", 0});
-        if (!p.hw_pmu)
+        if (!p.hw_pmu && p.notice.empty())
             p.notice = "no hardware performance counters on this machine: sampling cpu-clock";
     }
     if (o.freq && !time_based(events[0].name) && events[0].name != "cycles") {
@@ -159,8 +165,10 @@ std::optional<Plan> plan_events(const Options &o, std::string *error) {
     }
     if (!check_set(cpc, p, error))
         return std::nullopt;
-    if (!p.notice.empty())
+    if (!p.notice.empty() && time_based(p.events[0].name))
         p.notice += " every " + std::to_string(p.events[0].period / 1000) + " us";
+    if (p.backend == "posix-timer")
+        p.notice += std::string("; hardware events need ") + remedy;
     return p;
 }
 

@@ -20,6 +20,7 @@ struct PlannedEvent {
 struct Plan {
     std::vector<PlannedEvent> events;
     bool hw_pmu = false;
+    std::string backend; // cpc_backend: "perf_event" or "posix-timer"
     std::string cpu_model;
     std::string notice;  // said once before recording (e.g. no PMU)
     std::string warning; // said even with -q (the period slows the program)

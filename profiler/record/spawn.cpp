@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/record/spawn.h"
 #include "base/paths.h"
+#include "base/seccomp_status.h"
 
 #include "profiler/protocol/elf_static.h"
 #include "profiler/protocol/protocol.h"
@@ -49,6 +50,13 @@ void set_env(const Options &o, const Plan &p, const std::string &agent, int fd,
     setenv(proto::kEnvRingKb, std::to_string(o.ring_kb).c_str(), 1);
     setenv(proto::kEnvChildren, o.children ? "1" : "0", 1);
     setenv(proto::kEnvSigemtStable, "1", 1);
+    // plan_events made this process's perf_event_open calls under its
+    // filters, and they returned.
+    base::SeccompStatus sc = base::read_seccomp_status();
+    if (sc.mode == 2 && sc.filters > 0)
+        setenv(proto::kEnvSeccompFilters, std::to_string(sc.filters).c_str(), 1);
+    else
+        unsetenv(proto::kEnvSeccompFilters);
     if (!cfi_cache.empty())
         setenv(proto::kEnvCfiCache, cfi_cache.c_str(), 1);
     if (o.stats)

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <regex>
 
 namespace cpcprof::test {
@@ -24,7 +25,14 @@ ProgramOptions cpcprof_options() {
 } // namespace
 
 pid_t start_cpcprof(const TempDir &dir, const std::vector<std::string> &args) {
-    std::vector<std::string> all{CPCPROF_EXE};
+    std::vector<std::string> all;
+#ifdef REFUSE_PERF_EXE
+    // The suite's seccomp twin: the recorder and all it starts under a
+    // container's verdict on perf_event_open (tests/support/refuse_perf).
+    if (std::getenv("CPC_TEST_REFUSE_PERF") != nullptr)
+        all = {REFUSE_PERF_EXE, "seccomp"};
+#endif
+    all.push_back(CPCPROF_EXE);
     all.insert(all.end(), args.begin(), args.end());
     return start_program(dir, all, cpcprof_options());
 }
