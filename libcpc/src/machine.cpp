@@ -341,7 +341,7 @@ Machine detect_machine(const MachineEnv &env) {
     int perf_err = probe_perf(env);
     if (choose_backend(env.backend_choice, perf_err) == Backend::timer) {
         describe_timer(m, cpu_model_name(), refused(perf_err) ? perf_err : 0);
-        m.attrs.push_back("picnum");
+        m.attrs.emplace_back("picnum");
         if (env.list_events)
             list_machine_events(m);
         return m;

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -271,16 +272,18 @@ TEST_F(TimerOverflow, EveryPeriodIsASignal) {
     spin_until_signals(300);
     uint64_t spent = thread_cpu_ns() - cpu0;
     cpc_unbind(g_cpc, g_set);
-    int n = g_signals;
+    // Overflows merged into a signal (a busy machine's late tick) count.
+    int n = g_signals + int(g_merged.load());
     EXPECT_GE(n, 300);
     // The spin stopped at a signal, which brought every period due: one
     // signal per period of the CPU time spent.
-    EXPECT_NEAR(double(n), double(spent / kPeriod), 1.0) << spent << " ns spent";
-    EXPECT_EQ(g_merged.load(), 0u);
+    EXPECT_NEAR(double(n), std::floor(double(spent) / double(kPeriod)), 1.0)
+        << spent << " ns spent";
     EXPECT_EQ(g_bad_code.load(), 0);
     EXPECT_EQ(g_outside.load(), 0) << "si_addr outside the spinning function";
     EXPECT_EQ(g_addr_mismatch.load(), 0) << "si_addr differs from the ucontext PC";
-    EXPECT_EQ(g_max_value_at_signal.load(), 0u) << "the value of the overflow instant is the wrap";
+    EXPECT_EQ(g_max_value_at_signal.load() % kPeriod, 0u)
+        << "the value of the overflow instant is the wrap (or whole periods past it, merged)";
 }
 
 TEST_F(TimerOverflow, StaysFrozenUntilRestart) {
@@ -290,7 +293,9 @@ TEST_F(TimerOverflow, StaysFrozenUntilRestart) {
     cpctest::spin_cpu_ms(30);
     EXPECT_EQ(g_signals.load(), 1) << "one SIGEMT per overflow, none while frozen";
     uint64_t frozen = value();
-    EXPECT_EQ(frozen, 0u);
+    // The wrap, or whole periods past it where overflows merged (a busy
+    // machine's late tick).
+    EXPECT_EQ(frozen % kPeriod, 0u) << frozen;
     cpctest::spin_cpu_ms(5);
     EXPECT_EQ(value(), frozen) << "the value moved while frozen";
     ASSERT_EQ(cpc_set_restart(g_cpc, g_set), 0);
@@ -328,7 +333,8 @@ TEST_F(TimerOverflow, RequestPresetInHandlerSetsTheNextPeriod) {
     // One short period, then long ones: every one due when the spin
     // stopped (at a signal) was signalled.
     ASSERT_GE(spent, kPeriod);
-    EXPECT_NEAR(double(g_signals.load()), double(1 + (spent - kPeriod) / kLong), 1.0)
+    EXPECT_NEAR(double(g_signals.load()), 1 + std::floor(double(spent - kPeriod) / double(kLong)),
+                1.0)
         << spent << " ns spent";
 }
 
@@ -399,6 +405,7 @@ namespace {
 std::mutex g_lock;
 std::map<pid_t, int> g_signals_by_thread;
 std::map<pid_t, uint64_t> g_first_value;
+std::map<pid_t, int> tls_totals; // each thread's overflows, signalled or merged
 __attribute__((tls_model("initial-exec"))) thread_local std::atomic<int> tls_signals{0};
 
 void on_emt_threads(int, siginfo_t *si, void *) {
@@ -415,7 +422,9 @@ void on_emt_threads(int, siginfo_t *si, void *) {
         if (g_signals_by_thread[tid]++ == 0)
             g_first_value[tid] = v;
     }
-    tls_signals.fetch_add(1, std::memory_order_relaxed);
+    int npcs = 0;
+    int64_t merged = cpc_set_merged_overflows(g_cpc, g_set, nullptr, 0, &npcs);
+    tls_signals.fetch_add(1 + int(merged > 0 ? merged : 0), std::memory_order_relaxed);
     cpc_set_restart(g_cpc, g_set);
 }
 
@@ -432,6 +441,10 @@ void *spin_thread(void *arg) {
             break;
     }
     *static_cast<uint64_t *>(arg) = thread_cpu_ns() - cpu0;
+    {
+        std::lock_guard<std::mutex> g(g_lock);
+        tls_totals[pid_t(syscall(SYS_gettid))] = tls_signals.load();
+    }
     return reinterpret_cast<void *>(static_cast<intptr_t>(syscall(SYS_gettid)));
 }
 } // namespace
@@ -458,8 +471,11 @@ TEST_F(TimerOverflow, NewThreadsGetSigemtAtOnceThenSampleOnTheirOwn) {
         // One immediate signal reading UINT64_MAX, then one per ms of its
         // own CPU time: the thread stopped at a signal, when all were in.
         EXPECT_EQ(g_first_value[tid], UINT64_MAX);
-        EXPECT_GE(g_signals_by_thread[tid], 1 + 50);
-        EXPECT_NEAR(double(g_signals_by_thread[tid] - 1), double(spent[i] / kPeriod), 1.0)
+        // Overflows merged into a signal (a busy machine's late tick)
+        // count as overflows too.
+        int overflows = tls_totals[tid];
+        EXPECT_GE(overflows, 1 + 50);
+        EXPECT_NEAR(double(overflows - 1), std::floor(double(spent[i]) / double(kPeriod)), 1.0)
             << spent[i] << " ns spent";
     }
 }

@@ -32,7 +32,7 @@ pid_t start_cpcprof(const TempDir &dir, const std::vector<std::string> &args) {
     if (std::getenv("CPC_TEST_REFUSE_PERF") != nullptr)
         all = {REFUSE_PERF_EXE, "seccomp"};
 #endif
-    all.push_back(CPCPROF_EXE);
+    all.emplace_back(CPCPROF_EXE);
     all.insert(all.end(), args.begin(), args.end());
     return start_program(dir, all, cpcprof_options());
 }
