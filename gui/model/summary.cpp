@@ -70,6 +70,8 @@ Summary make_summary(const ProfileData &profile, int event, size_t top) {
     add("kernel", run.kernel);
     add("CPU", run.cpu_model);
     add("hardware PMU", run.hw_pmu ? "yes" : "no");
+    if (std::string counters = analysis::counters_text(run); !counters.empty())
+        add("counters", counters);
     add("call graph", run.call_graph + " (at most " + std::to_string(run.max_depth) + " frames)");
     add("events", events_text(q));
     for (const storage::ProcessRecord &p : r.processes()) {

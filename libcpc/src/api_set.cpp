@@ -30,7 +30,8 @@ namespace {
 std::string why_not_countable(const Machine &m, const std::string &event, int err, uint32_t type) {
     bool hw = type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE || type == PERF_TYPE_RAW;
     if (m.backend == Backend::timer)
-        return "event '" + event + "' needs perf_event_open, which this process is not using (" +
+        return std::string(hw ? "hardware event '" : "event '") + event +
+               "' needs perf_event_open, which this process is not using (" +
                perf_refusal_reason(m.perf_refusal) + "); it needs " +
                perf_refusal_remedy(m.perf_refusal) +
                ".  POSIX CPU timers serve cpu-clock, task-clock, page-faults, minor-faults, "

@@ -13,6 +13,13 @@
 //
 // Not Counting: Counting reads the group in one read and fails on a group
 // that exec took apart.
+//
+// On the timer backend (perf_event_open refused) the same values come
+// from the thread's /proc/PID/task/TID files, opened at bind: its on-CPU
+// time from schedstat (cpu-clock, task-clock and the tick; user and
+// system time together, as the CPU clock counts), its faults from stat
+// (minflt, majflt) and its context switches from status (voluntary and
+// not), each counted from its value at bind.
 #pragma once
 
 #include "base/scoped_fd.h"
@@ -38,11 +45,21 @@ class PctxCounters {
 
   private:
     PctxCounters() = default;
+    static std::unique_ptr<PctxCounters> open_proc(const BindSpec &spec, pid_t tid, OpenError *err);
     int read_one(int fd, uint64_t *value, uint64_t *enabled, uint64_t *running);
+    // The timer backend's sources (TimerSource) of the thread now.
+    int read_proc(uint64_t *raw);
+    int sample_proc(uint64_t *values, int n, hrtime_t *when, uint64_t *tick);
 
     std::vector<cpcprof::base::ScopedFd> fds_; // requests, the leader first, then the tick
     std::vector<uint64_t> presets_;
     std::vector<uint64_t> buf_; // preallocated for group reads
+    // Timer backend: schedstat, stat, status of the thread; each
+    // request's source, and the sources' values at bind.
+    bool proc_ = false;
+    cpcprof::base::ScopedFd schedstat_, stat_, status_;
+    std::vector<int> sources_;
+    std::vector<uint64_t> base_;
 };
 
 } // namespace cpc

@@ -20,8 +20,6 @@ namespace cpc {
 
 namespace {
 
-enum Source { kCpuTime, kFaults, kMinorFaults, kMajorFaults, kContextSwitches, kSources };
-
 constexpr uint64_t kNsPerSecond = 1000000000;
 
 timespec to_timespec(uint64_t ns) {
@@ -281,10 +279,10 @@ Counting::Trap TimerCounting::on_trap(const siginfo_t *si) {
     }
     Req &o = reqs_[index];
     uint64_t expiries = uint64_t(std::max(si->si_overrun, 0)) + 1;
-    // Expiries older than kAttributableNs of CPU time came while the
-    // signal could not be delivered (the thread blocked it): the PC of now
-    // is not theirs, so they are merged overflows without a PC.  The
-    // latest is always reported, so that the program hears of them.
+    // Expiries older than kAttributableNs of CPU time most likely came
+    // while the signal could not be delivered (the thread blocked it): the
+    // PC of now is not theirs, so they are merged overflows without a PC.
+    // The latest is always reported, so that the program hears of them.
     uint64_t old = 0;
     uint64_t window =
         std::max(kAttributableNs, o.period > UINT64_MAX / 2 ? UINT64_MAX : 2 * o.period);

@@ -15,12 +15,18 @@
 // A CPC_OVF_NOTIFY_EMT request (a clock only) has a POSIX CPU-time timer
 // on the thread's clock, periodic with period 2^64 - preset ns, delivered
 // to the thread (SIGEV_THREAD_ID) as SIGTRAP with si_code SI_TIMER and the
-// counting's cookie in si_value.  The kernel checks CPU timers at its tick
-// (4 ms at HZ=250), so a shorter period expires several times per signal:
-// the signal carries the expiries since the last (si_overrun), and each is
-// an overflow of its own, reported as its own SIGEMT with the PC the
-// thread was interrupted at (next_overflow).  Expiries that lie further
-// back than kAttributableNs of CPU time (the thread blocked SIGTRAP
+// counting's cookie in si_value.  The kernel checks CPU timers only at a
+// tick that finds the thread running (4 ms at HZ=250), so a shorter period
+// expires several times per signal: the signal carries the expiries since
+// the last (si_overrun), and each is an overflow of its own, reported as
+// its own SIGEMT with the PC the thread was interrupted at
+// (next_overflow).  That PC is where a tick, which does not follow the
+// program, found the thread running: a fair draw from the CPU time since
+// the last check.  Beside other busy threads the checks grow far apart:
+// measured on a 2-CPU VM beside 5 CPU-bound threads, 5-25 % of a thread's
+// CPU time came between checks 20-134 ms of its CPU time apart (quiet:
+// none beyond 10 ms).  Expiries further back than kAttributableNs (more
+// likely a thread that blocked SIGTRAP with a raw system call
 // meanwhile), and any beyond kMaxOverflowsInPlace, are merged overflows
 // without a PC (cpc_set_merged_overflows).
 //
@@ -43,14 +49,27 @@
 
 namespace cpc {
 
+// What the timer backend reads for an event (TimerCounting::source_of):
+// the thread's CPU time, its page faults (both kinds, minor, major) and
+// its context switches (voluntary and not).
+enum TimerSource : int {
+    kCpuTime,
+    kFaults,
+    kMinorFaults,
+    kMajorFaults,
+    kContextSwitches,
+    kSources
+};
+
 class TimerCounting final : public Counting {
   public:
     // The overflows of one signal reported as SIGEMTs in a row.
-    static constexpr uint64_t kMaxOverflowsInPlace = 1000;
+    // (2500: kAttributableNs at 10 kHz.)
+    static constexpr uint64_t kMaxOverflowsInPlace = 2500;
     // How far back in the thread's CPU time an expiry may lie and still be
-    // reported at the PC the signal interrupted: a few of the kernel's
-    // ticks (HZ 100 to 1000).
-    static constexpr uint64_t kAttributableNs = 20000000;
+    // reported at the PC the signal interrupted: beyond the longest gap
+    // between the kernel's checks measured on a busy machine (above).
+    static constexpr uint64_t kAttributableNs = 250000000;
 
     // The calling thread's counting.  Requests whose event this backend
     // does not serve, or that ask for overflows of a count, fail with

@@ -120,6 +120,8 @@ void thread_counts_already() {
     tls_started = true;
 }
 
+__attribute__((tls_model("initial-exec"))) thread_local bool tls_releasing_blocked = false;
+
 void on_overflow(int sig, siginfo_t *si, void *uc) {
     int saved = errno;
     AgentCode mine; // mask changes made from here are not the program's
@@ -170,7 +172,10 @@ void on_overflow(int sig, siginfo_t *si, void *uc) {
         values[0] = s.cfg.periods[0];
         record_merged(s, slot, when);
         uint64_t t0 = tsc();
-        record(s, slot, si, uc, values, when, 0);
+        if (tls_releasing_blocked)
+            slot->dropped.fetch_add(1, std::memory_order_relaxed);
+        else
+            record(s, slot, si, uc, values, when, 0);
         account_cost(s, slot, 0, tsc() - t0);
         cpc_set_restart(s.cpc, s.set);
         account_cost(s, slot, 1, tsc() - t_entry);

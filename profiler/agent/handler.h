@@ -19,4 +19,12 @@ namespace cpcprof::agent {
 // on it.
 void on_overflow(int sig, siginfo_t *si, void *uc);
 
+// Set by deliver_pending_overflows while it lets in the overflow signals a
+// thread kept blocked with a raw system call: the PC they interrupt is the
+// agent's, at the thread's end, not where the periods went, so on_overflow
+// counts their overflows as dropped instead of storing them there.  (On
+// the perf backend the kernel kept each one's PC: record_merged stores
+// those.)
+extern thread_local bool tls_releasing_blocked;
+
 } // namespace cpcprof::agent

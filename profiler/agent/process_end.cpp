@@ -4,6 +4,7 @@
 // status.  exit() and a return from main (the on_exit hook), the
 // library's destructor, and _exit/_Exit, which skip both (interposed).
 #include "profiler/agent/drain.h"
+#include "profiler/agent/handler.h"
 #include "profiler/agent/process.h"
 #include "profiler/agent/state.h"
 
@@ -64,7 +65,9 @@ void deliver_pending_overflows() {
         return;
     // SIGEMT too: libcpc queues it when the thread blocks it.
     uint64_t ours = (uint64_t(1) << (SIGTRAP - 1)) | (uint64_t(1) << (SIGEMT - 1));
+    tls_releasing_blocked = true;
     syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &ours, nullptr, sizeof ours);
+    tls_releasing_blocked = false;
 }
 
 } // namespace cpcprof::agent

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // How record's summary, report's header, check and the flame graph say
-// what a profile lost: one wording everywhere.
+// what a profile lost, and what measured it: one wording everywhere.
 #pragma once
 
 #include "storage/records.h"
@@ -41,6 +41,15 @@ inline std::string complete_stacks_text(uint64_t complete, uint64_t samples,
     char buf[80];
     std::snprintf(buf, sizeof buf, "complete stacks: %llu.%llu %%", tenths / 10, tenths % 10);
     return buf;
+}
+
+// What took the samples: "perf_event", or "posix-timer, because
+// perf_event_open refused (EPERM: a seccomp filter?)"; "" when the
+// profile does not say (format 3).
+inline std::string counters_text(const storage::RunInfo &run) {
+    if (run.counters.empty() || run.counters_reason.empty())
+        return run.counters;
+    return run.counters + ", because " + run.counters_reason;
 }
 
 } // namespace cpcprof::analysis

@@ -121,7 +121,8 @@ FileReport check_file(const std::string &path) {
                          (r->complete() ? "recording finished" : "recording unfinished") + ", " +
                          (r->symbolized() ? "symbolized" : "not symbolized") +
                          analysis::losses_text(r->accounting_total()) +
-                         (stacks.empty() ? "" : ", " + stacks);
+                         (stacks.empty() ? "" : ", " + stacks) +
+                         (r->run().counters.empty() ? "" : ", counters " + r->run().counters);
     }
     return report;
 }

@@ -10,8 +10,10 @@
 #include <libcpc.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
@@ -122,7 +124,17 @@ std::optional<Plan> plan_events(const Options &o, std::string *error) {
     UniqueCpc owner(cpc_open(CPC_VER_CURRENT));
     cpc_t *cpc = owner.get();
     if (cpc == nullptr) {
-        *error = std::string("performance counters are not available: ") + std::strerror(errno);
+        int e = errno;
+        // libcpc falls back on POSIX CPU timers by itself unless told not to.
+        const char *choice = std::getenv("CPC_BACKEND");
+        std::string forced = choice != nullptr ? choice : "";
+        if ((e == EPERM || e == EACCES) && (forced == "perf" || forced == "perf_event"))
+            *error = "perf_event_open refused (" + std::string(e == EPERM ? "EPERM" : "EACCES") +
+                     ": " + std::strerror(e) + ") and CPC_BACKEND=" + forced +
+                     " rules out the POSIX-timer backend: unset CPC_BACKEND to sample cpu-clock "
+                     "with POSIX CPU timers";
+        else
+            *error = std::string("performance counters are not available: ") + std::strerror(e);
         return std::nullopt;
     }
     cpc_seterrhndlr(cpc, collect);
@@ -133,10 +145,12 @@ std::optional<Plan> plan_events(const Options &o, std::string *error) {
     p.backend = cpc_backend(cpc, &reason, &remedy);
     double hz = cpu_hz();
     std::vector<EventArg> events = o.events;
-    if (p.backend == "posix-timer")
+    if (p.backend == "posix-timer") {
+        p.backend_reason = reason;
         p.notice = std::string(reason) + ": sampling " +
                    (events.empty() ? std::string("cpu-clock") : events[0].name) +
                    " with POSIX CPU timers";
+    }
     if (events.empty()) {
         events.push_back({p.hw_pmu ? "cycles" : "cpu-clock", 0});
         if (!p.hw_pmu && p.notice.empty())

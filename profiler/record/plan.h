@@ -20,7 +20,8 @@ struct PlannedEvent {
 struct Plan {
     std::vector<PlannedEvent> events;
     bool hw_pmu = false;
-    std::string backend; // cpc_backend: "perf_event" or "posix-timer"
+    std::string backend;        // cpc_backend: "perf_event" or "posix-timer"
+    std::string backend_reason; // why not perf_event_open ("" when used)
     std::string cpu_model;
     std::string notice;  // said once before recording (e.g. no PMU)
     std::string warning; // said even with -q (the period slows the program)

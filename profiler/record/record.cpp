@@ -63,6 +63,8 @@ storage::RunInfo run_info(const Options &o, const Plan &p) {
         r.kernel = std::string(u.sysname) + " " + u.release;
     r.cpu_model = p.cpu_model;
     r.hw_pmu = p.hw_pmu;
+    r.counters = p.backend;
+    r.counters_reason = p.backend_reason;
     r.call_graph = o.call_graph;
     r.max_depth = static_cast<unsigned>(o.max_depth);
     return r;

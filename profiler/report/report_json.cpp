@@ -85,6 +85,9 @@ Json run_json(const Query &q) {
     run["command"] = q.reader().run().command;
     run["duration_s"] = number_or_null(duration_s(q));
     run["hw_pmu"] = q.reader().run().hw_pmu;
+    // libcpc's backend and why (both "" when the profile does not say).
+    run["counters"] = q.reader().run().counters;
+    run["counters_reason"] = q.reader().run().counters_reason;
     run["complete"] = q.reader().complete();
     run["symbolized"] = q.reader().symbolized();
     run["samples"] = samples_json(q);

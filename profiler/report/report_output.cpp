@@ -192,6 +192,8 @@ std::string text_header(const ReportContext &c) {
            (d ? analysis::fixed(d, 3) + " s" : std::string("unknown (recording did not finish)")) +
            "\n";
     out += std::string("# hardware PMU: ") + (run.hw_pmu ? "yes" : "no") + "\n";
+    if (std::string counters = analysis::counters_text(run); !counters.empty())
+        out += "# counters: " + counters + "\n";
     if (!q.reader().symbolized()) {
         out += "# modules without symbols: not symbolized (cpcprof symbolize " + c.options.file +
                ")\n";

@@ -32,7 +32,8 @@ std::string hex32(uint32_t v) {
 
 std::string version_reason(int64_t version) {
     std::string s = "profile format version " + std::to_string(version) +
-                    "; this cpcprof reads version " + std::to_string(schema::kVersion) + " only";
+                    "; this cpcprof reads versions " + std::to_string(schema::kOldestReadable) +
+                    " to " + std::to_string(schema::kVersion);
     if (version > schema::kVersion)
         s += " (the file was written by a newer cpcprof)";
     return s;
@@ -71,12 +72,12 @@ int read_schema(sqlite3 *db, std::vector<SchemaRow> *rows) {
 // The schema this code creates, built by running the same statements in a
 // private in-memory database, so that SQLite's own spelling of it (and its
 // automatic indexes) is what the file is compared with.
-bool expected_schema(std::vector<SchemaRow> *base, std::vector<SchemaRow> *finished,
-                     std::string *reason) {
+bool expected_schema(int32_t version, std::vector<SchemaRow> *base,
+                     std::vector<SchemaRow> *finished, std::string *reason) {
     sqlite3 *raw = nullptr;
     int rc = sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE, nullptr);
     sql::Db db(raw);
-    for (const char *s : schema::tables())
+    for (const char *s : schema::tables(version))
         if (rc == SQLITE_OK)
             rc = sql::exec(raw, s);
     if (rc == SQLITE_OK)
@@ -154,7 +155,7 @@ bool check_file_header(const std::string &path, std::string *reason) {
         *reason = identity_reason(be32(h + 68));
         return false;
     }
-    if (be32(h + 60) != static_cast<uint32_t>(schema::kVersion)) {
+    if (!schema::readable(be32(h + 60))) {
         *reason = version_reason(static_cast<int32_t>(be32(h + 60)));
         return false;
     }
@@ -177,7 +178,7 @@ bool check_file_header(const std::string &path, std::string *reason) {
     return false;
 }
 
-bool check_identity(sqlite3 *db, std::string *reason) {
+bool check_identity(sqlite3 *db, int32_t *version, std::string *reason) {
     sql::Statement s;
     int64_t values[2] = {0, 0};
     const char *pragmas[2] = {"PRAGMA application_id", "PRAGMA user_version"};
@@ -195,16 +196,17 @@ bool check_identity(sqlite3 *db, std::string *reason) {
         *reason = identity_reason(static_cast<uint32_t>(values[0]));
         return false;
     }
-    if (values[1] != schema::kVersion) {
+    if (!schema::readable(values[1])) {
         *reason = version_reason(values[1]);
         return false;
     }
+    *version = static_cast<int32_t>(values[1]);
     return true;
 }
 
-bool check_schema(sqlite3 *db, std::string *reason) {
+bool check_schema(sqlite3 *db, int32_t version, std::string *reason) {
     std::vector<SchemaRow> base, finished, actual;
-    if (!expected_schema(&base, &finished, reason))
+    if (!expected_schema(version, &base, &finished, reason))
         return false;
     int rc = read_schema(db, &actual);
     if (rc != SQLITE_OK) {
@@ -220,18 +222,17 @@ bool check_schema(sqlite3 *db, std::string *reason) {
             bool known = std::any_of(finished.begin(), finished.end(), [&](const SchemaRow &e) {
                 return e.name == r.name && e.type == r.type;
             });
-            *reason = "schema differs from format version " + std::to_string(schema::kVersion) +
-                      ": " + describe_row(r) +
-                      (known ? " is defined differently" : " is unexpected");
+            *reason = "schema differs from format version " + std::to_string(version) + ": " +
+                      describe_row(r) + (known ? " is defined differently" : " is unexpected");
             return false;
         }
     for (const SchemaRow &r : base)
         if (!std::binary_search(actual.begin(), actual.end(), r)) {
-            *reason = "schema differs from format version " + std::to_string(schema::kVersion) +
-                      ": " + describe_row(r) + " is missing";
+            *reason = "schema differs from format version " + std::to_string(version) + ": " +
+                      describe_row(r) + " is missing";
             return false;
         }
-    *reason = "schema differs from format version " + std::to_string(schema::kVersion);
+    *reason = "schema differs from format version " + std::to_string(version);
     return false;
 }
 
@@ -327,8 +328,9 @@ bool open_profile(const std::string &path, Access access, sql::Db *db, std::stri
         *reason = sql::describe(raw, rc, "cannot open");
         return false;
     }
-    return harden(raw, reason) && integrity_check(raw, reason) && check_identity(raw, reason) &&
-           check_schema(raw, reason);
+    int32_t version = 0;
+    return harden(raw, reason) && integrity_check(raw, reason) &&
+           check_identity(raw, &version, reason) && check_schema(raw, version, reason);
 }
 
 } // namespace cpcprof::storage

@@ -11,6 +11,7 @@
 
 #include <sqlite3.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -33,8 +34,9 @@ bool open_profile(const std::string &path, Access access, sql::Db *db, std::stri
 bool check_file_header(const std::string &path, std::string *reason);
 
 // The file's format version check after SQLite has opened it (the header
-// may be stale while a WAL is in use).
-bool check_identity(sqlite3 *db, std::string *reason);
+// may be stale while a WAL is in use): *version is the file's, one this
+// code reads.
+bool check_identity(sqlite3 *db, int32_t *version, std::string *reason);
 
 // Connection settings for a file we do not trust (sqlite.org/security.html).
 bool harden(sqlite3 *db, std::string *reason);
@@ -46,9 +48,9 @@ bool harden(sqlite3 *db, std::string *reason);
 // false with the problems it names.
 bool integrity_check(sqlite3 *db, std::string *reason);
 
-// sqlite_schema must equal the expected statements, with or without the
-// indexes that finish() adds.  false with *reason naming the first
-// difference (an extra trigger, a changed table, ...).
-bool check_schema(sqlite3 *db, std::string *reason);
+// sqlite_schema must equal the statements of the file's format version,
+// with or without the indexes that finish() adds.  false with *reason
+// naming the first difference (an extra trigger, a changed table, ...).
+bool check_schema(sqlite3 *db, int32_t version, std::string *reason);
 
 } // namespace cpcprof::storage

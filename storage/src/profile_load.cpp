@@ -30,8 +30,17 @@ bool LoadedProfile::load(sqlite3 *db, Symbols symbols_wanted, std::string *reaso
 
 bool LoadedProfile::load_run(sqlite3 *db, std::string *reason) {
     Statement s;
-    int rc = s.query(db, "SELECT start_ns, start_mono_ns, end_ns, host, kernel, cpu_model, hw_pmu, "
-                         "call_graph, max_depth, complete, symbolized_ns FROM run WHERE id = 1");
+    // open_profile() accepted the file's version; a format-3 run has no
+    // counters columns (run.counters stays "").
+    int rc = s.query(db, "PRAGMA user_version");
+    const bool v3 = rc == SQLITE_ROW && s.int64(0) == 3;
+    if (rc == SQLITE_ROW)
+        rc = s.query(db, v3 ? "SELECT start_ns, start_mono_ns, end_ns, host, kernel, cpu_model, "
+                              "hw_pmu, call_graph, max_depth, complete, symbolized_ns "
+                              "FROM run WHERE id = 1"
+                            : "SELECT start_ns, start_mono_ns, end_ns, host, kernel, cpu_model, "
+                              "hw_pmu, call_graph, max_depth, complete, symbolized_ns, "
+                              "counters, counters_reason FROM run WHERE id = 1");
     if (rc == SQLITE_ROW) { // id is the key: one row at most
         run.start_ns = s.int64(0);
         run.start_mono_ns = s.int64(1);
@@ -44,6 +53,10 @@ bool LoadedProfile::load_run(sqlite3 *db, std::string *reason) {
         run.max_depth = static_cast<unsigned>(s.int64(8));
         complete = s.int64(9) != 0;
         symbolized_ns = s.optional_int64(10);
+        if (!v3) {
+            run.counters = s.text(11);
+            run.counters_reason = s.text(12);
+        }
         rc = s.step();
     }
     if (rc != SQLITE_DONE)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// THE .cpcprof FILE FORMAT, version 3
+// THE .cpcprof FILE FORMAT, version 4
 // ===================================
 //
 // A .cpcprof file is one SQLite 3 database holding one recording: the run,
@@ -10,13 +10,15 @@
 // Version 2 added the symbol tables, run.symbolized_ns and
 // module.has_symbols; version 3 the notice table and
 // accounting.unsampled_ns, and taken counts overflows merged into one
-// signal.  Other versions are refused, not converted.
+// signal; version 4 run.counters and run.counters_reason.  Version 3 is
+// read as it is (its run says nothing of the counters); older versions
+// are refused, not converted.
 //
 // Identification
-//   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 3.
+//   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 4.
 //   Text encoding UTF-8 (paths and arguments are stored byte for byte, so
 //   a TEXT value is not guaranteed to be valid UTF-8).  A reader refuses
-//   other versions: a version changes whenever a table, a column or the
+//   versions it does not know: a version changes whenever a table, a column or the
 //   meaning of a value changes.  sqlite_schema holds exactly the statements
 //   below (tables() and, once the recording is finished, final_indexes());
 //   the reader compares it and refuses anything else, triggers and views
@@ -35,13 +37,20 @@
 //
 // Tables
 //   run(id = 1, start_ns, start_mono_ns, end_ns, host, kernel, cpu_model,
-//       hw_pmu, call_graph, max_depth, complete, symbolized_ns)
+//       hw_pmu, counters, counters_reason, call_graph, max_depth, complete,
+//       symbolized_ns)
 //     Exactly one row, written (and committed) by Writer::begin_run.
 //     end_ns is NULL until the recording is finished.  complete = 1 only
 //     when the recorder finished the file (final commit, indexes made);
 //     0 means it stopped early (killed): everything committed before that
 //     is present and consistent, the last batch may be missing.
-//     hw_pmu: whether the machine had a hardware PMU.  call_graph: how
+//     hw_pmu: whether the machine had a hardware PMU.  counters: what
+//     took the samples and counted the events, libcpc's backend:
+//     "perf_event" (perf_event_open) or "posix-timer" (per-thread POSIX
+//     CPU-time timers and getrusage, where perf_event_open was refused);
+//     counters_reason: why not perf_event_open ("" when it was used), e.g.
+//     "perf_event_open refused (EPERM: a seccomp filter?)".  Readers take
+//     both as free text.  call_graph: how
 //     stacks were taken, record's --call-graph mode: "dwarf" (the agent's
 //     own unwinder over the modules' .eh_frame, compiled into tables; not
 //     libunwind), "fp" (frame pointers) or "none" (the PC alone); readers
@@ -189,6 +198,10 @@
 
 #include "storage/src/schema.h"
 
+#include <algorithm>
+#include <array>
+#include <iterator>
+
 namespace cpcprof::storage::schema {
 namespace {
 
@@ -197,7 +210,8 @@ constexpr const char *kTables[] = {
     "id INTEGER PRIMARY KEY CHECK (id = 1), "
     "start_ns INTEGER NOT NULL, start_mono_ns INTEGER NOT NULL, end_ns INTEGER, "
     "host TEXT NOT NULL, kernel TEXT NOT NULL, cpu_model TEXT NOT NULL, "
-    "hw_pmu INTEGER NOT NULL, call_graph TEXT NOT NULL, max_depth INTEGER NOT NULL, "
+    "hw_pmu INTEGER NOT NULL, counters TEXT NOT NULL, counters_reason TEXT NOT NULL, "
+    "call_graph TEXT NOT NULL, max_depth INTEGER NOT NULL, "
     "complete INTEGER NOT NULL, symbolized_ns INTEGER)",
 
     "CREATE TABLE command_arg(pos INTEGER PRIMARY KEY, arg TEXT NOT NULL)",
@@ -250,13 +264,31 @@ constexpr const char *kTables[] = {
     "PRIMARY KEY (module, file_offset, depth)) WITHOUT ROWID",
 };
 
+// Version 3's run, the one table that differs (no counters columns).
+constexpr const char *kRunV3 =
+    "CREATE TABLE run("
+    "id INTEGER PRIMARY KEY CHECK (id = 1), "
+    "start_ns INTEGER NOT NULL, start_mono_ns INTEGER NOT NULL, end_ns INTEGER, "
+    "host TEXT NOT NULL, kernel TEXT NOT NULL, cpu_model TEXT NOT NULL, "
+    "hw_pmu INTEGER NOT NULL, call_graph TEXT NOT NULL, max_depth INTEGER NOT NULL, "
+    "complete INTEGER NOT NULL, symbolized_ns INTEGER)";
+
+constexpr auto kTablesV3 = [] {
+    std::array<const char *, std::size(kTables)> t{};
+    std::copy(std::begin(kTables), std::end(kTables), t.begin());
+    t[0] = kRunV3;
+    return t;
+}();
+
 constexpr const char *kFinalIndexes[] = {
     "CREATE UNIQUE INDEX stack_node_child ON stack_node(parent, address)",
 };
 
 } // namespace
 
-std::span<const char *const> tables() {
+std::span<const char *const> tables(int32_t version) {
+    if (version == 3)
+        return kTablesV3;
     return kTables;
 }
 std::span<const char *const> final_indexes() {

@@ -303,6 +303,7 @@ void Writer::begin_run(const RunInfo &run) {
     s.insert_run.bind(1, run.start_ns).bind(2, run.start_mono_ns).bind(3, run.host);
     s.insert_run.bind(4, run.kernel).bind(5, run.cpu_model).bind(6, int64_t{run.hw_pmu});
     s.insert_run.bind(7, run.call_graph).bind(8, int64_t{run.max_depth});
+    s.insert_run.bind(9, run.counters).bind(10, run.counters_reason);
     if (!m.check(s.insert_run.run(), "insert run"))
         return;
     for (size_t i = 0; i < run.command.size(); ++i) {

@@ -30,8 +30,8 @@ struct WriterStatements {
         {&rollback, "ROLLBACK"},
         {&insert_run,
          "INSERT INTO run(id, start_ns, start_mono_ns, end_ns, host, kernel, cpu_model, "
-         "hw_pmu, call_graph, max_depth, complete) "
-         "VALUES (1, ?1, ?2, NULL, ?3, ?4, ?5, ?6, ?7, ?8, 0)"},
+         "hw_pmu, call_graph, max_depth, counters, counters_reason, complete) "
+         "VALUES (1, ?1, ?2, NULL, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, 0)"},
         {&insert_command_arg, "INSERT INTO command_arg(pos, arg) VALUES (?1, ?2)"},
         {&insert_event, "INSERT INTO event(idx, name, period, sampling) VALUES (?1, ?2, ?3, ?4)"},
         {&finish_run, "UPDATE run SET end_ns = ?1, complete = 1 WHERE id = 1"},

@@ -8,8 +8,10 @@ Runs on demand (not by ctest):
 
 For each rate (1 kHz and 10 kHz of CPU time per thread) it runs, interleaved
 round by round, the workload alone, under `cpcprof record` (dwarf and fp
-call graphs) and under `perf record -g` and `perf record --call-graph dwarf`,
-all sampling cpu-clock, and prints medians of:
+call graphs, and dwarf on libcpc's POSIX-timer backend, CPC_BACKEND=timer:
+what a container without perf_event_open gets) and under `perf record -g`
+and `perf record --call-graph dwarf`, all sampling cpu-clock, and prints
+medians of:
 
   slowdown         wall time of a fixed amount of work (bench_fixed_work, timed
                    by itself) / the same work run alone; the workload that
@@ -30,7 +32,9 @@ all sampling cpu-clock, and prints medians of:
                    start routine
   handler cost     cpcprof --stats: PC + unwind + ring push, and the whole
                    SIGEMT handler (with libcpc's sample and restart)
-  dropped          cpcprof: samples dropped (full rings)
+  dropped          cpcprof: samples dropped (full rings, merged overflows)
+  smp/cpu          samples / (the CPU time the workload measured of its own
+                   phases x the rate): 1 is a sample per period
 
 Needs linux-perf (`perf`) and binutils (`nm`, `readelf`).
 """
@@ -58,6 +62,12 @@ def run(cmd, env=None):
     t0 = time.monotonic()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
     return time.monotonic() - t0, p
+
+
+def workload_cpu(out):
+    """The CPU seconds the workload measured of its own phases and setup."""
+    return sum(float(f[2]) for f in (l.split() for l in out.splitlines())
+               if len(f) == 3 and f[0] in ("share", "setup"))
 
 
 def workload_split(out):
@@ -166,14 +176,18 @@ def main():
     rates = [1000, 10000]
     modes = ["alone"]
     for hz in rates:
-        modes += [f"cpcprof-dwarf@{hz}", f"cpcprof-fp@{hz}", f"perf-g@{hz}",
-                  f"perf-dwarf@{hz}"]
+        # cpcprof-timer: libcpc's POSIX-timer backend (CPC_BACKEND=timer,
+        # what a container without perf_event_open gets), dwarf stacks.
+        modes += [f"cpcprof-dwarf@{hz}", f"cpcprof-fp@{hz}", f"cpcprof-timer@{hz}",
+                  f"perf-g@{hz}", f"perf-dwarf@{hz}"]
     times = {m: [] for m in modes}
     err = {m: [] for m in modes}
     bps = {m: [] for m in modes}
     comp = {m: [] for m in modes}
     drops = {m: [] for m in modes}
     stats = {m: [] for m in modes}
+    per_cpu = {m: [] for m in modes}  # samples / (measured CPU time x rate)
+    timer_env = dict(os.environ, CPC_BACKEND="timer")
     for r in range(a.rounds):
         order = modes[r % len(modes):] + modes[:r % len(modes)]
         for m in order:
@@ -182,8 +196,9 @@ def main():
                 times[m].append(fixed_times(run(fw)[1]))
                 continue
             tool, hz = m.split("@")
+            env = timer_env if tool == "cpcprof-timer" else None
             if tool.startswith("cpcprof"):
-                cg = tool.split("-")[1]
+                cg = "dwarf" if tool == "cpcprof-timer" else tool.split("-")[1]
                 prefix = [cpcprof, "record", "--stats", "-F", hz, "--call-graph", cg, "-o",
                           out, "--"]
             elif tool == "perf-g":
@@ -191,11 +206,11 @@ def main():
             else:
                 prefix = ["perf", "record", "-e", "cpu-clock", "-F", hz, "--call-graph",
                           "dwarf", "-o", out, "--"]
-            times[m].append(fixed_times(run(prefix + fw)[1]))
+            times[m].append(fixed_times(run(prefix + fw, env)[1]))
             os.unlink(out)
             if a.slowdown_only:
                 continue
-            t, p = run(prefix + wl)
+            t, p = run(prefix + wl, env)
             truth = workload_split(p.stdout)
             if tool.startswith("cpcprof"):
                 shares, n, c = cpcprof_profile(out, syms, exe_real)
@@ -214,6 +229,9 @@ def main():
                 err[m].append(attribution_error(shares, truth))
             if n:
                 bps[m].append(os.path.getsize(out) / n)
+                cpu_s = workload_cpu(p.stdout)
+                if cpu_s:
+                    per_cpu[m].append(n / (cpu_s * int(hz)))
             os.unlink(out)
     shutil.rmtree(tmp, ignore_errors=True)
     med = lambda v: statistics.median(v) if v else float("nan")
@@ -226,7 +244,7 @@ def main():
     base_cpu = med([t[1] for t in times["alone"]])
     print(f"{'mode':22} {'slowdown':>9} {'vs perf -g (quartiles)':>24} {'cpu x':>6} "
           f"{'bytes/smp':>10} {'attr err pp':>12} {'complete %':>11} {'dropped':>8} "
-          f"{'handler us (med/p99)':>24}")
+          f"{'smp/cpu':>8} {'handler us (med/p99)':>24}")
     for hz in rates:
         perf_g = times[f"perf-g@{hz}"]
         for m in [x for x in modes if x.endswith(f"@{hz}")]:
@@ -244,8 +262,9 @@ def main():
                 hs = f"{u_med:.2f}/{u_p99:.2f} whole {w_med:.1f}/{w_p99:.1f}"
             c = f"{med(comp[m]):.1f}" if comp[m] else "-"
             d = f"{int(med(drops[m]))}" if drops[m] else "-"
+            pc = f"{med(per_cpu[m]):.3f}" if per_cpu[m] else "-"
             print(f"{m:22} {s:9.3f} {vs:>24} {cpu:6.3f} {med(bps[m]):10.1f} "
-                  f"{med(err[m]):12.2f} {c:>11} {d:>8} {hs:>24}")
+                  f"{med(err[m]):12.2f} {c:>11} {d:>8} {pc:>8} {hs:>24}")
 
 
 if __name__ == "__main__":

@@ -367,6 +367,33 @@ TEST_F(TimerOverflow, BlockedSignalStaysPending) {
     EXPECT_EQ(g_signals.load(), 1);
 }
 
+// A thread that blocks SIGTRAP (libcpc's timer signal) for 400 ms of CPU
+// time gets every period counted when it lets the signal in: the last
+// TimerCounting::kAttributableNs (250 ms) of them as SIGEMTs at the PC of
+// that moment, the older ones as merged overflows without a PC, not lost
+// and not pinned on a PC that was not theirs.
+TEST_F(TimerOverflow, ExpiriesLongPastAreCountedButNotGivenTodaysPc) {
+    sigset_t trap, old;
+    sigemptyset(&trap);
+    sigaddset(&trap, SIGTRAP);
+    pthread_sigmask(SIG_BLOCK, &trap, &old);
+    uint64_t cpu0 = thread_cpu_ns();
+    bind(UINT64_MAX - (kPeriod - 1));
+    cpctest::spin_cpu_ms(400);
+    // The periods due when the signal comes in, and those that end while
+    // its SIGEMTs are handled, before the unbind.
+    uint64_t before = thread_cpu_ns() - cpu0;
+    pthread_sigmask(SIG_SETMASK, &old, nullptr); // every period due arrives here
+    cpc_unbind(g_cpc, g_set);
+    uint64_t after = thread_cpu_ns() - cpu0;
+    double n = double(g_signals.load() + g_merged.load());
+    EXPECT_GE(n, std::floor(double(before) / double(kPeriod)) - 1) << before << " ns before";
+    EXPECT_LE(n, std::floor(double(after) / double(kPeriod)) + 1) << after << " ns after";
+    EXPECT_GE(g_merged.load(), 100u) << "expiries 250-400 ms back were given the PC of now";
+    EXPECT_LE(g_signals.load(), 260) << "more SIGEMTs in place than 250 ms of periods";
+    EXPECT_GE(g_signals.load(), 200);
+}
+
 TEST_F(TimerOverflow, DefaultActionTerminatesLikeIllumos) {
     signal(SIGEMT, SIG_DFL);
     int rc = cpctest::in_child([this] {

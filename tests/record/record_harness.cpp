@@ -45,6 +45,25 @@ RunResult run_cpcprof(const TempDir &dir, const std::vector<std::string> &args, 
     return wait_cpcprof(dir, start_cpcprof(dir, args), timeout_s);
 }
 
+#ifdef REFUSE_PERF_EXE
+RunResult run_cpcprof_in_container(const TempDir &dir, const std::vector<std::string> &args,
+                                   const std::vector<std::string> &env) {
+    std::vector<std::string> all{"/usr/bin/env"};
+    all.insert(all.end(), env.begin(), env.end());
+    all.insert(all.end(), {REFUSE_PERF_EXE, "seccomp", CPCPROF_EXE});
+    all.insert(all.end(), args.begin(), args.end());
+    return wait_cpcprof(dir, start_program(dir, all, cpcprof_options()));
+}
+#endif
+
+bool timer_backend(const Profile &p) {
+    return p.reader != nullptr && p.reader->run().counters == "posix-timer";
+}
+
+uint64_t unseen_tail_samples(const Profile &p, uint64_t period_ns) {
+    return timer_backend(p) ? 150'000'000 / period_ns : 0;
+}
+
 std::optional<Summary> parse_summary(const std::string &err) {
     static const std::regex re(
         R"(cpcprof: recorded ([0-9.]+) s: (\d+) process(?:es)?, (\d+) threads?; samples taken (\d+), stored (\d+), dropped (\d+);)");

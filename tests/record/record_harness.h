@@ -31,6 +31,12 @@ pid_t start_cpcprof(const TempDir &dir, const std::vector<std::string> &args);
 // and timed_out set.
 RunResult wait_cpcprof(const TempDir &dir, pid_t pid, int timeout_s = 30);
 RunResult run_cpcprof(const TempDir &dir, const std::vector<std::string> &args, int timeout_s = 30);
+// run_cpcprof as a container runs it: cpcprof and everything it starts
+// under a seccomp filter that answers EPERM to perf_event_open
+// (tests/support/refuse_perf), with env ("NAME=VALUE") added.  Where
+// REFUSE_PERF_EXE is defined (test_record).
+RunResult run_cpcprof_in_container(const TempDir &dir, const std::vector<std::string> &args,
+                                   const std::vector<std::string> &env = {});
 
 // The figures of cpcprof's summary line.
 struct Summary {
@@ -83,5 +89,15 @@ struct Profile {
     explicit operator bool() const { return reader != nullptr && error.empty(); }
 };
 Profile load_profile(const std::string &path);
+
+// Whether libcpc's POSIX-timer backend took the profile's samples
+// (run.counters), and the samples a process's last stretch may lack there:
+// the kernel checks CPU timers only at a tick that finds the thread
+// running, and what it had not checked when the thread ended or exec'd is
+// never signalled.  Measured beside load on this VM: up to 134 ms of a
+// thread's CPU time between checks (docs/libcpc-on-linux.md), so 150 ms
+// of periods per process end; 0 on the perf backend.
+bool timer_backend(const Profile &p);
+uint64_t unseen_tail_samples(const Profile &p, uint64_t period_ns);
 
 } // namespace cpcprof::test

@@ -130,8 +130,10 @@ TEST_P(ForkWithoutExec, RecordsBothProcessesAndTheChildsEnd) {
                 "fk_parent_busy; child end %s, status %s\n",
                 GetParam(), child_busy, parent_busy, c->end_ns ? "recorded" : "missing",
                 c->exit_status ? std::to_string(*c->exit_status).c_str() : "missing");
-    EXPECT_GT(child_busy, 250u); // 0.3 s at 1 kHz
-    EXPECT_GT(parent_busy, 250u);
+    // 0.3 s at 1 kHz each, less the timer backend's blind end.
+    size_t tail = unseen_tail_samples(p, 1'000'000);
+    EXPECT_GT(child_busy + tail, 250u);
+    EXPECT_GT(parent_busy + tail, 250u);
     EXPECT_EQ(samples_in(p, syms, "fk_parent_busy", child), 0u);
     EXPECT_EQ(samples_in(p, syms, "fk_child_busy", parent), 0u);
     EXPECT_TRUE(p.reader->accounting_balanced());
@@ -201,8 +203,10 @@ TEST(RecordProcesses, ExecChainOfThreePrograms) {
     for (size_t k = 0; k < 3; ++k) {
         std::printf("exec chain: image %zu: %zu samples in fk_chain_stage for %.1f ms of CPU\n", k,
                     per_image[k], cpu[k] * 1000);
-        // 1 kHz; the strict check of the exec flush is the next test.
-        EXPECT_GE(double(per_image[k]), 0.75 * cpu[k] * 1000) << "image " << k;
+        // 1 kHz; the strict check of the exec flush is the next test.  Less,
+        // on the timer backend, what the kernel had not checked at the exec.
+        EXPECT_GE(double(per_image[k] + unseen_tail_samples(p, 1'000'000)), 0.75 * cpu[k] * 1000)
+            << "image " << k;
     }
     EXPECT_TRUE(p.reader->accounting_balanced());
 }
@@ -222,6 +226,10 @@ TEST(RecordProcesses, ExecKeepsTheSamplesOfTheLastMomentsBeforeIt) {
     EXPECT_EQ(r.status, 7) << r.err;
     Profile p = load_profile(dir.file("out.cpcprof"));
     ASSERT_TRUE(p) << p.error;
+    if (timer_backend(p))
+        GTEST_SKIP() << "the timer backend cannot keep the last moments before an exec: the "
+                        "kernel checks CPU timers only at its tick, and what it had not "
+                        "checked at the exec is never signalled (docs/libcpc-on-linux.md)";
     std::vector<size_t> per_image = chain_samples(p);
     std::vector<double> cpu = chain_cpu(r.out);
     ASSERT_EQ(cpu.size(), 10u) << r.out;

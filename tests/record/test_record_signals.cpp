@@ -66,7 +66,9 @@ void expect_unharmed(const Recorded &r) {
 void expect_spins_sampled(const Recorded &r, size_t samples, const char *name = "spin") {
     auto ref = clock_reference(r.run.err, name);
     ASSERT_TRUE(ref) << "the target counted no clock periods of its own:\n" << r.run.err;
-    EXPECT_GE(samples, ref->fewest_samples()) << ref->story(samples);
+    // Less what the timer backend cannot see at a process's end.
+    EXPECT_GE(samples + unseen_tail_samples(r.profile, 1'000'000), ref->fewest_samples())
+        << ref->story(samples);
 }
 
 // Where the agent kept SIGTRAP: said once, and sampling went on.

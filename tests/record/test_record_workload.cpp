@@ -82,7 +82,41 @@ bool complete_to_root(const Recorded::Named &n, int pid) {
 // only leaf, holds one of the functions) against its share of the time
 // the workload measured: each attributed sample lands in a function with
 // the probability of its share of the time, so its count must lie within
-// the binomial bounds of that share.
+// the binomial bounds of that share.  On the timer backend one signal can
+// bring several periods, each its own sample at the one PC the signal
+// interrupted (the kernel checks CPU timers at its tick): the samples are
+// drawn in clusters, and the bounds are those of the clusters' effective
+// number, (sum of sizes)^2 / sum of squared sizes, scaled back to samples.
+double samples_per_draw(const Recorded &r) {
+    if (!timer_backend(r.profile))
+        return 1;
+    // A signal's samples follow each other in one thread within
+    // microseconds, at the same PC; the next signal is a tick (4 ms) away.
+    std::vector<const SampleCopy *> order;
+    for (const Recorded::Named &n : r.samples)
+        order.push_back(n.sample);
+    std::sort(order.begin(), order.end(), [](const SampleCopy *a, const SampleCopy *b) {
+        return a->tid != b->tid ? a->tid < b->tid : a->time_ns < b->time_ns;
+    });
+    double sum = 0, squares = 0, size = 0;
+    const SampleCopy *prev = nullptr;
+    for (const SampleCopy *s : order) {
+        bool same = prev != nullptr && prev->tid == s->tid && !s->frames.empty() &&
+                    !prev->frames.empty() && prev->frames[0] == s->frames[0] &&
+                    s->time_ns - prev->time_ns < 500'000;
+        if (!same && size > 0) {
+            sum += size;
+            squares += size * size;
+            size = 0;
+        }
+        size += 1;
+        prev = s;
+    }
+    sum += size;
+    squares += size * size;
+    return squares > 0 ? squares / sum : 1;
+}
+
 void compare_shares(const Recorded &r, bool leaf_only, const char *label) {
     // Where a function's time is spent when only the leaf is trusted.
     const std::map<std::string, std::vector<std::string>> leaves = {
@@ -108,10 +142,16 @@ void compare_shares(const Recorded &r, bool leaf_only, const char *label) {
     std::printf("  %-20s %9s %9s %8s %15s\n", "function", "measured", "profile", "diff pp",
                 "samples bounds");
     auto n = uint64_t(total_counted);
+    double per_draw = samples_per_draw(r);
+    auto draws = uint64_t(double(n) / per_draw);
+    if (per_draw > 1)
+        std::printf("%s: timer backend, %.2f samples per signal: bounds of %llu draws\n", label,
+                    per_draw, (unsigned long long)draws);
     for (const auto &[f, s] : r.measured) {
         double want = s / total_measured, got = counted[f] / total_counted;
-        uint64_t k = uint64_t(counted[f]), lo = binomial_lower_bound(n, want),
-                 hi = binomial_upper_bound(n, want);
+        uint64_t k = uint64_t(counted[f]),
+                 lo = uint64_t(double(binomial_lower_bound(draws, want)) * per_draw),
+                 hi = uint64_t(std::ceil(double(binomial_upper_bound(draws, want)) * per_draw));
         std::printf("  %-20s %8.2f%% %8.2f%% %+8.2f %7llu-%-7llu\n", f.c_str(), 100 * want,
                     100 * got, 100 * (got - want), (unsigned long long)lo, (unsigned long long)hi);
         EXPECT_TRUE(k >= lo && k <= hi) << label << ": " << f << ": " << binomial_story(k, n, want);

@@ -87,6 +87,11 @@ TEST_F(ReportTest, HeaderSaysWhatTheRunWas) {
     // 10 of the 11 stacks reach main; the cut one does not.
     EXPECT_NE(r.out.find("# complete stacks: 90.9 %\n"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("# hardware PMU: no"), std::string::npos);
+    // What took the samples, and why not perf_event_open.
+    EXPECT_NE(r.out.find("# counters: posix-timer, because perf_event_open refused (EPERM: a "
+                         "seccomp filter?)\n"),
+              std::string::npos)
+        << r.out;
     // libx.so's one sample of 11 has no name: 9.1 %.
     EXPECT_NE(r.out.find("# modules without symbols: /lib/libx.so (9.1 % of samples)\n"),
               std::string::npos)
@@ -245,6 +250,8 @@ TEST_F(ReportTest, JsonParsesBack) {
     EXPECT_EQ(run.at("samples").at("kept"), 11);
     EXPECT_EQ(run.at("samples").at("complete_stacks"), 10); // all but the cut one
     EXPECT_EQ(run.at("hw_pmu"), false);
+    EXPECT_EQ(run.at("counters"), "posix-timer");
+    EXPECT_EQ(run.at("counters_reason"), "perf_event_open refused (EPERM: a seccomp filter?)");
     EXPECT_EQ(run.at("modules_without_symbols"), json::array({"/lib/libx.so"}));
     EXPECT_EQ(run.at("modules_without_symbols_samples"), json::array({1}));
     const json &events = doc.at("events");

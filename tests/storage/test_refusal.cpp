@@ -93,15 +93,21 @@ TEST_F(Refusal, AnotherApplicationId) {
 }
 
 TEST_F(Refusal, AnotherSchemaVersion) {
-    const std::string newer = copy("v4.cpcprof");
-    ASSERT_EQ(run_sql(newer, "PRAGMA user_version = 4"), "");
-    EXPECT_TRUE(refused(newer, "profile format version 4; this cpcprof reads version 3 only "
+    const std::string newer = copy("v5.cpcprof");
+    ASSERT_EQ(run_sql(newer, "PRAGMA user_version = 5"), "");
+    EXPECT_TRUE(refused(newer, "profile format version 5; this cpcprof reads versions 3 to 4 "
                                "(the file was written by a newer cpcprof)"));
     // Version 1 (no symbol tables) is refused, not migrated: nothing was
     // released with it.
     const std::string older = copy("v1.cpcprof");
     ASSERT_EQ(run_sql(older, "PRAGMA user_version = 1"), "");
-    EXPECT_TRUE(refused(older, "profile format version 1; this cpcprof reads version 3 only"));
+    EXPECT_TRUE(refused(older, "profile format version 1; this cpcprof reads versions 3 to 4"));
+    // A version-4 file that calls itself version 3 is held to version 3's
+    // schema: its run is not version 3's.
+    const std::string relabelled = copy("v3.cpcprof");
+    ASSERT_EQ(run_sql(relabelled, "PRAGMA user_version = 3"), "");
+    EXPECT_TRUE(refused(relabelled, "schema differs from format version 3: table 'run' is "
+                                    "defined differently"));
 }
 
 TEST_F(Refusal, TruncatedMidPage) {
@@ -138,7 +144,7 @@ TEST_F(Refusal, FlippedBitsInTheSchemaText) {
     ASSERT_NE(at, bytes.end());
     at[3] ^= 0x04; // time_ns -> tima_ns
     write_bytes(file, bytes);
-    EXPECT_TRUE(refused(file, "schema differs from format version 3: table 'sample' is "
+    EXPECT_TRUE(refused(file, "schema differs from format version 4: table 'sample' is "
                               "defined differently"));
 }
 
@@ -176,7 +182,7 @@ TEST_F(Refusal, TriggerAdded) {
     ASSERT_EQ(run_sql(file, "CREATE TRIGGER evil AFTER INSERT ON sample "
                             "BEGIN DELETE FROM accounting; END"),
               "");
-    EXPECT_TRUE(refused(file, "schema differs from format version 3: trigger 'evil' is "
+    EXPECT_TRUE(refused(file, "schema differs from format version 4: trigger 'evil' is "
                               "unexpected"));
 }
 
@@ -279,7 +285,7 @@ TEST_F(SymbolRefusal, SymbolizedFileIsAccepted) {
 TEST_F(SymbolRefusal, TriggerOnTheSymbolTable) {
     const std::string file = copy("trigger.cpcprof");
     ASSERT_EQ(run_sql(file, "CREATE TRIGGER t BEFORE INSERT ON symbol BEGIN SELECT 1; END"), "");
-    EXPECT_TRUE(refused(file, "schema differs from format version 3: trigger 't' is unexpected"));
+    EXPECT_TRUE(refused(file, "schema differs from format version 4: trigger 't' is unexpected"));
 }
 
 TEST_F(SymbolRefusal, IndexOnTheStrings) {

@@ -242,6 +242,29 @@ TEST_F(StorageTest, FinishedFileIsOneSelfContainedFile) {
     EXPECT_EQ(query_text(file, "SELECT sum(value) FROM sample"), std::to_string(10 * 1'000'000));
 }
 
+// A baseline kept from the release before format 4 still opens: its run
+// has no counters columns (counters ""), everything else reads as it was
+// written, and symbolize can rewrite its symbols in place.
+TEST_F(StorageTest, FormatThreeIsReadAsItIs) {
+    const std::string file = path("format3.cpcprof");
+    std::filesystem::copy_file(STORAGE_TEST_DATA "/format3.cpcprof", file);
+    ASSERT_EQ(query_text(file, "PRAGMA user_version"), "3");
+    std::string error;
+    auto r = Reader::open(file, &error);
+    ASSERT_TRUE(r) << error;
+    EXPECT_EQ(r->run().counters, "");
+    EXPECT_EQ(r->run().counters_reason, "");
+    EXPECT_EQ(r->run().host, "testhost");
+    EXPECT_EQ(r->run().call_graph, "libunwind");
+    EXPECT_EQ(r->run().events.size(), 2u);
+    EXPECT_EQ(r->sample_count(), 11u);
+    EXPECT_TRUE(r->complete());
+    r.reset();
+    auto w = SymbolWriter::open(file, &error);
+    ASSERT_TRUE(w) << error;
+    EXPECT_EQ(query_text(file, "PRAGMA user_version"), "3");
+}
+
 // A short recording is mostly the first page of every table and index:
 // small profiles are rewritten with 1 KiB pages, large ones keep 4 KiB.
 TEST_F(StorageTest, SmallProfilesGetSmallPagesLargeOnesKeepTheirs) {

@@ -35,6 +35,13 @@ struct RunInfo {
     std::string kernel;
     std::string cpu_model;
     bool hw_pmu = false; // the machine had a hardware PMU
+    // Which counters took the samples: libcpc's backend, "perf_event" or
+    // "posix-timer" (where perf_event_open was refused); "" when the file
+    // does not say (format 3).
+    std::string counters;
+    // Why not perf_event_open, when it was not used: the refusal libcpc
+    // met, e.g. "perf_event_open refused (EPERM: a seccomp filter?)".
+    std::string counters_reason;
     // How stacks were taken: record's --call-graph mode, "dwarf" (the
     // agent's own unwinder over compiled .eh_frame tables), "fp" or "none".
     std::string call_graph;

@@ -68,6 +68,10 @@ TEST(GuiApp, SummarySaysWhatReportSays) {
     // The page is a table: a label, then its value on the next line.
     EXPECT_TRUE(text.contains(QString::fromStdString("hardware PMU\n" + pmu)))
         << text.toStdString();
+    std::string counters = report_header(file, "counters"); // "perf_event" here
+    EXPECT_FALSE(counters.empty());
+    EXPECT_TRUE(text.contains(QString::fromStdString("counters\n" + counters)))
+        << text.toStdString();
     // The top function by self cost is the report's first row.
     auto rows = report_rows(file);
     ASSERT_FALSE(rows.empty());
