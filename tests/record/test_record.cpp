@@ -258,9 +258,17 @@ TEST(RecordCrash, SamplesUpToTheCrashAreKept) {
     // allows.
     std::printf("crash_busy: %zu samples for %.3f s; last sample %.1f ms before the crash\n",
                 in_busy, busy_s, double(crash_ns - last) / 1e6);
-    EXPECT_GE(in_busy, ref->fewest_samples()) << ref->story(in_busy);
+    EXPECT_GE(in_busy + unseen_tail_samples(p, 1'000'000), ref->fewest_samples())
+        << ref->story(in_busy);
     EXPECT_LE(in_busy, ref->most_samples()) << ref->story(in_busy);
-    EXPECT_GT(last, crash_ns - 50'000'000) << "samples of the last moments are missing";
+    // On the timer backend the kernel may not have checked the thread's
+    // last stretch of CPU time (up to ~134 ms of it beside load, which can
+    // be seconds of wall time on a busy machine): the count above, with
+    // its allowance, is the check there.
+    if (timer_backend(p))
+        std::printf("timer backend: the time of the last sample is not checked\n");
+    else
+        EXPECT_GT(last, crash_ns - 50'000'000) << "samples of the last moments are missing";
     EXPECT_LE(last, crash_ns);
     ASSERT_TRUE(proc.end_ns.has_value());
     EXPECT_GE(*proc.end_ns, crash_ns);
