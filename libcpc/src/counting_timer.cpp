@@ -153,6 +153,8 @@ int TimerCounting::restart() {
         ++notifying;
         same_periods = same_periods && reqs_[i].period == 0 - presets_[i];
     }
+    if (soft_ && notifying == 1 && same_periods && pending_ == 0 && handlers_outran_overflows())
+        soft_ = false; // count from the presets now, on a new schedule
     if (soft_ && notifying == 1 && same_periods) {
         // Frozen at an overflow, the timer running on its schedule: count
         // from the presets at the overflow instant (snap_ holds the values
@@ -185,6 +187,20 @@ int TimerCounting::restart() {
     soft_ = false;
     frozen_ = false;
     return 0;
+}
+
+// After a signal's last overflow was handled: whether the handlers took
+// more than half the CPU time the overflows they reported stand for.
+bool TimerCounting::handlers_outran_overflows() {
+    const Req &o = reqs_[overflowed_];
+    timespec ts;
+    if (o.period == 0 || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return false;
+    uint64_t now = uint64_t(ts.tv_sec) * kNsPerSecond + uint64_t(ts.tv_nsec);
+    uint64_t handled = now > signal_cpu_ ? now - signal_cpu_ : 0;
+    uint64_t covered =
+        signal_overflows_ > UINT64_MAX / o.period ? UINT64_MAX : signal_overflows_ * o.period;
+    return handled > covered / 2;
 }
 
 int TimerCounting::freeze() {
@@ -286,7 +302,10 @@ Counting::Trap TimerCounting::on_trap(const siginfo_t *si) {
     uint64_t old = 0;
     uint64_t window =
         std::max(kAttributableNs, o.period > UINT64_MAX / 2 ? UINT64_MAX : 2 * o.period);
-    if (read_sources() == 0 && raw_[kCpuTime] > window && o.period != 0) {
+    bool have_now = read_sources() == 0;
+    if (have_now && raw_[kCpuTime] < o.due)
+        return Trap::internal; // queued before the timer was re-armed
+    if (have_now && raw_[kCpuTime] > window && o.period != 0) {
         uint64_t horizon = raw_[kCpuTime] - window;
         if (horizon > o.due)
             old = std::min(expiries - 1, (horizon - o.due + o.period - 1) / o.period);
@@ -297,6 +316,8 @@ Counting::Trap TimerCounting::on_trap(const siginfo_t *si) {
     o.due += merged * o.period;
     pending_ = now;
     overflowed_ = index;
+    signal_cpu_ = raw_[kCpuTime];
+    signal_overflows_ = now;
     take_overflow(index);
     merged_count_ = merged;
     return Trap::overflow;

@@ -35,8 +35,14 @@
 // its period's end, others are read), the timer runs on, and
 // cpc_set_restart counts on from the presets at that instant without a
 // system call.  A second overflow while frozen stops the timer, and
-// cpc_set_restart then re-arms it.  cpc_buf_tick is the thread's CPU time
-// while the set counted.
+// cpc_set_restart then re-arms it.  So do the handlers of one signal's
+// overflows when they took more than half the CPU time the overflows they
+// reported stand for (a handler nearly as slow as the period, which would
+// otherwise leave the program nothing): the set then counts on from the
+// presets at the last restart, as if it had been frozen while they ran.
+// A signal of a schedule re-armed since (one that was queued while the
+// set was frozen) finds its expiry not yet due and is not an overflow.
+// cpc_buf_tick is the thread's CPU time while the set counted.
 #pragma once
 
 #include "libcpc/src/counting.h"
@@ -112,6 +118,8 @@ class TimerCounting final : public Counting {
     int arm(Req &r, uint64_t first);
     void disarm_all();
     void take_overflow(int index);
+    // [async-signal-safe]
+    bool handlers_outran_overflows();
 
     std::vector<Req> reqs_;
     std::vector<uint64_t> raw_;  // the sources, by source id
@@ -124,6 +132,10 @@ class TimerCounting final : public Counting {
     uint64_t tick_snap_ = 0;
     int overflowed_ = -1;  // the request of the overflows still due
     uint64_t pending_ = 0; // overflows of the last signal still to report
+    // The last signal: the thread's CPU time when it came, its overflows
+    // reported in place.
+    uint64_t signal_cpu_ = 0;
+    uint64_t signal_overflows_ = 0;
     uint64_t merged_count_ = 0;
 };
 

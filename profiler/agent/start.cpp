@@ -115,6 +115,8 @@ bool setup_counters(State &s) {
         return false;
     }
     cpc_seterrhndlr(s.cpc, collect_error);
+    const char *backend = cpc_backend(s.cpc, nullptr, nullptr);
+    s.timer_backend = backend != nullptr && std::strcmp(backend, "posix-timer") == 0;
     s.set = cpc_set_create(s.cpc);
     for (int i = 0; i < s.cfg.nevents; ++i) {
         bool sampling = i == 0;

@@ -30,6 +30,9 @@ struct State {
     Config cfg;
     cpc_t *cpc = nullptr;
     cpc_set_t *set = nullptr;
+    // libcpc serves the events with POSIX CPU timers (perf_event_open
+    // refused): a thread's counters take no descriptor.
+    bool timer_backend = false;
     std::atomic<bool> armed{false}; // handler records samples
     SlotTable slots;
     // Completeness of a stack: its outermost frame is in libc (thread and

@@ -176,10 +176,11 @@ pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), vo
     create_fn real = libcpc_pthread_create();
     if (!sampling() || tls_starting_drain)
         return real(t, attr, fn, arg);
-    // One counter descriptor per thread, within the budget (fds.h); no
-    // perf_event_open at all once the program runs under a filter.
-    bool sampled =
-        !tls_no_counters && !seccomp_known() && counter_budget_allows(state().cfg.nevents);
+    // One counter descriptor per thread, within the budget (fds.h), on
+    // the perf backend (the timer backend's timers take none); no
+    // counters at all once the program runs under a filter of its own.
+    bool sampled = !tls_no_counters && !seccomp_known() &&
+                   (state().timer_backend || counter_budget_allows(state().cfg.nevents));
     create_fn libc = sampled ? nullptr : libc_pthread_create();
     if (libc != nullptr)
         real = libc;

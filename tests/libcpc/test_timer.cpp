@@ -429,6 +429,72 @@ TEST_F(TimerOverflow, HandlerInstalledAfterBindIsTheOneCalled) {
 }
 
 namespace {
+constexpr uint64_t kShort = 10000; // 10 us of CPU time
+std::atomic<int> g_slow_signals;
+void on_emt_slow(int, siginfo_t *si, void *) {
+    if (si->si_code == EMT_CPCOVF)
+        ++g_slow_signals;
+    uint64_t until = thread_cpu_ns() + 3 * kShort; // a handler three periods long
+    while (thread_cpu_ns() < until) {
+    }
+    if (!g_stop) // the watchdog's word: stay frozen, let the program run
+        cpc_set_restart(g_cpc, g_set);
+}
+
+// A fixed amount of work, stopped early only by g_stop.
+extern "C" __attribute__((noinline, no_sanitize_address)) uint64_t counted_spin(uint64_t n) {
+    volatile uint64_t x = 0;
+    uint64_t i = 0;
+    for (; i < n && !g_stop; ++i)
+        x = x + 1;
+    return i;
+}
+} // namespace
+
+// Example 2 of cpc(3CPC) with a preset 1,000 ns short of overflow: a
+// handler slower than the period must not take all of the thread's CPU
+// time.  The program's work is done, at a cost bounded by the handlers'.
+TEST_F(TimerOverflow, HandlerSlowerThanThePeriodLeavesTheProgramItsTime) {
+    // The work: about 100 ms of CPU time unprofiled.
+    constexpr uint64_t kCalib = 20000000;
+    uint64_t c0 = thread_cpu_ns();
+    counted_spin(kCalib);
+    uint64_t per = std::max<uint64_t>(thread_cpu_ns() - c0, 1);
+    uint64_t n = kCalib * 100000000 / per;
+
+    install_emt(on_emt_slow);
+    g_slow_signals = 0;
+    g_stop = 0;
+    std::atomic<bool> done{false};
+    pthread_t dog; // a failing backend must not hang the test: 60 s of wall time
+    pthread_create(
+        &dog, nullptr,
+        [](void *p) -> void * {
+            auto *d = static_cast<std::atomic<bool> *>(p);
+            for (int i = 0; i < 1200 && !d->load(); ++i)
+                usleep(50000);
+            g_stop = 1;
+            return nullptr;
+        },
+        &done);
+    uint64_t c1 = thread_cpu_ns();
+    bind(UINT64_MAX - (kShort - 1));
+    uint64_t did = counted_spin(n);
+    cpc_unbind(g_cpc, g_set);
+    uint64_t spent = thread_cpu_ns() - c1;
+    done = true;
+    pthread_join(dog, nullptr);
+    EXPECT_EQ(did, n) << "the program's work was not done in 60 s: the handlers took its time";
+    EXPECT_GT(g_slow_signals.load(), 0);
+    // Without a bound each handler's three periods bring three overflows
+    // more, and the program never runs again; with it, the set restarts
+    // after each signal's handlers as if frozen while they ran: the work
+    // plus one 30 us handler per 10 us of it (4x; 10x allowed).
+    EXPECT_LT(spent, 10 * (n * per / kCalib)) << spent << " ns for the work of " << n * per / kCalib
+                                              << " ns, " << g_slow_signals.load() << " signals";
+}
+
+namespace {
 std::mutex g_lock;
 std::map<pid_t, int> g_signals_by_thread;
 std::map<pid_t, uint64_t> g_first_value;

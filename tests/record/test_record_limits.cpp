@@ -194,6 +194,26 @@ TEST(RecordDescriptors, ThousandThreadsUnderLimitKeepProgramFiles) {
     EXPECT_LE(sampled_tids.size(), 1000u - unsampled + 1) << "the unsampled have no samples";
 }
 
+// The same where perf_event_open is refused: libcpc's POSIX CPU timers
+// take no descriptor, so every thread is sampled, whatever the limit.
+TEST(RecordDescriptors, ThousandThreadsOnTheTimerBackendAllHaveCounters) {
+    TempDir dir;
+    std::vector<std::string> cmd{FD_THREADS_EXE, "1000", "200"};
+    RunResult bare = run_program(dir, cmd, {.nofile = 1024});
+    ASSERT_EQ(bare.status, 0) << bare.out << bare.err;
+    RunResult r = run_program(dir, recorded(cmd), {.nofile = 1024, .env = {"CPC_BACKEND=timer"}});
+    EXPECT_EQ(r.status, bare.status) << r.out << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    EXPECT_EQ(r.err.find("libcpc"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("Too many open files"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("without counters"), std::string::npos) << r.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    EXPECT_TRUE(timer_backend(p));
+    // The main thread and its thousand, each named in the profile.
+    EXPECT_EQ(p.reader->threads().size(), 1001u);
+}
+
 namespace {
 
 // `strace -f` of cpcprof record over cmd: the trace's lines.
