@@ -70,9 +70,20 @@ storage::RunInfo run_info(const Options &o, const Plan &p) {
     return r;
 }
 
-void print_summary(const Options &o, const Summary &s) {
+// " (123.0 KiB)": the file's size now, as the file system has it.
+std::string size_text(const std::string &path) {
     struct stat st {};
-    stat(o.output.c_str(), &st);
+    if (stat(path.c_str(), &st) != 0)
+        return "";
+    char buf[48];
+    std::snprintf(buf, sizeof buf, " (%.1f KiB)", double(st.st_size) / 1024.0);
+    return buf;
+}
+
+// The size is left to the symbolizer's line (size_follows) when symbols
+// are added after it: they grow the file.
+void print_summary(const Options &o, const Summary &s, bool size_follows) {
+    std::string size = size_follows ? "" : size_text(o.output);
     std::string unsampled;
     if (s.unsampled_ns != 0)
         unsampled = analysis::losses_text({0, 0, 0, s.unsampled_ns});
@@ -89,12 +100,12 @@ void print_summary(const Options &o, const Summary &s) {
         stacks.insert(0, "; ");
     std::fprintf(stderr,
                  "cpcprof: recorded %.2f s: %zu process%s, %zu thread%s; samples taken %llu, "
-                 "stored %llu, dropped %llu%s; wrote %s (%.1f KB)%s\n",
+                 "stored %llu, dropped %llu%s; wrote %s%s%s\n",
                  s.seconds, s.processes, s.processes == 1 ? "" : "es", s.threads,
                  s.threads == 1 ? "" : "s", static_cast<unsigned long long>(s.taken),
                  static_cast<unsigned long long>(s.stored),
                  static_cast<unsigned long long>(s.dropped), unsampled.c_str(), o.output.c_str(),
-                 double(st.st_size) / 1024.0, stacks.c_str());
+                 size.c_str(), stacks.c_str());
 }
 
 // Said even with -q: the profile lacks samples and nothing else shows it.
@@ -119,7 +130,7 @@ int cut_short(const Options &o, storage::Writer &w, const Summary &s) {
     std::string error;
     bool finished = w.finish(base::monotonic_ns(), &error);
     if (!o.quiet)
-        print_summary(o, s);
+        print_summary(o, s, false);
     std::fprintf(stderr,
                  "cpcprof record: %s holds the samples stored before writing failed%s; %llu "
                  "sample%s could not be stored and %s\n",
@@ -139,10 +150,11 @@ void symbolize(const Options &o) {
     if (!summary)
         std::fprintf(stderr,
                      "cpcprof record: symbolizing failed, the profile is kept "
-                     "unsymbolized: %s\n",
-                     error.c_str());
+                     "unsymbolized%s: %s\n",
+                     size_text(o.output).c_str(), error.c_str());
     else if (!o.quiet)
-        std::fprintf(stderr, "cpcprof: %s\n", symbolize_profile::describe(*summary).c_str());
+        std::fprintf(stderr, "cpcprof: %s; %s%s\n", symbolize_profile::describe(*summary).c_str(),
+                     o.output.c_str(), size_text(o.output).c_str());
 }
 
 // The q-quantile of a histogram, in ns (bucket upper bound).
@@ -259,7 +271,7 @@ int record_main(const std::vector<std::string> &args) {
     if (!writer->finish(base::monotonic_ns(), &error))
         return fail("writing " + o->output + ": " + error);
     if (!o->quiet)
-        print_summary(*o, s);
+        print_summary(*o, s, o->symbolize);
     if (static_exe) // said above: not a process that stopped reporting
         s.silent.erase(std::remove(s.silent.begin(), s.silent.end(), target->pid), s.silent.end());
     if (!s.silent.empty())

@@ -305,3 +305,28 @@ TEST(RecordOutput, AProfileThatCannotBeCreatedLeavesThePreviousOnes) {
     EXPECT_EQ(names_in(dir.file("small")),
               (std::set<std::string>{"filler", "out.cpcprof", "out.cpcprof.old"}));
 }
+
+// The size record states is the file's when it is done: after the
+// symbols were added (they grow it), or in the summary with
+// --no-symbolize.
+TEST(RecordOutput, StatesTheFilesRealSize) {
+    for (bool symbolize : {true, false}) {
+        TempDir dir;
+        std::vector<std::string> args{"record", "-o", dir.file("out.cpcprof")};
+        if (!symbolize)
+            args.push_back("--no-symbolize");
+        args.insert(args.end(), {"--", THREADS_EXE, "2", "2"});
+        RunResult r = run_cpcprof(dir, args);
+        ASSERT_EQ(r.status, 0) << r.err;
+        struct stat st {};
+        ASSERT_EQ(stat(dir.file("out.cpcprof").c_str(), &st), 0);
+        std::smatch m;
+        // On the line of the last step that wrote the file, and only there.
+        std::regex said(std::string(symbolize ? "symbolized" : "recorded") +
+                        "[^\n]*out\\.cpcprof \\(([0-9.]+) KiB\\)");
+        ASSERT_TRUE(std::regex_search(r.err, m, said)) << r.err;
+        EXPECT_EQ(count_lines_containing(r.err, "KiB"), 1u) << r.err;
+        EXPECT_NEAR(std::stod(m[1]), double(st.st_size) / 1024.0, 0.05)
+            << r.err << st.st_size << " bytes";
+    }
+}
