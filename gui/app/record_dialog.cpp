@@ -133,10 +133,10 @@ RecordDialog::RecordDialog(QWidget *parent)
         running(false);
     });
     setSettings(lastSettings());
-    status_->setText(program_.isEmpty()
-                         ? tr("cpcprof is neither beside cpcprof-gui nor on PATH: nothing can "
-                              "be recorded")
-                         : tr("Recording with %1").arg(program_));
+    status_->setText(program_.isEmpty() ? tr("cpcprof is neither beside cpcprof-gui, nor in its "
+                                             "build tree, nor on PATH: nothing can "
+                                             "be recorded")
+                                        : tr("Recording with %1").arg(program_));
     record_->setEnabled(!program_.isEmpty());
     resize(720, 640);
     listEvents();

@@ -125,10 +125,16 @@ QString output_path(const RecordSettings &s) {
     return QFileInfo(dir, out).absoluteFilePath();
 }
 
-QString find_cpcprof() {
-    QFileInfo beside(QCoreApplication::applicationDirPath() + "/cpcprof");
+QString find_cpcprof(const QString &app_dir) {
+    QFileInfo beside(app_dir + "/cpcprof");
     if (beside.isFile() && beside.isExecutable())
         return beside.absoluteFilePath();
+    QDir build(app_dir + "/../..");
+    if (QDir(app_dir).absolutePath().endsWith("/gui/app") && build.exists("CMakeCache.txt")) {
+        QFileInfo built(build.filePath("profiler/cpcprof/cpcprof"));
+        if (built.isFile() && built.isExecutable())
+            return built.absoluteFilePath();
+    }
     return QStandardPaths::findExecutable("cpcprof");
 }
 

@@ -5,6 +5,7 @@
 // where the cpcprof program is, and the events `cpcprof list` names.
 #pragma once
 
+#include <QCoreApplication>
 #include <QJsonObject>
 #include <QString>
 #include <QStringList>
@@ -36,9 +37,11 @@ QStringList record_arguments(const RecordSettings &s, QString *error);
 // The output file's absolute path (relative paths are in s.directory).
 QString output_path(const RecordSettings &s);
 
-// The cpcprof program beside the running viewer (same directory), else
-// the first on PATH; "" when there is neither.
-QString find_cpcprof();
+// The cpcprof program beside the viewer (app_dir: the viewer's
+// directory), else the one of its build tree (app_dir is BUILD/gui/app
+// and BUILD holds CMakeCache.txt: BUILD/profiler/cpcprof/cpcprof), else
+// the first on PATH; "" when there is none.
+QString find_cpcprof(const QString &app_dir = QCoreApplication::applicationDirPath());
 
 // The event names `cpcprof list --json` names (its "generic", "platform"
 // and "software" arrays, in that order, each name once); none when the

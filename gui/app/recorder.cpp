@@ -60,7 +60,8 @@ bool Recorder::start(const QString &program, const RecordSettings &s, QString *e
         return false;
     }
     if (program.isEmpty()) {
-        *error = tr("the cpcprof program is neither beside cpcprof-gui nor on PATH");
+        *error = tr("the cpcprof program is neither beside cpcprof-gui, nor in its build tree, nor "
+                    "on PATH");
         return false;
     }
     QStringList args = record_arguments(s, error);

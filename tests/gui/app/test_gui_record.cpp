@@ -13,8 +13,10 @@
 
 #include <QAction>
 #include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QTemporaryDir>
 
 #include <gtest/gtest.h>
 
@@ -193,13 +195,35 @@ TEST(RecordSettings, CpcprofBesideTheViewerElseOnPath) {
     EXPECT_EQ(gui::find_cpcprof(), QString());
     {
         RecordDialog d;
-        EXPECT_TRUE(d.status().contains("neither beside cpcprof-gui nor on PATH"))
+        EXPECT_TRUE(
+            d.status().contains("neither beside cpcprof-gui, nor in its build tree, nor on PATH"))
             << d.status().toStdString();
         EXPECT_FALSE(d.record());
     }
     ASSERT_TRUE(QFile::link(real, beside));
     EXPECT_EQ(gui::find_cpcprof(), beside);
     QFile::remove(beside);
+    qputenv("PATH", path);
+}
+
+// Run from a build tree as the README builds it (BUILD/gui/app/cpcprof-gui),
+// the viewer records with that tree's cpcprof, before any on PATH; a
+// directory of that name outside a build tree is not taken for one.
+TEST(RecordSettings, CpcprofOfTheViewersBuildTree) {
+    QTemporaryDir tmp;
+    ASSERT_TRUE(tmp.isValid());
+    QDir root(tmp.path());
+    ASSERT_TRUE(root.mkpath("build/gui/app") && root.mkpath("build/profiler/cpcprof"));
+    QString app = root.filePath("build/gui/app");
+    QString built = root.filePath("build/profiler/cpcprof/cpcprof");
+    ASSERT_TRUE(QFile::link(QFileInfo(CPCPROF_EXE).absoluteFilePath(), built));
+    QByteArray path = qgetenv("PATH");
+    qputenv("PATH", "/nonexistent");
+    EXPECT_EQ(gui::find_cpcprof(app), QString()) << "no CMakeCache.txt: not a build tree";
+    QFile cache(root.filePath("build/CMakeCache.txt"));
+    ASSERT_TRUE(cache.open(QIODevice::WriteOnly));
+    cache.close();
+    EXPECT_EQ(gui::find_cpcprof(app), QFileInfo(built).absoluteFilePath());
     qputenv("PATH", path);
 }
 
