@@ -111,6 +111,7 @@ RecordDialog::RecordDialog(QWidget *parent)
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     connect(record_, &QPushButton::clicked, this, [this] { record(); });
     connect(stop_, &QPushButton::clicked, this, &RecordDialog::stop);
+    connect(recorder_, &Recorder::escalated, this, &RecordDialog::escalated);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
     layout->addWidget(log_, 1);
@@ -246,6 +247,12 @@ void RecordDialog::stop() {
         return;
     status_->setText(tr("Stopping (SIGINT) ..."));
     recorder_->stop();
+}
+
+void RecordDialog::escalated(const QString &signal) {
+    QString text = tr("The command is still running: sent it %1 ...").arg(signal);
+    status_->setText(text);
+    log_->appendPlainText(text);
 }
 
 void RecordDialog::finished(int exit_code, const QString &output) {

@@ -43,6 +43,8 @@ class RecordDialog : public QDialog {
     // Starts recording with the fields' settings; false (and the reason
     // in the output pane) when it cannot start.
     bool record();
+    // SIGINT, then SIGTERM and SIGKILL to a command that ignores it, each
+    // said in the status line and the output (Recorder::stop).
     void stop();
     Recorder *recorder() const { return recorder_; }
     // The recorder's output so far, and the status line.
@@ -60,6 +62,7 @@ class RecordDialog : public QDialog {
   private:
     void listEvents();
     void finished(int exit_code, const QString &output);
+    void escalated(const QString &signal);
     void running(bool on);
 
     Recorder *recorder_;

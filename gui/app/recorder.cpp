@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "gui/app/recorder.h"
 
+#include <QDir>
 #include <QFileInfo>
 
 #include <csignal>
@@ -36,8 +37,11 @@ Recorder::Recorder(QObject *parent) : QObject(parent) {
         QByteArray rest = process_.readAll();
         if (!rest.isEmpty())
             emit output(QString::fromLocal8Bit(rest));
+        escalation_.stop();
         emit finished(status == QProcess::NormalExit ? code : -1, output_path(settings_));
     });
+    escalation_.setSingleShot(true);
+    connect(&escalation_, &QTimer::timeout, this, &Recorder::escalate);
     connect(&process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart)
             emit failedToStart(
@@ -46,12 +50,20 @@ Recorder::Recorder(QObject *parent) : QObject(parent) {
 }
 
 Recorder::~Recorder() {
-    if (running()) {
-        stop();
-        if (!process_.waitForFinished(5000))
-            process_.kill();
-        process_.waitForFinished(1000);
+    if (!running())
+        return;
+    // stop()'s escalation, waited for here (no event loop runs the timer).
+    stop();
+    escalation_.stop();
+    for (int sig : {SIGTERM, SIGKILL}) {
+        if (process_.waitForFinished(2000))
+            return;
+        for (pid_t pid : commandProcesses())
+            ::kill(pid, sig);
     }
+    if (!process_.waitForFinished(2000))
+        process_.kill();
+    process_.waitForFinished(1000);
 }
 
 bool Recorder::start(const QString &program, const RecordSettings &s, QString *error) {
@@ -91,6 +103,35 @@ void Recorder::stop() {
     // got to its setpgid; after its exec this fails harmlessly.
     setpgid(pid_t(pid), pid_t(pid));
     ::kill(-pid_t(pid), SIGINT);
+    next_signal_ = 0;
+    escalation_.start(escalation_ms_);
+}
+
+// The processes of the recorder's group but the recorder: what it records.
+QList<pid_t> Recorder::commandProcesses() const {
+    QList<pid_t> out;
+    auto group = pid_t(process_.processId());
+    const QStringList entries = QDir("/proc").entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    for (const QString &e : entries) {
+        bool ok = false;
+        pid_t pid = e.toInt(&ok);
+        if (ok && pid != group && getpgid(pid) == group)
+            out << pid;
+    }
+    return out;
+}
+
+void Recorder::escalate() {
+    static const std::pair<int, const char *> kSignals[] = {{SIGTERM, "SIGTERM"},
+                                                            {SIGKILL, "SIGKILL"}};
+    if (!running() || next_signal_ >= 2)
+        return;
+    auto [sig, name] = kSignals[next_signal_++];
+    for (pid_t pid : commandProcesses())
+        ::kill(pid, sig);
+    emit escalated(QString::fromLatin1(name));
+    if (next_signal_ < 2)
+        escalation_.start(escalation_ms_);
 }
 
 } // namespace cpcprof::gui

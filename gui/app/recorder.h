@@ -3,14 +3,21 @@
 // (standard output and error, merged) comes as it is printed; stop()
 // sends SIGINT to its process group, as a terminal's ^C would (the
 // recorder ignores it and the recorded command gets it; the recorder then
-// finishes the file).  The child leads a process group of its own so
+// finishes the file).  A command that ignores SIGINT gets SIGTERM after
+// escalationDelay, then SIGKILL after as long again: these go to the
+// group's other processes, not to the recorder, which finishes the file
+// when they are gone.  The child leads a process group of its own so
 // that the viewer's own group is not signalled.
 #pragma once
 
 #include "gui/app/record_settings.h"
 
+#include <QList>
 #include <QObject>
 #include <QProcess>
+#include <QTimer>
+
+#include <sys/types.h>
 
 namespace cpcprof::gui {
 
@@ -25,6 +32,8 @@ class Recorder : public QObject {
     // *error when the settings are refused or nothing can run.
     bool start(const QString &program, const RecordSettings &s, QString *error);
     void stop();
+    // How long stop() waits before each stronger signal (default 3 s).
+    void setEscalationDelay(int ms) { escalation_ms_ = ms; }
     bool running() const { return process_.state() != QProcess::NotRunning; }
     bool stopped() const { return stopped_; }
     const RecordSettings &settings() const { return settings_; }
@@ -37,9 +46,17 @@ class Recorder : public QObject {
     // output is the profile's path.
     void finished(int exit_code, const QString &output);
     void failedToStart(const QString &error);
+    // stop() sent a stronger signal ("SIGTERM", "SIGKILL") to the command.
+    void escalated(const QString &signal);
 
   private:
+    void escalate();
+    QList<pid_t> commandProcesses() const;
+
     QProcess process_;
+    QTimer escalation_;
+    int escalation_ms_ = 3000;
+    int next_signal_ = 0; // index into the escalation's signals
     RecordSettings settings_;
     QString command_line_;
     bool stopped_ = false;

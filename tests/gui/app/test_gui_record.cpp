@@ -130,6 +130,34 @@ TEST_F(GuiRecord, StopSendsSigintAndOpensWhatWasRecorded) {
     EXPECT_GT(w->profile()->query->samples_kept(), 0u);
 }
 
+// A command that ignores SIGINT (and then SIGTERM) is stopped all the
+// same: SIGTERM, then SIGKILL, each said; the recorder is not killed, so
+// the profile is finished and opens.
+TEST_F(GuiRecord, StopEscalatesWhenTheCommandIgnoresSigint) {
+    for (const char *ignored : {"INT", "INT TERM"}) {
+        RecordSettings s = workload("60", "stubborn.cpcprof");
+        s.command = "/bin/sh";
+        s.arguments = QString("-c 'trap \"\" %1; while :; do :; done'").arg(ignored);
+        dialog->setSettings(s);
+        dialog->recorder()->setEscalationDelay(1000);
+        QString out = QString::fromStdString(temp->path()) + "/stubborn.cpcprof";
+        QFile::remove(out);
+        ASSERT_TRUE(dialog->record()) << dialog->outputText().toStdString();
+        ASSERT_TRUE(wait_for([&] { return QFileInfo(out).exists(); }, 30000));
+        wait_for([] { return false; }, 500);
+        dialog->stop();
+        ASSERT_TRUE(wait_for([&] { return !dialog->recorder()->running(); }, 30000))
+            << dialog->outputText().toStdString();
+        QString log = dialog->outputText();
+        EXPECT_TRUE(log.contains("sent it SIGTERM")) << ignored << log.toStdString();
+        EXPECT_EQ(log.contains("sent it SIGKILL"), std::string(ignored) == "INT TERM")
+            << ignored << log.toStdString();
+        EXPECT_TRUE(log.contains("(stopped)")) << log.toStdString();
+        ASSERT_TRUE(wait_for([&] { return shown(out); }, 30000)) << log.toStdString();
+        EXPECT_GT(w->profile()->query->samples_kept(), 0u);
+    }
+}
+
 TEST_F(GuiRecord, SettingsThatCannotRunAreRefusedWithTheReason) {
     RecordSettings s = workload("0.5", "x.cpcprof");
     s.command.clear();
