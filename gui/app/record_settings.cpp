@@ -141,11 +141,14 @@ QString find_cpcprof(const QString &app_dir) {
 QStringList listed_events(const QString &list_json) {
     QStringList out;
     const QJsonObject doc = QJsonDocument::fromJson(list_json.toUtf8()).object();
+    QStringList kernel_only;
+    for (const auto &v : doc.value(QLatin1String("kernel_only")).toArray())
+        kernel_only << v.toString();
     for (const char *group : {"generic", "platform", "software"}) {
         const QJsonArray names = doc.value(QLatin1String(group)).toArray();
         for (const auto &v : names) {
             QString name = v.toString();
-            if (!name.isEmpty() && !out.contains(name))
+            if (!name.isEmpty() && !out.contains(name) && !kernel_only.contains(name))
                 out << name;
         }
     }

@@ -44,8 +44,9 @@ QString output_path(const RecordSettings &s);
 QString find_cpcprof(const QString &app_dir = QCoreApplication::applicationDirPath());
 
 // The event names `cpcprof list --json` names (its "generic", "platform"
-// and "software" arrays, in that order, each name once); none when the
-// text is not that document.
+// and "software" arrays, in that order, each name once), but those of its
+// "kernel_only" array (they read 0 in the user mode recorded); none when
+// the text is not that document.
 QStringList listed_events(const QString &list_json);
 
 } // namespace cpcprof::gui

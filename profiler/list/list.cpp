@@ -74,6 +74,13 @@ EventList read_event_list(cpc_t *cpc) {
     cpc_walk_events_all(cpc, &all, collect);
     for (std::string &e : all)
         (is_software_event(e) ? list.software : list.platform).push_back(std::move(e));
+    // The kernel counts these in the scheduler, in kernel mode; the timer
+    // backend reads context switches from getrusage, whatever the mode.
+    const char *backend = cpc_backend(cpc, nullptr, nullptr);
+    if (backend != nullptr && std::string(backend) == "perf_event")
+        for (const std::string &e : list.software)
+            if (e == "context-switches" || e == "cs" || e == "cpu-migrations" || e == "migrations")
+                list.kernel_only.push_back(e);
     return list;
 }
 
@@ -85,6 +92,11 @@ std::string format_text(const EventList &list) {
     text_group(out, "generic events (generic_events(3CPC))", list.generic);
     text_group(out, "platform events", list.platform);
     text_group(out, "software events", list.software);
+    if (!list.kernel_only.empty()) {
+        out += "\nkernel mode only (cpcprof record counts user mode, where these read 0):\n";
+        for (const std::string &e : list.kernel_only)
+            out += "  " + e + "\n";
+    }
     return out;
 }
 
@@ -95,6 +107,7 @@ std::string format_json(const EventList &list) {
     json_group(out, "generic", list.generic);
     json_group(out, "platform", list.platform);
     json_group(out, "software", list.software);
+    json_group(out, "kernel_only", list.kernel_only);
     return out + "\n}\n";
 }
 

@@ -36,6 +36,10 @@ struct EventList {
     std::vector<std::string> generic;  // cpc_walk_generic_events_all()
     std::vector<std::string> platform; // cpc_walk_events_all() but the software events
     std::vector<std::string> software; // cpc_walk_events_all() that are perf software events
+    // Listed events whose every occurrence is in kernel mode on this
+    // backend (perf_event's context switches and migrations): cpcprof
+    // records user mode, where they read 0.
+    std::vector<std::string> kernel_only;
 };
 
 // What libcpc offers on this machine (it lists only events it can open).

@@ -101,6 +101,37 @@ TEST(ListCli, JsonHasTheSameGroups) {
     EXPECT_NE(std::find(names.begin(), names.end(), "page-faults"), names.end()) << names;
 }
 
+// The scheduler's events occur in kernel mode only: on perf_event they
+// read 0 in the user mode cpcprof records, and the list says so (the
+// viewer's record dialog leaves them out).  The timer backend counts
+// context switches from getrusage, whatever the mode.
+TEST(ListCli, KernelModeOnlyEventsAreNamed) {
+    TempDir dir;
+    for (const char *backend : {"perf", "timer"}) {
+        setenv("CPC_BACKEND", backend, 1);
+        RunResult r = run_cpcprof(dir, {"list", "--json"});
+        unsetenv("CPC_BACKEND");
+        ASSERT_EQ(r.status, 0) << backend << r.err;
+        nlohmann::json doc = nlohmann::json::parse(r.out, nullptr, false);
+        ASSERT_FALSE(doc.is_discarded()) << r.out;
+        const nlohmann::json &software = doc.at("software");
+        const nlohmann::json &kernel = doc.at("kernel_only");
+        auto in = [](const nlohmann::json &a, const char *e) {
+            return std::find(a.begin(), a.end(), e) != a.end();
+        };
+        ASSERT_TRUE(in(software, "context-switches")) << backend << software;
+        EXPECT_EQ(in(kernel, "context-switches"), std::string(backend) == "perf")
+            << backend << kernel;
+        EXPECT_FALSE(in(kernel, "cpu-clock")) << backend << kernel;
+        EXPECT_FALSE(in(kernel, "page-faults")) << backend << kernel;
+        setenv("CPC_BACKEND", backend, 1);
+        RunResult text = run_cpcprof(dir, {"list"});
+        unsetenv("CPC_BACKEND");
+        EXPECT_EQ(contains(text.out, "kernel mode only"), std::string(backend) == "perf")
+            << text.out;
+    }
+}
+
 TEST(ListCli, UnknownArgumentIsAUsageError) {
     TempDir dir;
     RunResult r = run_cpcprof(dir, {"list", "--xml"});

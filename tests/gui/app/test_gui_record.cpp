@@ -86,6 +86,8 @@ TEST_F(GuiRecord, ListsEventsRecordsOpensAndReruns) {
     QStringList events = dialog->availableEvents();
     EXPECT_TRUE(events.contains("cpu-clock")) << events.join(' ').toStdString();
     EXPECT_TRUE(events.contains("page-faults")) << events.join(' ').toStdString();
+    EXPECT_FALSE(events.contains("context-switches"))
+        << "counts in kernel mode only, reads 0 here: " << events.join(' ').toStdString();
 
     dialog->setSettings(workload("0.5", "rec.cpcprof"));
     QString out = QString::fromStdString(temp->path()) + "/rec.cpcprof";
@@ -207,6 +209,11 @@ TEST(RecordSettings, ArgumentsAreSplitAsAShellWould) {
                                  "[\"cpu-clock\", \"page-faults\", \"cpu-clock\"]}"),
               (QStringList{"PAPI_tot_cyc", "cpu-clock", "page-faults"}));
     EXPECT_EQ(gui::listed_events("software events:\n  cpu-clock\n"), QStringList{});
+    // Events that count in kernel mode only are not offered.
+    EXPECT_EQ(gui::listed_events("{\"generic\": [], \"platform\": [], \"software\": "
+                                 "[\"cpu-clock\", \"context-switches\", \"cs\"], "
+                                 "\"kernel_only\": [\"context-switches\", \"cs\"]}"),
+              QStringList{"cpu-clock"});
 }
 
 // The cpcprof the viewer runs: the one in its own directory, else the
