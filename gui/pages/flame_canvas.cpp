@@ -126,7 +126,9 @@ void FlameCanvas::resizeEvent(QResizeEvent *) {
 
 QRectF FlameCanvas::frameRect(const FlameFrame &f) const {
     int h = rowHeight();
-    double y = inverted_ ? double(f.row) * h : double(height()) - double(f.row + 1) * h;
+    // The graph sits at the top of the page, the root its bottom row (or
+    // its top row, inverted); what the page has beyond it stays blank.
+    double y = inverted_ ? double(f.row) * h : double(int(layout_.rows) - 1 - int(f.row)) * h;
     return {f.x, y, f.width, double(h - 1)};
 }
 

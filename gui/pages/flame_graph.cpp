@@ -8,37 +8,41 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace cpcprof::gui {
 
 FlameGraph::FlameGraph(QWidget *parent)
-    : QWidget(parent), canvas_(new FlameCanvas), breadcrumb_(new QLabel),
+    : QWidget(parent), canvas_(new FlameCanvas), scroll_(new QScrollArea), breadcrumb_(new QLabel),
       search_box_(new QLineEdit), regex_(new QCheckBox(tr("Regex"))),
       inverted_(new QCheckBox(tr("Inverted (bottom-up)"))), matches_(new QLabel), searches_(this) {
     breadcrumb_->setObjectName("breadcrumb");
     breadcrumb_->setTextFormat(Qt::RichText);
     breadcrumb_->setTextInteractionFlags(Qt::LinksAccessibleByMouse);
+    // A deep zoom's path wraps: a label's text never widens the window.
+    breadcrumb_->setWordWrap(true);
     search_box_->setObjectName("flameSearch");
     search_box_->setPlaceholderText(tr("Search functions (substring, or regex)"));
     search_box_->setClearButtonEnabled(true);
     regex_->setObjectName("flameRegex");
     inverted_->setObjectName("flameInverted");
     matches_->setObjectName("flameMatches");
+    matches_->setWordWrap(true);
 
     auto *bar = new QHBoxLayout;
     bar->addWidget(search_box_, 2);
     bar->addWidget(regex_);
     bar->addWidget(matches_, 3);
     bar->addWidget(inverted_);
-    auto *scroll = new QScrollArea;
-    scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll->setWidget(canvas_);
+    scroll_->setWidgetResizable(true);
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll_->setWidget(canvas_);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(breadcrumb_);
-    layout->addWidget(scroll, 1);
+    layout->addWidget(scroll_, 1);
 
     connect(search_box_, &QLineEdit::textChanged, this, &FlameGraph::startSearch);
     connect(regex_, &QCheckBox::toggled, this, &FlameGraph::startSearch);
@@ -51,6 +55,7 @@ FlameGraph::FlameGraph(QWidget *parent)
         }
     });
     connect(canvas_, &FlameCanvas::zoomChanged, this, &FlameGraph::updateBreadcrumb);
+    connect(canvas_, &FlameCanvas::zoomChanged, this, &FlameGraph::scrollToRoot);
     connect(canvas_, &FlameCanvas::showFunction, this, &FlameGraph::showFunction);
     connect(breadcrumb_, &QLabel::linkActivated, this,
             [this](const QString &link) { canvas_->zoomTo(link.toUInt()); });
@@ -68,6 +73,14 @@ void FlameGraph::setProfile(ProfilePtr profile) {
         inverted_->setChecked(canvas_->inverted());
     }
     startSearch();
+}
+
+void FlameGraph::scrollToRoot() {
+    // After the layout pass that gives the canvas its new height.
+    QTimer::singleShot(0, this, [this] {
+        QScrollBar *bar = scroll_->verticalScrollBar();
+        bar->setValue(canvas_->inverted() ? bar->minimum() : bar->maximum());
+    });
 }
 
 void FlameGraph::setEvent(int event) {

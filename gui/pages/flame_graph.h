@@ -17,6 +17,7 @@
 class QCheckBox;
 class QLabel;
 class QLineEdit;
+class QScrollArea;
 
 namespace cpcprof::gui {
 
@@ -47,8 +48,11 @@ class FlameGraph : public QWidget {
   private:
     void updateBreadcrumb();
     void updateMatches();
+    // Scrolls the root row into view (once the canvas has its new size).
+    void scrollToRoot();
 
     FlameCanvas *canvas_;
+    QScrollArea *scroll_;
     QLabel *breadcrumb_;
     QString breadcrumb_plain_;
     QLineEdit *search_box_;

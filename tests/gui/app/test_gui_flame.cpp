@@ -2,6 +2,7 @@
 // The flame graph page driven as a user does: click to zoom, breadcrumb,
 // Esc, search with its share against `cpcprof report`, export.
 #include "tests/gui/app/gui_harness.h"
+#include "tests/view_common/hostile_profiles.h"
 
 #include "gui/app/main_window.h"
 #include "gui/pages/flame_graph.h"
@@ -12,6 +13,8 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QTabWidget>
 #include <QTest>
 
@@ -214,6 +217,77 @@ TEST_F(GuiFlame, ContextMenuShowsFunctionInOtherPages) {
         EXPECT_TRUE(offered.contains(item)) << offered.join(", ").toStdString();
         EXPECT_EQ(w->tabs()->currentIndex(), int(tab));
     }
+}
+
+// The graph fills its page from the top: on the demo (a few levels, far
+// shorter than the page) its deepest row is the page's first, nothing
+// blank above it.
+TEST_F(GuiFlame, TheGraphStartsAtTheTopOfThePage) {
+    uint32_t deepest = 0;
+    for (const FlameFrame &f : canvas->layout().frames)
+        deepest = std::max(deepest, f.row);
+    ASSERT_LT(double(deepest + 1) * canvas->frameRect(canvas->layout().frames[0]).height(),
+              canvas->height() / 2.0)
+        << "the demo's graph is shallower than half the page";
+    for (const FlameFrame &f : canvas->layout().frames) {
+        if (f.row == deepest) {
+            EXPECT_LE(canvas->frameRect(f).top(), 0.0);
+        }
+        if (f.row == 0) {
+            EXPECT_LT(canvas->frameRect(f).bottom(), canvas->height() / 2.0)
+                << "the root is the graph's bottom row, not the page's";
+        }
+    }
+}
+
+// A 150-deep profile: it opens with the root in view, and zooming 40
+// levels up (a breadcrumb of 41 names) leaves the window's size alone.
+TEST(GuiFlameDeep, ZoomKeepsTheWindowsSizeAndTheRootInView) {
+    TempDir dir;
+    std::string file = dir.file("deep.cpcprof");
+    write_deep_profile(file, 150, 150, false);
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    w.openFile(QString::fromStdString(file));
+    ASSERT_TRUE(wait_for([&] { return w.profile() != nullptr; }));
+    FlameCanvas *canvas = w.flameGraph()->canvas();
+    ASSERT_TRUE(wait_for([&] { return !canvas->layout().frames.empty(); }));
+    auto *scroll = w.flameGraph()->findChild<QScrollArea *>();
+    ASSERT_NE(scroll, nullptr);
+    auto root_in_view = [&] {
+        for (const FlameFrame &f : canvas->layout().frames)
+            if (f.row == 0) {
+                QRect r = canvas->frameRect(f).toRect();
+                QPoint top = canvas->mapTo(scroll->viewport(), r.topLeft());
+                return scroll->viewport()->rect().contains(top) &&
+                       scroll->viewport()->rect().contains(top + QPoint(0, r.height() - 1));
+            }
+        return false;
+    };
+    ASSERT_GT(canvas->height(), scroll->viewport()->height()) << "taller than the page";
+    EXPECT_TRUE(wait_for(root_in_view, 5000)) << "opened without the root in view";
+    const QSize before = w.size();
+
+    const FlameFrame *target = nullptr;
+    for (const FlameFrame &f : canvas->layout().frames)
+        if (f.row == 40)
+            target = &f;
+    ASSERT_NE(target, nullptr);
+    uint32_t node = target->node;
+    canvas->zoomTo(node);
+    ASSERT_EQ(canvas->zoom(), node);
+    EXPECT_EQ(w.flameGraph()->breadcrumb().count(" > "), 41)
+        << w.flameGraph()->breadcrumb().toStdString();
+    wait_for([] { return false; }, 300); // let the layouts settle
+    EXPECT_EQ(w.size(), before) << "the window resized itself to " << w.width() << "x"
+                                << w.height();
+    EXPECT_LE(w.minimumSizeHint().width(), before.width());
+    EXPECT_TRUE(wait_for(root_in_view, 5000)) << "zoomed without the zoomed root in view";
+    QTest::keyClick(canvas, Qt::Key_Escape);
+    EXPECT_EQ(canvas->zoom(), 0u);
+    EXPECT_EQ(w.size(), before);
 }
 
 } // namespace

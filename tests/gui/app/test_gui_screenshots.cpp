@@ -123,14 +123,15 @@ TEST(GuiScreenshots, EveryPageIsDrawnAndFlameGraphMatchesData) {
     double whole = double(nodes[0].total.values[0]);
     double W = canvas->width();
     int row_h = canvas->rowHeight();
-    // Roots sit on the bottom row, largest first from the left; their
-    // largest callee on the row above, from the same left edge.
+    // The graph starts at the top of the page: roots sit on its bottom
+    // row (rows - 1 rows down), largest first from the left.
+    int graph_h = int(canvas->layout().rows) * row_h;
     double x = 0;
     for (size_t i = 0; i < 2; ++i) {
         uint32_t r = roots[i];
         double w_px = double(nodes[r].total.values[0]) / whole * W;
         ASSERT_GT(w_px, 40) << "root " << i << " too narrow to check";
-        int y = canvas->height() - row_h + 1;
+        int y = graph_h - row_h + 1;
         QColor want = canvas->fillColour(r);
         for (double px : {x + 3, x + w_px / 2, x + w_px - 3})
             EXPECT_EQ(img.pixelColor(int(px), y).rgb(), want.rgb())
@@ -140,14 +141,14 @@ TEST(GuiScreenshots, EveryPageIsDrawnAndFlameGraphMatchesData) {
     // Right of the roots (they do not fill the width only with sub-pixel
     // roots left out): background.
     if (x < W - 4) {
-        EXPECT_EQ(img.pixelColor(int(W) - 2, canvas->height() - row_h + 1).rgb(),
+        EXPECT_EQ(img.pixelColor(int(W) - 2, graph_h - row_h + 1).rgb(),
                   canvas->palette().color(QPalette::Base).rgb());
     }
-    // Above the deepest drawn row: nothing.
-    int top_y = canvas->height() - int(canvas->layout().rows) * row_h - 2;
-    if (top_y > 0) {
+    // Below the roots' row, the rest of the page: nothing.
+    int below_y = graph_h + 2;
+    if (below_y < canvas->height()) {
         for (int px = 0; px < int(W); px += 50)
-            EXPECT_EQ(img.pixelColor(px, top_y).rgb(),
+            EXPECT_EQ(img.pixelColor(px, below_y).rgb(),
                       canvas->palette().color(QPalette::Base).rgb());
     }
 }
