@@ -16,6 +16,9 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
 
 namespace cpcprof::gui {
 
@@ -62,9 +65,7 @@ SourcePage::SourcePage(QWidget *parent)
         l->setWordWrap(true);
         l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     }
-    title_->setText(tr("No function chosen: Show source in the flame graph's context menu, or "
-                       "select a row in a tree or table and press Ctrl+U (View > Source of the "
-                       "Selected Function)"));
+    showNoFunction();
     setup_table(source_view_, "sourceLines");
     setup_table(disasm_view_, "disassembly");
     source_view_->setModel(source_model_);
@@ -108,7 +109,22 @@ SourcePage::SourcePage(QWidget *parent)
             });
 }
 
+void SourcePage::showNoFunction() {
+    title_->setText(tr("No function chosen: Show source in the flame graph's context menu, or "
+                       "select a row in a tree or table and press Ctrl+U (View > Source of the "
+                       "Selected Function)"));
+    status_->clear();
+    disasm_status_->clear();
+}
+
 void SourcePage::setProfile(ProfilePtr profile) {
+    // The function shown, by name and module: a reloaded file (or another
+    // run of the same program) shows it again; any other file, nothing.
+    std::optional<std::pair<std::string, std::string>> shown;
+    if (profile_ && profile_->query && function_ < profile_->query->functions().size()) {
+        const analysis::FunctionInfo &f = profile_->query->functions()[function_];
+        shown.emplace(f.name, f.module);
+    }
     profile_ = std::move(profile);
     function_ = UINT32_MAX;
     source_jobs_.cancel();
@@ -116,8 +132,15 @@ void SourcePage::setProfile(ProfilePtr profile) {
     source_model_->setView(nullptr, {}, nullptr);
     disasm_model_->setView(nullptr, {});
     overview_->setWeights({});
+    showNoFunction();
     if (profile_ && profile_->query && size_t(event_) >= profile_->query->events().size())
         event_ = 0;
+    if (shown && profile_ && profile_->query) {
+        const auto &functions = profile_->query->functions();
+        for (size_t i = 0; i < functions.size(); ++i)
+            if (functions[i].name == shown->first && functions[i].module == shown->second)
+                return showFunction(uint32_t(i));
+    }
 }
 
 void SourcePage::setEvent(int event) {

@@ -65,6 +65,8 @@ class SourcePage : public QWidget {
 
   private:
     void request();
+    // The title asks for a function; the status lines are empty.
+    void showNoFunction();
     void fillOverview();
     std::string functionName() const;
     ProfilePtr profile_;

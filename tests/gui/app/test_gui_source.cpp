@@ -5,6 +5,7 @@
 // instruction selects its line and a click on a line its instructions;
 // a file that is not shown says why.
 #include "tests/gui/app/gui_harness.h"
+#include "tests/view_common/hostile_profiles.h"
 
 #include "gui/app/main_window.h"
 #include "gui/app/source_settings.h"
@@ -268,6 +269,51 @@ TEST(GuiSource, TheRowClickedInATreeIsTheFunctionShown) {
         const gui::SourceView *v = w.sourcePage()->sourceModel()->view();
         return v && v->function == zoomed;
     })) << w.profile()->query->functions()[zoomed].name;
+}
+
+// Opening another file while the page shows a function: the page does
+// not keep the old function's header over empty tables.  Another file
+// without that function clears it; the same program's file (a reload)
+// shows the function again.
+TEST(GuiSource, AnotherProfileClearsOrRefreshesThePage) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    TempDir dir;
+    std::string other = dir.file("deep.cpcprof");
+    write_deep_profile(other, 20, 20, false);
+    MainWindow w;
+    w.setSourceOptions({DEMO_SOURCE_DIR}, {});
+    w.resize(1200, 800);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, demo_profile()));
+    uint32_t walk = UINT32_MAX;
+    const auto &fns = w.profile()->query->functions();
+    for (size_t i = 0; i < fns.size(); ++i)
+        if (fns[i].name == "walk_list")
+            walk = uint32_t(i);
+    ASSERT_NE(walk, UINT32_MAX);
+    w.showSource(walk);
+    auto *title = w.sourcePage()->findChild<QLabel *>("sourceTitle");
+    ASSERT_NE(title, nullptr);
+    ASSERT_TRUE(wait_for([&] { return !w.sourcePage()->status()->text().startsWith("Reading"); }));
+    EXPECT_TRUE(title->text().contains("walk_list")) << title->text().toStdString();
+
+    ASSERT_TRUE(open_and_wait(w, other));
+    EXPECT_FALSE(title->text().contains("walk_list")) << title->text().toStdString();
+    EXPECT_TRUE(title->text().contains("No function chosen")) << title->text().toStdString();
+    EXPECT_TRUE(w.sourcePage()->status()->text().isEmpty())
+        << w.sourcePage()->status()->text().toStdString();
+    EXPECT_EQ(w.sourcePage()->sourceModel()->view(), nullptr);
+
+    w.showSource(0); // f0 of the deep profile
+    ASSERT_TRUE(open_and_wait(w, demo_profile()));
+    EXPECT_TRUE(title->text().contains("No function chosen")) << title->text().toStdString();
+    w.showSource(walk);
+    ASSERT_TRUE(open_and_wait(w, demo_profile())); // a reload
+    EXPECT_TRUE(title->text().contains("walk_list")) << title->text().toStdString();
+    EXPECT_TRUE(wait_for([&] {
+        const gui::SourceView *v = w.sourcePage()->sourceModel()->view();
+        return v && w.profile()->query->functions()[v->function].name == "walk_list";
+    }));
 }
 
 TEST(GuiSource, SaysWhyAFileIsNotShown) {
