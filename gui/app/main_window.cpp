@@ -114,6 +114,9 @@ void MainWindow::makeActions() {
     file->addAction(tr("Export flame graph as &SVG..."), this, [this] { exportGraph(true); });
     file->addAction(tr("Export flame graph as &PNG..."), this, [this] { exportGraph(false); });
     file->addSeparator();
+    QAction *close = file->addAction(tr("&Close"), this, &MainWindow::closeProfile);
+    close->setObjectName("closeProfile");
+    close->setShortcut(Qt::CTRL | Qt::Key_W);
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
 
@@ -145,8 +148,35 @@ void MainWindow::makeActions() {
                 [this] { source_->setRoots(source_roots(source_dirs_, path_maps_)); });
         d->open();
     });
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&Keyboard Shortcuts"), this, [this] {
+        QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsText());
+    });
+    help->addAction(tr("&About cpcprof-gui"), this, [this] {
+        QMessageBox::about(
+            this, tr("About cpcprof-gui"),
+            tr("<b>cpcprof-gui %1</b><p>The viewer of cpcprof, a sampling profiler built on "
+               "libcpc(3LIB) for Linux. MIT license.</p><p>Manual: <tt>man cpcprof-gui</tt>, "
+               "<tt>man cpcprof</tt>; the project's docs/viewer.md.</p>")
+                .arg(QStringLiteral(CPCPROF_VERSION)));
+    });
     bar->addWidget(new QLabel(tr(" Event: ")));
     bar->addWidget(events_);
+}
+
+QString MainWindow::shortcutsText() {
+    auto key = [](QKeySequence::StandardKey k) {
+        return QKeySequence(k).toString(QKeySequence::NativeText);
+    };
+    return tr("%1  open a profile\n%2  reload it\n%3  close it\n%4  quit\n"
+              "%5  source of the selected function\n"
+              "Esc, Backspace, %6  zoom the flame graph back out\n"
+              "Click a frame  zoom into it; right-click: show it in the other pages")
+        .arg(key(QKeySequence::Open), key(QKeySequence::Refresh),
+             QKeySequence(Qt::CTRL | Qt::Key_W).toString(QKeySequence::NativeText),
+             key(QKeySequence::Quit),
+             QKeySequence(Qt::CTRL | Qt::Key_U).toString(QKeySequence::NativeText),
+             key(QKeySequence::Back));
 }
 
 void MainWindow::setEvent(int event) {
@@ -198,6 +228,30 @@ void MainWindow::showProfile(ProfilePtr profile, qint64 ms) {
                                  .arg(ms));
     addRecent(path);
     emit profileShown();
+}
+
+void MainWindow::closeProfile() {
+    loader_->cancel();
+    if (filter_cancel_)
+        *filter_cancel_ = true;
+    filter_jobs_.cancel();
+    filtering_ = false;
+    profile_.reset();
+    loaded_.reset();
+    steps_.clear();
+    narrowed_.clear();
+    selected_ = UINT32_MAX;
+    {
+        QSignalBlocker block(events_);
+        events_->clear();
+    }
+    event_ = 0;
+    timeline_->setProfile(nullptr);
+    filter_bar_->setSteps({}, 0, 0);
+    showPages(nullptr);
+    reload_->setEnabled(false);
+    setWindowTitle(tr("cpcprof-gui"));
+    statusBar()->clearMessage();
 }
 
 void MainWindow::showError(const QString &path, const QString &error) {

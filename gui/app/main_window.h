@@ -61,6 +61,11 @@ class MainWindow : public QMainWindow {
 
     // Starts loading path; the window shows it once loaded.
     void openFile(const QString &path);
+    // File > Close (Ctrl+W): the window as it starts, no profile shown
+    // (a comparison's base stays chosen for the next file).
+    void closeProfile();
+    // Help > Keyboard Shortcuts: the text the dialog shows.
+    static QString shortcutsText();
     // Compares the profile shown (and those opened later) with the one at
     // base (main_window_diff.cpp): flame graph coloured by change, delta
     // columns, the Comparison page.

@@ -16,7 +16,9 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDropEvent>
+#include <QImage>
 #include <QMenu>
+#include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPushButton>
@@ -227,6 +229,49 @@ TEST(GuiApp, DroppedFileOpensAndReloadReadsItAgain) {
     enter2.setAccepted(false);
     QApplication::sendEvent(&w, &enter2);
     EXPECT_FALSE(enter2.isAccepted());
+}
+
+// File > Close (Ctrl+W) puts the window back as it starts: no profile, every
+// page drawn empty; a file opens again after it.  The Help menu names
+// the shortcuts, which are the actions' own.
+TEST(GuiApp, CtrlWClosesTheProfileAndHelpNamesTheShortcuts) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, file));
+    QAction *close = w.findChild<QAction *>("closeProfile");
+    ASSERT_NE(close, nullptr);
+    EXPECT_EQ(close->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_W));
+    w.activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(&w));
+    QTest::keyClick(&w, Qt::Key_W, Qt::ControlModifier);
+    EXPECT_EQ(w.profile(), nullptr);
+    EXPECT_EQ(w.loadedProfile(), nullptr);
+    EXPECT_EQ(w.windowTitle().toStdString(), "cpcprof-gui");
+    EXPECT_EQ(w.eventSelector()->count(), 0);
+    for (int tab = 0; tab < w.tabs()->count(); ++tab) {
+        w.tabs()->setCurrentIndex(tab);
+        QImage img = w.grab().toImage(); // each page draws without a profile
+        EXPECT_FALSE(img.isNull()) << tab;
+    }
+    ASSERT_TRUE(open_and_wait(w, file));
+    EXPECT_GT(w.profile()->query->samples_kept(), 0u);
+
+    QStringList menus;
+    for (QAction *a : w.menuBar()->actions())
+        menus << a->text();
+    EXPECT_TRUE(menus.contains("&Help")) << menus.join(", ").toStdString();
+    QString keys = MainWindow::shortcutsText();
+    for (QAction *a : w.findChildren<QAction *>()) {
+        if (!a->shortcut().isEmpty()) {
+            EXPECT_TRUE(keys.contains(a->shortcut().toString(QKeySequence::NativeText)))
+                << a->text().toStdString() << " " << a->shortcut().toString().toStdString()
+                << " is not in:\n"
+                << keys.toStdString();
+        }
+    }
 }
 
 TEST(GuiApp, CancelDropsTheLoadAndKeepsTheWindowAsItWas) {
