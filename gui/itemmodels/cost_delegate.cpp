@@ -14,6 +14,13 @@ namespace cpcprof::gui {
 
 CostDelegate::CostDelegate(QObject *parent) : QStyledItemDelegate(parent) {}
 
+QColor CostDelegate::heatColour(double share) {
+    // Pale yellow for a small share to orange-red for all of it, light
+    // enough for black text on top.
+    share = std::clamp(share, 0.0, 1.0);
+    return QColor::fromHsvF(float((1.0 - share) * 55.0 / 360.0), float(0.25 + 0.45 * share), 1.0f);
+}
+
 QRect CostDelegate::barRect(const QRect &cell, double share) {
     share = std::clamp(share, 0.0, 1.0);
     QRect r = cell.adjusted(1, 2, -1, -2);
@@ -39,9 +46,7 @@ void CostDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
     QRect bar = barRect(opt.rect, share.toDouble());
     if (bar.width() > 0) {
         painter->save();
-        QColor c = opt.palette.color(QPalette::Highlight);
-        c.setAlpha(70);
-        painter->fillRect(bar, c);
+        painter->fillRect(bar, heatColour(share.toDouble()));
         painter->restore();
     }
     opt.text = text;

@@ -71,11 +71,34 @@ QVariant CostModel::headerData(int section, Qt::Orientation o, int role) const {
     return {};
 }
 
+namespace {
+
+// An event's value in its unit: ms for the clocks (ns recorded), else the
+// count.  The integer itself: a double is exact only up to 2^53.
+QString eventValueText(const CostColumns &c, int event, uint64_t v) {
+    if (size_t(event) < c.time_event.size() && c.time_event[size_t(event)])
+        return QLocale().toString(double(v) / 1e6, 'f', 1) + QStringLiteral(" ms");
+    return QLocale().toString(qulonglong(v));
+}
+
+QString shareText(double share) {
+    return QLocale().toString(share * 100, 'f', 2) + QStringLiteral(" %");
+}
+
+} // namespace
+
+QString widestCostText(const CostColumns &c, const CostColumn &col) {
+    if (col.kind != CostColumn::Kind::Self && col.kind != CostColumn::Kind::Total)
+        return QStringLiteral("0.000");
+    uint64_t total = size_t(col.event) < c.totals.size() ? c.totals[size_t(col.event)] : 0;
+    return shareText(1.0) + QStringLiteral("  ") + eventValueText(c, col.event, total);
+}
+
 QString formatCost(const CostColumns &c, const CostColumn &col, std::optional<double> v) {
     if (!v)
         return {};
     if (col.kind == CostColumn::Kind::Self || col.kind == CostColumn::Kind::Total)
-        return QLocale().toString(qulonglong(*v));
+        return eventValueText(c, col.event, uint64_t(*v));
     const std::string &kind = c.derived[size_t(col.derived)].kind;
     if (kind == "miss_ratio")
         return QString::number(*v * 100, 'f', 2) + QLatin1Char('%');
@@ -153,14 +176,18 @@ QVariant CostModel::costData(const QModelIndex &index, const CostColumn &col, in
 }
 
 QVariant costCellData(const CostColumns &c, const CostColumn &col, const Cost &self,
-                      const Cost &total, int role) {
+                      const Cost &total, int role, bool with_value) {
     switch (role) {
     case Qt::DisplayRole:
         if (col.kind == CostColumn::Kind::Self || col.kind == CostColumn::Kind::Total) {
-            // The integer itself: a double is exact only up to 2^53.
             const Cost &v = col.kind == CostColumn::Kind::Self ? self : total;
             size_t e = size_t(col.event);
-            return QLocale().toString(qulonglong(e < v.values.size() ? v.values[e] : 0));
+            QString value = eventValueText(c, col.event, e < v.values.size() ? v.values[e] : 0);
+            auto share = column_share(c, col, self, total);
+            if (!share)
+                return value;
+            return with_value ? shareText(*share) + QStringLiteral("  ") + value
+                              : shareText(*share);
         }
         return formatCost(c, col, column_value(c, col, self, total));
     case SortRole:

@@ -100,14 +100,21 @@ class CostModel : public QAbstractItemModel {
     std::vector<DeltaColumn> deltas_;
 };
 
-// A figure as the views print it: events as integers with thousands
-// separators, CPI with 3 decimals, misses per 1k with 2, ratios in %.
+// A figure as the views print it: clock events in ms ("1,244.0 ms"),
+// other events as integers with thousands separators, CPI with 3
+// decimals, misses per 1k with 2, ratios in %.
 QString formatCost(const CostColumns &c, const CostColumn &col, std::optional<double> v);
 
 // What a cost cell shows for the roles every cost view shares (display,
 // SortRole, ShareRole, alignment), from a row's self and total cost; an
 // invalid QVariant for the other roles (and for a share a column has not).
+// An event's cell reads its share of the run first, then (with_value) its
+// value in its unit: "46.16 %  1,244.0 ms".
 QVariant costCellData(const CostColumns &c, const CostColumn &col, const analysis::Cost &self,
-                      const analysis::Cost &total, int role);
+                      const analysis::Cost &total, int role, bool with_value = true);
+
+// The widest text an event column of c can show (its total's share and
+// value), to size the column by.
+QString widestCostText(const CostColumns &c, const CostColumn &col);
 
 } // namespace cpcprof::gui

@@ -76,9 +76,12 @@ QVariant CostRowsModel::data(const QModelIndex &index, int role) const {
     if (!costsOf(index.row(), &self, &total))
         return {};
     if (role == Qt::ToolTipRole)
-        return tr("%1 over %n samples", "", int(column_samples(col, *self, *total)))
-            .arg(QString::fromStdString(col.header));
-    return costCellData(columns_, col, *self, *total, role);
+        return tr("%1: %2 over %n samples", "", int(column_samples(col, *self, *total)))
+            .arg(QString::fromStdString(col.header),
+                 formatCost(columns_, col, column_value(columns_, col, *self, *total)));
+    // The share alone: the source text keeps its room (the value is in
+    // the tooltip).
+    return costCellData(columns_, col, *self, *total, role, false);
 }
 
 // ---- SourceLinesModel ------------------------------------------------------

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "gui/model/cost_columns.h"
 
+#include "profiler/analysis/event_units.h"
+
 namespace cpcprof::gui {
 
 using analysis::Cost;
@@ -20,6 +22,8 @@ CostColumns cost_columns(const analysis::Query &q) {
     }
     c.totals = q.total().values;
     c.totals.resize(events.size());
+    for (const storage::EventInfo &e : events)
+        c.time_event.push_back(analysis::is_time_event(e.name));
     return c;
 }
 

@@ -26,6 +26,7 @@ struct CostColumns {
     std::vector<analysis::DerivedColumn> derived;
     std::vector<CostColumn> columns; // self and total per event, then derived
     std::vector<uint64_t> totals;    // per event: the kept total (share's denominator)
+    std::vector<bool> time_event;    // per event: its values are ns (analysis::is_time_event)
 };
 
 CostColumns cost_columns(const analysis::Query &q);

@@ -9,12 +9,47 @@
 #include <QHeaderView>
 #include <QMenu>
 #include <QTableView>
+#include <QTimer>
 #include <QTreeView>
+
+#include <algorithm>
 
 namespace cpcprof::gui {
 
+namespace {
+
+// The Function column takes the room the cost columns leave; each cost
+// column is as wide as its header and its widest cell among the first
+// rows (a total's "100.00 %  2,326.0 ms"), so that neither is clipped.
+void fitColumns(QAbstractItemView *view, QHeaderView *header) {
+    if (header->count() == 0)
+        return;
+    header->setResizeContentsPrecision(200);
+    header->setMinimumSectionSize(60);
+    for (int c = 1; c < header->count(); ++c) {
+        header->setSectionResizeMode(c, QHeaderView::Interactive);
+        int want = std::max(header->sectionSizeHint(c), view->sizeHintForColumn(c));
+        header->resizeSection(c, want + 8);
+    }
+    header->setSectionResizeMode(0, QHeaderView::Stretch);
+}
+
+} // namespace
+
 void setupCostView(QAbstractItemView *view, CostProxy *proxy) {
     view->setModel(proxy);
+    // After the rows are in (a new profile, new columns).
+    auto fit = [view] {
+        QHeaderView *h = nullptr;
+        if (auto *tree = qobject_cast<QTreeView *>(view))
+            h = tree->header();
+        else if (auto *table = qobject_cast<QTableView *>(view))
+            h = table->horizontalHeader();
+        if (h != nullptr)
+            fitColumns(view, h);
+    };
+    QObject::connect(proxy, &QAbstractItemModel::modelReset, view,
+                     [view, fit] { QTimer::singleShot(0, view, fit); });
     view->setItemDelegate(new CostDelegate(view));
     view->setSelectionBehavior(QAbstractItemView::SelectRows);
     view->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -24,7 +59,6 @@ void setupCostView(QAbstractItemView *view, CostProxy *proxy) {
         tree->setUniformRowHeights(true);
         tree->header()->setStretchLastSection(false);
         tree->header()->setDefaultSectionSize(110);
-        tree->setColumnWidth(0, 320);
     } else if (auto *table = qobject_cast<QTableView *>(view)) {
         table->setSortingEnabled(true);
         table->verticalHeader()->hide();
@@ -35,7 +69,6 @@ void setupCostView(QAbstractItemView *view, CostProxy *proxy) {
         table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
         table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
         table->horizontalHeader()->setDefaultSectionSize(110);
-        table->setColumnWidth(0, 320);
     }
 }
 

@@ -5,6 +5,7 @@
 // event's values, and how a truncated stack is shown.
 #pragma once
 
+#include "profiler/analysis/event_units.h"
 #include "profiler/analysis/query.h"
 
 #include <cstdint>
@@ -21,9 +22,8 @@ inline constexpr const char kSamplesName[] = "samples";
 uint64_t weight(const analysis::Cost &cost, int event);
 // The name of a weight: the event's, or "samples".
 std::string weight_name(const analysis::Query &q, int event);
-// True for the events whose values are nanoseconds: the clocks cpu-clock
-// and task-clock.  Other events count occurrences.
-bool is_time_event(std::string_view name);
+// analysis::is_time_event (event_units.h): which events count nanoseconds.
+using analysis::is_time_event;
 
 // A truncated stack (Query::stack_truncated: its first frame is not a true
 // root) gets this frame above its first one, so that it does not merge

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/record/plan.h"
 
+#include "profiler/analysis/event_units.h"
 #include "profiler/record/period_bounds.h"
 #include "profiler/record/signal_cost.h"
 #include "profiler/tools/caps.h"
@@ -46,7 +47,7 @@ bool hardware_counters(cpc_t *cpc) {
 }
 
 bool time_based(const std::string &e) {
-    return e == "cpu-clock" || e == "task-clock";
+    return analysis::is_time_event(e);
 }
 
 double cpu_hz() {

@@ -16,12 +16,15 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDropEvent>
+#include <QFontMetrics>
+#include <QHeaderView>
 #include <QImage>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
@@ -83,6 +86,53 @@ TEST(GuiApp, SummarySaysWhatReportSays) {
     EXPECT_TRUE(top.contains(QString::fromStdString(rows[0]["function"]))) << top.toStdString();
     // The demo's process exited normally and the summary says so.
     EXPECT_TRUE(text.contains("cpcprof-demo: exit 0")) << text.toStdString();
+}
+
+// Cost cells read share first, then the value in its unit (ms for the
+// clock, a count for page-faults); every cost column is as wide as its
+// header and its widest cell, and the Function column takes the rest.
+TEST(GuiApp, CostColumnsShowSharesInUnitsAndAreNeverClipped) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = two_event_profile();
+    MainWindow w;
+    w.resize(1500, 900);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, file));
+    w.tabs()->setCurrentIndex(MainWindow::HotspotsTab);
+    auto *page = qobject_cast<gui::HotspotsPage *>(w.tabs()->currentWidget());
+    ASSERT_NE(page, nullptr);
+    QTableView *view = page->view();
+    QHeaderView *h = view->horizontalHeader();
+    ASSERT_TRUE(wait_for([&] { return h->sectionSize(0) > 300; }, 5000)) << h->sectionSize(0);
+    QAbstractItemModel *m = view->model();
+    QFontMetrics fm = view->fontMetrics();
+    int checked = 0;
+    for (int c = 1; c < m->columnCount(); ++c) {
+        QString header = m->headerData(c, Qt::Horizontal).toString();
+        EXPECT_GE(h->sectionSize(c), h->sectionSizeHint(c)) << header.toStdString();
+        for (int r = 0; r < std::min(m->rowCount(), 50); ++r) {
+            QString text = m->index(r, c).data().toString();
+            EXPECT_GE(h->sectionSize(c), fm.horizontalAdvance(text)) << text.toStdString();
+        }
+        QString top = m->index(0, c).data().toString();
+        if (header == "self:cpu-clock" || header == "total:cpu-clock") {
+            EXPECT_TRUE(
+                QRegularExpression("^\\d+\\.\\d\\d % +[\\d,]+\\.\\d ms$").match(top).hasMatch())
+                << top.toStdString();
+            ++checked;
+        }
+        if (header == "self:page-faults" || header == "total:page-faults") {
+            EXPECT_TRUE(QRegularExpression("^\\d+\\.\\d\\d % +[\\d,]+$").match(top).hasMatch())
+                << top.toStdString();
+            ++checked;
+        }
+    }
+    EXPECT_EQ(checked, 4);
+    int costs = 0;
+    for (int c = 1; c < h->count(); ++c)
+        costs += h->sectionSize(c);
+    EXPECT_GE(h->sectionSize(0), view->viewport()->width() - costs - 4)
+        << "the Function column takes the room the others leave";
 }
 
 TEST(GuiApp, EventSelectorDrivesFlameGraphWidths) {

@@ -262,9 +262,10 @@ TEST_F(ProfileTest, TreePageEventSwitchReordersAndSelectReveals) {
     EXPECT_EQ(p->rowCount(), 0);
 }
 
-// The delegate paints bars as wide as the share: at 50 % of the cell the
-// row with 2/3 of the cycles is painted, the row with 1/3 is not; at 20 %
-// both are, the same.
+// The delegate paints bars as wide as the share, in the heat colour of
+// the share: at 50 % of the cell the row with 2/3 of the cycles is
+// painted, the row with 1/3 is not; at the left both are, the larger share
+// redder.  (Read on the bar's top line, above the text.)
 TEST_F(ProfileTest, CostCellsShowBarsOfTheirShare) {
     load_folded({"cycles", "instructions"}, kTwo);
     TreePage page(TreePage::Kind::TopDown);
@@ -283,11 +284,18 @@ TEST_F(ProfileTest, CostCellsShowBarsOfTheirShare) {
     ASSERT_FALSE(rx.isEmpty());
     QImage img = v->viewport()->grab().toImage();
     auto at = [&](const QRect &r, double f) {
-        return img.pixelColor(r.left() + int(r.width() * f), r.center().y());
+        QRect bar = CostDelegate::barRect(r, 1.0);
+        return img.pixelColor(bar.left() + int(bar.width() * f), bar.top()).rgb();
     };
-    EXPECT_NE(at(rx, 0.5), at(ry, 0.5));
-    EXPECT_EQ(at(rx, 0.2), at(ry, 0.2));
-    EXPECT_NE(at(ry, 0.2), at(ry, 0.5)); // bar, then background
+    QRgb hot = CostDelegate::heatColour(2.0 / 3).rgb(),
+         warm = CostDelegate::heatColour(1.0 / 3).rgb();
+    EXPECT_EQ(at(rx, 0.02), hot);
+    EXPECT_EQ(at(ry, 0.02), warm);
+    EXPECT_EQ(at(rx, 0.5), hot);
+    EXPECT_NE(at(ry, 0.5), warm); // y's bar ends at a third
+    EXPECT_LT(QColor(hot).hueF(), QColor(warm).hueF()) << "the larger share is redder";
+    // The cell reads the share first, then the value.
+    EXPECT_TRUE(x.data().toString().startsWith("66.67 %")) << x.data().toString().toStdString();
 }
 
 TEST_F(Views, BottomUpPageAndHotspotsPage) {
