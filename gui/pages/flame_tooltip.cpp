@@ -2,6 +2,9 @@
 #include "gui/pages/flame_tooltip.h"
 
 #include "profiler/analysis/derived.h"
+#include "profiler/analysis/event_units.h"
+
+#include <QLocale>
 
 namespace cpcprof::gui {
 
@@ -11,11 +14,14 @@ QString esc(const std::string &s) {
     return QString::fromStdString(s).toHtmlEscaped();
 }
 
-QString value_and_share(uint64_t v, uint64_t whole) {
-    QString s = QString::number(v);
-    if (whole != 0)
-        s += QString(" (%1 %)").arg(100.0 * double(v) / double(whole), 0, 'f', 2);
-    return s;
+// "54.55 % (6.0 ms)": the share first, then the value in its unit (ms
+// for the clocks, a count with separators for the rest).
+QString value_and_share(uint64_t v, uint64_t whole, bool ns) {
+    QString value = ns ? QLocale().toString(double(v) / 1e6, 'f', 1) + QStringLiteral(" ms")
+                       : QLocale().toString(qulonglong(v));
+    if (whole == 0)
+        return value;
+    return QLocale().toString(100.0 * double(v) / double(whole), 'f', 2) + " % (" + value + ")";
 }
 
 // Derived ratios (CPI, misses per 1k instructions, miss rate) of a cost,
@@ -55,12 +61,16 @@ QString frame_tooltip(const ProfileData &profile, const analysis::CallTree &tree
     t += "<table><tr><th></th><th align=right>self</th><th align=right>total</th></tr>";
     const auto &events = q.events();
     const analysis::Cost &all = q.total();
-    for (size_t e = 0; e < events.size(); ++e)
-        t += "<tr><td>" + esc(events[e].name) + "</td><td align=right>" +
-             value_and_share(n.self.values[e], all.values[e]) + "</td><td align=right>" +
-             value_and_share(n.total.values[e], all.values[e]) + "</td></tr>";
-    t += "<tr><td>samples</td><td align=right>" + value_and_share(n.self.samples, all.samples) +
-         "</td><td align=right>" + value_and_share(n.total.samples, all.samples) + "</td></tr>";
+    // Cells never wrap: a number broken over two lines reads as two.
+    for (size_t e = 0; e < events.size(); ++e) {
+        bool ns = analysis::is_time_event(events[e].name);
+        t += "<tr><td>" + esc(events[e].name) + "</td><td align=right nowrap>" +
+             value_and_share(n.self.values[e], all.values[e], ns) + "</td><td align=right nowrap>" +
+             value_and_share(n.total.values[e], all.values[e], ns) + "</td></tr>";
+    }
+    t += "<tr><td>samples</td><td align=right nowrap>" +
+         value_and_share(n.self.samples, all.samples, false) + "</td><td align=right nowrap>" +
+         value_and_share(n.total.samples, all.samples, false) + "</td></tr>";
     t += derived_rows(q, n.self, n.total);
     t += "</table>";
     return t;

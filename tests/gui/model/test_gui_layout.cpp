@@ -194,12 +194,13 @@ TEST(GuiTooltip, EveryEventSelfAndTotal) {
     // compute: self 0, total 6 samples = 6e6 ns of cpu-clock (54.55 %) and
     // 12 of the 17 page faults (70.59 %).
     EXPECT_NE(tip.find("<b>compute</b>"), std::string::npos) << tip;
-    EXPECT_NE(tip.find("<td>cpu-clock</td><td align=right>0 (0.00 %)</td><td "
-                       "align=right>6000000 (54.55 %)</td>"),
+    // The share first, then the value in its unit; cells that never wrap.
+    EXPECT_NE(tip.find("<td>cpu-clock</td><td align=right nowrap>0.00 % (0.0 ms)</td><td "
+                       "align=right nowrap>54.55 % (6.0 ms)</td>"),
               std::string::npos)
         << tip;
-    EXPECT_NE(tip.find("<td>page-faults</td><td align=right>0 (0.00 %)</td><td "
-                       "align=right>12 (70.59 %)</td>"),
+    EXPECT_NE(tip.find("<td>page-faults</td><td align=right nowrap>0.00 % (0)</td><td "
+                       "align=right nowrap>70.59 % (12)</td>"),
               std::string::npos)
         << tip;
     EXPECT_NE(tip.find("/src/a.c"), std::string::npos) << tip;
