@@ -314,7 +314,7 @@ TEST(RecordOutput, StatesTheFilesRealSize) {
         TempDir dir;
         std::vector<std::string> args{"record", "-o", dir.file("out.cpcprof")};
         if (!symbolize)
-            args.push_back("--no-symbolize");
+            args.emplace_back("--no-symbolize");
         args.insert(args.end(), {"--", THREADS_EXE, "2", "2"});
         RunResult r = run_cpcprof(dir, args);
         ASSERT_EQ(r.status, 0) << r.err;
