@@ -2,7 +2,6 @@
 // What the export formats share (export_formats.h): weights and units.
 #include "profiler/export/export_formats.h"
 
-
 namespace cpcprof::exporter {
 
 uint64_t weight(const analysis::Cost &cost, int event) {
