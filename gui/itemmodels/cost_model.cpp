@@ -87,13 +87,6 @@ QString shareText(double share) {
 
 } // namespace
 
-QString widestCostText(const CostColumns &c, const CostColumn &col) {
-    if (col.kind != CostColumn::Kind::Self && col.kind != CostColumn::Kind::Total)
-        return QStringLiteral("0.000");
-    uint64_t total = size_t(col.event) < c.totals.size() ? c.totals[size_t(col.event)] : 0;
-    return shareText(1.0) + QStringLiteral("  ") + eventValueText(c, col.event, total);
-}
-
 QString formatCost(const CostColumns &c, const CostColumn &col, std::optional<double> v) {
     if (!v)
         return {};

@@ -113,8 +113,4 @@ QString formatCost(const CostColumns &c, const CostColumn &col, std::optional<do
 QVariant costCellData(const CostColumns &c, const CostColumn &col, const analysis::Cost &self,
                       const analysis::Cost &total, int role, bool with_value = true);
 
-// The widest text an event column of c can show (its total's share and
-// value), to size the column by.
-QString widestCostText(const CostColumns &c, const CostColumn &col);
-
 } // namespace cpcprof::gui
