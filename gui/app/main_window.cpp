@@ -33,13 +33,16 @@ MainWindow::MainWindow(QWidget *parent)
       diff_(new DiffController(this)), diff_page_(new DiffPage) {
     setWindowTitle(tr("cpcprof-gui"));
     setAcceptDrops(true);
-    pages_ = make_pages(this, [this](uint32_t fn) {
-        // A function activated in a tree or table: show it in the others.
-        for (Page *p :
-             {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
-            p->selectFunction(fn);
-        selected_ = fn;
-    });
+    pages_ = make_pages(
+        this,
+        [this](uint32_t fn) {
+            // A function activated in a tree or table: show it in the others.
+            for (Page *p :
+                 {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
+                p->selectFunction(fn);
+            selected_ = fn;
+        },
+        [this](uint32_t fn, bool keep) { filterByFunction(fn, keep); });
     tabs_->addTab(summary_, tr("Summary"));
     tabs_->addTab(flame_, tr("Flame graph"));
     tabs_->addTab(pages_.top_down.widget, tr("Top-down"));
@@ -83,6 +86,7 @@ MainWindow::MainWindow(QWidget *parent)
         statusBar()->showMessage(tr("Loading %1 cancelled").arg(path), 5000);
     });
     connect(flame_, &FlameGraph::showFunction, this, &MainWindow::showFunction);
+    connect(flame_, &FlameGraph::filterByFunction, this, &MainWindow::filterByFunction);
     connect(flame_->canvas(), &FlameCanvas::zoomChanged, this,
             [this](uint32_t zoom) { back_->setEnabled(zoom != 0); });
     connect(flame_->canvas(), &FlameCanvas::zoomChanged, this, [this](uint32_t zoom) {
@@ -111,8 +115,12 @@ void MainWindow::makeActions() {
     makeDiffActions(file);
     makeRecordActions(file);
     file->addSeparator();
-    file->addAction(tr("Export flame graph as &SVG..."), this, [this] { exportGraph(true); });
-    file->addAction(tr("Export flame graph as &PNG..."), this, [this] { exportGraph(false); });
+    file->addAction(tr("Export flame graph as &HTML (interactive)..."), this,
+                    [this] { exportGraph(ExportFormat::Html); });
+    file->addAction(tr("Export flame graph as &SVG (interactive)..."), this,
+                    [this] { exportGraph(ExportFormat::Svg); });
+    file->addAction(tr("Export flame graph as &PNG..."), this,
+                    [this] { exportGraph(ExportFormat::Png); });
     file->addSeparator();
     QAction *close = file->addAction(tr("&Close"), this, &MainWindow::closeProfile);
     close->setObjectName("closeProfile");

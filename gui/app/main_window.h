@@ -98,6 +98,10 @@ class MainWindow : public QMainWindow {
     // The filter stack: push a step, or go back to the first depth steps;
     // the pages show the result once filtersApplied() is emitted.
     void pushFilter(const FilterStep &step);
+    // A filter step keeping only the stacks through the shown profile's
+    // function fn (keep), or leaving them out: `report --through` /
+    // `--not-through` of its name.
+    void filterByFunction(uint32_t fn, bool keep);
     void backToFilter(size_t depth);
     const std::vector<FilterStep> &filters() const { return steps_; }
     bool filtering() const { return filtering_; }
@@ -129,7 +133,9 @@ class MainWindow : public QMainWindow {
     void showDiffError(const QString &error);
     void chooseFile();
     void reload();
-    void exportGraph(bool svg);
+    enum class ExportFormat { Html, Svg, Png };
+    // File > Export: the page `cpcprof flamegraph` writes, or a picture.
+    void exportGraph(ExportFormat format);
     void showProfile(ProfilePtr profile, qint64 ms);
     void showError(const QString &path, const QString &error);
     void loadingState(bool loading, const QString &path);

@@ -45,7 +45,7 @@ void MainWindow::chooseBase() {
 void MainWindow::showDiff(const DiffPtr &diff, qint64 ms) {
     if (diff && diff->now != profile_)
         return; // compared with a profile no longer shown
-    flame_->canvas()->setDiff(diff);
+    flame_->setDiff(diff);
     for (Page *p : {&pages_.top_down, &pages_.bottom_up, &pages_.caller_callee, &pages_.hotspots})
         p->setDiff(diff);
     diff_page_->setDiff(diff);

@@ -5,6 +5,7 @@
 
 #include "gui/pages/flame_graph.h"
 
+#include <QApplication>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -46,15 +47,22 @@ void MainWindow::reload() {
         openFile(QString::fromStdString(profile_->path));
 }
 
-void MainWindow::exportGraph(bool svg) {
-    QString path = QFileDialog::getSaveFileName(
-        this, svg ? tr("Export flame graph as SVG") : tr("Export flame graph as PNG"),
-        svg ? "flamegraph.svg" : "flamegraph.png", svg ? tr("SVG (*.svg)") : tr("PNG (*.png)"));
+void MainWindow::exportGraph(ExportFormat format) {
+    static const char *const names[] = {"flamegraph.html", "flamegraph.svg", "flamegraph.png"};
+    const QString filters[] = {tr("HTML page (*.html)"), tr("SVG (*.svg)"), tr("PNG (*.png)")};
+    const int f = int(format);
+    QString path =
+        QFileDialog::getSaveFileName(this, tr("Export flame graph"), names[f], filters[f]);
     if (path.isEmpty())
         return;
     QString error;
     FlameCanvas *c = flame_->canvas();
-    if (!(svg ? c->exportSvg(path, &error) : c->exportPng(path, &error)))
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    bool ok = format == ExportFormat::Png
+                  ? c->exportPng(path, &error)
+                  : c->exportPage(path, format == ExportFormat::Html, &error);
+    QApplication::restoreOverrideCursor();
+    if (!ok)
         QMessageBox::warning(this, tr("Export failed"), error);
     else
         statusBar()->showMessage(tr("Flame graph written to %1").arg(path), 5000);

@@ -47,6 +47,14 @@ void MainWindow::pushFilter(const FilterStep &step) {
     applyFilters();
 }
 
+void MainWindow::filterByFunction(uint32_t fn, bool keep) {
+    if (!profile_ || fn >= profile_->query->functions().size())
+        return;
+    FilterStep step;
+    (keep ? step.through : step.not_through).push_back(profile_->query->functions()[fn].name);
+    pushFilter(step);
+}
+
 void MainWindow::backToFilter(size_t depth) {
     if (!loaded_ || depth >= steps_.size())
         return;

@@ -57,16 +57,17 @@ QVariant CostModel::headerData(int section, Qt::Orientation o, int role) const {
         return deltaHeader(deltas_[size_t(section - firstDeltaColumn())], role);
     const CostColumn &col = columns_.columns[size_t(section - firstCostColumn())];
     if (role == Qt::DisplayRole)
-        return QString::fromStdString(col.header);
+        return QString::fromStdString(col.label);
+    const QString name = QString::fromStdString(col.header) + "\n";
     switch (col.kind) {
     case CostColumn::Kind::Self:
-        return tr("Samples whose innermost frame is here");
+        return name + tr("Samples whose innermost frame is here");
     case CostColumn::Kind::Total:
-        return tr("Samples with this frame on the stack, once each");
+        return name + tr("Samples with this frame on the stack, once each");
     case CostColumn::Kind::DerivedSelf:
-        return tr("Ratio over the self samples (as cpcprof report)");
+        return name + tr("Ratio over the self samples (as cpcprof report)");
     case CostColumn::Kind::DerivedTotal:
-        return tr("Ratio over the total samples");
+        return name + tr("Ratio over the total samples");
     }
     return {};
 }

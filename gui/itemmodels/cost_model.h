@@ -113,4 +113,12 @@ QString formatCost(const CostColumns &c, const CostColumn &col, std::optional<do
 QVariant costCellData(const CostColumns &c, const CostColumn &col, const analysis::Cost &self,
                       const analysis::Cost &total, int role, bool with_value = true);
 
+// The text colour of a change: red grew, blue shrank when the change of
+// share is beyond noise (test; a count's change follows its share's),
+// grey within noise; none for no change.
+QVariant changeForeground(double change, const std::optional<analysis::ShareTest> &test);
+
+// "beyond noise at 99 %: +0.21 .. +2.31 pp", "within noise at 99 % ...".
+QString noiseText(const analysis::ShareTest &t, double confidence);
+
 } // namespace cpcprof::gui

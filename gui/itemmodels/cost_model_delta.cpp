@@ -94,16 +94,39 @@ QVariant CostModel::deltaData(const QModelIndex &index, const DeltaColumn &col, 
     case Qt::ForegroundRole:
         if (!v || (col.share && std::fabs(*v) < 0.005) || *v == 0)
             return {};
-        return QBrush(*v > 0 ? QColor(200, 0, 0) : QColor(0, 60, 210));
-    case Qt::ToolTipRole:
-        return tr("%1\nbase: %2\nnew: %3")
-            .arg(QString::fromStdString(col.header), side_text(*diff_, in.base, true, col),
-                 side_text(*diff_, in.now, false, col));
+        return changeForeground(*v, diff_->test(in, col.common, col.self));
+    case Qt::ToolTipRole: {
+        QString tip =
+            tr("%1\nbase: %2\nnew: %3")
+                .arg(QString::fromStdString(col.header), side_text(*diff_, in.base, true, col),
+                     side_text(*diff_, in.now, false, col));
+        if (auto t = diff_->test(in, col.common, col.self))
+            tip += "\n" + noiseText(*t, diff_->confidence);
+        return tip;
+    }
     case Qt::TextAlignmentRole:
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     default:
         return {};
     }
+}
+
+QVariant changeForeground(double change, const std::optional<analysis::ShareTest> &test) {
+    if (change == 0)
+        return {};
+    if (!test || !test->significant)
+        return QBrush(QColor(120, 120, 120));
+    return QBrush(change > 0 ? QColor(200, 0, 0) : QColor(0, 60, 210));
+}
+
+QString noiseText(const analysis::ShareTest &t, double confidence) {
+    auto pp = [](double share) {
+        return (share > 0 ? QStringLiteral("+") : QString()) + QString::number(share * 100, 'f', 2);
+    };
+    return (t.significant ? QObject::tr("beyond noise at %1 %: %2 .. %3 pp")
+                          : QObject::tr("within noise at %1 %: %2 .. %3 pp"))
+        .arg(confidence * 100, 0, 'g', 3)
+        .arg(pp(t.low), pp(t.high));
 }
 
 } // namespace cpcprof::gui

@@ -108,10 +108,19 @@ QVariant DiffTableModel::data(const QModelIndex &index, int role) const {
         return QString::number(*v * 100, 'f', 2) + QLatin1Char('%');
     case SortRole:
         return v.value_or(kNoValue);
-    case Qt::ForegroundRole:
+    case Qt::ForegroundRole: {
         if (!change || !v || std::fabs(*v) < 0.005)
             return {};
-        return QBrush(*v > 0 ? QColor(200, 0, 0) : QColor(0, 60, 210));
+        bool self = fig == SelfPoints || fig == SelfCount;
+        return changeForeground(*v, diff_->test(diff_->row_delta(f), e, self));
+    }
+    case Qt::ToolTipRole: {
+        if (!change)
+            return {};
+        bool self = fig == SelfPoints || fig == SelfCount;
+        auto t = diff_->test(diff_->row_delta(f), e, self);
+        return t ? noiseText(*t, diff_->confidence) : QVariant();
+    }
     case Qt::TextAlignmentRole:
         return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
     default:

@@ -42,13 +42,15 @@ int CostRowsModel::columnCount(const QModelIndex &parent) const {
 }
 
 QVariant CostRowsModel::headerData(int section, Qt::Orientation o, int role) const {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+    if (o != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole))
         return {};
     const int lead = int(leadHeaders().size()), costs = int(columns_.columns.size());
     if (section < lead)
         return leadHeaders()[section];
-    if (section < lead + costs)
-        return QString::fromStdString(columns_.columns[size_t(section - lead)].header);
+    if (section < lead + costs) {
+        const CostColumn &col = columns_.columns[size_t(section - lead)];
+        return QString::fromStdString(role == Qt::DisplayRole ? col.label : col.header);
+    }
     int t = section - lead - costs;
     return t < tailHeaders().size() ? tailHeaders()[t] : QVariant();
 }

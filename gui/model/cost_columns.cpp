@@ -7,18 +7,32 @@ namespace cpcprof::gui {
 
 using analysis::Cost;
 
+std::string short_event_name(const std::string &name) {
+    std::string s = name;
+    size_t pmu = s.rfind("::");
+    if (s.size() > kShortName && pmu != std::string::npos && pmu + 2 < s.size())
+        s = s.substr(pmu + 2);
+    if (s.size() > kShortName) {
+        const size_t tail = (kShortName - 1) / 2, head = kShortName - 1 - tail;
+        s = s.substr(0, head) + "\u2026" + s.substr(s.size() - tail);
+    }
+    return s;
+}
+
 CostColumns cost_columns(const analysis::Query &q) {
     CostColumns c;
     c.derived = analysis::derived_columns(q.events());
     const auto &events = q.events();
     for (size_t e = 0; e < events.size(); ++e) {
-        c.columns.push_back({CostColumn::Kind::Self, int(e), 0, "self:" + events[e].name});
-        c.columns.push_back({CostColumn::Kind::Total, int(e), 0, "total:" + events[e].name});
+        const std::string &n = events[e].name, shown = short_event_name(n);
+        c.columns.push_back({CostColumn::Kind::Self, int(e), 0, "self:" + n, "self:" + shown});
+        c.columns.push_back({CostColumn::Kind::Total, int(e), 0, "total:" + n, "total:" + shown});
     }
     for (size_t d = 0; d < c.derived.size(); ++d) {
-        c.columns.push_back({CostColumn::Kind::DerivedSelf, 0, int(d), c.derived[d].name});
+        const std::string &n = c.derived[d].name, shown = short_event_name(n);
+        c.columns.push_back({CostColumn::Kind::DerivedSelf, 0, int(d), n, shown});
         c.columns.push_back(
-            {CostColumn::Kind::DerivedTotal, 0, int(d), "total:" + c.derived[d].name});
+            {CostColumn::Kind::DerivedTotal, 0, int(d), "total:" + n, "total:" + shown});
     }
     c.totals = q.total().values;
     c.totals.resize(events.size());

@@ -20,7 +20,14 @@ struct CostColumn {
     int event = 0;      // Self, Total: index in Query::events()
     int derived = 0;    // Derived*: index in CostColumns::derived
     std::string header; // "self:cycles", "total:cycles", "CPI", "total:CPI"
+    std::string label;  // header with a long event name shortened (short_event_name)
 };
+
+// An event's name as a column header shows it: at most kShortName
+// characters, a PMU prefix ("perf::", "skl::") dropped first, then the
+// middle elided ("PERF_CO…HE_MISSES"); the full name goes in the tooltip.
+inline constexpr size_t kShortName = 18;
+std::string short_event_name(const std::string &name);
 
 struct CostColumns {
     std::vector<analysis::DerivedColumn> derived;

@@ -96,6 +96,14 @@ std::optional<double> DiffData::points(const DeltaInput &in, size_t e, bool self
     return (*n - *b) * 100.0;
 }
 
+std::optional<analysis::ShareTest> DiffData::test(const DeltaInput &in, size_t e, bool self) const {
+    auto b = share(in.base, true, e, self), n = share(in.now, false, e, self);
+    if (!b || !n)
+        return std::nullopt;
+    return analysis::test_share_change(*b, comparison.base.samples, *n, comparison.now.samples,
+                                       confidence);
+}
+
 double DiffData::count_change(const DeltaInput &in, size_t e, bool self) const {
     auto value = [&](const SideValues &v) {
         const uint64_t *values = self ? v.self : v.total;

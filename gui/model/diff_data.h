@@ -16,6 +16,7 @@
 #include "gui/model/profile_data.h"
 #include "profiler/analysis/diff_model.h" // profiler/diff
 #include "profiler/analysis/path_match.h"
+#include "profiler/analysis/share_test.h"
 
 #include <cstdint>
 #include <memory>
@@ -65,6 +66,10 @@ struct DiffData {
     std::optional<double> share(const SideValues &v, bool base_side, size_t e, bool self) const;
     // (new share - base share) * 100, as Comparison::points.
     std::optional<double> points(const DeltaInput &in, size_t e, bool self) const;
+    // Whether that change is more than sampling noise (share_test.h, at
+    // `confidence`); empty when a side's total is 0.
+    std::optional<analysis::ShareTest> test(const DeltaInput &in, size_t e, bool self) const;
+    double confidence = analysis::kDefaultConfidence;
     // new value - base value (as a double: counts reach 2^64).
     double count_change(const DeltaInput &in, size_t e, bool self) const;
     // Indexes in comparison.functions of the functions only BASE has,

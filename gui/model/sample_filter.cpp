@@ -39,6 +39,10 @@ std::string describe(const FilterStep &step) {
         parts.push_back(tids("only", step.only));
     if (!step.without.empty())
         parts.push_back(tids("without", step.without));
+    for (const std::string &f : step.through)
+        parts.push_back("through " + f);
+    for (const std::string &f : step.not_through)
+        parts.push_back("not through " + f);
     std::string out;
     for (const std::string &p : parts)
         out += (out.empty() ? "" : ", ") + p;
@@ -68,6 +72,8 @@ std::optional<analysis::QueryFilter> as_query_filter(const std::vector<FilterSte
                 return std::nullopt;
             f.tid = s.only[0].tid;
         }
+        f.through.insert(f.through.end(), s.through.begin(), s.through.end());
+        f.not_through.insert(f.not_through.end(), s.not_through.begin(), s.not_through.end());
     }
     return f;
 }
@@ -84,8 +90,18 @@ SampleTest::SampleTest(const Query &q, const std::vector<FilterStep> &steps) : q
     }
     const auto &pairs = q.stack_thread_costs();
     pair_ok_.resize(pairs.size());
+    analysis::QueryFilter functions;
+    for (const FilterStep &s : steps) {
+        functions.through.insert(functions.through.end(), s.through.begin(), s.through.end());
+        functions.not_through.insert(functions.not_through.end(), s.not_through.begin(),
+                                     s.not_through.end());
+    }
+    std::vector<uint8_t> stack_ok;
+    if (!functions.through.empty() || !functions.not_through.empty())
+        stack_ok = q.stacks_passing(functions);
     for (size_t p = 0; p < pairs.size(); ++p)
-        pair_ok_[p] = thread_ok[pairs[p].thread];
+        pair_ok_[p] =
+            thread_ok[pairs[p].thread] && (stack_ok.empty() || stack_ok[pairs[p].stack] != 0);
     for (const FilterStep &s : steps)
         if (s.time) {
             from_ns_ = std::max(from_ns_, s.time->from_ns);

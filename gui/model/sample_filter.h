@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The viewer's filter stack, without Qt: steps that each keep a part of
 // the samples (a time range, some threads, one process, all but some
-// threads), applied together (a sample is shown when every step keeps
+// threads, the stacks through a function or not through it), applied
+// together (a sample is shown when every step keeps
 // it), and the profile narrowed to them: a ProfileData whose Query is the
 // loaded one's Query::subset, so every view shows the numbers
 // `cpcprof report --pid/--tid/--time` gives for the same samples.
@@ -39,16 +40,22 @@ struct FilterStep {
     std::optional<int> pid;        // only this process
     std::vector<ThreadId> only;    // only these threads (empty: any)
     std::vector<ThreadId> without; // not these threads
+    // Only stacks with a frame of each function named here / with none of
+    // these (exact names, any module): `cpcprof report --through F
+    // --not-through G`.
+    std::vector<std::string> through, not_through;
     bool operator==(const FilterStep &) const = default;
 };
 
 // "0.250-0.500 s", "only process 1234", "only thread 1235", "without
-// threads 1235, 1236": its parts joined by ", ".
+// threads 1235, 1236", "through f", "not through g": its parts joined by
+// ", ".
 std::string describe(const FilterStep &step);
 
 // The command-line filter that keeps the same samples as steps, when
-// there is one (--pid, --tid, --time: one process, one thread, and the
-// intersection of the time ranges); nullopt when steps need more (two
+// there is one (--pid, --tid, --time, --through, --not-through: one
+// process, one thread, the intersection of the time ranges, every
+// function test); nullopt when steps need more (two
 // threads, a thread left out).  An empty intersection of ranges gives
 // from == to, which keeps nothing (as no --time does).
 std::optional<analysis::QueryFilter> as_query_filter(const std::vector<FilterStep> &steps);

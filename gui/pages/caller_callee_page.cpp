@@ -42,9 +42,9 @@ CallerCalleePage::CallerCalleePage(QWidget *parent)
     table_proxy_->setSourceModel(table_);
     callers_proxy_->setSourceModel(callers_);
     callees_proxy_->setSourceModel(callees_);
-    setupCostView(functions_, table_proxy_);
-    setupCostView(callers_view_, callers_proxy_);
-    setupCostView(callees_view_, callees_proxy_);
+    setupCostView(functions_, table_proxy_, "callerCalleeFunctions");
+    setupCostView(callers_view_, callers_proxy_, "callers");
+    setupCostView(callees_view_, callees_proxy_, "callees");
 
     auto *left = new QWidget(this);
     auto *ll = new QVBoxLayout(left);

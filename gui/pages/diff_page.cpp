@@ -150,13 +150,16 @@ void DiffPage::describe() {
     }
     QString text = tr("Base: %1<br>New: %2<br>Shares are of each profile's own total; changes in "
                       "percentage points (pp), ordered by the change of %3 as cpcprof diff "
-                      "orders them. %4 functions: %5 only in new, %6 only in base; %7 shown.")
+                      "orders them; a change in grey is within noise: the runs' sample counts "
+                      "cannot tell it from chance at %8 % confidence (two-proportion z-test). "
+                      "%4 functions: %5 only in new, %6 only in base; %7 shown.")
                        .arg(side(c.base), side(c.now),
                             QString::fromStdString(c.events[common_]).toHtmlEscaped())
                        .arg(c.functions.size())
                        .arg(added)
                        .arg(gone)
-                       .arg(proxy_->rowCount());
+                       .arg(proxy_->rowCount())
+                       .arg(diff_->confidence * 100, 0, 'g', 3);
     if (!c.only_base.empty() || !c.only_new.empty())
         text +=
             tr("<br>Not compared (in one profile only): %1")

@@ -3,6 +3,10 @@
 
 #include "gui/pages/flame_diff.h"
 #include "gui/pages/flame_tooltip.h"
+#include "profiler/analysis/accounting_text.h"
+#include "profiler/analysis/flame_model.h"
+#include "profiler/analysis/flame_render.h"
+#include "profiler/analysis/table_format.h"
 
 #include <QContextMenuEvent>
 #include <QHelpEvent>
@@ -10,22 +14,39 @@
 #include <QKeyEvent>
 #include <QMenu>
 #include <QPainter>
-#include <QSvgGenerator>
+#include <QSaveFile>
 #include <QToolTip>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace cpcprof::gui {
 
 namespace {
 
-// A warm, readable colour per module, the same on every run.
-QColor module_colour(const std::string &module) {
-    size_t h = std::hash<std::string>{}(module);
-    int hue = int(h % 50);              // red to yellow, as flame graphs are
-    int sat = 120 + int((h >> 8) % 80); // varied so neighbours differ
-    int val = 215 + int((h >> 16) % 35);
-    return QColor::fromHsv(hue, sat, val);
+// Colours per function: one hue per module, spread around the wheel by
+// the golden angle in the order of the modules' names (the same on every
+// run of the same program), pale enough for black text; each function a
+// shade of its module's hue.
+std::vector<QColor> function_colours(const std::vector<analysis::FunctionInfo> &functions) {
+    std::vector<std::string> modules;
+    for (const analysis::FunctionInfo &f : functions)
+        modules.push_back(f.module);
+    std::sort(modules.begin(), modules.end());
+    modules.erase(std::unique(modules.begin(), modules.end()), modules.end());
+    std::vector<QColor> out;
+    out.reserve(functions.size());
+    for (const analysis::FunctionInfo &f : functions) {
+        auto m =
+            size_t(std::lower_bound(modules.begin(), modules.end(), f.module) - modules.begin());
+        int hue = int(std::lround(std::fmod(double(m) * 137.508, 360.0)));
+        size_t h = std::hash<std::string>{}(f.name);
+        int sat = 70 + int(h % 70); // shades of the hue
+        int val = 225 + int((h >> 8) % 31);
+        out.push_back(QColor::fromHsv(hue, sat, val));
+    }
+    return out;
 }
 
 } // namespace
@@ -42,13 +63,14 @@ void FlameCanvas::setProfile(ProfilePtr profile) {
     zoom_ = 0;
     history_.clear();
     search_.reset();
+    selected_ = 0;
     module_colour_.clear();
     if (profile_)
-        for (const analysis::FunctionInfo &f : profile_->query->functions())
-            module_colour_.push_back(module_colour(f.module));
+        module_colour_ = function_colours(profile_->query->functions());
     if (inverted_ && (!profile_ || !profile_->bottom_up))
         inverted_ = false;
     relayout();
+    emit selectionChanged(0, {});
     emit zoomChanged(zoom_);
 }
 
@@ -62,8 +84,10 @@ bool FlameCanvas::setInverted(bool inverted) {
         return false;
     inverted_ = inverted;
     zoom_ = 0;
+    selected_ = 0;
     history_.clear();
     relayout();
+    emit selectionChanged(0, {});
     emit zoomChanged(zoom_);
     return true;
 }
@@ -117,7 +141,48 @@ void FlameCanvas::relayout() {
     auto which = inverted_ ? DiffData::BottomUp : DiffData::TopDown;
     largest_change_ = diff() ? largest_change(*diff(), which, layout_, event_) : 0;
     setMinimumHeight(int(layout_.rows) * rowHeight());
+    if (selected_ != 0 && !laidOut(selected_))
+        select(0);
     update();
+}
+
+const FlameFrame *FlameCanvas::laidOut(uint32_t node) const {
+    for (const FlameFrame &f : layout_.frames)
+        if (f.node == node)
+            return &f;
+    return nullptr;
+}
+
+void FlameCanvas::select(uint32_t node) {
+    const FlameFrame *f = node != 0 ? laidOut(node) : nullptr;
+    selected_ = f ? node : 0;
+    update();
+    emit selectionChanged(selected_, f ? frameRect(*f).toAlignedRect() : QRect());
+}
+
+const FlameFrame *FlameCanvas::neighbour(const FlameFrame &from, int key) const {
+    // Up is towards the leaves in a flame (roots at the bottom) and towards
+    // the roots in an icicle.
+    bool callee = (key == Qt::Key_Up) != inverted_;
+    const FlameFrame *best = nullptr;
+    double mid = from.x + from.width / 2;
+    for (const FlameFrame &f : layout_.frames) {
+        if (key == Qt::Key_Left || key == Qt::Key_Right) {
+            if (f.row != from.row)
+                continue;
+            bool side = key == Qt::Key_Left ? f.x < from.x : f.x > from.x;
+            if (side && (!best || std::abs(f.x - from.x) < std::abs(best->x - from.x)))
+                best = &f;
+        } else if (callee) {
+            // The widest callee (its frames lie within the caller's).
+            if (f.row == from.row + 1 && f.x >= from.x - 0.5 &&
+                f.x + f.width <= from.x + from.width + 0.5 && (!best || f.width > best->width))
+                best = &f;
+        } else if (f.row + 1 == from.row && f.x <= mid && mid <= f.x + f.width) {
+            best = &f; // the caller: the frame under the middle one row out
+        }
+    }
+    return best;
 }
 
 void FlameCanvas::resizeEvent(QResizeEvent *) {
@@ -152,7 +217,7 @@ QColor FlameCanvas::fillColour(uint32_t node) const {
             return n.inlined ? QColor(240, 120, 230) : QColor(210, 40, 200);
     }
     auto which = inverted_ ? DiffData::BottomUp : DiffData::TopDown;
-    QColor c = diff() ? change_colour(frame_change(*diff(), which, node, event_), largest_change_)
+    QColor c = diff() ? change_colour(frame_signal(*diff(), which, node, event_), largest_change_)
                : n.function < module_colour_.size() ? module_colour_[n.function]
                                                     : QColor(200, 200, 200);
     if (n.inlined && !diff())
@@ -179,6 +244,7 @@ void FlameCanvas::paintGraph(QPainter &p) const {
     const auto &functions = profile_->query->functions();
     QPen outline(palette().color(QPalette::Base), 1);
     QPen inline_outline(QColor(90, 90, 90), 1, Qt::DashLine);
+    QPen selected_outline(Qt::black, 2);
     QPen text_pen(Qt::black);
     QFont plain = font(), italic = font();
     italic.setItalic(true);
@@ -186,9 +252,9 @@ void FlameCanvas::paintGraph(QPainter &p) const {
     for (const FlameFrame &f : layout_.frames) {
         QRectF r = frameRect(f);
         const analysis::CallTree::Node &n = nodes[f.node];
-        p.setPen(n.inlined ? inline_outline : outline);
+        p.setPen(f.node == selected_ ? selected_outline : n.inlined ? inline_outline : outline);
         p.setBrush(brush(fillColour(f.node)));
-        p.drawRect(r);
+        p.drawRect(f.node == selected_ ? r.adjusted(1, 1, -1, -1) : r);
         if (r.width() < 3 * fm.averageCharWidth())
             continue;
         QString name = QString::fromStdString(functions[n.function].name);
@@ -229,9 +295,43 @@ void FlameCanvas::mouseReleaseEvent(QMouseEvent *e) {
 }
 
 void FlameCanvas::keyPressEvent(QKeyEvent *e) {
-    if (e->key() == Qt::Key_Escape || e->key() == Qt::Key_Backspace) {
+    switch (e->key()) {
+    case Qt::Key_Escape:
+    case Qt::Key_Backspace:
         if (zoomOut())
             return;
+        break;
+    case Qt::Key_Return:
+    case Qt::Key_Enter:
+        if (selected_ != 0) {
+            zoomTo(selected_);
+            return;
+        }
+        break;
+    case Qt::Key_Up:
+    case Qt::Key_Down:
+    case Qt::Key_Left:
+    case Qt::Key_Right: {
+        const FlameFrame *from = selected_ != 0 ? laidOut(selected_) : nullptr;
+        if (!from) {
+            // The first key selects the zoomed frame (or the widest root).
+            const FlameFrame *start = zoom_ != 0 ? laidOut(zoom_) : nullptr;
+            const FlameFrame *widest_root = nullptr;
+            for (const FlameFrame &f : layout_.frames)
+                if (f.row == 0 && (!widest_root || f.width > widest_root->width))
+                    widest_root = &f;
+            if (!start)
+                start = widest_root;
+            if (start)
+                select(start->node);
+            return;
+        }
+        if (const FlameFrame *to = neighbour(*from, e->key()))
+            select(to->node);
+        return;
+    }
+    default:
+        break;
     }
     QWidget::keyPressEvent(e);
 }
@@ -254,6 +354,11 @@ void FlameCanvas::contextMenuEvent(QContextMenuEvent *e) {
                    [this, fn] { emit showFunction(fn, FunctionView::CallerCallee); });
     menu.addAction(tr("Show source"), this,
                    [this, fn] { emit showFunction(fn, FunctionView::Source); });
+    menu.addSeparator();
+    menu.addAction(tr("Keep only stacks through this function"), this,
+                   [this, fn] { emit filterByFunction(fn, true); });
+    menu.addAction(tr("Hide stacks through this function"), this,
+                   [this, fn] { emit filterByFunction(fn, false); });
     menu.exec(e->globalPos());
 }
 
@@ -277,21 +382,46 @@ bool FlameCanvas::event(QEvent *e) {
     return QWidget::event(e);
 }
 
-bool FlameCanvas::exportSvg(const QString &path, QString *error) const {
-    QSvgGenerator gen;
-    gen.setFileName(path);
-    gen.setSize(size());
-    gen.setViewBox(rect());
-    gen.setTitle(tr("cpcprof flame graph"));
-    QPainter p;
-    if (!p.begin(&gen)) {
-        *error = tr("%1: cannot be written").arg(path);
+bool FlameCanvas::exportPage(const QString &path, bool html, QString *error) const {
+    if (!profile_ || event_ < 0 || size_t(event_) >= profile_->query->events().size()) {
+        *error = tr("No profile to export.");
         return false;
     }
-    p.fillRect(rect(), palette().color(QPalette::Base));
-    paintGraph(p);
-    if (!p.end()) {
-        *error = tr("%1: cannot be written").arg(path);
+    const analysis::Query &q = *profile_->query;
+    flamegraph::RenderOptions ro;
+    ro.title = (inverted_ ? "Icicle graph: " : "Flame graph: ") + profile_->path;
+    std::string sub = profile_->path + ": ";
+    analysis::append_grouped(sub, q.samples_kept());
+    sub += q.samples_kept() == 1 ? " sample" : " samples";
+    if (q.samples_kept() != q.samples_read()) {
+        sub += " of ";
+        analysis::append_grouped(sub, q.samples_read());
+    }
+    sub += "; width: " + q.events()[size_t(event_)].name;
+    if (inverted_)
+        sub += "; inverted (callers below)";
+    std::string stacks = analysis::complete_stacks_text(q.samples_complete(), q.samples_kept(),
+                                                        q.reader().run().call_graph);
+    if (!stacks.empty())
+        sub += "; " + stacks;
+    ro.subtitle = sub;
+    ro.event = event_;
+    ro.inverted = inverted_;
+    std::string text;
+    if (html) {
+        std::vector<int> weights{-1};
+        for (size_t e = 0; e < q.events().size(); ++e)
+            weights.push_back(int(e));
+        text = flamegraph::render_html(
+            q, analysis::build_model(q, inverted_, weights, flamegraph::kHtmlMinShare), ro);
+    } else {
+        text = flamegraph::render_svg(
+            q, analysis::build_model(q, inverted_, {event_}, flamegraph::kSvgMinShare), ro);
+    }
+    QSaveFile out(path);
+    if (!out.open(QIODevice::WriteOnly) ||
+        out.write(text.data(), qint64(text.size())) != qint64(text.size()) || !out.commit()) {
+        *error = tr("%1: cannot be written (%2)").arg(path, out.errorString());
         return false;
     }
     return true;

@@ -2,9 +2,12 @@
 // The flame graph itself: a widget that paints a CallTree (flame_layout.h)
 // for the chosen event, zooms into the frame clicked (Esc zooms back out
 // step by step), highlights search matches, explains a frame in its
-// tooltip, offers "Show in ..." in its context menu and exports what it
-// shows to SVG and PNG.  Top-down trees are drawn as a flame (roots at the
-// bottom), bottom-up ones as an icicle (innermost functions at the top).
+// tooltip, offers "Show in ..." in its context menu and exports the
+// interactive SVG or HTML page of `cpcprof flamegraph`, or a PNG picture.  The keyboard walks the
+// frames: the arrows move the selected frame (outlined) to its caller, its widest callee or its
+// neighbours in the row, Enter zooms into it, Esc and Backspace zoom out.
+// Each module has a hue of its own, its functions shades of it.  Top-down trees are drawn as a
+// flame (roots at the bottom), bottom-up ones as an icicle (innermost functions at the top).
 #pragma once
 
 #include "gui/model/diff_data.h"
@@ -47,6 +50,11 @@ class FlameCanvas : public QWidget {
     bool zoomOut();
     uint32_t zoom() const { return zoom_; }
 
+    // The frame the keyboard moves (0 = none: the first arrow key selects
+    // the zoomed frame); select() takes frames laid out now only.
+    uint32_t selected() const { return selected_; }
+    void select(uint32_t node);
+
     const ProfileData *profile() const { return profile_.get(); }
     const analysis::CallTree *tree() const;
     const FlameLayout &layout() const { return layout_; }
@@ -57,12 +65,21 @@ class FlameCanvas : public QWidget {
     // The colour a node is filled with now (module, inline, search).
     QColor fillColour(uint32_t node) const;
 
-    bool exportSvg(const QString &path, QString *error) const;
+    // The page `cpcprof flamegraph` writes for the samples shown (the
+    // same frames, per-frame tooltips, click-to-zoom and search; the HTML
+    // with every event), weighted by the chosen event, inverted when the
+    // canvas is; written whole or not at all.
+    bool exportPage(const QString &path, bool html, QString *error) const;
+    // A picture of the canvas as it is.
     bool exportPng(const QString &path, QString *error) const;
 
   signals:
     void zoomChanged(uint32_t node);
+    // The selected frame and where it is drawn (0 and an empty rect: none).
+    void selectionChanged(uint32_t node, QRect rect);
     void showFunction(uint32_t function, cpcprof::gui::FunctionView view);
+    // Keep only the stacks through function (keep) or hide them.
+    void filterByFunction(uint32_t function, bool keep);
     // After a paint of a loaded profile (its frames, or why there are none).
     void painted();
 
@@ -76,6 +93,9 @@ class FlameCanvas : public QWidget {
 
   private:
     void relayout();
+    const FlameFrame *laidOut(uint32_t node) const;
+    // The frame an arrow key moves the selection to; nullptr: none there.
+    const FlameFrame *neighbour(const FlameFrame &from, int key) const;
     void paintGraph(QPainter &p) const;
     const QBrush &brush(const QColor &c) const;
 
@@ -83,6 +103,7 @@ class FlameCanvas : public QWidget {
     int event_ = 0;
     bool inverted_ = false;
     uint32_t zoom_ = 0;
+    uint32_t selected_ = 0;
     std::vector<uint32_t> history_;
     std::shared_ptr<const SearchResult> search_;
     DiffPtr diff_;

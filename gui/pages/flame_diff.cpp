@@ -19,10 +19,18 @@ std::optional<double> frame_change(const DiffData &d, DiffData::Tree t, uint32_t
     return d.points(in, size_t(d.common[size_t(event)]), true);
 }
 
+std::optional<double> frame_signal(const DiffData &d, DiffData::Tree t, uint32_t node, int event) {
+    std::optional<double> p = frame_change(d, t, node, event);
+    if (!p)
+        return p;
+    auto test = d.test(d.node_delta(t, node), size_t(d.common[size_t(event)]), true);
+    return test && test->significant ? *p : 0.0;
+}
+
 double largest_change(const DiffData &d, DiffData::Tree t, const FlameLayout &layout, int event) {
     double largest = 0;
     for (const FlameFrame &f : layout.frames)
-        if (auto p = frame_change(d, t, f.node, event))
+        if (auto p = frame_signal(d, t, f.node, event))
             largest = std::max(largest, std::fabs(*p));
     return largest;
 }
@@ -44,12 +52,18 @@ QString figure(const DiffData &d, const SideValues &v, bool base_side, size_t e,
     return s;
 }
 
-QString points_text(std::optional<double> p) {
+// "+1.23 pp" when beyond noise, "<i>+0.40 pp (noise)</i>" within it.
+QString points_text(const DiffData &d, const DeltaInput &in, size_t e, bool self) {
+    std::optional<double> p = d.points(in, e, self);
     if (!p)
         return QStringLiteral("-");
-    if (std::fabs(*p) < 0.005)
-        return QStringLiteral("0.00 pp");
-    return QStringLiteral("%1%2 pp").arg(*p > 0 ? "+" : "").arg(*p, 0, 'f', 2);
+    QString text = std::fabs(*p) < 0.005
+                       ? QStringLiteral("0.00 pp")
+                       : QStringLiteral("%1%2 pp").arg(*p > 0 ? "+" : "").arg(*p, 0, 'f', 2);
+    auto t = d.test(in, e, self);
+    if (t && !t->significant && std::fabs(*p) >= 0.005)
+        return "<i>" + text + " " + QObject::tr("(noise)") + "</i>";
+    return text;
 }
 
 } // namespace
@@ -70,9 +84,20 @@ QString diff_tooltip(const DiffData &d, DiffData::Tree t, uint32_t node) {
         s += "<tr><td>" + QString::fromStdString(d.comparison.events[e]).toHtmlEscaped() +
              "</td><td align=right>" + figure(d, in.base, true, e, true) + "</td><td align=right>" +
              figure(d, in.base, true, e, false) + "</td><td align=right>" +
-             points_text(d.points(in, e, true)) + "</td><td align=right>" +
-             points_text(d.points(in, e, false)) + "</td></tr>";
+             points_text(d, in, e, true) + "</td><td align=right>" + points_text(d, in, e, false) +
+             "</td></tr>";
     return s + "</table>";
+}
+
+QString diff_legend(const DiffData &d) {
+    return QObject::tr("Compared with %1: red grew, blue shrank (self share, full colour at the "
+                       "largest change drawn); grey is within noise: a change the two runs' "
+                       "sample counts (%2 and %3) cannot tell from chance at %4 % confidence "
+                       "(two-proportion z-test)")
+        .arg(QString::fromStdString(d.base->path))
+        .arg(d.comparison.base.samples)
+        .arg(d.comparison.now.samples)
+        .arg(d.confidence * 100, 0, 'g', 3);
 }
 
 } // namespace cpcprof::gui

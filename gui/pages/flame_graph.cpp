@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "gui/pages/flame_graph.h"
 
+#include "gui/pages/flame_diff.h"
+#include "gui/pages/flame_tooltip.h"
 #include "profiler/analysis/flame_layout.h"
 
 #include <QCheckBox>
@@ -17,7 +19,8 @@ namespace cpcprof::gui {
 FlameGraph::FlameGraph(QWidget *parent)
     : QWidget(parent), canvas_(new FlameCanvas), scroll_(new QScrollArea), breadcrumb_(new QLabel),
       search_box_(new QLineEdit), regex_(new QCheckBox(tr("Regex"))),
-      inverted_(new QCheckBox(tr("Inverted (bottom-up)"))), matches_(new QLabel), searches_(this) {
+      inverted_(new QCheckBox(tr("Inverted (bottom-up)"))), matches_(new QLabel),
+      selection_(new QLabel), legend_(new QLabel), searches_(this) {
     breadcrumb_->setObjectName("breadcrumb");
     breadcrumb_->setTextFormat(Qt::RichText);
     breadcrumb_->setTextInteractionFlags(Qt::LinksAccessibleByMouse);
@@ -30,6 +33,14 @@ FlameGraph::FlameGraph(QWidget *parent)
     inverted_->setObjectName("flameInverted");
     matches_->setObjectName("flameMatches");
     matches_->setWordWrap(true);
+    selection_->setObjectName("flameSelection");
+    selection_->setWordWrap(true);
+    selection_->setTextFormat(Qt::PlainText);
+    showSelection(0);
+    legend_->setObjectName("flameLegend");
+    legend_->setWordWrap(true);
+    legend_->setTextFormat(Qt::PlainText);
+    legend_->hide();
 
     auto *bar = new QHBoxLayout;
     bar->addWidget(search_box_, 2);
@@ -42,6 +53,8 @@ FlameGraph::FlameGraph(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(breadcrumb_);
+    layout->addWidget(selection_);
+    layout->addWidget(legend_);
     layout->addWidget(scroll_, 1);
 
     connect(search_box_, &QLineEdit::textChanged, this, &FlameGraph::startSearch);
@@ -57,6 +70,12 @@ FlameGraph::FlameGraph(QWidget *parent)
     connect(canvas_, &FlameCanvas::zoomChanged, this, &FlameGraph::updateBreadcrumb);
     connect(canvas_, &FlameCanvas::zoomChanged, this, &FlameGraph::scrollToRoot);
     connect(canvas_, &FlameCanvas::showFunction, this, &FlameGraph::showFunction);
+    connect(canvas_, &FlameCanvas::filterByFunction, this, &FlameGraph::filterByFunction);
+    connect(canvas_, &FlameCanvas::selectionChanged, this, [this](uint32_t node, QRect rect) {
+        showSelection(node);
+        if (node != 0)
+            scroll_->ensureVisible(rect.center().x(), rect.center().y(), 0, rect.height() * 2);
+    });
     connect(breadcrumb_, &QLabel::linkActivated, this,
             [this](const QString &link) { canvas_->zoomTo(link.toUInt()); });
     updateBreadcrumb();
@@ -75,6 +94,22 @@ void FlameGraph::setProfile(ProfilePtr profile) {
     startSearch();
 }
 
+void FlameGraph::setDiff(DiffPtr diff) {
+    canvas_->setDiff(std::move(diff));
+    const DiffData *d = canvas_->diff();
+    legend_->setVisible(d != nullptr);
+    legend_->setText(d ? diff_legend(*d) : QString());
+}
+
+void FlameGraph::showSelection(uint32_t node) {
+    const analysis::CallTree *t = canvas_->tree();
+    if (node == 0 || !t || !canvas_->profile())
+        selection_->setText(tr("Click a frame, or select one with the arrow keys and press Enter, "
+                               "to zoom in; Esc zooms out"));
+    else
+        selection_->setText(frame_summary(*canvas_->profile(), *t, node, event_));
+}
+
 void FlameGraph::scrollToRoot() {
     // After the layout pass that gives the canvas its new height.
     QTimer::singleShot(0, this, [this] {
@@ -86,6 +121,7 @@ void FlameGraph::scrollToRoot() {
 void FlameGraph::setEvent(int event) {
     event_ = event;
     canvas_->setEvent(event);
+    showSelection(canvas_->selected());
     updateMatches();
 }
 

@@ -3,8 +3,8 @@
 // it), search box (substring or regular expression) with the share of the
 // samples that have a match on their stack, the inverted (icicle, from
 // the bottom-up tree) switch, and the canvas (flame_canvas.h) in a
-// scroll area.  Searches run off the GUI thread; a newer one drops the
-// result of an older one.
+// scroll area, with a line on the frame the keyboard selected.  Searches run off the GUI thread; a
+// newer one drops the result of an older one.
 #pragma once
 
 #include "gui/pages/flame_canvas.h"
@@ -28,6 +28,10 @@ class FlameGraph : public QWidget {
 
     void setProfile(ProfilePtr profile);
     void setEvent(int event);
+    // Colours by the change against a base (flame_canvas.h), the legend
+    // above the graph saying what the colours mean; nullptr: by module.
+    void setDiff(DiffPtr diff);
+    QLabel *legend() const { return legend_; }
     FlameCanvas *canvas() const { return canvas_; }
     // The breadcrumb as plain text: "all > main > f".
     QString breadcrumb() const;
@@ -44,10 +48,12 @@ class FlameGraph : public QWidget {
   signals:
     void searchFinished();
     void showFunction(uint32_t function, cpcprof::gui::FunctionView view);
+    void filterByFunction(uint32_t function, bool keep);
 
   private:
     void updateBreadcrumb();
     void updateMatches();
+    void showSelection(uint32_t node); // 0: how to select
     // Scrolls the root row into view (once the canvas has its new size).
     void scrollToRoot();
 
@@ -59,6 +65,8 @@ class FlameGraph : public QWidget {
     QCheckBox *regex_;
     QCheckBox *inverted_;
     QLabel *matches_;
+    QLabel *selection_; // the frame the keyboard selected
+    QLabel *legend_;    // what a comparison's colours mean
     JobTracker searches_;
     std::shared_ptr<const SearchResult> search_;
     ProfilePtr profile_;

@@ -76,4 +76,23 @@ QString frame_tooltip(const ProfileData &profile, const analysis::CallTree &tree
     return t;
 }
 
+QString frame_summary(const ProfileData &profile, const analysis::CallTree &tree, uint32_t node,
+                      int event) {
+    const analysis::Query &q = *profile.query;
+    const analysis::CallTree::Node &n = tree.nodes()[node];
+    const analysis::FunctionInfo &f = q.functions()[n.function];
+    QString t = QString::fromStdString(f.name);
+    if (!f.module.empty())
+        t += " (" + QString::fromStdString(f.module) + ")";
+    if (event < 0 || size_t(event) >= q.events().size())
+        return t;
+    const std::string &name = q.events()[size_t(event)].name;
+    bool ns = analysis::is_time_event(name);
+    uint64_t all = q.total().values[size_t(event)];
+    return t + QObject::tr(": total %1 of %2, self %3, %n sample(s)", "", int(n.total.samples))
+                   .arg(value_and_share(n.total.values[size_t(event)], all, ns),
+                        QString::fromStdString(name),
+                        value_and_share(n.self.values[size_t(event)], all, ns));
+}
+
 } // namespace cpcprof::gui

@@ -15,7 +15,7 @@ HotspotsPage::HotspotsPage(QWidget *parent)
     : QWidget(parent), model_(new HotspotTableModel(this)), proxy_(new CostProxy(this)),
       filter_(new FilterBar(this)), view_(new QTableView(this)) {
     proxy_->setSourceModel(model_);
-    setupCostView(view_, proxy_);
+    setupCostView(view_, proxy_, "hotspots");
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(filter_);
     layout->addWidget(view_);
@@ -25,9 +25,14 @@ HotspotsPage::HotspotsPage(QWidget *parent)
             emit functionActivated(i.data(FunctionRole).toUInt());
     });
     connect(view_, &QTableView::customContextMenuRequested, this, [this](const QPoint &pos) {
-        functionMenu(view_, pos, {{tr("Show elsewhere"), [this](const QModelIndex &, uint32_t fn) {
-                                       emit functionActivated(fn);
-                                   }}});
+        functionMenu(
+            view_, pos,
+            {{tr("Show elsewhere"),
+              [this](const QModelIndex &, uint32_t fn) { emit functionActivated(fn); }},
+             {tr("Keep only stacks through this function"),
+              [this](const QModelIndex &, uint32_t fn) { emit filterByFunction(fn, true); }},
+             {tr("Hide stacks through this function"),
+              [this](const QModelIndex &, uint32_t fn) { emit filterByFunction(fn, false); }}});
     });
 }
 

@@ -34,6 +34,8 @@ class HotspotsPage : public QWidget {
 
   signals:
     void functionActivated(uint32_t fn);
+    // Keep only the stacks through fn (keep) or hide them: a filter step.
+    void filterByFunction(uint32_t fn, bool keep);
 
   private:
     int event_ = 0;

@@ -6,8 +6,11 @@
 #include "gui/itemmodels/cost_proxy.h"
 #include "gui/pages/filter_bar.h"
 
+#include <QAction>
+#include <QEvent>
 #include <QHeaderView>
 #include <QMenu>
+#include <QSettings>
 #include <QTableView>
 #include <QTimer>
 #include <QTreeView>
@@ -18,36 +21,130 @@ namespace cpcprof::gui {
 
 namespace {
 
-// The Function column takes the room the cost columns leave; each cost
-// column is as wide as its header and its widest cell among the first
-// rows (a total's "100.00 %  2,326.0 ms"), so that neither is clipped.
-void fitColumns(QAbstractItemView *view, QHeaderView *header) {
-    if (header->count() == 0)
-        return;
-    header->setResizeContentsPrecision(200);
-    header->setMinimumSectionSize(60);
-    for (int c = 1; c < header->count(); ++c) {
-        header->setSectionResizeMode(c, QHeaderView::Interactive);
-        int want = std::max(header->sectionSizeHint(c), view->sizeHintForColumn(c));
-        header->resizeSection(c, want + 8);
+// Set while the code sizes columns: only a person's drags are kept.
+constexpr const char *kFitting = "cpcprofFitting";
+
+// Whether a mouse button is down on a header: its sections' resizes then
+// are a person's drags (the others come from resets and fits).
+class DragWatch : public QObject {
+  public:
+    using QObject::QObject;
+    bool dragging = false;
+
+  protected:
+    bool eventFilter(QObject *, QEvent *e) override {
+        if (e->type() == QEvent::MouseButtonPress)
+            dragging = true;
+        else if (e->type() == QEvent::MouseButtonRelease)
+            dragging = false;
+        return false;
     }
-    header->setSectionResizeMode(0, QHeaderView::Stretch);
+};
+
+QString settingsKey(const QString &name, const QString &what, const QString &text) {
+    // Header texts may hold '/', which QSettings reads as a group.
+    return "columns/" + name + "/" + what + "/" + QString(text).replace('/', '_');
+}
+
+QString headerText(const QHeaderView *header, int section) {
+    return header->model() ? header->model()->headerData(section, Qt::Horizontal).toString()
+                           : QString();
+}
+
+void setChoice(const QString &name, const QString &text, bool shown) {
+    QSettings().setValue(settingsKey(name, "shown", text), shown);
 }
 
 } // namespace
 
-void setupCostView(QAbstractItemView *view, CostProxy *proxy) {
+std::optional<bool> columnChoice(const QString &name, const QString &text) {
+    QVariant v = QSettings().value(settingsKey(name, "shown", text));
+    if (!v.isValid())
+        return std::nullopt;
+    return v.toBool();
+}
+
+void fitColumns(QAbstractItemView *view, QHeaderView *header, const QString &name,
+                bool stretch_first) {
+    if (header->count() == 0)
+        return;
+    header->setProperty(kFitting, true);
+    header->setResizeContentsPrecision(200);
+    header->setMinimumSectionSize(40);
+    QSettings settings;
+    for (int c = 1; c < header->count(); ++c) {
+        const QString text = headerText(header, c);
+        header->setSectionHidden(c, columnChoice(name, text) == false);
+        header->setSectionResizeMode(c, QHeaderView::Interactive);
+        int kept = settings.value(settingsKey(name, "width", text), -1).toInt();
+        int want =
+            kept > 0 ? kept : std::max(header->sectionSizeHint(c), view->sizeHintForColumn(c)) + 8;
+        header->resizeSection(c, want);
+    }
+    if (stretch_first) {
+        header->setSectionResizeMode(0, QHeaderView::Stretch);
+    } else {
+        header->setSectionResizeMode(0, QHeaderView::Interactive);
+        header->resizeSection(0, std::max(header->sectionSizeHint(0), view->sizeHintForColumn(0)));
+    }
+    header->setProperty(kFitting, false);
+}
+
+void keepColumnChoices(QHeaderView *header, const QString &name) {
+    header->setSectionsClickable(true);
+    header->setContextMenuPolicy(Qt::CustomContextMenu);
+    auto *watch = new DragWatch(header);
+    header->viewport()->installEventFilter(watch);
+    QObject::connect(header, &QHeaderView::sectionResized, header,
+                     [header, name, watch](int section, int, int size) {
+                         if (section == 0 || size <= 0 || !watch->dragging ||
+                             header->property(kFitting).toBool() ||
+                             header->sectionResizeMode(section) != QHeaderView::Interactive)
+                             return;
+                         QSettings().setValue(
+                             settingsKey(name, "width", headerText(header, section)), size);
+                     });
+    QObject::connect(
+        header, &QHeaderView::customContextMenuRequested, header, [header, name](QPoint pos) {
+            QMenu menu(header);
+            for (int c = 1; c < header->count(); ++c) {
+                const QString text = headerText(header, c);
+                QAction *a = menu.addAction(text);
+                a->setCheckable(true);
+                a->setChecked(!header->isSectionHidden(c));
+                a->setToolTip(
+                    header->model()->headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString());
+                QObject::connect(a, &QAction::toggled, header, [header, name, c, text](bool on) {
+                    setChoice(name, text, on);
+                    header->setSectionHidden(c, !on);
+                });
+            }
+            menu.addSeparator();
+            menu.addAction(QObject::tr("Show all, fitted to their contents"), header,
+                           [header, name] {
+                               QSettings().remove("columns/" + name);
+                               auto *view = qobject_cast<QAbstractItemView *>(header->parent());
+                               for (int c = 0; c < header->count(); ++c)
+                                   header->setSectionHidden(c, false);
+                               if (view)
+                                   fitColumns(view, header, name,
+                                              header->sectionResizeMode(0) == QHeaderView::Stretch);
+                           });
+            menu.exec(header->viewport()->mapToGlobal(pos));
+        });
+}
+
+void setupCostView(QAbstractItemView *view, CostProxy *proxy, const QString &name) {
+    view->setObjectName(name);
     view->setModel(proxy);
+    QHeaderView *h = nullptr;
+    if (auto *tree = qobject_cast<QTreeView *>(view))
+        h = tree->header();
+    else if (auto *table = qobject_cast<QTableView *>(view))
+        h = table->horizontalHeader();
+    keepColumnChoices(h, name);
     // After the rows are in (a new profile, new columns).
-    auto fit = [view] {
-        QHeaderView *h = nullptr;
-        if (auto *tree = qobject_cast<QTreeView *>(view))
-            h = tree->header();
-        else if (auto *table = qobject_cast<QTableView *>(view))
-            h = table->horizontalHeader();
-        if (h != nullptr)
-            fitColumns(view, h);
-    };
+    auto fit = [view, h, name] { fitColumns(view, h, name, true); };
     QObject::connect(proxy, &QAbstractItemModel::modelReset, view,
                      [view, fit] { QTimer::singleShot(0, view, fit); });
     view->setItemDelegate(new CostDelegate(view));

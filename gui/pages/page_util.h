@@ -13,8 +13,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
+class QHeaderView;
 class QTreeView;
 
 namespace cpcprof::gui {
@@ -23,8 +25,26 @@ class CostModel;
 class CostProxy;
 class FilterBar;
 
-// Sorting on, the cost delegate on every column, uniform rows (trees).
-void setupCostView(QAbstractItemView *view, CostProxy *proxy);
+// Sorting on, the cost delegate on every column, uniform rows (trees);
+// columns fitted to their content after every reset, with the choices a
+// person made in the header's menu (keepColumnChoices) under name.
+void setupCostView(QAbstractItemView *view, CostProxy *proxy, const QString &name);
+
+// The columns a person hides or shows (the header's context menu: a check
+// box per column, and "Show all, fitted") and the widths they drag them
+// to (resizes with a mouse button down on the header; not those of a
+// reset or a fit), kept in QSettings under "columns/<name>/" by header text: the same
+// on every page switch, profile and restart.  The first column always
+// shows.
+void keepColumnChoices(QHeaderView *header, const QString &name);
+// After a reset: every column but the first as wide as its header and its
+// widest cell among the first rows, or as the person left it; the hidden
+// ones hidden.  stretch_first: the first column takes the room left.
+void fitColumns(QAbstractItemView *view, QHeaderView *header, const QString &name,
+                bool stretch_first);
+// What the person chose for the column headed text of view name: shown
+// (true), hidden (false), or nothing.
+std::optional<bool> columnChoice(const QString &name, const QString &text);
 
 // Tells model the chosen event and sorts view by its self or total
 // column, largest first.

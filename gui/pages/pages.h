@@ -29,7 +29,9 @@ struct Pages {
 };
 
 // activated is called with the function a page's user activated
-// (functionActivated), to show it in the other views.
-Pages make_pages(QWidget *parent, const std::function<void(uint32_t)> &activated);
+// (functionActivated), to show it in the other views; filter with the
+// function whose stacks the user keeps (true) or hides (filterByFunction).
+Pages make_pages(QWidget *parent, const std::function<void(uint32_t)> &activated,
+                 const std::function<void(uint32_t, bool)> &filter);
 
 } // namespace cpcprof::gui

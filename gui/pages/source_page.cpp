@@ -5,19 +5,25 @@
 #include "gui/itemmodels/cost_model.h"
 #include "gui/itemmodels/source_models.h"
 #include "gui/pages/cost_overview.h"
+#include "gui/pages/page_util.h"
 
+#include <QFontDatabase>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 namespace cpcprof::gui {
@@ -54,10 +60,12 @@ uint32_t selected_function(const QWidget *page) {
 
 SourcePage::SourcePage(QWidget *parent)
     : QWidget(parent), source_jobs_(this), disasm_jobs_(this), title_(new QLabel(this)),
-      status_(new QLabel(this)), disasm_status_(new QLabel(this)),
-      source_model_(new SourceLinesModel(this)), disasm_model_(new DisassemblyModel(this)),
-      source_view_(new QTableView(this)), disasm_view_(new QTableView(this)),
-      overview_(new CostOverview(this)) {
+      status_(new QLabel(this)), disasm_status_(new QLabel(this)), hot_label_(new QLabel(this)),
+      columns_note_(new QLabel(this)), prev_hot_(new QToolButton(this)),
+      next_hot_(new QToolButton(this)), source_model_(new SourceLinesModel(this)),
+      disasm_model_(new DisassemblyModel(this)), source_view_(new QTableView(this)),
+      disasm_view_(new QTableView(this)), source_proxy_(new QSortFilterProxyModel(this)),
+      disasm_proxy_(new QSortFilterProxyModel(this)), overview_(new CostOverview(this)) {
     title_->setObjectName("sourceTitle");
     status_->setObjectName("sourceStatus");
     disasm_status_->setObjectName("disassemblyStatus");
@@ -68,8 +76,20 @@ SourcePage::SourcePage(QWidget *parent)
     showNoFunction();
     setup_table(source_view_, "sourceLines");
     setup_table(disasm_view_, "disassembly");
-    source_view_->setModel(source_model_);
-    disasm_view_->setModel(disasm_model_);
+    keepColumnChoices(source_view_->horizontalHeader(), "sourceLines");
+    keepColumnChoices(disasm_view_->horizontalHeader(), "disassembly");
+    // Sorted on a click on a header (by the figure under SortRole); the
+    // line or address column puts them back in order.
+    for (auto [view, proxy, model] :
+         {std::tuple{source_view_, source_proxy_, static_cast<QAbstractItemModel *>(source_model_)},
+          std::tuple{disasm_view_, disasm_proxy_,
+                     static_cast<QAbstractItemModel *>(disasm_model_)}}) {
+        proxy->setSortRole(SortRole);
+        proxy->setSourceModel(model);
+        view->setModel(proxy);
+        view->horizontalHeader()->setSortIndicator(0, Qt::AscendingOrder);
+        view->setSortingEnabled(true);
+    }
 
     auto *left = new QWidget;
     auto *lv = new QVBoxLayout(left);
@@ -89,23 +109,41 @@ SourcePage::SourcePage(QWidget *parent)
     split->addWidget(right);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    hot_label_->setObjectName("hotSpot");
+    prev_hot_->setObjectName("previousHotSpot");
+    next_hot_->setObjectName("nextHotSpot");
+    prev_hot_->setText(tr("< Previous hot spot"));
+    next_hot_->setText(tr("Next hot spot >"));
+    prev_hot_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F3));
+    next_hot_->setShortcut(QKeySequence(Qt::Key_F3));
+    prev_hot_->setToolTip(tr("The previous hot line or instruction (Shift+F3)"));
+    next_hot_->setToolTip(tr("The next hot line or instruction (F3)"));
+    connect(prev_hot_, &QToolButton::clicked, this, [this] { showHotSpot(hot_spot_ - 1); });
+    connect(next_hot_, &QToolButton::clicked, this, [this] { showHotSpot(hot_spot_ + 1); });
+    auto *hot_row = new QHBoxLayout;
+    hot_row->addWidget(prev_hot_);
+    hot_row->addWidget(next_hot_);
+    hot_row->addWidget(hot_label_, 1);
+    columns_note_->setObjectName("columnsNote");
+    hot_row->addWidget(columns_note_);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(title_);
+    layout->addLayout(hot_row);
     layout->addWidget(split, 1);
 
     connect(overview_, &CostOverview::rowClicked, this, [this](int r) {
-        source_view_->scrollTo(source_model_->index(r, 0), QAbstractItemView::PositionAtCenter);
+        source_view_->scrollTo(lineIndex(r), QAbstractItemView::PositionAtCenter);
     });
     connect(source_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &cur) {
                 if (linking_ || !cur.isValid() || !source_model_->view())
                     return;
-                selectLine(source_model_->view()->lines[size_t(cur.row())].line);
+                selectLine(source_model_->view()->lines[size_t(lineRow(cur))].line);
             });
     connect(disasm_view_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex &cur) {
                 if (!linking_ && cur.isValid())
-                    selectInstruction(cur.row());
+                    selectInstruction(disasm_proxy_->mapToSource(cur).row());
             });
 }
 
@@ -115,6 +153,8 @@ void SourcePage::showNoFunction() {
                        "Selected Function)"));
     status_->clear();
     disasm_status_->clear();
+    hot_spot_ = -1;
+    updateHotSpotButtons();
 }
 
 void SourcePage::setProfile(ProfilePtr profile) {
@@ -172,6 +212,8 @@ void SourcePage::request() {
                              QString::fromStdString(info.module).toHtmlEscaped()));
     status_->setText(tr("Reading the source ..."));
     disasm_status_->setText(tr("Disassembling (objdump) ..."));
+    hot_spot_ = -1;
+    updateHotSpotButtons();
     ProfilePtr p = profile_;
     uint32_t fn = function_;
     int event = event_;
@@ -197,21 +239,27 @@ void SourcePage::request() {
                 where += tr(" (it also has costs in %1)").arg(others.join(", "));
             }
             status_->setText(where);
-            source_view_->resizeColumnsToContents();
+            fitColumns(source_view_, source_view_->horizontalHeader(), "sourceLines", false);
+            source_collapsed_.clear();
+            collapseAll();
             fillOverview();
-            // Show the hottest line, and its instructions when they are in.
-            for (const SourceLine &l : v->lines)
-                if (l.hot_rank == 1) {
-                    selectLine(l.line);
-                    // Again once the rows have their final geometry.
-                    QTimer::singleShot(0, this, [this, fn = v->function, n = l.line] {
+            // Show the hottest line (and its instructions when they are
+            // in), or without lines with costs the hottest instruction.
+            updateHotSpotButtons();
+            bool instructions = false;
+            std::vector<int> hot = hotSpots(&instructions);
+            if (!hot.empty())
+                showHotSpot(0);
+            if (!hot.empty() && !instructions)
+                // Again once the rows have their final geometry.
+                QTimer::singleShot(
+                    0, this, [this, fn = v->function, n = v->lines[size_t(hot[0])].line] {
                         const SourceView *now = source_model_->view();
                         int row = now && now->function == fn ? now->rowOfLine(n) : -1;
                         if (row >= 0)
-                            source_view_->scrollTo(source_model_->index(row, 0),
+                            source_view_->scrollTo(lineIndex(row),
                                                    QAbstractItemView::PositionAtCenter);
                     });
-                }
             emit sourceShown();
         });
     disasm_jobs_.run(
@@ -226,13 +274,188 @@ void SourcePage::request() {
                           .arg(QString::fromStdString(d->code.symbol),
                                QString::fromStdString(d->code.module))
                     : tr("No disassembly: %1").arg(QString::fromStdString(d->code.error)));
-            disasm_view_->resizeColumnsToContents();
+            fitColumns(disasm_view_, disasm_view_->horizontalHeader(), "disassembly", false);
+            disasm_collapsed_.clear();
+            collapseAll();
             QModelIndex cur = source_view_->currentIndex();
             const SourceView *v = source_model_->view();
+            updateHotSpotButtons();
+            bool instructions = false;
+            hotSpots(&instructions);
             if (cur.isValid() && v && v->function == d->function)
-                selectLine(v->lines[size_t(cur.row())].line);
+                selectLine(v->lines[size_t(lineRow(cur))].line);
+            else if (instructions && (!v || v->function == d->function))
+                showHotSpot(0); // no line has costs: the hottest instruction
             emit disassemblyShown();
         });
+}
+
+QModelIndex SourcePage::lineIndex(int row) const {
+    return source_proxy_->mapFromSource(source_model_->index(row, 0));
+}
+
+int SourcePage::lineRow(const QModelIndex &shown) const {
+    return source_proxy_->mapToSource(shown).row();
+}
+
+QModelIndex SourcePage::instructionIndex(int row) const {
+    return disasm_proxy_->mapFromSource(disasm_model_->index(row, 0));
+}
+
+std::vector<int> SourcePage::hotSpots(bool *instructions) const {
+    std::vector<int> rows;
+    const SourceView *v = source_model_->view();
+    if (instructions)
+        *instructions = false;
+    if (v && v->function == function_) {
+        std::vector<std::pair<int, int>> ranked; // (rank, row)
+        for (size_t r = 0; r < v->lines.size(); ++r)
+            if (v->lines[r].hot_rank > 0)
+                ranked.emplace_back(v->lines[r].hot_rank, int(r));
+        std::sort(ranked.begin(), ranked.end());
+        for (const auto &rr : ranked)
+            rows.push_back(rr.second);
+        if (!rows.empty())
+            return rows;
+    }
+    const DisassemblyView *d = disasm_model_->view();
+    if (!d || d->function != function_)
+        return rows;
+    if (!v || v->function != function_) // the source half first, when it comes
+        return rows;
+    std::vector<std::pair<uint64_t, int>> costly; // (self, row)
+    for (size_t r = 0; r < d->costs.size(); ++r) {
+        const analysis::Cost &c = d->costs[r].self;
+        uint64_t value = size_t(event_) < c.values.size() ? c.values[size_t(event_)] : 0;
+        if (value > 0)
+            costly.emplace_back(value, int(r));
+    }
+    std::stable_sort(costly.begin(), costly.end(),
+                     [](const auto &a, const auto &b) { return a.first > b.first; });
+    for (size_t i = 0; i < costly.size() && i < 10; ++i)
+        rows.push_back(costly[i].second);
+    if (instructions)
+        *instructions = !rows.empty();
+    return rows;
+}
+
+void SourcePage::showHotSpot(int i) {
+    bool instructions = false;
+    std::vector<int> rows = hotSpots(&instructions);
+    if (rows.empty()) {
+        updateHotSpotButtons();
+        return;
+    }
+    const int n = int(rows.size());
+    hot_spot_ = ((i % n) + n) % n;
+    int row = rows[size_t(hot_spot_)];
+    if (instructions) {
+        selectInstruction(row);
+        disasm_view_->scrollTo(instructionIndex(row), QAbstractItemView::PositionAtCenter);
+    } else {
+        selectLine(source_model_->view()->lines[size_t(row)].line);
+    }
+    updateHotSpotButtons();
+}
+
+void SourcePage::updateHotSpotButtons() {
+    bool instructions = false;
+    std::vector<int> rows = hotSpots(&instructions);
+    prev_hot_->setEnabled(rows.size() > 1);
+    next_hot_->setEnabled(rows.size() > 1);
+    if (rows.empty() || hot_spot_ < 0 || size_t(hot_spot_) >= rows.size()) {
+        hot_label_->clear();
+        return;
+    }
+    int row = rows[size_t(hot_spot_)];
+    QString where;
+    const CostColumns &cols = source_model_->costColumns();
+    int col = event_column(cols, event_, CostColumn::Kind::Self);
+    const analysis::Cost *self = nullptr;
+    if (instructions) {
+        const DisassemblyView *d = disasm_model_->view();
+        where = tr("instruction at 0x%1").arg(d->code.instructions[size_t(row)].address, 0, 16);
+        self = &d->costs[size_t(row)].self;
+    } else {
+        const SourceLine &l = source_model_->view()->lines[size_t(row)];
+        where = tr("line %1").arg(l.line);
+        self = &l.self;
+    }
+    QString share;
+    if (col >= 0 && self) {
+        const CostColumn &c = cols.columns[size_t(col)];
+        if (auto s = column_share(cols, c, *self, *self))
+            share = tr(", self %1 %").arg(*s * 100, 0, 'f', 2);
+    }
+    hot_label_->setText(
+        tr("Hot spot %1 of %2: %3%4").arg(hot_spot_ + 1).arg(rows.size()).arg(where, share));
+}
+
+void SourcePage::resizeEvent(QResizeEvent *e) {
+    QWidget::resizeEvent(e);
+    collapseAll();
+}
+
+void SourcePage::collapseAll() {
+    collapse(source_view_, "sourceLines", source_model_->textColumn(), 60, source_collapsed_);
+    collapse(disasm_view_, "disassembly", disasm_model_->columnCount() - 1, 40, disasm_collapsed_);
+    const int n = collapsedColumns();
+    columns_note_->setText(n == 0 ? QString()
+                                  : tr("%n cost column(s) hidden to keep the text readable: "
+                                       "right-click a header to show them",
+                                       "", n));
+}
+
+void SourcePage::collapse(QTableView *view, const QString &name, int text_column, int chars,
+                          std::vector<int> &collapsed) {
+    auto *model = static_cast<CostRowsModel *>(
+        static_cast<QSortFilterProxyModel *>(view->model())->sourceModel());
+    QHeaderView *h = view->horizontalHeader();
+    // Start from what the person chose.
+    for (int c : collapsed)
+        if (c < h->count())
+            h->setSectionHidden(c, false);
+    collapsed.clear();
+    if (model->rowCount() == 0 || text_column <= 0)
+        return;
+    const CostColumns &cols = model->costColumns();
+    const int first = model->eventColumn(0, CostColumn::Kind::Self);
+    if (first < 0)
+        return;
+    // Which to hide first: the ratios, the other events' totals and
+    // selves, then the chosen event's total; its self stays.
+    std::vector<int> order;
+    for (int pass = 0; pass < 4; ++pass)
+        for (size_t i = cols.columns.size(); i-- > 0;) {
+            const CostColumn &c = cols.columns[i];
+            bool derived =
+                c.kind == CostColumn::Kind::DerivedSelf || c.kind == CostColumn::Kind::DerivedTotal;
+            bool mine = !derived && c.event == event_;
+            bool take = pass == 0   ? derived
+                        : pass == 1 ? !derived && !mine && c.kind == CostColumn::Kind::Total
+                        : pass == 2 ? !derived && !mine && c.kind == CostColumn::Kind::Self
+                                    : mine && c.kind == CostColumn::Kind::Total;
+            if (take)
+                order.push_back(first + int(i));
+        }
+    const int need = chars * QFontMetrics(QFontDatabase::systemFont(QFontDatabase::FixedFont))
+                                 .horizontalAdvance(QLatin1Char('x'));
+    auto room = [&] {
+        int used = 0;
+        for (int c = 0; c < h->count(); ++c)
+            if (c != text_column && !h->isSectionHidden(c))
+                used += h->sectionSize(c);
+        return view->viewport()->width() - used;
+    };
+    for (int c : order) {
+        if (room() >= need)
+            break;
+        const QString text = model->headerData(c, Qt::Horizontal).toString();
+        if (h->isSectionHidden(c) || columnChoice(name, text) == true)
+            continue;
+        h->setSectionHidden(c, true);
+        collapsed.push_back(c);
+    }
 }
 
 std::string SourcePage::functionName() const {
@@ -257,20 +480,19 @@ void SourcePage::selectLine(uint32_t n) {
         return;
     linking_ = true;
     int row = v->rowOfLine(n);
-    if (row >= 0 && source_view_->currentIndex().row() != row) {
-        source_view_->setCurrentIndex(source_model_->index(row, 0));
-        source_view_->selectRow(row);
-        source_view_->scrollTo(source_model_->index(row, 0), QAbstractItemView::PositionAtCenter);
+    if (row >= 0 && lineRow(source_view_->currentIndex()) != row) {
+        source_view_->setCurrentIndex(lineIndex(row));
+        source_view_->selectRow(lineIndex(row).row());
+        source_view_->scrollTo(lineIndex(row), QAbstractItemView::PositionAtCenter);
     }
     std::vector<int> rows = disasm_model_->rowsOfLine(v->stored_path, n, functionName());
     QItemSelection sel;
     for (int r : rows)
-        sel.select(disasm_model_->index(r, 0),
-                   disasm_model_->index(r, disasm_model_->columnCount() - 1));
+        sel.select(instructionIndex(r),
+                   instructionIndex(r).siblingAtColumn(disasm_model_->columnCount() - 1));
     disasm_view_->selectionModel()->select(sel, QItemSelectionModel::ClearAndSelect);
     if (!rows.empty())
-        disasm_view_->scrollTo(disasm_model_->index(rows.front(), 0),
-                               QAbstractItemView::PositionAtCenter);
+        disasm_view_->scrollTo(instructionIndex(rows.front()), QAbstractItemView::PositionAtCenter);
     linking_ = false;
 }
 
@@ -279,15 +501,16 @@ void SourcePage::selectInstruction(int row) {
     if (!d || row < 0 || size_t(row) >= d->code.instructions.size())
         return;
     linking_ = true;
-    if (disasm_view_->currentIndex().row() != row)
-        disasm_view_->selectRow(row);
+    if (disasm_proxy_->mapToSource(disasm_view_->currentIndex()).row() != row) {
+        disasm_view_->setCurrentIndex(instructionIndex(row));
+        disasm_view_->selectRow(instructionIndex(row).row());
+    }
     const SourceView *v = source_model_->view();
     uint32_t line = v ? disasm_model_->lineOf(row, v->stored_path, functionName()) : 0;
     int line_row = line != 0 ? v->rowOfLine(line) : -1;
     if (line_row >= 0) {
-        source_view_->selectRow(line_row);
-        source_view_->scrollTo(source_model_->index(line_row, 0),
-                               QAbstractItemView::PositionAtCenter);
+        source_view_->selectRow(lineIndex(line_row).row());
+        source_view_->scrollTo(lineIndex(line_row), QAbstractItemView::PositionAtCenter);
     } else {
         source_view_->clearSelection();
     }

@@ -6,7 +6,16 @@
 // with per-instruction costs.  Selecting a line selects its instructions
 // and selecting an instruction selects its line (both scroll there).
 // The numbers are those of `cpcprof annotate` and `annotate --disassemble`
-// (gui/model/source_view.h).  Both halves are made off the GUI thread; a
+// (gui/model/source_view.h).  The page opens at the hottest line (or,
+// without source lines, the hottest instruction); Next and Previous hot
+// spot (F3, Shift+F3) walk the hot lines by rank, or the ten hottest
+// instructions when no line has costs.  A click on a header sorts by
+// that column (the line or address column puts the rows back in order).
+// Cost columns give way to the text: when the source would keep fewer
+// than 60 characters (the disassembly 40), the other events' columns and
+// the ratios hide, then the chosen event's total; the page says how many
+// and the header's menu shows them again (page_util.h keeps a person's
+// choices).  Both halves are made off the GUI thread; a
 // newer request drops older results.  Files are read only under the
 // source roots (report/source_access.h); the page says why one is not.
 #pragma once
@@ -18,6 +27,9 @@
 #include <QWidget>
 
 class QLabel;
+class QModelIndex;
+class QSortFilterProxyModel;
+class QToolButton;
 class QTableView;
 
 namespace cpcprof::gui {
@@ -59,15 +71,41 @@ class SourcePage : public QWidget {
     // Selects instruction row and its source line.
     void selectInstruction(int row);
 
+    // The hot spots in order (source rows by rank, else instruction rows
+    // by the event's self cost, hottest first); which of them is shown
+    // (-1: none yet); whether they are instruction rows.
+    std::vector<int> hotSpots(bool *instructions = nullptr) const;
+    int hotSpot() const { return hot_spot_; }
+    // Shows hot spot i of hotSpots() (wrapping around).
+    void showHotSpot(int i);
+    QToolButton *nextHotSpotButton() const { return next_hot_; }
+    QToolButton *previousHotSpotButton() const { return prev_hot_; }
+    QLabel *hotSpotLabel() const { return hot_label_; }
+
+    // Cost columns hidden to give the text its room (not those a person hid).
+    int collapsedColumns() const {
+        return int(source_collapsed_.size() + disasm_collapsed_.size());
+    }
+    QLabel *columnsNote() const { return columns_note_; }
+
   signals:
     void sourceShown();      // the source half is filled (or says why not)
     void disassemblyShown(); // the disassembly half is filled (or says why not)
 
+  protected:
+    void resizeEvent(QResizeEvent *) override;
+
   private:
     void request();
+    // Hides cost columns of view (name in the settings) until its text
+    // column keeps chars characters; collapsed: the columns it hid.
+    void collapse(QTableView *view, const QString &name, int text_column, int chars,
+                  std::vector<int> &collapsed);
+    void collapseAll();
     // The title asks for a function; the status lines are empty.
     void showNoFunction();
     void fillOverview();
+    void updateHotSpotButtons();
     std::string functionName() const;
     ProfilePtr profile_;
     int event_ = 0;
@@ -75,10 +113,18 @@ class SourcePage : public QWidget {
     analysis::SourceRoots roots_;
     JobTracker source_jobs_, disasm_jobs_;
     bool linking_ = false; // a selection made by the other half
-    QLabel *title_, *status_, *disasm_status_;
+    int hot_spot_ = -1;
+    std::vector<int> source_collapsed_, disasm_collapsed_;
+    QLabel *title_, *status_, *disasm_status_, *hot_label_, *columns_note_;
+    QToolButton *prev_hot_, *next_hot_;
     SourceLinesModel *source_model_;
     DisassemblyModel *disasm_model_;
     QTableView *source_view_, *disasm_view_;
+    QSortFilterProxyModel *source_proxy_, *disasm_proxy_; // sorting; rows of the models
+    // The views' index of a model row, and the model row of a view's index.
+    QModelIndex lineIndex(int row) const;
+    int lineRow(const QModelIndex &shown) const;
+    QModelIndex instructionIndex(int row) const;
     CostOverview *overview_;
 };
 

@@ -21,7 +21,7 @@ TreePage::TreePage(Kind kind, QWidget *parent)
     : QWidget(parent), kind_(kind), model_(new CostTreeModel(this)), proxy_(new CostProxy(this)),
       filter_(new FilterBar(this)), message_(new QLabel(this)), view_(new QTreeView(this)) {
     proxy_->setSourceModel(model_);
-    setupCostView(view_, proxy_);
+    setupCostView(view_, proxy_, kind == Kind::TopDown ? "topDown" : "bottomUp");
     message_->setWordWrap(true);
     message_->hide();
     auto *layout = new QVBoxLayout(this);
@@ -85,11 +85,16 @@ void TreePage::applyFilter() {
 }
 
 void TreePage::contextMenu(const QPoint &pos) {
-    functionMenu(view_, pos,
-                 {{tr("Show elsewhere"),
-                   [this](const QModelIndex &, uint32_t fn) { emit functionActivated(fn); }},
-                  {tr("Expand all below"),
-                   [this](const QModelIndex &row, uint32_t) { view_->expandRecursively(row); }}});
+    functionMenu(
+        view_, pos,
+        {{tr("Show elsewhere"),
+          [this](const QModelIndex &, uint32_t fn) { emit functionActivated(fn); }},
+         {tr("Expand all below"),
+          [this](const QModelIndex &row, uint32_t) { view_->expandRecursively(row); }},
+         {tr("Keep only stacks through this function"),
+          [this](const QModelIndex &, uint32_t fn) { emit filterByFunction(fn, true); }},
+         {tr("Hide stacks through this function"),
+          [this](const QModelIndex &, uint32_t fn) { emit filterByFunction(fn, false); }}});
 }
 
 } // namespace cpcprof::gui

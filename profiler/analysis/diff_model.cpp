@@ -180,7 +180,8 @@ Rgb change_colour(double points, double largest) {
     if (points == 0)
         return {220, 220, 220};
     double t = std::min(1.0, std::fabs(points) / std::max(largest, 1.0));
-    int fade = int(std::lround(215 - 175 * t)), full = int(std::lround(225 + 30 * t));
+    // Pale enough at full strength for black text to stay readable.
+    int fade = int(std::lround(215 - 95 * t)), full = int(std::lround(225 + 30 * t));
     return points > 0 ? Rgb{full, fade, fade} : Rgb{fade, fade, full};
 }
 

@@ -2,11 +2,13 @@
 #include "profiler/analysis/disassembly.h"
 
 #include "profiler/analysis/tool_run.h"
+#include "symbolize/symbolizer.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <sstream>
 #include <sys/stat.h>
@@ -181,7 +183,20 @@ Disassembly disassemble(const std::string &module, uint64_t offset) {
         }
     }
     if (d.symbol.empty()) {
-        d.error = module + ": no symbol holds the sampled code (stripped? install its -dbgsym)";
+        // A stripped file: the extent its call-frame information gives the
+        // function, named as the profile names it (module+0xSTART).
+        if (auto fde = symbolize::fde_range(module, vaddr)) {
+            char name[64];
+            std::snprintf(name, sizeof name, "+0x%" PRIx64, uint64_t(int64_t(fde->first) - *bias));
+            d.symbol = std::filesystem::path(module).filename().string() + name +
+                       " (no symbol: the extent of its call-frame information)";
+            d.start = fde->first;
+            d.end = fde->second;
+        }
+    }
+    if (d.symbol.empty()) {
+        d.error = module + ": no symbol holds the sampled code, nor call-frame information "
+                           "(stripped? install its -dbgsym)";
         return d;
     }
     char from[32], to[32];

@@ -252,6 +252,27 @@ Query::~Query() = default;
 
 std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &filter,
                                    std::string *error, const QueryOptions &options) {
+    if (filter.through.size() > kMaxFunctionTests ||
+        filter.not_through.size() > kMaxFunctionTests) {
+        *error = path + ": at most " + std::to_string(kMaxFunctionTests) +
+                 " functions to keep or leave out";
+        return nullptr;
+    }
+    if (!filter.through.empty() || !filter.not_through.empty()) {
+        // Stacks are named as samples are read: the function tests narrow
+        // the samples of the other tests once every stack has its names.
+        QueryFilter rest = filter;
+        rest.through.clear();
+        rest.not_through.clear();
+        auto all = open(path, rest, error, QueryOptions{true});
+        if (!all)
+            return nullptr;
+        std::vector<uint8_t> pass = all->stacks_passing(filter);
+        const auto &pairs = all->stack_thread_costs();
+        const auto samples = all->kept_samples();
+        return all->subset(
+            [&](size_t i) { return pass[pairs[samples[i].stack_thread].stack] != 0; }, filter);
+    }
     auto impl = std::make_unique<Impl>();
     impl->reader = Reader::open(path, error);
     if (!impl->reader)
@@ -347,6 +368,38 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
     q.fnode_of = {};
     q.up = {};
     return Impl::finish(std::move(impl));
+}
+
+std::vector<uint8_t> Query::stacks_passing(const QueryFilter &f) const {
+    const std::vector<FunctionInfo> &fns = functions();
+    // Per function: the bit of each through name it answers to, and
+    // whether a not_through name names it.
+    std::vector<uint64_t> bit(fns.size(), 0);
+    std::vector<uint8_t> excluded(fns.size(), 0);
+    for (size_t i = 0; i < fns.size(); ++i) {
+        for (size_t k = 0; k < f.through.size() && k < kMaxFunctionTests; ++k)
+            if (fns[i].name == f.through[k])
+                bit[i] |= uint64_t{1} << k;
+        for (const std::string &n : f.not_through)
+            if (fns[i].name == n)
+                excluded[i] = 1;
+    }
+    const size_t wanted_count = std::min(f.through.size(), kMaxFunctionTests);
+    const uint64_t wanted = wanted_count == 64 ? ~uint64_t{0} : (uint64_t{1} << wanted_count) - 1;
+    const std::vector<FrameNode> &nodes = frame_nodes();
+    std::vector<uint64_t> seen(nodes.size(), 0);
+    std::vector<uint8_t> bad(nodes.size(), 0);
+    for (size_t v = 1; v < nodes.size(); ++v) { // a parent precedes its children
+        uint32_t fn = nodes[v].frame.function, up = nodes[v].parent;
+        seen[v] = seen[up] | (fn < bit.size() ? bit[fn] : 0);
+        bad[v] = bad[up] | (fn < excluded.size() ? excluded[fn] : 0);
+    }
+    std::vector<uint8_t> pass(stack_count());
+    for (size_t i = 0; i < pass.size(); ++i) {
+        uint32_t leaf = stack_leaf(i);
+        pass[i] = (seen[leaf] & wanted) == wanted && bad[leaf] == 0;
+    }
+    return pass;
 }
 
 std::unique_ptr<Query> Query::Impl::finish(std::unique_ptr<Impl> impl) {

@@ -55,7 +55,13 @@ struct QueryFilter {
     // false: an inlined call is not a frame of its own; its cost goes to
     // the function it was inlined into, at the line of the inlined call.
     bool inline_frames = true;
+    // Only the samples with a frame of every function named in through on
+    // their stack, and with none of those named in not_through (names
+    // exact, of any module; at most kMaxFunctionTests of each).
+    std::vector<std::string> through, not_through;
 };
+
+inline constexpr size_t kMaxFunctionTests = 64;
 
 // What open() keeps beside the aggregates.
 struct QueryOptions {
@@ -259,6 +265,10 @@ class Query {
     // the result's filter() says (its inline_frames is this one's).
     std::unique_ptr<Query> subset(const std::function<bool(size_t)> &keep,
                                   const QueryFilter &filter) const;
+
+    // Per stack (stack_count()): whether it passes the function tests of
+    // f (through, not_through): one walk over the trie, O(frame nodes).
+    std::vector<uint8_t> stacks_passing(const QueryFilter &f) const;
 
   private:
     struct Impl;

@@ -2,8 +2,8 @@
 // `cpcprof flamegraph` (flamegraph.h): options, then query, model, render, write.
 #include "base/args.h"
 #include "profiler/analysis/flame_model.h"
-#include "profiler/flamegraph/flame_render.h"
-#include "profiler/flamegraph/flame_text.h"
+#include "profiler/analysis/flame_render.h"
+#include "profiler/analysis/flame_text.h"
 #include "profiler/flamegraph/flamegraph.h"
 #include "profiler/view_common/view_options.h"
 
@@ -142,6 +142,10 @@ std::string describe(const analysis::Query &q, const Options &o, int event) {
     }
     if (!f.inline_frames)
         s += ", inlined calls folded";
+    for (const std::string &n : f.through)
+        s += ", through " + n;
+    for (const std::string &n : f.not_through)
+        s += ", not through " + n;
     s += "; width: " + q.events()[size_t(event)].name;
     if (o.inverted)
         s += "; inverted (callers below)";

@@ -77,6 +77,8 @@ Json filter_json(const analysis::QueryFilter &f) {
     filter["from_s"] = secs(f.from_ns);
     filter["to_s"] = secs(f.to_ns);
     filter["inline"] = f.inline_frames;
+    filter["through"] = f.through;
+    filter["not_through"] = f.not_through;
     return filter;
 }
 

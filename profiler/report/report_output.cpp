@@ -225,6 +225,10 @@ std::string text_header(const ReportContext &c) {
             ", " + (f.to_ns ? analysis::fixed(double(*f.to_ns) / 1e9, 3) : std::string()) + ") s");
     if (!f.inline_frames)
         add("inlined calls folded");
+    for (const std::string &n : f.through)
+        add("through " + n);
+    for (const std::string &n : f.not_through)
+        add("not through " + n);
     if (!filter.empty())
         out += "# filter: " + filter + "\n";
     return out;

@@ -22,6 +22,9 @@ const char kViewOptionsHelp[] =
     "  --tid TID           only the samples of thread TID\n"
     "  --time START,END    only samples in [START, END) seconds since the run's\n"
     "                      start (either side may be empty: 2.5, or ,1)\n"
+    "  --through FUNC      only samples with FUNC on their stack (exact name; again\n"
+    "                      for more: every one must be there)\n"
+    "  --not-through FUNC  leave out samples with FUNC on their stack (repeatable)\n"
     "  --event NAME        the event that weighs samples (default: the first)\n"
     "  --no-inline         fold inlined calls into the function they are in\n";
 
@@ -44,7 +47,8 @@ int parse_view_option(const char *cmd, const std::vector<std::string> &args, siz
         out->filter.inline_frames = false;
         return 1;
     }
-    if (a != "--pid" && a != "--tid" && a != "--time" && a != "--event")
+    if (a != "--pid" && a != "--tid" && a != "--time" && a != "--event" && a != "--through" &&
+        a != "--not-through")
         return 0;
     if (*i + 1 >= args.size()) {
         std::fprintf(stderr, "cpcprof %s: %s needs a value\n", cmd, a.c_str());
@@ -57,6 +61,18 @@ int parse_view_option(const char *cmd, const std::vector<std::string> &args, siz
             return -1;
         }
         out->event = v;
+        return 1;
+    }
+    if (a == "--through" || a == "--not-through") {
+        std::vector<std::string> &names =
+            a == "--through" ? out->filter.through : out->filter.not_through;
+        if (v.empty() || names.size() >= analysis::kMaxFunctionTests) {
+            std::fprintf(stderr, "cpcprof %s: %s '%s': %s\n", cmd, a.c_str(), v.c_str(),
+                         v.empty() ? "needs a function name"
+                                   : "too many functions (at most 64 of each)");
+            return -1;
+        }
+        names.push_back(v);
         return 1;
     }
     if (a == "--pid" || a == "--tid") {

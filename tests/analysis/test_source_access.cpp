@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <fcntl.h>
 #include <fstream>
 #include <sys/stat.h>
@@ -173,6 +175,60 @@ TEST_F(SourceAccess, DisassemblyRefusesModulesThatAreNotFiles) {
     EXPECT_NE(d.error.find("not found"), std::string::npos) << d.error;
     d = cpcprof::analysis::disassemble("relative.so", 0);
     EXPECT_FALSE(d.error.empty());
+}
+
+// A function of this test, for the stripped copy below.
+__attribute__((noinline)) int fde_probe(int n) {
+    int s = 0;
+    for (int i = 0; i < n; ++i)
+        s += (i * i) ^ n;
+    return s;
+}
+
+// The file offset of code at address in this process's own executable
+// (/proc/self/maps); 0 when not found.
+uint64_t self_offset(const void *address) {
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    auto at = uint64_t(reinterpret_cast<uintptr_t>(address));
+    while (std::getline(maps, line)) {
+        unsigned long long start = 0, end = 0, off = 0;
+        if (std::sscanf(line.c_str(), "%llx-%llx %*s %llx", &start, &end, &off) == 3 &&
+            at >= start && at < end)
+            return at - start + off;
+    }
+    return 0;
+}
+
+// A stripped file (no symbol for the function) is disassembled over the
+// extent its call-frame information gives the function: the same code as
+// the symbol's in the unstripped file.
+TEST(Disassembly, AStrippedFileIsDisassembledByItsCallFrameInformation) {
+    ASSERT_GT(fde_probe(3), -1);
+    char exe[4096];
+    ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ASSERT_GT(n, 0);
+    exe[n] = 0;
+    uint64_t off = self_offset(reinterpret_cast<const void *>(&fde_probe));
+    ASSERT_NE(off, 0u);
+    TempDir dir{"cpcprof-fde"};
+    std::string bare_path = dir.file("stripped");
+    std::string cmd = "objcopy --strip-all '" + std::string(exe) + "' '" + bare_path + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    cpcprof::analysis::Disassembly full = cpcprof::analysis::disassemble(exe, off);
+    ASSERT_TRUE(full.error.empty()) << full.error;
+    ASSERT_NE(full.symbol.find("fde_probe"), std::string::npos) << full.symbol;
+    cpcprof::analysis::Disassembly bare = cpcprof::analysis::disassemble(bare_path, off);
+    ASSERT_TRUE(bare.error.empty()) << bare.error;
+    EXPECT_NE(bare.symbol.find("call-frame information"), std::string::npos) << bare.symbol;
+    EXPECT_EQ(bare.symbol.substr(0, 10), "stripped+0");
+    EXPECT_EQ(bare.start, full.start);
+    EXPECT_EQ(bare.end, full.end);
+    ASSERT_EQ(bare.instructions.size(), full.instructions.size());
+    for (size_t i = 0; i < bare.instructions.size(); ++i) {
+        EXPECT_EQ(bare.instructions[i].address, full.instructions[i].address);
+        EXPECT_EQ(bare.instructions[i].offset, full.instructions[i].offset);
+    }
 }
 
 // objdump -d -l --inlines text (binutils 2.40): each instruction gets the

@@ -7,6 +7,41 @@ import sqlite3
 import subprocess
 import sys
 
+# The period of bench_view's and bench_gui's recordings: 100 us of CPU
+# time, the shortest cpu-clock period `cpcprof record` accepts on every
+# machine without measuring what an overflow costs there (shorter ones are
+# refused where one overflow costs more than half of them, ~36 us on some
+# VMs).
+BIG_PERIOD_NS = 100_000
+
+
+def record_big(prog, cpcprof, workload, work, samples):
+    """(cpcprof profile, perf.data) of the bundled workload, cpu-clock
+    every BIG_PERIOD_NS, about `samples` samples, kept in work and reused
+    when they are already there."""
+    prof = os.path.join(work, "big.cpcprof")
+    pdata = os.path.join(work, "big.perf.data")
+    # One sample per period of CPU time; the workload keeps about 1.4 CPUs
+    # busy (its second thread works a third of the time), so this gives a
+    # few per cent more than `samples`.
+    seconds = samples * BIG_PERIOD_NS / 1e9 / 1.4
+    wl = [workload, "--seconds", f"{seconds:.1f}"]
+    runs = [(prof, [cpcprof, "record", "-q", "-e", f"cpu-clock,{BIG_PERIOD_NS}", "-o", prof,
+                    "--"] + wl),
+            (pdata, ["perf", "record", "-q", "-e", "cpu-clock", "-c", str(BIG_PERIOD_NS), "-g",
+                     "-o", pdata, "--"] + wl)]
+    for path, cmd in runs:
+        if os.path.exists(path):
+            continue
+        print(f"{prog}: recording {samples} samples with {os.path.basename(cmd[0])} "
+              f"({seconds:.0f} s of workload) ...", file=sys.stderr)
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            if os.path.exists(path):
+                os.unlink(path)
+            sys.exit(f"{prog}: {' '.join(cmd)} failed ({p.returncode}): {p.stderr[-2000:]}")
+    return prof, pdata
+
 
 def built_tools(prog, build, relpaths, need_perf=True):
     """The paths of relpaths under build; exits, naming what is missing,

@@ -11,7 +11,7 @@ Runs on demand (not by ctest):
 
 The profiles are bench_view.py's (same names, so one --keep DIR serves
 both): the bundled workload recorded with `cpcprof record` and with
-`perf record -g`, cpu-clock every 50 us of CPU time, and bench_storage's
+`perf record -g`, cpu-clock every 100 us of CPU time, and bench_storage's
 synthetic profile (5,000 distinct 45-deep stacks, never symbolized).
 
 cpcprof-gui runs with QT_QPA_PLATFORM=offscreen and CPCPROF_GUI_BENCH=1:
@@ -47,9 +47,8 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_common import built_tools, cpcprof_samples  # noqa: E402
+from bench_common import built_tools, cpcprof_samples, record_big  # noqa: E402
 
-PERIOD_NS = 50_000
 PERFPARSER = "/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser"
 ENV = dict(os.environ, QT_QPA_PLATFORM="offscreen")
 SOURCE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -156,18 +155,8 @@ def main():
             sys.exit(f"bench_gui: {tool} not found (apt-get install hotspot)")
     work = a.keep or tempfile.mkdtemp(prefix="bench_gui.")
     os.makedirs(work, exist_ok=True)
-    prof = os.path.join(work, "big.cpcprof")
-    pdata = os.path.join(work, "big.perf.data")
+    prof, pdata = record_big("bench_gui", cpcprof, workload, work, a.samples)
     synth = os.path.join(work, "synthetic.cpcprof")
-    seconds = a.samples * PERIOD_NS / 1e9 / 1.4
-    wl = [workload, "--seconds", f"{seconds:.1f}"]
-    if not os.path.exists(prof):
-        print(f"recording {a.samples} samples with cpcprof ({seconds:.0f} s) ...", file=sys.stderr)
-        run_timed([cpcprof, "record", "-q", "-e", f"cpu-clock,{PERIOD_NS}", "-o", prof, "--"] + wl)
-    if not os.path.exists(pdata):
-        print("recording with perf record -g ...", file=sys.stderr)
-        run_timed(["perf", "record", "-q", "-e", "cpu-clock", "-c", str(PERIOD_NS), "-g", "-o",
-                   pdata, "--"] + wl)
     if not os.path.exists(synth):
         bench_storage = os.path.join(a.build, "tests/bench/bench_storage")
         if not os.access(bench_storage, os.X_OK):

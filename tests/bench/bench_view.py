@@ -11,7 +11,7 @@ Runs on demand (not by ctest):
 It records the bundled workload (tests/record/targets/record_workload_nofp:
 a 40-deep recursion, a pointer chase, a compute kernel, a second thread)
 once with `cpcprof record` and once with `perf record -g`, both sampling
-cpu-clock every 50 us of CPU time, long enough for about --samples samples
+cpu-clock every 100 us of CPU time, long enough for about --samples samples
 each (with --keep DIR the recordings are kept there and reused by later
 runs).  Then, interleaved round by round, it times:
 
@@ -33,18 +33,14 @@ Needs linux-perf (`perf`).
 """
 import argparse
 import os
-import re
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 
-from bench_common import built_tools, cpcprof_samples, perf_samples
-
-PERIOD_NS = 50_000
+from bench_common import built_tools, cpcprof_samples, perf_samples, record_big
 
 
 def timed(cmd, out=subprocess.DEVNULL):
@@ -68,21 +64,7 @@ def main():
                                 "tests/record/targets/record_workload_nofp"])
     work = a.keep or tempfile.mkdtemp(prefix="bench_view.")
     os.makedirs(work, exist_ok=True)
-    prof = os.path.join(work, "big.cpcprof")
-    pdata = os.path.join(work, "big.perf.data")
-    # One sample per PERIOD_NS of CPU time; the workload keeps about 1.5
-    # CPUs busy (its second thread works a third of the time), so this
-    # gives a few per cent more than --samples.
-    seconds = a.samples * PERIOD_NS / 1e9 / 1.4
-    wl = [workload, "--seconds", f"{seconds:.1f}"]
-    if not os.path.exists(prof):
-        print(f"recording {a.samples} samples with cpcprof ({seconds:.0f} s of workload) ...",
-              file=sys.stderr)
-        timed([cpcprof, "record", "-q", "-e", f"cpu-clock,{PERIOD_NS}", "-o", prof, "--"] + wl)
-    if not os.path.exists(pdata):
-        print(f"recording with perf record -g ...", file=sys.stderr)
-        timed(["perf", "record", "-q", "-e", "cpu-clock", "-c", str(PERIOD_NS), "-g", "-o",
-               pdata, "--"] + wl)
+    prof, pdata = record_big("bench_view", cpcprof, workload, work, a.samples)
     synth = os.path.join(work, "synthetic.cpcprof")
     bench_storage = os.path.join(a.build, "tests/bench/bench_storage")
     if not os.path.exists(synth):

@@ -386,13 +386,13 @@ TEST_F(DiffTest, DifferentialFlameGraph) {
               std::make_tuple(220, 220, 220));
     // main > recurse > recurse > recurse, the innermost, takes them: 3 of 11
     // self, then 8 of 20: grew, red, and the largest growth in the picture
-    // (+12.73 pp), so in full colour.
+    // (+12.73 pp), so in full colour (pale enough for black text).
     auto leaf = html_frame(html, "recurse", 4);
     ASSERT_TRUE(leaf) << html;
     EXPECT_NE(leaf->tooltip.find("change: self " + pp((8 / kNewSamples - 3 / kBaseSamples) * 100)),
               std::string::npos)
         << leaf->tooltip;
-    EXPECT_EQ(std::tie(leaf->r, leaf->g, leaf->b), std::make_tuple(255, 40, 40));
+    EXPECT_EQ(std::tie(leaf->r, leaf->g, leaf->b), std::make_tuple(255, 120, 120));
     // main > compute > square: 6 of 11, then 10 of 20: shrank, blue.
     auto sq = html_frame(html, "square", 3);
     ASSERT_TRUE(sq) << html;

@@ -4,7 +4,7 @@
 // tooltips that follow from those samples, pruning, escaping of hostile
 // names, refused options and outputs; and the pages loaded in headless
 // Chromium (skipped, with the reason, when it is not installed), driven
-// through their URL-fragment actions (profiler/flamegraph/flame_render.h).
+// through their URL-fragment actions (profiler/analysis/flame_render.h).
 #include "tests/view_common/view_harness.h"
 
 #include "storage/symbol_writer.h"

@@ -196,6 +196,55 @@ TEST_F(ReportTest, TimeFilterAndEmptySelection) {
     EXPECT_TRUE(parse_table(none.out).rows.empty());
 }
 
+// --through keeps the samples with the function on their stack (every
+// one named), --not-through leaves them out; the header says so.  The
+// known profile: 6 samples in compute (square inlined in it) under main,
+// 3 in recurse under main and 1 whose stack was cut, 1 in libx.
+TEST_F(ReportTest, ThroughAndNotThroughAFunction) {
+    RunResult r = report({"--through", "recurse"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# samples: 4 kept / 11 stored"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("# filter: through recurse"), std::string::npos) << r.out;
+    TextTable t = parse_table(r.out);
+    EXPECT_NEAR(percent_value(t.cell(t.find("function", "recurse"), "self:cpu-clock")), 100.0,
+                kTol);
+    EXPECT_EQ(t.find("function", "square"), -1);
+
+    // An inlined call is a frame of its own.
+    r = report({"--through", "square"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# samples: 6 kept / 11 stored"), std::string::npos) << r.out;
+
+    r = report({"--not-through", "compute"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# samples: 5 kept / 11 stored"), std::string::npos) << r.out;
+    t = parse_table(r.out);
+    EXPECT_EQ(t.find("function", "square"), -1);
+    EXPECT_EQ(t.cell(t.find("function", "recurse"), "samples"), "4");
+
+    // Both, and with the time filter: every test holds.
+    r = report({"--through", "main", "--not-through", "recurse"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# samples: 7 kept / 11 stored"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("# filter: through main, not through recurse"), std::string::npos)
+        << r.out;
+    r = report({"--through", "main", "--through", "recurse", "--time", "0.015,0.025"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# samples: 3 kept / 11 stored"), std::string::npos) << r.out;
+
+    r = report({"--format", "json", "--through", "recurse"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    json j = json::parse(r.out);
+    EXPECT_EQ(j.at("run").at("filter").at("through"), json::array({"recurse"})) << r.out;
+
+    r = report({"--through", "nosuchfunction"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("no sample"), std::string::npos) << r.err;
+    r = report({"--through", ""});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--through"), std::string::npos) << r.err;
+}
+
 TEST_F(ReportTest, NoInlineFoldsSquareIntoCompute) {
     TextTable t = table({"--no-inline"});
     EXPECT_EQ(t.find("function", "square"), -1);

@@ -38,6 +38,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cpcprof::symbolize {
@@ -116,6 +117,13 @@ std::string fallback_name(const Location &);
 // with START its function_offset (the FDE's start), as perf names such
 // functions; fallback_name() when it has none.
 std::string function_fallback_name(const Location &);
+
+// The [start, end) ELF addresses of the code that the call-frame
+// information (the FDE in .eh_frame) covering ELF address vaddr of the
+// ELF file at path describes: a function's extent in a stripped file.
+// nullopt when no FDE covers it, or the file is not a readable regular ELF
+// file.
+std::optional<std::pair<uint64_t, uint64_t>> fde_range(const std::string &path, uint64_t vaddr);
 
 // The GNU build-id of an ELF file in lowercase hex, "" if it has none or
 // cannot be read.  Recorders store it in Mapping::build_id.

@@ -413,7 +413,8 @@ TEST(GuiApp, RowContextMenusShowTheFunctionElsewhereAndExpandTheTree) {
     uint32_t fn = function_of(second);
     QStringList offered =
         pick_from_menu(hot->view(), hot->view()->visualRect(second).center(), "Show elsewhere");
-    EXPECT_EQ(offered, QStringList{"Show elsewhere"});
+    EXPECT_EQ(offered, (QStringList{"Show elsewhere", "Keep only stacks through this function",
+                                    "Hide stacks through this function"}));
     EXPECT_EQ(function_of(top->view()->currentIndex()), fn);
     EXPECT_EQ(function_of(cc->functionsView()->currentIndex()), fn);
     // Off the rows, no menu.
@@ -428,7 +429,9 @@ TEST(GuiApp, RowContextMenusShowTheFunctionElsewhereAndExpandTheTree) {
     QModelIndex root = tree->model()->index(0, 0);
     ASSERT_TRUE(tree->model()->hasChildren(root));
     offered = pick_from_menu(tree, tree->visualRect(root).center(), "Expand all below");
-    EXPECT_EQ(offered, (QStringList{"Show elsewhere", "Expand all below"}));
+    EXPECT_EQ(offered, (QStringList{"Show elsewhere", "Expand all below",
+                                    "Keep only stacks through this function",
+                                    "Hide stacks through this function"}));
     size_t expanded = 0, parents = 0;
     for (QModelIndex at = root; at.isValid(); at = tree->model()->index(0, 0, at))
         if (tree->model()->hasChildren(at)) {

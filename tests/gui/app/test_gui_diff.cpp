@@ -21,6 +21,7 @@
 #include <QHelpEvent>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QMessageBox>
 #include <QProcess>
 #include <QSortFilterProxyModel>
@@ -96,19 +97,40 @@ TEST_F(GuiDiff, GrownFrameIsRedShrunkBlueWithBaseInTooltip) {
     EXPECT_NEAR(*change(b), (60.0 / 105 - 0.30) * 100, 1e-9);
     EXPECT_NEAR(*change(d), (10.0 / 105 - 0.40) * 100, 1e-9);
     // d's change (-30.5 pp) is the largest in the picture: full blue; b
-    // (+27.1 pp) red in proportion, as cpcprof diff's page colours them.
-    EXPECT_EQ(c->fillColour(d->node), QColor(40, 40, 255));
+    // (+27.1 pp) red in proportion, as cpcprof diff's page colours them,
+    // both pale enough for black text.
+    EXPECT_EQ(c->fillColour(d->node), QColor(120, 120, 255));
     double t = *change(b) / -*change(d);
     QColor red = c->fillColour(b->node);
-    EXPECT_EQ(red, QColor(int(std::lround(225 + 30 * t)), int(std::lround(215 - 175 * t)),
-                          int(std::lround(215 - 175 * t))));
+    EXPECT_EQ(red, QColor(int(std::lround(225 + 30 * t)), int(std::lround(215 - 95 * t)),
+                          int(std::lround(215 - 95 * t))));
     EXPECT_GT(red.red(), 245);
-    EXPECT_LT(red.green(), 70);
-    // fresh (+9.5 pp) is a paler red than b.
+    EXPECT_LT(red.green(), 140);
+    // fresh (+9.5 pp, from 0 of 100 samples to 10 of 105: p = 0.002) is a
+    // paler red than b.
     QColor pale = c->fillColour(fresh->node);
     EXPECT_GT(pale.red(), pale.green());
     EXPECT_GT(pale.green(), red.green());
     EXPECT_EQ(pale.green(), pale.blue());
+    // main;a;c went from 20 of 100 to 20 of 105 samples (-0.95 pp): noise
+    // at 99 %, painted neutral grey, and its tooltip says so.
+    const FlameFrame *same = frame({"main", "a", "c"});
+    ASSERT_NE(same, nullptr);
+    ASSERT_TRUE(change(same));
+    EXPECT_NEAR(*change(same), (20.0 / 105 - 0.20) * 100, 1e-9);
+    EXPECT_EQ(c->fillColour(same->node), QColor(220, 220, 220));
+    {
+        QPoint at = c->frameRect(*same).center().toPoint();
+        QHelpEvent help(QEvent::ToolTip, at, c->mapToGlobal(at));
+        QApplication::sendEvent(c, &help);
+        EXPECT_TRUE(QToolTip::text().contains("-0.95 pp (noise)"))
+            << QToolTip::text().toStdString();
+    }
+    // The legend above the graph says what the colours mean.
+    QLabel *legend = w->flameGraph()->legend();
+    EXPECT_TRUE(legend->isVisible());
+    EXPECT_TRUE(legend->text().contains("within noise")) << legend->text().toStdString();
+    EXPECT_TRUE(legend->text().contains("99 % confidence")) << legend->text().toStdString();
 
     // The tooltip gives BASE's figures: main;a;b had 30 % of the samples.
     QPoint at = c->frameRect(*b).center().toPoint();
@@ -145,6 +167,19 @@ TEST_F(GuiDiff, TreesHaveDeltaColumnsAndTheComparisonListsBaseOnlyFunctions) {
     QModelIndex cell = m->indexOfNode(b).siblingAtColumn(col);
     EXPECT_EQ(cell.data().toString(), "+27.14");
     EXPECT_EQ(cell.data(Qt::ForegroundRole).value<QBrush>().color(), QColor(200, 0, 0));
+    EXPECT_TRUE(cell.data(Qt::ToolTipRole).toString().contains("beyond noise at 99 %"))
+        << cell.data(Qt::ToolTipRole).toString().toStdString();
+    // main;a;c: -0.95 pp, within noise: grey, not blue.
+    uint32_t cc = 0;
+    for (size_t i = 0; a && i < t.child_count(a); ++i)
+        if (t.name(t.child(a, i)) == "c")
+            cc = t.child(a, i);
+    ASSERT_NE(cc, 0u);
+    QModelIndex noise = m->indexOfNode(cc).siblingAtColumn(col);
+    EXPECT_EQ(noise.data().toString(), "-0.95");
+    EXPECT_EQ(noise.data(Qt::ForegroundRole).value<QBrush>().color(), QColor(120, 120, 120));
+    EXPECT_TRUE(noise.data(Qt::ToolTipRole).toString().contains("within noise at 99 %"))
+        << noise.data(Qt::ToolTipRole).toString().toStdString();
 
     int tab = -1;
     for (int i = 0; i < w->tabs()->count(); ++i)

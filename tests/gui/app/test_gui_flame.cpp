@@ -5,6 +5,7 @@
 #include "tests/view_common/hostile_profiles.h"
 
 #include "gui/app/main_window.h"
+#include "gui/pages/filter_stack_bar.h"
 #include "gui/pages/flame_graph.h"
 
 #include <QApplication>
@@ -13,12 +14,16 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QTabWidget>
 #include <QTest>
 
 #include <gtest/gtest.h>
+
+#include <map>
+#include <set>
 
 namespace cpcprof::test {
 namespace {
@@ -181,16 +186,46 @@ TEST_F(GuiFlame, InvertedShowsBottomUpTree) {
     EXPECT_NEAR(walk[0].width / canvas->width(), self, 0.0005);
 }
 
-TEST_F(GuiFlame, ExportsSvgAndPng) {
+// File > Export writes the page `cpcprof flamegraph` writes for the same
+// file (the same frames, a tooltip per frame, its zoom and search
+// script), SVG or HTML, and a PNG of the canvas.
+TEST_F(GuiFlame, ExportsTheInteractivePagesAndAPicture) {
     TempDir dir;
     QString svg = QString::fromStdString(dir.file("f.svg"));
+    QString html = QString::fromStdString(dir.file("f.html"));
     QString png = QString::fromStdString(dir.file("f.png"));
     QString error;
-    ASSERT_TRUE(canvas->exportSvg(svg, &error)) << error.toStdString();
+    ASSERT_TRUE(canvas->exportPage(svg, false, &error)) << error.toStdString();
+    ASSERT_TRUE(canvas->exportPage(html, true, &error)) << error.toStdString();
     ASSERT_TRUE(canvas->exportPng(png, &error)) << error.toStdString();
+    auto count = [](const std::string &text, const std::string &what) {
+        size_t n = 0;
+        for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+            ++n;
+        return n;
+    };
     std::string text = read_file(svg.toStdString());
     EXPECT_NE(text.find("<svg"), std::string::npos);
+    EXPECT_NE(text.find("<script"), std::string::npos) << "click-to-zoom and search";
     EXPECT_NE(text.find("walk_list"), std::string::npos);
+    EXPECT_NE(text.find("Flame graph: " + file), std::string::npos) << "titled";
+    // The frames and their tooltips are those of `cpcprof flamegraph`.
+    RunResult cli = cpcprof(dir, {"flamegraph", file, "-o", dir.file("cli.svg")});
+    ASSERT_EQ(cli.status, 0) << cli.err;
+    std::string want = read_file(dir.file("cli.svg"));
+    EXPECT_GT(count(text, "<title>"), 10u);
+    EXPECT_EQ(count(text, "<title>"), count(want, "<title>"));
+    EXPECT_EQ(count(text, "<rect"), count(want, "<rect"));
+    std::string page = read_file(html.toStdString());
+    EXPECT_NE(page.find("application/json"), std::string::npos);
+    EXPECT_NE(page.find("walk_list"), std::string::npos);
+    RunResult cli_html = cpcprof(dir, {"flamegraph", file, "-o", dir.file("cli.html")});
+    ASSERT_EQ(cli_html.status, 0) << cli_html.err;
+    EXPECT_EQ(page.size() - page.find("<script type=\"application/json\""),
+              read_file(dir.file("cli.html")).size() -
+                  read_file(dir.file("cli.html")).find("<script type=\"application/json\""))
+        << "the same tree as JSON";
+
     QImage img(png);
     ASSERT_FALSE(img.isNull());
     EXPECT_EQ(img.size(), canvas->size());
@@ -199,9 +234,11 @@ TEST_F(GuiFlame, ExportsSvgAndPng) {
     QRectF wr = canvas->frameRect(walk[0]);
     EXPECT_EQ(img.pixelColor(QPoint(int(wr.center().x()), int(wr.top() + 1))).rgb(),
               canvas->fillColour(walk[0].node).rgb());
-    // A place that cannot be written is said so.
+    // A place that cannot be written is said so, and nothing is left there.
     EXPECT_FALSE(canvas->exportPng("/nonexistent-dir/f.png", &error));
     EXPECT_TRUE(error.contains("/nonexistent-dir/f.png"));
+    EXPECT_FALSE(canvas->exportPage("/nonexistent-dir/f.svg", false, &error));
+    EXPECT_TRUE(error.contains("/nonexistent-dir/f.svg"));
 }
 
 TEST_F(GuiFlame, ContextMenuShowsFunctionInOtherPages) {
@@ -222,6 +259,46 @@ TEST_F(GuiFlame, ContextMenuShowsFunctionInOtherPages) {
 // The graph fills its page from the top: on the demo (a few levels, far
 // shorter than the page) its deepest row is the page's first, nothing
 // blank above it.
+// The context menu's "Keep only stacks through this function" and "Hide
+// stacks through this function" add a filter step that keeps the samples
+// `cpcprof report --through F` / `--not-through F` keeps.
+TEST_F(GuiFlame, KeepOrHideTheStacksThroughAFunction) {
+    auto report_kept = [&](const std::string &option) {
+        TempDir dir;
+        RunResult r = cpcprof(dir, {"report", file, option, "walk_list"});
+        EXPECT_EQ(r.status, 0) << r.err;
+        size_t at = r.out.find("# samples: ");
+        EXPECT_NE(at, std::string::npos) << r.out;
+        return std::stoull(r.out.substr(at + 11));
+    };
+    const uint64_t all = canvas->profile()->query->samples_kept();
+    for (auto [item, option] : {std::pair{"Keep only stacks through this function", "--through"},
+                                std::pair{"Hide stacks through this function", "--not-through"}}) {
+        SCOPED_TRACE(item);
+        std::vector<FlameFrame> walk = frames_of("walk_list");
+        ASSERT_EQ(walk.size(), 1u);
+        bool applied = false;
+        auto conn = QObject::connect(w.get(), &MainWindow::filtersApplied, [&] { applied = true; });
+        QStringList offered =
+            pick_from_context_menu(canvas, canvas->frameRect(walk[0]).center().toPoint(), item);
+        EXPECT_TRUE(offered.contains(item)) << offered.join(", ").toStdString();
+        ASSERT_TRUE(wait_for([&] { return applied; }));
+        QObject::disconnect(conn);
+        const uint64_t kept = w->profile()->query->samples_kept();
+        EXPECT_EQ(kept, report_kept(option));
+        EXPECT_LT(kept, all);
+        EXPECT_GT(kept, 0u);
+        EXPECT_TRUE(w->filterBar()->text().contains(QString(
+            option == std::string("--through") ? "through walk_list" : "not through walk_list")))
+            << w->filterBar()->text().toStdString();
+        ASSERT_TRUE(wait_for([&] { return canvas->profile() == w->profile().get(); }));
+        EXPECT_EQ(frames_of("walk_list").empty(), option == std::string("--not-through"));
+        QTest::mouseClick(w->filterBar()->backButton(), Qt::LeftButton);
+        ASSERT_TRUE(wait_for([&] { return w->profile()->query->samples_kept() == all; }));
+        ASSERT_TRUE(wait_for([&] { return !canvas->layout().frames.empty(); }));
+    }
+}
+
 TEST_F(GuiFlame, TheGraphStartsAtTheTopOfThePage) {
     uint32_t deepest = 0;
     for (const FlameFrame &f : canvas->layout().frames)
@@ -238,6 +315,100 @@ TEST_F(GuiFlame, TheGraphStartsAtTheTopOfThePage) {
                 << "the root is the graph's bottom row, not the page's";
         }
     }
+}
+
+// The keyboard walks the frames as the mouse would: the first arrow
+// selects the widest root, Up its widest callee, Down its caller,
+// Left/Right the neighbours in the row; Enter zooms, Esc zooms out; the
+// line under the breadcrumb states the selected frame's share.
+TEST_F(GuiFlame, ArrowKeysWalkTheFramesEnterZooms) {
+    canvas->setFocus();
+    const auto &nodes = canvas->tree()->nodes();
+    auto frame = [&](uint32_t node) -> const FlameFrame * {
+        for (const FlameFrame &f : canvas->layout().frames)
+            if (f.node == node)
+                return &f;
+        return nullptr;
+    };
+    EXPECT_EQ(canvas->selected(), 0u);
+    QTest::keyClick(canvas, Qt::Key_Up);
+    ASSERT_NE(canvas->selected(), 0u);
+    const FlameFrame *root = frame(canvas->selected());
+    ASSERT_NE(root, nullptr);
+    EXPECT_EQ(root->row, 0u);
+    for (const FlameFrame &f : canvas->layout().frames)
+        if (f.row == 0) {
+            EXPECT_LE(f.width, root->width);
+        }
+
+    // Up to the deepest frame, each step the widest callee.
+    int steps = 0;
+    for (;;) {
+        uint32_t from = canvas->selected();
+        QTest::keyClick(canvas, Qt::Key_Up);
+        if (canvas->selected() == from)
+            break;
+        ++steps;
+        EXPECT_EQ(nodes[canvas->selected()].parent, from);
+        for (const FlameFrame &f : canvas->layout().frames)
+            if (nodes[f.node].parent == from) {
+                EXPECT_LE(f.width, frame(canvas->selected())->width);
+            }
+    }
+    ASSERT_GE(steps, 2) << "the demo's stacks are deeper than two";
+    uint32_t leaf = canvas->selected();
+    QTest::keyClick(canvas, Qt::Key_Down);
+    EXPECT_EQ(canvas->selected(), nodes[leaf].parent);
+    auto *line = w->flameGraph()->findChild<QLabel *>("flameSelection");
+    ASSERT_NE(line, nullptr);
+    const std::string fn =
+        canvas->profile()->query->functions()[nodes[canvas->selected()].function].name;
+    EXPECT_TRUE(line->text().contains(QString::fromStdString(fn))) << line->text().toStdString();
+    EXPECT_TRUE(line->text().contains(" %")) << line->text().toStdString();
+
+    // Left and Right: the nearest frame of the row on that side.
+    const FlameFrame *left = nullptr, *right = nullptr;
+    for (const FlameFrame &f : canvas->layout().frames)
+        for (const FlameFrame &g : canvas->layout().frames)
+            if (!left && f.row == g.row && f.x < g.x)
+                left = &f, right = &g;
+    ASSERT_NE(left, nullptr) << "some row of the demo has two frames";
+    for (const FlameFrame &g : canvas->layout().frames)
+        if (g.row == left->row && g.x > left->x && g.x < right->x)
+            right = &g;
+    canvas->select(left->node);
+    QTest::keyClick(canvas, Qt::Key_Right);
+    EXPECT_EQ(canvas->selected(), right->node);
+    QTest::keyClick(canvas, Qt::Key_Left);
+    EXPECT_EQ(canvas->selected(), left->node);
+
+    uint32_t chosen = canvas->selected();
+    QTest::keyClick(canvas, Qt::Key_Return);
+    EXPECT_EQ(canvas->zoom(), chosen);
+    QTest::keyClick(canvas, Qt::Key_Escape);
+    EXPECT_EQ(canvas->zoom(), 0u);
+}
+
+// One hue per module, told apart at a glance; a module's functions are
+// shades of its hue.
+TEST_F(GuiFlame, EachModuleHasAHueOfItsOwn) {
+    const auto &functions = canvas->profile()->query->functions();
+    std::map<std::string, std::set<int>> hues;
+    for (const FlameFrame &f : canvas->layout().frames) {
+        const auto &n = canvas->tree()->nodes()[f.node];
+        hues[functions[n.function].module].insert(canvas->fillColour(f.node).hsvHue());
+    }
+    ASSERT_GE(hues.size(), 2u) << "the demo's graph shows the program and libc";
+    std::vector<int> one;
+    for (const auto &[module, h] : hues) {
+        EXPECT_EQ(h.size(), 1u) << module << " has functions of several hues";
+        one.push_back(*h.begin());
+    }
+    for (size_t i = 0; i < one.size(); ++i)
+        for (size_t j = i + 1; j < one.size(); ++j) {
+            int d = std::abs(one[i] - one[j]);
+            EXPECT_GE(std::min(d, 360 - d), 30) << "two modules' hues are near alike";
+        }
 }
 
 // A 150-deep profile: it opens with the root in view, and zooming 40
@@ -288,6 +459,21 @@ TEST(GuiFlameDeep, ZoomKeepsTheWindowsSizeAndTheRootInView) {
     QTest::keyClick(canvas, Qt::Key_Escape);
     EXPECT_EQ(canvas->zoom(), 0u);
     EXPECT_EQ(w.size(), before);
+
+    // The keyboard's selection stays in view, 120 frames up the stack.
+    canvas->setFocus();
+    QTest::keyClick(canvas, Qt::Key_Up);
+    for (int i = 0; i < 120; ++i)
+        QTest::keyClick(canvas, Qt::Key_Up);
+    const FlameFrame *sel = nullptr;
+    for (const FlameFrame &f : canvas->layout().frames)
+        if (f.node == canvas->selected())
+            sel = &f;
+    ASSERT_NE(sel, nullptr);
+    EXPECT_EQ(sel->row, 120u);
+    QRect r = canvas->frameRect(*sel).toRect();
+    QPoint at = canvas->mapTo(scroll->viewport(), r.center());
+    EXPECT_TRUE(scroll->viewport()->rect().contains(at)) << "the selected frame is off the page";
 }
 
 } // namespace

@@ -18,15 +18,19 @@
 #include "gui/pages/source_page.h"
 
 #include <QAction>
+#include <QApplication>
+#include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
+#include <QToolButton>
 #include <QTreeView>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 #include <sys/stat.h>
@@ -146,6 +150,141 @@ TEST(GuiSource, OpenTheHottestFunctionFromTheHotspotsPage) {
     ASSERT_FALSE(picked.isEmpty());
     for (const QModelIndex &i : picked)
         EXPECT_EQ(d->code.instructions[size_t(i.row())].line, insn_line);
+}
+
+// Next hot spot (F3) walks the hot lines by rank, #1 to the last and
+// round again; Previous (Shift+F3) walks back; the line above the tables
+// says which one is shown and its share.
+TEST(GuiSource, NextAndPreviousHotSpotWalkTheHotLinesByRank) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    MainWindow w;
+    w.setSourceOptions({DEMO_SOURCE_DIR}, {});
+    w.resize(1400, 900);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, demo_profile()));
+    // The demo's function with the most lines that took samples (report
+    // --by line): it has two hot lines at least.
+    std::map<std::string, int> lines;
+    for (const auto &row : report_rows(demo_profile(), {"--by", "line"}))
+        if (row.at("self_samples") != "0")
+            ++lines[row.at("function")];
+    auto most = std::max_element(lines.begin(), lines.end(),
+                                 [](const auto &a, const auto &b) { return a.second < b.second; });
+    ASSERT_NE(most, lines.end());
+    ASSERT_GE(most->second, 2) << "no function of the demo has two lines with samples";
+    std::vector<uint32_t> fns = w.profile()->query->find_functions(most->first);
+    ASSERT_FALSE(fns.empty()) << most->first;
+    w.showSource(fns[0]);
+    gui::SourcePage *page = w.sourcePage();
+    ASSERT_TRUE(wait_for([&] {
+        return page->sourceModel()->view() && page->sourceModel()->view()->function == fns[0] &&
+               page->disassemblyModel()->view() &&
+               page->disassemblyModel()->view()->function == fns[0];
+    }));
+    // F3 is the window's shortcut: the window has the focus, as a person's.
+    w.activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(&w));
+    const gui::SourceView *v = page->sourceModel()->view();
+    int ranks = 0;
+    for (const gui::SourceLine &l : v->lines)
+        ranks = std::max(ranks, l.hot_rank);
+    ASSERT_GE(ranks, 2) << most->first << " has two hot lines at least";
+    auto shown_rank = [&] {
+        QModelIndex cur = page->sourceView()->currentIndex();
+        return cur.isValid() ? v->lines[size_t(cur.row())].hot_rank : -1;
+    };
+    EXPECT_EQ(shown_rank(), 1);
+    EXPECT_TRUE(page->hotSpotLabel()->text().startsWith(QString("Hot spot 1 of %1").arg(ranks)))
+        << page->hotSpotLabel()->text().toStdString();
+    ASSERT_TRUE(page->nextHotSpotButton()->isEnabled());
+    // A button's shortcut clicks it as the mouse would (after its press
+    // is shown): wait for the page to follow.
+    auto press = [&](Qt::KeyboardModifiers mods, int want) {
+        QTest::keyClick(page->sourceView(), Qt::Key_F3, mods);
+        return wait_for([&] { return shown_rank() == want; }, 3000);
+    };
+    for (int want = 2; want <= ranks; ++want) {
+        EXPECT_TRUE(press({}, want)) << "F3 showed rank " << shown_rank();
+        uint32_t line = v->lines[size_t(page->sourceView()->currentIndex().row())].line;
+        EXPECT_TRUE(page->hotSpotLabel()->text().contains(QString("line %1, self ").arg(line)))
+            << page->hotSpotLabel()->text().toStdString();
+        // Its instructions are selected beside it.
+        QModelIndexList picked = page->disassemblyView()->selectionModel()->selectedRows();
+        for (const QModelIndex &i : picked)
+            EXPECT_EQ(page->disassemblyModel()->lineOf(i.row(), v->stored_path, most->first), line);
+    }
+    EXPECT_TRUE(press({}, 1)) << "round again after the last";
+    EXPECT_TRUE(press(Qt::ShiftModifier, ranks)) << "Shift+F3 showed rank " << shown_rank();
+    QTest::mouseClick(page->previousHotSpotButton(), Qt::LeftButton);
+    EXPECT_EQ(shown_rank(), ranks - 1);
+}
+
+// A click on a cost header sorts the disassembly by it, hottest first,
+// and the line selected beside stays linked; a click on Address puts the
+// instructions back in order.
+TEST(GuiSource, AClickOnAHeaderSortsTheInstructions) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    MainWindow w;
+    w.setSourceOptions({DEMO_SOURCE_DIR}, {});
+    w.resize(1400, 900);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, demo_profile()));
+    std::vector<uint32_t> fns = w.profile()->query->find_functions("walk_list");
+    ASSERT_EQ(fns.size(), 1u);
+    w.showSource(fns[0]);
+    gui::SourcePage *page = w.sourcePage();
+    ASSERT_TRUE(wait_for([&] {
+        return page->sourceModel()->view() && page->disassemblyModel()->view() &&
+               page->disassemblyModel()->view()->function == fns[0];
+    }));
+    QTableView *dis = page->disassemblyView();
+    const gui::DisassemblyView *d = page->disassemblyModel()->view();
+    ASSERT_GT(d->code.instructions.size(), 3u);
+    wait_for([] { return false; }, 100); // the columns fitted, as a person sees them
+    int col = page->disassemblyModel()->eventColumn(0, gui::CostColumn::Kind::Self);
+    ASSERT_GE(col, 0);
+    auto click_header = [&](int section) {
+        QHeaderView *h = dis->horizontalHeader();
+        QTest::mouseClick(h->viewport(), Qt::LeftButton, {},
+                          QPoint(h->sectionViewportPosition(section) + h->sectionSize(section) / 2,
+                                 h->height() / 2));
+    };
+    auto address_at = [&](int shown_row) {
+        return dis->model()->index(shown_row, 0).data(gui::SortRole).toDouble();
+    };
+    click_header(col);
+    EXPECT_EQ(dis->horizontalHeader()->sortIndicatorSection(), col)
+        << "hidden " << dis->horizontalHeader()->isSectionHidden(col) << " visible "
+        << dis->isVisible() << " at " << dis->horizontalHeader()->sectionViewportPosition(col);
+    const int last = dis->model()->rowCount() - 1;
+    if (dis->model()->index(0, col).data(gui::SortRole).toDouble() <
+        dis->model()->index(last, col).data(gui::SortRole).toDouble())
+        click_header(col); // the first click sorted smallest first
+    uint64_t most = 0;
+    for (const auto &c : d->costs)
+        most = std::max(most, c.self.values[0]);
+    ASSERT_GT(most, 0u);
+    EXPECT_EQ(dis->model()->index(0, col).data(gui::SortRole).toDouble(), double(most));
+    for (int r = 1; r < dis->model()->rowCount(); ++r)
+        EXPECT_GE(dis->model()->index(r - 1, col).data(gui::SortRole).toDouble(),
+                  dis->model()->index(r, col).data(gui::SortRole).toDouble());
+    // The top row, clicked, selects its own line on the left.
+    QTest::mouseClick(dis->viewport(), Qt::LeftButton, {},
+                      dis->visualRect(dis->model()->index(0, 0)).center());
+    uint64_t address = uint64_t(address_at(0));
+    uint32_t line = 0;
+    for (const auto &i : d->code.instructions)
+        if (i.address == address)
+            line = i.line;
+    ASSERT_NE(line, 0u);
+    const gui::SourceView *v = page->sourceModel()->view();
+    EXPECT_EQ(v->lines[size_t(page->sourceView()->currentIndex().row())].line, line);
+
+    click_header(0);
+    if (address_at(0) > address_at(last))
+        click_header(0);
+    for (int r = 1; r < dis->model()->rowCount(); ++r)
+        EXPECT_LT(address_at(r - 1), address_at(r));
 }
 
 // Two events (cpu-clock sampling, page-faults counted): the Source

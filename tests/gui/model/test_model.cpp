@@ -133,6 +133,7 @@ TEST_F(FoldedModel, DerivedColumnsAreReportRatios) {
     EXPECT_EQ(c.columns[3].header, "total:instructions");
     EXPECT_EQ(c.columns[8].header, "CPI");
     EXPECT_EQ(c.columns[9].header, "total:CPI");
+    EXPECT_EQ(c.columns[3].label, "total:instructions");
     CostTree t = top_down_tree(profile);
     uint32_t main = t.child(0, 0), a = child_named(t, main, "a");
     const auto &n = t.node(a);
@@ -145,6 +146,18 @@ TEST_F(FoldedModel, DerivedColumnsAreReportRatios) {
     EXPECT_FALSE(column_share(c, c.columns[8], n.self, n.total));
     EXPECT_EQ(event_column(c, 1, CostColumn::Kind::Total), 3);
     EXPECT_EQ(event_column(c, 9, CostColumn::Kind::Total), -1);
+}
+
+// Headers stay readable with long event names: the PMU prefix goes, then
+// the middle; short names and every column's full header are kept.
+TEST(CostColumnHeaders, LongEventNamesAreShortenedInTheMiddle) {
+    EXPECT_EQ(short_event_name("cpu-clock"), "cpu-clock");
+    EXPECT_EQ(short_event_name("context-switches"), "context-switches");
+    EXPECT_EQ(short_event_name("skl::L1D:REPLACEMENT"), "L1D:REPLACEMENT");
+    std::string s = short_event_name("perf::PERF_COUNT_HW_CACHE_MISSES");
+    EXPECT_EQ(s, "PERF_COUN\u2026E_MISSES");
+    EXPECT_EQ(s.size() - 2, kShortName) << "the ellipsis is 3 bytes, one character";
+    EXPECT_EQ(short_event_name("L1-dcache-load-misses-and-more"), "L1-dcache\u2026and-more");
 }
 
 TEST_F(FoldedModel, SearchCountsEachSampleOnce) {

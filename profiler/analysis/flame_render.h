@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The two outputs of `cpcprof flamegraph`.
+// The two outputs of `cpcprof flamegraph`, which the viewer's File >
+// Export writes too (namespace flamegraph: the pages' renderers).
 //
 // SVG: a static picture in the structure of Brendan Gregg's flamegraph.pl
 // (one <g> per frame with a <title> tooltip, a <rect> and a <text>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Script shared by the SVG and HTML pages (flame_render.h): the URL
 // fragment's actions, "#key=value&key&...", handed in order to handle.
-#include "profiler/flamegraph/flame_render.h"
+#include "profiler/analysis/flame_render.h"
 
 namespace cpcprof::flamegraph {
 

@@ -2,7 +2,7 @@
 // The style and script of the HTML flame graph (flame_render.h).  The
 // data comes from the page's <script type="application/json"> element;
 // nothing is fetched.
-#include "profiler/flamegraph/flame_render.h"
+#include "profiler/analysis/flame_render.h"
 
 namespace cpcprof::flamegraph {
 

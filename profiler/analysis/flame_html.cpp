@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The HTML flame graph (flame_render.h): the frames as JSON, drawn by an
 // inline script.
-#include "profiler/flamegraph/flame_render.h"
-#include "profiler/flamegraph/flame_text.h"
+#include "profiler/analysis/flame_render.h"
+#include "profiler/analysis/flame_text.h"
 
 #include <unordered_map>
 

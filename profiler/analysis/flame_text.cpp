@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Escaping, numbers and colours for the flame graph renderers (flame_text.h).
-#include "profiler/flamegraph/flame_text.h"
+#include "profiler/analysis/flame_text.h"
 
 #include "profiler/analysis/utf8_text.h"
 

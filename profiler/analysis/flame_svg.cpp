@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The SVG flame graph (flame_render.h).
-#include "profiler/flamegraph/flame_render.h"
-#include "profiler/flamegraph/flame_text.h"
+#include "profiler/analysis/flame_render.h"
+#include "profiler/analysis/flame_text.h"
 
 namespace cpcprof::flamegraph {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The script inside the SVG flame graph (flame_render.h): zoom, search,
 // details line, URL-fragment actions.  The picture is complete without it.
-#include "profiler/flamegraph/flame_render.h"
+#include "profiler/analysis/flame_render.h"
 
 namespace cpcprof::flamegraph {
 
