@@ -76,7 +76,8 @@ QVariant CostRowsModel::data(const QModelIndex &index, int role) const {
     const CostColumn &col = columns_.columns[size_t(c - lead)];
     const analysis::Cost *self = nullptr, *total = nullptr;
     if (!costsOf(index.row(), &self, &total))
-        return {};
+        return role == SortRole ? QVariant(0.0) : QVariant(); // sorts as no cost
+
     if (role == Qt::ToolTipRole)
         return tr("%1: %2 over %n samples", "", int(column_samples(col, *self, *total)))
             .arg(QString::fromStdString(col.header),
