@@ -31,6 +31,7 @@ namespace {
 // shade of its module's hue.
 std::vector<QColor> function_colours(const std::vector<analysis::FunctionInfo> &functions) {
     std::vector<std::string> modules;
+    modules.reserve(functions.size());
     for (const analysis::FunctionInfo &f : functions)
         modules.push_back(f.module);
     std::sort(modules.begin(), modules.end());
@@ -64,6 +65,9 @@ void FlameCanvas::setProfile(ProfilePtr profile) {
     history_.clear();
     search_.reset();
     selected_ = 0;
+    collapsed_.reset();
+    if (collapse_ && profile_)
+        collapsed_ = analysis::CallTree::top_down(*profile_->query, true, true);
     module_colour_.clear();
     if (profile_)
         module_colour_ = function_colours(profile_->query->functions());
@@ -92,6 +96,20 @@ bool FlameCanvas::setInverted(bool inverted) {
     return true;
 }
 
+void FlameCanvas::setCollapseRecursion(bool on) {
+    if (on == collapse_)
+        return;
+    collapse_ = on;
+    if (on && profile_ && !collapsed_)
+        collapsed_ = analysis::CallTree::top_down(*profile_->query, true, true);
+    zoom_ = 0;
+    selected_ = 0;
+    history_.clear();
+    relayout();
+    emit selectionChanged(0, {});
+    emit zoomChanged(zoom_);
+}
+
 void FlameCanvas::setSearch(std::shared_ptr<const SearchResult> search) {
     search_ = std::move(search);
     update();
@@ -105,6 +123,8 @@ void FlameCanvas::setDiff(DiffPtr diff) {
 const analysis::CallTree *FlameCanvas::tree() const {
     if (!profile_)
         return nullptr;
+    if (!inverted_ && collapse_ && collapsed_ && !diff())
+        return &*collapsed_;
     const auto &t = inverted_ ? profile_->bottom_up : profile_->top_down;
     return t ? &*t : nullptr;
 }

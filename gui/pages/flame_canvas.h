@@ -20,6 +20,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace cpcprof::gui {
@@ -38,6 +39,11 @@ class FlameCanvas : public QWidget {
     // no bottom-up tree (ProfileData::bottom_up_error says why).
     bool setInverted(bool inverted);
     bool inverted() const { return inverted_; }
+    // The top-down tree with recursion collapsed (f > f > g drawn f > g;
+    // CallTree::top_down's collapse_recursion), made when asked.  Not while
+    // comparing (the comparison matches the tree as recorded) nor inverted.
+    void setCollapseRecursion(bool on);
+    bool collapseRecursion() const { return collapse_; }
     void setSearch(std::shared_ptr<const SearchResult> search);
     // Colours frames by their change against a base (flame_diff.h), BASE's
     // figures in the tooltip; nullptr (or a diff of another profile): by module.
@@ -104,6 +110,8 @@ class FlameCanvas : public QWidget {
     bool inverted_ = false;
     uint32_t zoom_ = 0;
     uint32_t selected_ = 0;
+    bool collapse_ = false;
+    std::optional<analysis::CallTree> collapsed_; // of profile_, when asked
     std::vector<uint32_t> history_;
     std::shared_ptr<const SearchResult> search_;
     DiffPtr diff_;

@@ -19,7 +19,8 @@ namespace cpcprof::gui {
 FlameGraph::FlameGraph(QWidget *parent)
     : QWidget(parent), canvas_(new FlameCanvas), scroll_(new QScrollArea), breadcrumb_(new QLabel),
       search_box_(new QLineEdit), regex_(new QCheckBox(tr("Regex"))),
-      inverted_(new QCheckBox(tr("Inverted (bottom-up)"))), matches_(new QLabel),
+      inverted_(new QCheckBox(tr("Inverted (bottom-up)"))),
+      collapse_(new QCheckBox(tr("Collapse recursion"))), matches_(new QLabel),
       selection_(new QLabel), legend_(new QLabel), searches_(this) {
     breadcrumb_->setObjectName("breadcrumb");
     breadcrumb_->setTextFormat(Qt::RichText);
@@ -46,6 +47,7 @@ FlameGraph::FlameGraph(QWidget *parent)
     bar->addWidget(search_box_, 2);
     bar->addWidget(regex_);
     bar->addWidget(matches_, 3);
+    bar->addWidget(collapse_);
     bar->addWidget(inverted_);
     scroll_->setWidgetResizable(true);
     scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -67,6 +69,10 @@ FlameGraph::FlameGraph(QWidget *parent)
                 matches_->setText(QString::fromStdString(profile_->bottom_up_error));
         }
     });
+    collapse_->setObjectName("flameCollapse");
+    collapse_->setToolTip(tr("Draw a function's calls of itself as one frame (f > f > g as "
+                             "f > g); not while inverted or comparing"));
+    connect(collapse_, &QCheckBox::toggled, canvas_, &FlameCanvas::setCollapseRecursion);
     connect(canvas_, &FlameCanvas::zoomChanged, this, &FlameGraph::updateBreadcrumb);
     connect(canvas_, &FlameCanvas::zoomChanged, this, &FlameGraph::scrollToRoot);
     connect(canvas_, &FlameCanvas::showFunction, this, &FlameGraph::showFunction);

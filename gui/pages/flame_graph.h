@@ -2,8 +2,9 @@
 // The Flame graph page: breadcrumb of the zoom (each step a link back to
 // it), search box (substring or regular expression) with the share of the
 // samples that have a match on their stack, the inverted (icicle, from
-// the bottom-up tree) switch, and the canvas (flame_canvas.h) in a
-// scroll area, with a line on the frame the keyboard selected.  Searches run off the GUI thread; a
+// the bottom-up tree) and collapse-recursion (f > f > g drawn f > g)
+// switches, and the canvas (flame_canvas.h) in a scroll area, with a line
+// on the frame the keyboard selected.  Searches run off the GUI thread; a
 // newer one drops the result of an older one.
 #pragma once
 
@@ -64,6 +65,7 @@ class FlameGraph : public QWidget {
     QLineEdit *search_box_;
     QCheckBox *regex_;
     QCheckBox *inverted_;
+    QCheckBox *collapse_; // recursion
     QLabel *matches_;
     QLabel *selection_; // the frame the keyboard selected
     QLabel *legend_;    // what a comparison's colours mean

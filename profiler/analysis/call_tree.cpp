@@ -115,7 +115,9 @@ class TreeBuilder {
   public:
     using Node = CallTree::Node;
 
-    explicit TreeBuilder(const Query &q) : nevents_(q.events().size()) {
+    // collapse: a frame of the function of its parent node is that node.
+    explicit TreeBuilder(const Query &q, bool collapse = false)
+        : nevents_(q.events().size()), collapse_(collapse) {
         nodes_.push_back(Node{});
         nodes_[0].self.values.assign(nevents_, 0);
         nodes_[0].total.values.assign(nevents_, 0);
@@ -126,6 +128,8 @@ class TreeBuilder {
 
     // parent's child for frame, made if new.
     uint32_t child(uint32_t parent, const PathFrame &frame) {
+        if (collapse_ && parent != 0 && nodes_[parent].function == frame.function)
+            return parent;
         uint64_t key = uint64_t(parent) << 32 | frame.function;
         auto [it, fresh] = index_.try_emplace(key, uint32_t(nodes_.size()));
         if (fresh) {
@@ -164,14 +168,15 @@ class TreeBuilder {
 
   private:
     size_t nevents_;
+    bool collapse_ = false;
     std::vector<Node> nodes_;
     std::unordered_map<uint64_t, uint32_t> index_; // (parent << 32 | function) -> node
 };
 
 } // namespace
 
-CallTree CallTree::top_down(const Query &q, bool truncated_root) {
-    TreeBuilder t(q);
+CallTree CallTree::top_down(const Query &q, bool truncated_root, bool collapse_recursion) {
+    TreeBuilder t(q, collapse_recursion);
     const auto &fn = q.frame_nodes();
     const uint32_t marker = q.truncated_function();
     if (!truncated_root || marker == Query::kNoFunction) {

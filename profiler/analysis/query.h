@@ -282,8 +282,11 @@ class CallTree {
   public:
     // Roots are the outermost frames; children are callees.  With
     // truncated_root, the stacks cut short sit under one root of
-    // Query::truncated_function() instead of beside the true roots.
-    static CallTree top_down(const Query &q, bool truncated_root = false);
+    // Query::truncated_function() instead of beside the true roots.  With
+    // collapse_recursion, a call of a function from itself (f > f > f) is
+    // one node: its callees hang under the outermost f.
+    static CallTree top_down(const Query &q, bool truncated_root = false,
+                             bool collapse_recursion = false);
     // Roots are the innermost frames; children are callers.  With
     // truncated_root, a cut stack's outermost frame has the caller
     // Query::truncated_function().

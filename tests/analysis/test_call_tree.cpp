@@ -118,6 +118,30 @@ TEST_F(CallTreeTest, TopDownTreeHasOneNodePerCallPath) {
                                  {"main;c;b", {3, 3}}}));
 }
 
+// Collapsed recursion: main;a;a;b is main;a;b, its samples merged there;
+// a recursion further down (x;y;y;y;z) is one y; a and a apart (a;c;a) stay.
+TEST_F(CallTreeTest, TopDownTreeCollapsesRecursion) {
+    std::vector<std::string> calls = kCalls;
+    calls.push_back("x;y;y;y;z 4 1000 10 0");
+    calls.push_back("main;a;c;a 1 1000 10 0");
+    auto q = open_query(make_folded_profile(dir.path(), calls, kEvents));
+    ASSERT_TRUE(q);
+    CallTree t = CallTree::top_down(*q, false, true);
+    EXPECT_EQ(t.nodes()[0].total.samples, 25u);
+    EXPECT_EQ(rows(*q, t), (Rows{{"main", {0, 21}},
+                                 {"main;a", {5, 18}},
+                                 {"main;a;b", {12, 12}},
+                                 {"main;a;c", {0, 1}},
+                                 {"main;a;c;a", {1, 1}},
+                                 {"main;c", {0, 3}},
+                                 {"main;c;b", {3, 3}},
+                                 {"x", {0, 4}},
+                                 {"x;y", {0, 4}},
+                                 {"x;y;z", {4, 4}}}));
+    // Totals stay once per sample: the same as the tree's without collapse.
+    EXPECT_EQ(t.nodes()[0].total.values, CallTree::top_down(*q).nodes()[0].total.values);
+}
+
 TEST_F(CallTreeTest, BottomUpTreeReadsStacksFromTheirLeaf) {
     auto q = open_query(make_folded_profile(dir.path(), kCalls, kEvents));
     ASSERT_TRUE(q);

@@ -411,6 +411,35 @@ TEST_F(GuiFlame, EachModuleHasAHueOfItsOwn) {
         }
 }
 
+// A 150-deep recursion: "Collapse recursion" draws it as one frame per
+// function, with the same width (every sample still counted once).
+TEST(GuiFlameDeep, CollapseRecursionDrawsARecursionAsOneFrame) {
+    TempDir dir;
+    std::string file = dir.file("recursive.cpcprof");
+    write_deep_profile(file, 150, 150, true);
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    w.openFile(QString::fromStdString(file));
+    ASSERT_TRUE(wait_for([&] { return w.profile() != nullptr; }));
+    FlameCanvas *canvas = w.flameGraph()->canvas();
+    ASSERT_TRUE(wait_for([&] { return !canvas->layout().frames.empty(); }));
+    const uint32_t deep = canvas->layout().rows;
+    ASSERT_GT(deep, 100u);
+    auto *box = w.flameGraph()->findChild<QCheckBox *>("flameCollapse");
+    ASSERT_NE(box, nullptr);
+    QTest::mouseClick(box, Qt::LeftButton, {}, QPoint(5, box->height() / 2));
+    ASSERT_TRUE(box->isChecked());
+    EXPECT_LE(canvas->layout().rows, 5u) << "a recursion of one function is one row";
+    double widest = 0;
+    for (const FlameFrame &f : canvas->layout().frames)
+        widest = std::max(widest, f.width);
+    EXPECT_NEAR(widest, canvas->width(), 1.0) << "the root still spans every sample";
+    QTest::mouseClick(box, Qt::LeftButton, {}, QPoint(5, box->height() / 2));
+    EXPECT_EQ(canvas->layout().rows, deep);
+}
+
 // A 150-deep profile: it opens with the root in view, and zooming 40
 // levels up (a breadcrumb of 41 names) leaves the window's size alone.
 TEST(GuiFlameDeep, ZoomKeepsTheWindowsSizeAndTheRootInView) {
