@@ -165,6 +165,7 @@ Disassembly disassemble(const std::string &module, uint64_t offset) {
     }
     uint64_t vaddr = offset + uint64_t(*bias);
     std::vector<Symbol> syms;
+    bool fde_extent = false; // no symbol: the extent of the call-frame information
     // The full symbol table, then the dynamic one (a stripped library).
     for (bool dynamic : {false, true}) {
         std::vector<std::string> argv = {"nm", "-S", "-C", "--defined-only", module};
@@ -186,6 +187,7 @@ Disassembly disassemble(const std::string &module, uint64_t offset) {
         // A stripped file: the extent its call-frame information gives the
         // function, named as the profile names it (module+0xSTART).
         if (auto fde = symbolize::fde_range(module, vaddr)) {
+            fde_extent = true;
             char name[64];
             std::snprintf(name, sizeof name, "+0x%" PRIx64, uint64_t(int64_t(fde->first) - *bias));
             d.symbol = std::filesystem::path(module).filename().string() + name +
@@ -209,6 +211,16 @@ Disassembly disassemble(const std::string &module, uint64_t offset) {
         return d;
     }
     d.instructions = parse_objdump(o.out);
+    // An extent from call-frame information runs to the next function:
+    // its alignment padding is not the function's.
+    auto padding = [](const std::string &text) {
+        return text == "int3" || text.starts_with("nop") ||
+               text.find(" nop") != std::string::npos || text.starts_with("xchg   %ax,%ax");
+    };
+    while (fde_extent && !d.instructions.empty() && padding(d.instructions.back().text)) {
+        d.end = d.instructions.back().address;
+        d.instructions.pop_back();
+    }
     for (Instruction &i : d.instructions)
         i.offset = i.address - uint64_t(*bias);
     if (d.instructions.empty())

@@ -48,4 +48,11 @@ std::optional<uint64_t> FdeIndex::start_at_or_below(uint64_t address) const {
     return *std::prev(it);
 }
 
+std::optional<uint64_t> FdeIndex::start_above(uint64_t address) const {
+    auto it = std::upper_bound(starts_.begin(), starts_.end(), address);
+    if (it == starts_.end())
+        return std::nullopt;
+    return *it;
+}
+
 } // namespace cpcprof::symbolize

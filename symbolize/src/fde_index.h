@@ -31,6 +31,9 @@ class FdeIndex {
     // The ELF address of the last FDE start at or below address; nullopt if
     // none, or if address is in a table of stubs.
     std::optional<uint64_t> start_at_or_below(uint64_t address) const;
+    // The first FDE start above address (where the next function begins);
+    // nullopt if none.
+    std::optional<uint64_t> start_above(uint64_t address) const;
 
     size_t size() const { return starts_.size(); }
 

@@ -118,11 +118,12 @@ std::string fallback_name(const Location &);
 // functions; fallback_name() when it has none.
 std::string function_fallback_name(const Location &);
 
-// The [start, end) ELF addresses of the code that the call-frame
-// information (the FDE in .eh_frame) covering ELF address vaddr of the
-// ELF file at path describes: a function's extent in a stripped file.
-// nullopt when no FDE covers it, or the file is not a readable regular ELF
-// file.
+// The extent of the function holding ELF address vaddr of the ELF file at
+// path by its call-frame information, for a stripped file: [start, end)
+// ELF addresses from the start of the FDE covering vaddr (.eh_frame_hdr's
+// table, as the symbolizer names such functions) to the next FDE's start
+// (alignment padding included).  nullopt when no FDE covers it, or the
+// file is not a readable regular ELF file.
 std::optional<std::pair<uint64_t, uint64_t>> fde_range(const std::string &path, uint64_t vaddr);
 
 // The GNU build-id of an ELF file in lowercase hex, "" if it has none or
