@@ -87,13 +87,17 @@ bool FlameCanvas::setInverted(bool inverted) {
     if (inverted && (!profile_ || !profile_->bottom_up))
         return false;
     inverted_ = inverted;
+    showAnotherTree();
+    return true;
+}
+
+void FlameCanvas::showAnotherTree() {
     zoom_ = 0;
     selected_ = 0;
     history_.clear();
     relayout();
     emit selectionChanged(0, {});
     emit zoomChanged(zoom_);
-    return true;
 }
 
 void FlameCanvas::setCollapseRecursion(bool on) {
@@ -102,12 +106,7 @@ void FlameCanvas::setCollapseRecursion(bool on) {
     collapse_ = on;
     if (on && profile_ && !collapsed_)
         collapsed_ = analysis::CallTree::top_down(*profile_->query, true, true);
-    zoom_ = 0;
-    selected_ = 0;
-    history_.clear();
-    relayout();
-    emit selectionChanged(0, {});
-    emit zoomChanged(zoom_);
+    showAnotherTree();
 }
 
 void FlameCanvas::setSearch(std::shared_ptr<const SearchResult> search) {

@@ -99,6 +99,8 @@ class FlameCanvas : public QWidget {
 
   private:
     void relayout();
+    // After a switch of tree (inverted, recursion): everything, unselected.
+    void showAnotherTree();
     const FlameFrame *laidOut(uint32_t node) const;
     // The frame an arrow key moves the selection to; nullptr: none there.
     const FlameFrame *neighbour(const FlameFrame &from, int key) const;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "tests/gui/app/gui_harness.h"
 
+#include "gui/app/main_window.h"
+#include "gui/app/profile_loader.h"
+
 #include <QApplication>
 #include <QContextMenuEvent>
 #include <QCoreApplication>
@@ -27,6 +30,12 @@ bool wait_for(const std::function<bool()> &cond, int ms) {
         QThread::msleep(5);
     }
     return true;
+}
+
+bool open_and_wait(gui::MainWindow &w, const std::string &path) {
+    w.openFile(QString::fromStdString(path));
+    return wait_for(
+        [&] { return w.profile() && w.profile()->path == path && !w.loader()->busy(); });
 }
 
 QStringList pick_from_context_menu(QWidget *target, QPoint at, const QString &item) {

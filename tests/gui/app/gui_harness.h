@@ -18,10 +18,17 @@
 
 class QWidget;
 
+namespace cpcprof::gui {
+class MainWindow;
+} // namespace cpcprof::gui
+
 namespace cpcprof::test {
 
 // Runs the event loop until cond() holds or ms pass; whether it held.
 bool wait_for(const std::function<bool()> &cond, int ms = 30000);
+
+// Opens path in w and waits until it is shown (the loader idle).
+bool open_and_wait(gui::MainWindow &w, const std::string &path);
 
 // cpcprof-demo recorded with two events, the sampling cpu-clock and the
 // counted page-faults (whose cost sits elsewhere: make_list faults in its

@@ -42,12 +42,6 @@ namespace {
 using gui::MainWindow;
 
 // Opens path in w and waits until it is shown.
-bool open_and_wait(MainWindow &w, const std::string &path) {
-    w.openFile(QString::fromStdString(path));
-    return wait_for(
-        [&] { return w.profile() && w.profile()->path == path && !w.loader()->busy(); });
-}
-
 const cpcprof::analysis::FunctionInfo &function_of(const gui::FlameCanvas &c,
                                                    const gui::FlameFrame &f) {
     const auto &q = *c.profile()->query;

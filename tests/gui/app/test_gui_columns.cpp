@@ -26,12 +26,6 @@ namespace {
 
 using gui::MainWindow;
 
-bool open_and_wait(MainWindow &w, const std::string &path) {
-    w.openFile(QString::fromStdString(path));
-    return wait_for(
-        [&] { return w.profile() && w.profile()->path == path && !w.loader()->busy(); });
-}
-
 int section_named(const QHeaderView *h, const QString &text) {
     for (int c = 0; c < h->count(); ++c)
         if (h->model()->headerData(c, Qt::Horizontal).toString() == text)

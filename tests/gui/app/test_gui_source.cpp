@@ -41,12 +41,6 @@ namespace {
 
 using gui::MainWindow;
 
-bool open_and_wait(MainWindow &w, const std::string &path) {
-    w.openFile(QString::fromStdString(path));
-    return wait_for(
-        [&] { return w.profile() && w.profile()->path == path && !w.loader()->busy(); });
-}
-
 // The line annotate marks with the most self samples of the first event.
 uint32_t annotate_hottest_line(const std::string &file, const std::string &fn) {
     TempDir dir;
