@@ -104,11 +104,11 @@ SourcePage::SourcePage(QWidget *parent)
     rv->setContentsMargins(0, 0, 0, 0);
     rv->addWidget(disasm_status_);
     rv->addWidget(disasm_view_);
-    auto *split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(left);
-    split->addWidget(right);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    split_ = new QSplitter(Qt::Horizontal, this);
+    split_->addWidget(left);
+    split_->addWidget(right);
+    split_->setStretchFactor(0, 3);
+    split_->setStretchFactor(1, 2);
     hot_label_->setObjectName("hotSpot");
     prev_hot_->setObjectName("previousHotSpot");
     next_hot_->setObjectName("nextHotSpot");
@@ -129,7 +129,7 @@ SourcePage::SourcePage(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(title_);
     layout->addLayout(hot_row);
-    layout->addWidget(split, 1);
+    layout->addWidget(split_, 1);
 
     connect(overview_, &CostOverview::rowClicked, this, [this](int r) {
         source_view_->scrollTo(lineIndex(r), QAbstractItemView::PositionAtCenter);
@@ -240,6 +240,7 @@ void SourcePage::request() {
             }
             status_->setText(where);
             fitColumns(source_view_, source_view_->horizontalHeader(), "sourceLines", false);
+            shareRoom();
             source_collapsed_.clear();
             collapseAll();
             fillOverview();
@@ -288,6 +289,12 @@ void SourcePage::request() {
                 showHotSpot(0); // no line has costs: the hottest instruction
             emit disassemblyShown();
         });
+}
+
+void SourcePage::shareRoom() {
+    const int whole = std::max(split_->width(), 5);
+    const bool lines = source_model_->rowCount() > 0;
+    split_->setSizes({lines ? whole * 3 / 5 : whole / 5, lines ? whole * 2 / 5 : whole * 4 / 5});
 }
 
 QModelIndex SourcePage::lineIndex(int row) const {

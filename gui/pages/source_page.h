@@ -27,6 +27,7 @@
 #include <QWidget>
 
 class QLabel;
+class QSplitter;
 class QModelIndex;
 class QSortFilterProxyModel;
 class QToolButton;
@@ -126,6 +127,10 @@ class SourcePage : public QWidget {
     int lineRow(const QModelIndex &shown) const;
     QModelIndex instructionIndex(int row) const;
     CostOverview *overview_;
+    QSplitter *split_;
+    // The source half 3:2 beside the disassembly, or 1:4 when it has no
+    // lines to show (a function without debug information).
+    void shareRoom();
 };
 
 } // namespace cpcprof::gui

@@ -32,6 +32,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <sstream>
 #include <sys/stat.h>
@@ -212,6 +213,62 @@ TEST(GuiSource, NextAndPreviousHotSpotWalkTheHotLinesByRank) {
     EXPECT_TRUE(press(Qt::ShiftModifier, ranks)) << "Shift+F3 showed rank " << shown_rank();
     QTest::mouseClick(page->previousHotSpotButton(), Qt::LeftButton);
     EXPECT_EQ(shown_rank(), ranks - 1);
+}
+
+// A program without symbols or debug information (the demo, stripped):
+// its functions are named by address, the source half has no lines, and
+// the page opens at the hottest instruction of the function's FDE extent,
+// the disassembly given most of the room; F3 walks the hottest instructions.
+TEST(GuiSource, AStrippedFunctionOpensAtItsHottestInstruction) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    TempDir dir;
+    const std::string stripped = dir.file("demo-stripped");
+    const std::string cmd =
+        std::string("objcopy --strip-all '") + DEMO_EXE + "' '" + stripped + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    RunResult r =
+        run_cpcprof(dir, {"record", "-q", "-o", "stripped.cpcprof", "--", stripped, "1"}, 60);
+    ASSERT_EQ(r.status, 0) << r.err;
+    MainWindow w;
+    w.resize(1500, 950);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, dir.file("stripped.cpcprof")));
+    // The function with the most self samples: the demo's walk_list, by address.
+    const auto &self = w.profile()->query->function_self();
+    uint32_t fn = uint32_t(
+        std::max_element(self.begin(), self.end(),
+                         [](const auto &a, const auto &b) { return a.samples < b.samples; }) -
+        self.begin());
+    const std::string name = w.profile()->query->functions()[fn].name;
+    ASSERT_EQ(name.rfind("demo-stripped+0x", 0), 0u) << name;
+    w.showSource(fn);
+    gui::SourcePage *page = w.sourcePage();
+    ASSERT_TRUE(wait_for([&] {
+        return page->sourceModel()->view() && page->sourceModel()->view()->function == fn &&
+               page->disassemblyModel()->view() && page->disassemblyModel()->view()->function == fn;
+    }));
+    const gui::DisassemblyView *d = page->disassemblyModel()->view();
+    ASSERT_TRUE(d->code.error.empty()) << d->code.error;
+    EXPECT_NE(d->code.symbol.find("call-frame information"), std::string::npos) << d->code.symbol;
+    EXPECT_EQ(page->sourceModel()->rowCount(), 0) << "no lines without debug information";
+    bool instructions = false;
+    std::vector<int> hot = page->hotSpots(&instructions);
+    ASSERT_TRUE(instructions);
+    ASSERT_FALSE(hot.empty());
+    int hottest = 0;
+    for (size_t i = 0; i < d->costs.size(); ++i)
+        if (d->costs[i].self.values[0] > d->costs[size_t(hottest)].self.values[0])
+            hottest = int(i);
+    EXPECT_EQ(hot[0], hottest);
+    QModelIndex cur = page->disassemblyView()->currentIndex();
+    ASSERT_TRUE(cur.isValid());
+    EXPECT_EQ(page->disassemblyView()->model()->index(cur.row(), 0).data(gui::SortRole).toDouble(),
+              double(d->code.instructions[size_t(hottest)].address))
+        << "opened at the hottest instruction";
+    EXPECT_TRUE(page->hotSpotLabel()->text().startsWith("Hot spot 1 of"))
+        << page->hotSpotLabel()->text().toStdString();
+    EXPECT_GT(page->disassemblyView()->width(), page->sourceView()->width() * 2)
+        << "the disassembly has most of the room";
 }
 
 // A click on a cost header sorts the disassembly by it, hottest first,
