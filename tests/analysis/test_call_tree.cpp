@@ -122,8 +122,8 @@ TEST_F(CallTreeTest, TopDownTreeHasOneNodePerCallPath) {
 // a recursion further down (x;y;y;y;z) is one y; a and a apart (a;c;a) stay.
 TEST_F(CallTreeTest, TopDownTreeCollapsesRecursion) {
     std::vector<std::string> calls = kCalls;
-    calls.push_back("x;y;y;y;z 4 1000 10 0");
-    calls.push_back("main;a;c;a 1 1000 10 0");
+    calls.emplace_back("x;y;y;y;z 4 1000 10 0");
+    calls.emplace_back("main;a;c;a 1 1000 10 0");
     auto q = open_query(make_folded_profile(dir.path(), calls, kEvents));
     ASSERT_TRUE(q);
     CallTree t = CallTree::top_down(*q, false, true);
