@@ -292,9 +292,23 @@ void SourcePage::request() {
 }
 
 void SourcePage::shareRoom() {
-    const int whole = std::max(split_->width(), 5);
-    const bool lines = source_model_->rowCount() > 0;
-    split_->setSizes({lines ? whole * 3 / 5 : whole / 5, lines ? whole * 2 / 5 : whole * 4 / 5});
+    room_lines_ = source_model_->rowCount() > 0;
+    room_pending_ = true;
+    // A window resized later keeps the same shares.
+    split_->setStretchFactor(0, room_lines_ ? 3 : 1);
+    split_->setStretchFactor(1, room_lines_ ? 2 : 4);
+    applyRoom();
+}
+
+void SourcePage::applyRoom() {
+    // A hidden page's splitter has no width yet, and sizes given to it
+    // then are not the ones it shows with.
+    if (!room_pending_ || !split_->isVisible() || split_->width() < 100)
+        return;
+    room_pending_ = false;
+    const int whole = split_->width();
+    split_->setSizes(
+        {room_lines_ ? whole * 3 / 5 : whole / 5, room_lines_ ? whole * 2 / 5 : whole * 4 / 5});
 }
 
 QModelIndex SourcePage::lineIndex(int row) const {
@@ -400,6 +414,13 @@ void SourcePage::updateHotSpotButtons() {
 
 void SourcePage::resizeEvent(QResizeEvent *e) {
     QWidget::resizeEvent(e);
+    applyRoom();
+    collapseAll();
+}
+
+void SourcePage::showEvent(QShowEvent *e) {
+    QWidget::showEvent(e);
+    applyRoom();
     collapseAll();
 }
 

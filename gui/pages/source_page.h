@@ -95,6 +95,7 @@ class SourcePage : public QWidget {
 
   protected:
     void resizeEvent(QResizeEvent *) override;
+    void showEvent(QShowEvent *) override;
 
   private:
     void request();
@@ -129,8 +130,12 @@ class SourcePage : public QWidget {
     CostOverview *overview_;
     QSplitter *split_;
     // The source half 3:2 beside the disassembly, or 1:4 when it has no
-    // lines to show (a function without debug information).
+    // lines to show (a function without debug information): applied now
+    // when the page is shown and laid out, or when it next is.
     void shareRoom();
+    void applyRoom();
+    bool room_pending_ = false;
+    bool room_lines_ = true;
 };
 
 } // namespace cpcprof::gui
