@@ -48,23 +48,32 @@ Timeline make_timeline(const Query &q) {
     return t;
 }
 
-size_t Timeline::bin_of(int64_t t, size_t bins) const {
-    if (t <= 0 || bins == 0)
+size_t Timeline::bin_of(int64_t t, size_t bins, TimeRange window) const {
+    if (t <= window.from_ns || bins == 0 || window.to_ns <= window.from_ns)
         return 0;
-    auto b = size_t((unsigned __int128)(uint64_t)t * bins / (uint64_t)duration_ns);
+    auto b = size_t((unsigned __int128)(uint64_t)(t - window.from_ns) * bins /
+                    (uint64_t)(window.to_ns - window.from_ns));
     return std::min(b, bins - 1);
 }
 
-int64_t Timeline::time_of_bin(double b, size_t bins) const {
+int64_t Timeline::time_of_bin(double b, size_t bins, TimeRange window) const {
     if (bins == 0)
-        return 0;
-    return int64_t(std::clamp(b / double(bins), 0.0, 1.0) * double(duration_ns));
+        return window.from_ns;
+    return window.from_ns +
+           int64_t(std::clamp(b / double(bins), 0.0, 1.0) * double(window.to_ns - window.from_ns));
 }
 
 std::vector<std::vector<uint64_t>> Timeline::density(const Query &q, int event, size_t bins) const {
+    return density(q, event, bins, whole());
+}
+
+std::vector<std::vector<uint64_t>> Timeline::density(const Query &q, int event, size_t bins,
+                                                     TimeRange window) const {
     std::vector<std::vector<uint64_t>> out(rows.size(), std::vector<uint64_t>(bins, 0));
     if (bins == 0)
         return out;
+    // The whole run also holds samples stamped at or after its end.
+    const bool whole_run = window == whole();
     // Row of each thread, and of its process.
     const auto &threads = q.threads();
     std::vector<uint32_t> thread_row(threads.size(), 0), proc_row(threads.size(), 0);
@@ -81,10 +90,13 @@ std::vector<std::vector<uint64_t>> Timeline::density(const Query &q, int event, 
     const size_t e = size_t(std::max(event, 0));
     auto samples = q.kept_samples();
     for (size_t i = 0; i < samples.size(); ++i) {
+        const int64_t t = samples[i].time_ns;
+        if (!whole_run && (t < window.from_ns || t >= window.to_ns))
+            continue;
         auto values = q.kept_values(i);
         uint64_t v = e < values.size() ? values[e] : 0;
         uint32_t th = pairs[samples[i].stack_thread].thread;
-        size_t b = bin_of(samples[i].time_ns, bins);
+        size_t b = bin_of(t, bins, window);
         out[thread_row[th]][b] = analysis::saturating_add(out[thread_row[th]][b], v);
         out[proc_row[th]][b] = analysis::saturating_add(out[proc_row[th]][b], v);
     }

@@ -31,14 +31,22 @@ struct Timeline {
     // Processes by pid, each followed by its threads in order of first sample.
     std::vector<TimelineRow> rows;
 
-    // Per row, per slice of [0, duration_ns) cut into bins equal slices,
-    // the sum of event's values of the row's samples in it.
+    // The whole run, [0, duration_ns).
+    TimeRange whole() const { return {0, duration_ns}; }
+    // Per row, per slice of the window (the whole run unless given) cut
+    // into bins equal slices, the sum of event's values of the row's
+    // samples in it; samples outside the window are left out.
     std::vector<std::vector<uint64_t>> density(const analysis::Query &q, int event,
                                                size_t bins) const;
-    // The slice of time t among bins (clamped to the first and last).
-    size_t bin_of(int64_t t, size_t bins) const;
-    // The start time of slice b among bins.
-    int64_t time_of_bin(double b, size_t bins) const;
+    std::vector<std::vector<uint64_t>> density(const analysis::Query &q, int event, size_t bins,
+                                               TimeRange window) const;
+    // The slice of time t among bins over the window (clamped to the first
+    // and last).
+    size_t bin_of(int64_t t, size_t bins) const { return bin_of(t, bins, whole()); }
+    size_t bin_of(int64_t t, size_t bins, TimeRange window) const;
+    // The start time of slice b among bins over the window.
+    int64_t time_of_bin(double b, size_t bins) const { return time_of_bin(b, bins, whole()); }
+    int64_t time_of_bin(double b, size_t bins, TimeRange window) const;
 };
 
 Timeline make_timeline(const analysis::Query &q);

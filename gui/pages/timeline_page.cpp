@@ -13,7 +13,14 @@ TimelinePage::TimelinePage(QWidget *parent)
     : QWidget(parent), view_(new TimelineView), selection_(new QLabel),
       filter_in_(new QPushButton(tr("Filter in on selection"))),
       exclude_(new QPushButton(tr("Exclude thread"))),
-      only_process_(new QPushButton(tr("Only this process"))) {
+      only_process_(new QPushButton(tr("Only this process"))),
+      zoom_in_(new QPushButton(tr("Zoom to selection"))),
+      zoom_out_(new QPushButton(tr("Zoom out"))) {
+    zoom_in_->setObjectName("zoomIn");
+    zoom_in_->setToolTip(tr("Show only the selected time range across the timeline (the other "
+                            "pages keep their samples: Filter in narrows those)"));
+    zoom_out_->setObjectName("zoomOut");
+    zoom_out_->setToolTip(tr("Back to the time shown before the last zoom"));
     filter_in_->setObjectName("filterIn");
     filter_in_->setToolTip(tr("Show only the samples in the time range and threads selected"));
     exclude_->setObjectName("excludeThread");
@@ -22,7 +29,7 @@ TimelinePage::TimelinePage(QWidget *parent)
     only_process_->setToolTip(tr("Show only the samples of the selected thread's process"));
     selection_->setObjectName("timelineSelection");
     auto *actions = new QHBoxLayout;
-    for (QPushButton *b : {filter_in_, exclude_, only_process_})
+    for (QPushButton *b : {filter_in_, exclude_, only_process_, zoom_in_, zoom_out_})
         actions->addWidget(b);
     actions->addWidget(selection_, 1);
     auto *scroll = new QScrollArea;
@@ -38,7 +45,10 @@ TimelinePage::TimelinePage(QWidget *parent)
     connect(view_, &TimelineView::filterInRequested, this, &TimelinePage::filterIn);
     connect(view_, &TimelineView::excludeThreadsRequested, this, &TimelinePage::excludeThreads);
     connect(view_, &TimelineView::onlyProcessRequested, this, &TimelinePage::onlyProcess);
+    connect(zoom_in_, &QPushButton::clicked, view_, &TimelineView::zoomToSelection);
+    connect(zoom_out_, &QPushButton::clicked, view_, &TimelineView::zoomOut);
     connect(view_, &TimelineView::selectionChanged, this, &TimelinePage::selectionChanged);
+    connect(view_, &TimelineView::windowChanged, this, &TimelinePage::selectionChanged);
     selectionChanged();
 }
 
@@ -60,13 +70,24 @@ void TimelinePage::selectionChanged() {
     filter_in_->setEnabled(range || !threads.empty());
     exclude_->setEnabled(!threads.empty());
     only_process_->setEnabled(!threads.empty());
+    zoom_in_->setEnabled(range && range->to_ns - range->from_ns >= 1000);
+    zoom_out_->setEnabled(view_->zoomed());
     FilterStep s;
     s.time = range;
     s.only = threads;
-    selection_->setText(range || !threads.empty()
-                            ? tr("Selected: %1").arg(QString::fromStdString(describe(s)))
-                            : tr("Drag across the rows to select a time range; click a row to "
-                                 "select its thread (Ctrl: add)"));
+    QString text = range || !threads.empty()
+                       ? tr("Selected: %1").arg(QString::fromStdString(describe(s)))
+                       : tr("Drag across the rows to select a time range; click a row to "
+                            "select its thread (Ctrl: add)");
+    if (view_->zoomed()) {
+        FilterStep shown;
+        shown.time = view_->window();
+        text = tr("Showing %1 of %2 s. ")
+                   .arg(QString::fromStdString(describe(shown)))
+                   .arg(double(view_->timeline().duration_ns) / 1e9, 0, 'f', 3) +
+               text;
+    }
+    selection_->setText(text);
 }
 
 void TimelinePage::filterIn() {

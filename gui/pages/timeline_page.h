@@ -3,7 +3,8 @@
 // under a row of actions on what is selected in it -- "Filter in on
 // selection" (the time range dragged and the threads clicked), "Exclude
 // thread", "Only this process" -- each of which asks for a filter step
-// (filterRequested); the window applies it to every view.
+// (filterRequested); the window applies it to every view -- and "Zoom to
+// selection" / "Zoom out", which change only the time the timeline shows.
 #pragma once
 
 #include "gui/pages/timeline_view.h"
@@ -27,6 +28,8 @@ class TimelinePage : public QWidget {
     QPushButton *filterInButton() const { return filter_in_; }
     QPushButton *excludeButton() const { return exclude_; }
     QPushButton *onlyProcessButton() const { return only_process_; }
+    QPushButton *zoomInButton() const { return zoom_in_; }
+    QPushButton *zoomOutButton() const { return zoom_out_; }
 
   public slots:
     void filterIn();
@@ -41,7 +44,7 @@ class TimelinePage : public QWidget {
 
     TimelineView *view_;
     QLabel *selection_;
-    QPushButton *filter_in_, *exclude_, *only_process_;
+    QPushButton *filter_in_, *exclude_, *only_process_, *zoom_in_, *zoom_out_;
 };
 
 } // namespace cpcprof::gui

@@ -51,6 +51,8 @@ TimelineView::TimelineView(QWidget *parent) : QWidget(parent) {
 void TimelineView::setProfile(ProfilePtr profile) {
     profile_ = std::move(profile);
     timeline_ = profile_ ? make_timeline(*profile_->query) : Timeline{};
+    window_ = timeline_.whole();
+    zooms_.clear();
     range_.reset();
     threads_.clear();
     steps_.clear();
@@ -58,6 +60,7 @@ void TimelineView::setProfile(ProfilePtr profile) {
     stale_ = true;
     update();
     emit selectionChanged();
+    emit windowChanged();
 }
 
 void TimelineView::setEvent(int event) {
@@ -78,6 +81,38 @@ void TimelineView::clearSelection() {
     emit selectionChanged();
 }
 
+void TimelineView::setWindow(TimeRange w) {
+    window_ = w;
+    stale_ = true;
+    update();
+    emit windowChanged();
+}
+
+void TimelineView::zoomToSelection() {
+    if (!range_ || range_->to_ns - range_->from_ns < 1000)
+        return;
+    zooms_.push_back(window_);
+    TimeRange w = *range_;
+    range_.reset();
+    setWindow(w);
+    emit selectionChanged();
+}
+
+void TimelineView::zoomOut() {
+    if (zooms_.empty())
+        return;
+    TimeRange w = zooms_.back();
+    zooms_.pop_back();
+    setWindow(w);
+}
+
+void TimelineView::showWholeRun() {
+    if (zooms_.empty())
+        return;
+    zooms_.clear();
+    setWindow(timeline_.whole());
+}
+
 QSize TimelineView::sizeHint() const {
     return {900, kAxis + kRow * int(std::max<size_t>(timeline_.rows.size(), 2)) + 4};
 }
@@ -91,11 +126,14 @@ int TimelineView::plotWidth() const {
 }
 
 int TimelineView::xOfTime(int64_t t) const {
-    return plotLeft() + int(std::lround(double(t) / double(timeline_.duration_ns) * plotWidth()));
+    const double span = double(std::max<int64_t>(window_.to_ns - window_.from_ns, 1));
+    const double x = double(t - window_.from_ns) / span * plotWidth();
+    // Times outside the window: just beyond the plot's edges.
+    return plotLeft() + int(std::lround(std::clamp(x, -1.0, double(plotWidth() + 1))));
 }
 
 int64_t TimelineView::timeOfX(int x) const {
-    return timeline_.time_of_bin(double(x - plotLeft()), size_t(plotWidth()));
+    return timeline_.time_of_bin(double(x - plotLeft()), size_t(plotWidth()), window_);
 }
 
 int TimelineView::yOfRow(size_t r) const {
@@ -129,7 +167,7 @@ const std::vector<std::vector<uint64_t>> &TimelineView::densities() {
 
 void TimelineView::rebin() {
     stale_ = false;
-    density_ = profile_ ? timeline_.density(*profile_->query, event_, bins())
+    density_ = profile_ ? timeline_.density(*profile_->query, event_, bins(), window_)
                         : std::vector<std::vector<uint64_t>>{};
 }
 
@@ -172,9 +210,9 @@ void TimelineView::paintEvent(QPaintEvent *) {
             to = std::min(to, s.time->to_ns);
         }
     QColor shade(128, 128, 128, 90);
-    if (from != INT64_MIN && from > 0)
+    if (from != INT64_MIN && from > window_.from_ns)
         p.fillRect(QRect(QPoint(plotLeft(), top), QPoint(xOfTime(from), bottom)), shade);
-    if (to != INT64_MAX && to < timeline_.duration_ns)
+    if (to != INT64_MAX && to < window_.to_ns)
         p.fillRect(QRect(QPoint(xOfTime(std::max(to, from)), top),
                          QPoint(plotLeft() + plotWidth(), bottom)),
                    shade);
@@ -190,7 +228,7 @@ void TimelineView::paintEvent(QPaintEvent *) {
 
 void TimelineView::paintAxis(QPainter &p) const {
     p.setPen(palette().text().color());
-    const int64_t d = timeline_.duration_ns;
+    const int64_t d = std::max<int64_t>(window_.to_ns - window_.from_ns, 1);
     // A tick every 1, 2 or 5 x 10^k ns, at least 90 pixels apart.
     auto pick = [&]() -> int64_t {
         for (int64_t mag = 1; mag <= d; mag *= 10)
@@ -201,7 +239,9 @@ void TimelineView::paintAxis(QPainter &p) const {
     };
     const int64_t step = std::max<int64_t>(1, pick());
     p.drawLine(plotLeft(), kAxis - 1, plotLeft() + plotWidth(), kAxis - 1);
-    for (int64_t t = 0; t <= d; t += step) {
+    // From the first multiple of the step in the window.
+    const int64_t first = (window_.from_ns + step - 1) / step * step;
+    for (int64_t t = first; t <= window_.to_ns; t += step) {
         int x = xOfTime(t);
         p.drawLine(x, kAxis - 6, x, kAxis - 1);
         p.drawText(QRect(x + 3, 0, 90, kAxis - 4), Qt::AlignLeft | Qt::AlignVCenter,
@@ -367,6 +407,11 @@ void TimelineView::contextMenuEvent(QContextMenuEvent *e) {
         ->setEnabled(!threads_.empty());
     menu.addAction(tr("Only this process"), this, &TimelineView::onlyProcessRequested)
         ->setEnabled(!threads_.empty());
+    menu.addSeparator();
+    menu.addAction(tr("Zoom to selection"), this, &TimelineView::zoomToSelection)
+        ->setEnabled(range_.has_value());
+    menu.addAction(tr("Zoom out"), this, &TimelineView::zoomOut)->setEnabled(zoomed());
+    menu.addAction(tr("Show whole run"), this, &TimelineView::showWholeRun)->setEnabled(zoomed());
     menu.addSeparator();
     menu.addAction(tr("Clear selection"), this, &TimelineView::clearSelection);
     menu.exec(e->globalPos());

@@ -10,6 +10,11 @@
 // The filters in force (setSteps) are drawn: time outside them shaded,
 // threads they leave out greyed.  A row's tooltip gives its samples and
 // the chosen event's sum, and that of the column under the pointer.
+//
+// Zoom to selection shows only the time range selected, across the whole
+// width (the axis and the densities of that window); Zoom out goes back
+// one zoom, Show whole run to the start.  Zooming changes what is drawn,
+// not which samples the other pages show (that is Filter in).
 #pragma once
 
 #include "gui/model/profile_data.h"
@@ -38,6 +43,15 @@ class TimelineView : public QWidget {
     std::vector<ThreadId> selectedThreads() const { return threads_; }
     void clearSelection();
 
+    // The time shown across the plot: the whole run, or a zoom.
+    TimeRange window() const { return window_; }
+    bool zoomed() const { return !zooms_.empty(); }
+    // Shows the selected range (dropping the selection), if one is
+    // selected and at least a microsecond long.
+    void zoomToSelection();
+    void zoomOut();
+    void showWholeRun();
+
     // Geometry, for tests that act as a user: the x of time t, and the
     // vertical middle of row r.
     int xOfTime(int64_t t) const;
@@ -59,6 +73,7 @@ class TimelineView : public QWidget {
 
   signals:
     void selectionChanged();
+    void windowChanged();
     // The context menu's actions, for the page to turn into filter steps.
     void filterInRequested();
     void excludeThreadsRequested();
@@ -89,6 +104,9 @@ class TimelineView : public QWidget {
     std::vector<std::vector<uint64_t>> density_;
     bool stale_ = true;
     std::optional<TimeRange> range_;
+    TimeRange window_;
+    std::vector<TimeRange> zooms_; // the windows zoomed from
+    void setWindow(TimeRange w);
     std::vector<ThreadId> threads_;
     std::optional<int> drag_from_; // x where a press began
     bool dragging_ = false;

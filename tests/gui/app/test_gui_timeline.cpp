@@ -14,6 +14,7 @@
 
 #include <QApplication>
 #include <QHelpEvent>
+#include <QLabel>
 #include <QLocale>
 #include <QPushButton>
 #include <QTabWidget>
@@ -174,6 +175,87 @@ TEST(GuiTimeline, DragFilterExcludeAndUndo) {
     expect_same(flame_total(w), all, "all steps back");
     EXPECT_EQ(w.profile(), w.loadedProfile());
     EXPECT_FALSE(w.filterBar()->isVisible());
+}
+
+// Zoom to selection: the timeline shows only the range dragged, across
+// its whole width -- the densities are those of the samples `cpcprof
+// report --time` keeps for that range, a drag inside it is finer by the
+// zoom -- while the other pages keep every sample; Zoom out goes back.
+TEST(GuiTimeline, ZoomToSelectionShowsOnlyThatTime) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, file));
+    w.tabs()->setCurrentIndex(MainWindow::TimelineTab);
+    gui::TimelinePage *page = w.timelinePage();
+    gui::TimelineView *view = page->view();
+    ASSERT_TRUE(wait_for([&] { return view->isVisible() && view->plotWidth() > 400; }));
+    const gui::Timeline &t = view->timeline();
+    ASSERT_TRUE(t.rows.at(0).process);
+    const cpcprof::analysis::Cost all = flame_total(w);
+    EXPECT_FALSE(page->zoomInButton()->isEnabled()) << "nothing selected";
+    EXPECT_FALSE(page->zoomOutButton()->isEnabled()) << "not zoomed";
+
+    auto drag = [&](int64_t from, int64_t to) {
+        const int y = view->yOfRow(1);
+        const int x0 = view->xOfTime(from), x1 = view->xOfTime(to);
+        QTest::mousePress(view, Qt::LeftButton, {}, QPoint(x0, y));
+        QTest::mouseMove(view, QPoint(x0 + 10, y));
+        QTest::mouseMove(view, QPoint(x1, y));
+        QTest::mouseRelease(view, Qt::LeftButton, {}, QPoint(x1, y));
+    };
+    drag(t.duration_ns / 4, t.duration_ns / 2);
+    auto range = view->selectedRange();
+    ASSERT_TRUE(range);
+    ASSERT_TRUE(page->zoomInButton()->isEnabled());
+    QTest::mouseClick(page->zoomInButton(), Qt::LeftButton);
+    EXPECT_EQ(view->window(), *range);
+    EXPECT_TRUE(view->zoomed());
+    EXPECT_FALSE(view->selectedRange()) << "the selection became the view";
+    EXPECT_EQ(view->xOfTime(range->from_ns), view->plotLeft());
+    EXPECT_EQ(view->xOfTime(range->to_ns), view->plotLeft() + view->plotWidth());
+    EXPECT_TRUE(page->zoomOutButton()->isEnabled());
+    QLabel *label = page->findChild<QLabel *>("timelineSelection");
+    ASSERT_TRUE(label);
+    EXPECT_TRUE(label->text().startsWith("Showing ")) << label->text().toStdString();
+
+    // The process row's densities: the range's samples, as report keeps them.
+    const json r =
+        report_json(file, {"--time", seconds(range->from_ns) + "," + seconds(range->to_ns)});
+    const cpcprof::analysis::Cost in_range = report_total(r);
+    ASSERT_FALSE(in_range.values.empty());
+    EXPECT_GT(in_range.samples, 0u);
+    EXPECT_LT(in_range.samples, all.samples);
+    uint64_t drawn = 0;
+    for (uint64_t v : view->densities()[0])
+        drawn += v;
+    EXPECT_EQ(drawn, in_range.values[0]) << "the zoomed timeline holds the range's samples";
+
+    // Only the timeline zoomed: no filter, every page keeps every sample.
+    EXPECT_TRUE(w.filters().empty());
+    expect_same(flame_total(w), all, "the flame graph beside a zoomed timeline");
+
+    // A drag in the zoom is as fine as the zoom: within a column of it.
+    const int64_t span = range->to_ns - range->from_ns;
+    const int64_t a = range->from_ns + span / 3, b = range->from_ns + span * 2 / 3;
+    drag(a, b);
+    auto inner = view->selectedRange();
+    ASSERT_TRUE(inner);
+    const int64_t column = span / view->plotWidth() + 1;
+    EXPECT_NEAR(double(inner->from_ns), double(a), double(column));
+    EXPECT_NEAR(double(inner->to_ns), double(b), double(column));
+
+    // Zoom out: the whole run again, and nothing more to zoom out of.
+    QTest::mouseClick(page->zoomOutButton(), Qt::LeftButton);
+    EXPECT_EQ(view->window(), t.whole());
+    EXPECT_FALSE(view->zoomed());
+    EXPECT_FALSE(page->zoomOutButton()->isEnabled());
+    drawn = 0;
+    for (uint64_t v : view->densities()[0])
+        drawn += v;
+    EXPECT_EQ(drawn, all.values[0]) << "the whole run's samples again";
 }
 
 TEST(GuiTimeline, OnlyThisProcessIsReportPid) {

@@ -255,5 +255,33 @@ TEST_F(Filters, TimelineRowsAndDensitiesAddUpToThreadCosts) {
     EXPECT_EQ(t.bin_of(t.duration_ns * 2, 100), 99u);
 }
 
+// A zoomed timeline: the slices cut the window, and only the samples in
+// [from, to) are in them, each in the slice of its time.
+TEST_F(Filters, TimelineDensityOverAWindowHoldsOnlyItsSamples) {
+    const Query &q = *profile->query;
+    Timeline t = make_timeline(q);
+    const TimeRange window{t.duration_ns / 3, t.duration_ns * 2 / 3};
+    const size_t n = 50;
+    auto bins = t.density(q, 0, n, window);
+    std::vector<uint64_t> expected(n, 0);
+    uint64_t outside = 0;
+    auto samples = q.kept_samples();
+    for (size_t i = 0; i < samples.size(); ++i) {
+        const int64_t time = samples[i].time_ns;
+        if (time < window.from_ns || time >= window.to_ns) {
+            ++outside;
+            continue;
+        }
+        auto b = size_t((time - window.from_ns) * int64_t(n) / (window.to_ns - window.from_ns));
+        expected[b] += q.kept_values(i)[0];
+    }
+    EXPECT_GT(outside, 0u) << "the window leaves samples out";
+    EXPECT_EQ(bins[0], expected) << "the process row, slice by slice";
+    EXPECT_EQ(t.bin_of(window.from_ns, n, window), 0u);
+    EXPECT_EQ(t.bin_of(window.to_ns - 1, n, window), n - 1);
+    EXPECT_EQ(t.time_of_bin(0, n, window), window.from_ns);
+    EXPECT_EQ(t.time_of_bin(double(n), n, window), window.to_ns);
+}
+
 } // namespace
 } // namespace cpcprof::guitest
