@@ -51,6 +51,13 @@ CostTree top_down_tree(const ProfilePtr &profile) {
     return make(profile, std::shared_ptr<const CallTree>(profile, &*profile->top_down));
 }
 
+CostTree collapsed_top_down_tree(const ProfilePtr &profile) {
+    if (!profile || !profile->query)
+        return failed(profile, "no profile");
+    return make(profile,
+                std::make_shared<const CallTree>(CallTree::top_down(*profile->query, true, true)));
+}
+
 CostTree bottom_up_tree(const ProfilePtr &profile) {
     if (!profile)
         return failed(profile, "no profile");

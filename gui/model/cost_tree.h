@@ -43,6 +43,9 @@ struct CostTree {
 // The profile's top-down and bottom-up trees (shared, not copied); an
 // empty tree with the error when the profile has none.
 CostTree top_down_tree(const ProfilePtr &profile);
+// The top-down tree with recursion collapsed (CallTree::top_down's
+// collapse_recursion), built now: O(frame nodes).
+CostTree collapsed_top_down_tree(const ProfilePtr &profile);
 CostTree bottom_up_tree(const ProfilePtr &profile);
 // The callers (root fn, children its callers) and callees (root fn,
 // children its callees) of function fn, built now: O(frame nodes).

@@ -6,6 +6,8 @@
 #include "gui/pages/filter_bar.h"
 #include "gui/pages/page_util.h"
 
+#include <QCheckBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -15,6 +17,13 @@ namespace cpcprof::gui {
 namespace {
 constexpr size_t kMaxExpandedRows = 5000;
 constexpr int kMaxExpandedRoots = 50;
+
+QString collapse_tip(bool comparing) {
+    return comparing ? TreePage::tr("Not while comparing: the comparison matches the call paths "
+                                    "as recorded")
+                     : TreePage::tr("A function's calls of itself as one node (f > f > g as "
+                                    "f > g), its callees under the outermost call");
+}
 } // namespace
 
 TreePage::TreePage(Kind kind, QWidget *parent)
@@ -25,7 +34,18 @@ TreePage::TreePage(Kind kind, QWidget *parent)
     message_->setWordWrap(true);
     message_->hide();
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(filter_);
+    if (kind == Kind::TopDown) {
+        collapse_ = new QCheckBox(tr("Collapse recursion"), this);
+        collapse_->setObjectName("treeCollapse");
+        collapse_->setToolTip(collapse_tip(false));
+        connect(collapse_, &QCheckBox::toggled, this, [this] { setProfile(profile_); });
+        auto *row = new QHBoxLayout;
+        row->addWidget(filter_, 1);
+        row->addWidget(collapse_);
+        layout->addLayout(row);
+    } else {
+        layout->addWidget(filter_);
+    }
     layout->addWidget(message_);
     layout->addWidget(view_);
     connect(filter_, &FilterBar::changed, this, &TreePage::applyFilter);
@@ -41,13 +61,29 @@ QString TreePage::error() const {
 }
 
 void TreePage::setProfile(ProfilePtr profile) {
+    if (profile != profile_)
+        collapsed_ = {};
+    profile_ = profile;
     if (!profile) {
         model_->setTree({});
         message_->hide();
         filter_->describe(*proxy_, event_); // nothing to state
         return;
     }
-    model_->setTree(kind_ == Kind::TopDown ? top_down_tree(profile) : bottom_up_tree(profile));
+    const bool comparing = model_->diff() && model_->diff()->now == profile;
+    if (collapse_) {
+        collapse_->setEnabled(!comparing);
+        collapse_->setToolTip(collapse_tip(comparing));
+    }
+    if (kind_ == Kind::BottomUp) {
+        model_->setTree(bottom_up_tree(profile));
+    } else if (collapse_->isChecked() && !comparing) {
+        if (!collapsed_.tree)
+            collapsed_ = collapsed_top_down_tree(profile);
+        model_->setTree(collapsed_);
+    } else {
+        model_->setTree(top_down_tree(profile));
+    }
     message_->setText(error());
     message_->setVisible(!error().isEmpty());
     if (profile->query && size_t(event_) >= profile->query->events().size())

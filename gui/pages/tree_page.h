@@ -3,13 +3,17 @@
 // under callers, or the inverted tree: callers under the innermost
 // functions) with self and total of every event, derived ratios, cost
 // bars, sorting on every column and a filter box that keeps the
-// ancestors of matching functions.
+// ancestors of matching functions.  Top-down has "Collapse recursion"
+// (a function's calls of itself as one node, as the flame graph draws
+// them; not while comparing, which matches the tree as recorded).
 #pragma once
 
+#include "gui/model/cost_tree.h"
 #include "gui/model/profile_data.h"
 
 #include <QWidget>
 
+class QCheckBox;
 class QLabel;
 class QTreeView;
 
@@ -36,6 +40,7 @@ class TreePage : public QWidget {
     CostTreeModel *model() const { return model_; }
     CostProxy *proxy() const { return proxy_; }
     FilterBar *filterBar() const { return filter_; }
+    QCheckBox *collapseBox() const { return collapse_; } // nullptr on Bottom-up
     // Why there is no tree (a bottom-up tree too large to build); "" if there is one.
     QString error() const;
 
@@ -55,6 +60,9 @@ class TreePage : public QWidget {
     FilterBar *filter_;
     QLabel *message_;
     QTreeView *view_;
+    QCheckBox *collapse_ = nullptr;
+    ProfilePtr profile_;
+    CostTree collapsed_; // of profile_, made when first asked
 };
 
 } // namespace cpcprof::gui

@@ -5,8 +5,10 @@
 #include "tests/view_common/hostile_profiles.h"
 
 #include "gui/app/main_window.h"
+#include "gui/itemmodels/tree_model.h"
 #include "gui/pages/filter_stack_bar.h"
 #include "gui/pages/flame_graph.h"
+#include "gui/pages/tree_page.h"
 
 #include <QApplication>
 #include <QCheckBox>
@@ -19,6 +21,7 @@
 #include <QScrollBar>
 #include <QTabWidget>
 #include <QTest>
+#include <QTreeView>
 
 #include <gtest/gtest.h>
 
@@ -438,6 +441,50 @@ TEST(GuiFlameDeep, CollapseRecursionDrawsARecursionAsOneFrame) {
     EXPECT_NEAR(widest, canvas->width(), 1.0) << "the root still spans every sample";
     QTest::mouseClick(box, Qt::LeftButton, {}, QPoint(5, box->height() / 2));
     EXPECT_EQ(canvas->layout().rows, deep);
+}
+
+// The Top-down page's "Collapse recursion": the 150-deep recursion is one
+// node holding every sample, and back; while comparing it is off (the
+// comparison matches the paths as recorded) and says why.
+TEST(GuiFlameDeep, TopDownCollapsesARecursionToOneNode) {
+    TempDir dir;
+    std::string file = dir.file("recursive.cpcprof");
+    write_deep_profile(file, 150, 150, true);
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.tabs()->setCurrentIndex(MainWindow::TopDownTab);
+    auto *page = qobject_cast<gui::TreePage *>(w.tabs()->widget(MainWindow::TopDownTab));
+    ASSERT_NE(page, nullptr);
+    ASSERT_TRUE(open_and_wait(w, file));
+    const gui::CostTree &tree = page->model()->tree();
+    ASSERT_TRUE(tree.tree);
+    const size_t deep = tree.size();
+    ASSERT_GT(deep, 150u) << "one node per level";
+    QCheckBox *box = page->collapseBox();
+    ASSERT_NE(box, nullptr);
+    ASSERT_TRUE(box->isEnabled());
+    QTest::mouseClick(box, Qt::LeftButton, {}, QPoint(5, box->height() / 2));
+    ASSERT_TRUE(box->isChecked());
+    const gui::CostTree &collapsed = page->model()->tree();
+    ASSERT_EQ(collapsed.child_count(0), 1u);
+    const uint32_t root = collapsed.child(0, 0);
+    EXPECT_EQ(collapsed.name(root), "recurse");
+    EXPECT_EQ(collapsed.child_count(root), 0u) << "the recursion is one node";
+    EXPECT_EQ(collapsed.node(root).total.samples, 150u);
+    EXPECT_EQ(collapsed.node(root).self.samples, 150u);
+    EXPECT_EQ(page->view()->model()->rowCount(), 1);
+    QTest::mouseClick(box, Qt::LeftButton, {}, QPoint(5, box->height() / 2));
+    EXPECT_EQ(page->model()->tree().size(), deep);
+
+    // While comparing: the tree as recorded, the box off and saying why.
+    QTest::mouseClick(box, Qt::LeftButton, {}, QPoint(5, box->height() / 2));
+    ASSERT_TRUE(box->isChecked());
+    w.compareWith(QString::fromStdString(file));
+    ASSERT_TRUE(wait_for([&] { return w.flameGraph()->canvas()->diff() != nullptr; }));
+    ASSERT_TRUE(wait_for([&] { return !box->isEnabled(); }));
+    EXPECT_EQ(page->model()->tree().size(), deep);
+    EXPECT_TRUE(box->toolTip().contains("while comparing")) << box->toolTip().toStdString();
 }
 
 // A 150-deep profile: it opens with the root in view, and zooming 40
