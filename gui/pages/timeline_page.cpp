@@ -28,6 +28,10 @@ TimelinePage::TimelinePage(QWidget *parent)
     only_process_->setObjectName("onlyProcess");
     only_process_->setToolTip(tr("Show only the samples of the selected thread's process"));
     selection_->setObjectName("timelineSelection");
+    // Wraps rather than widening the window.
+    selection_->setWordWrap(true);
+    selection_->setMinimumWidth(120);
+    selection_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto *actions = new QHBoxLayout;
     for (QPushButton *b : {filter_in_, exclude_, only_process_, zoom_in_, zoom_out_})
         actions->addWidget(b);
