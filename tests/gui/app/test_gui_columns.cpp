@@ -46,6 +46,7 @@ QHeaderView *hotspots_header(MainWindow &w) {
 }
 
 TEST(GuiColumns, HiddenColumnsAndWidthsStayAcrossPagesAndRestarts) {
+    SKIP_WITHOUT_DEMO_RECORDING();
     const std::string &file = two_event_profile();
     ASSERT_FALSE(file.empty());
     const QString gone = "total:page-faults", wide = "self:cpu-clock";
@@ -122,6 +123,7 @@ TEST(GuiColumns, HiddenColumnsAndWidthsStayAcrossPagesAndRestarts) {
 // event's self last of all; the page says so, and a column shown again
 // from the header's menu stays shown.
 TEST(GuiColumns, SourceKeepsSixtyCharactersWhenColumnsAreMany) {
+    SKIP_WITHOUT_DEMO_RECORDING();
     const std::string &file = two_event_profile();
     ASSERT_FALSE(file.empty());
     MainWindow w;
