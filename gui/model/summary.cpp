@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstring>
 #include <ctime>
-#include <numeric>
 #include <signal.h>
 
 namespace cpcprof::gui {
@@ -119,15 +118,20 @@ Summary make_summary(const ProfileData &profile, int event, size_t top) {
     size_t e = size_t(std::max(event, 0));
     uint64_t whole = e < q.total().values.size() ? q.total().values[e] : 0;
     auto value = [&](const analysis::Cost &c) { return e < c.values.size() ? c.values[e] : 0; };
-    std::vector<uint32_t> order(functions.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-        uint64_t va = value(self[a]), vb = value(self[b]);
-        return va != vb ? va > vb : functions[a].name < functions[b].name;
-    });
+    // The top few of the functions with self cost: a partial sort (a
+    // profile may hold 100,000 functions, and this runs on every switch).
+    std::vector<uint32_t> order;
+    for (uint32_t f = 0; f < functions.size(); ++f)
+        if (value(self[f]) != 0)
+            order.push_back(f);
+    const size_t shown = std::min(top, order.size());
+    std::partial_sort(order.begin(), order.begin() + ptrdiff_t(shown), order.end(),
+                      [&](uint32_t a, uint32_t b) {
+                          uint64_t va = value(self[a]), vb = value(self[b]);
+                          return va != vb ? va > vb : functions[a].name < functions[b].name;
+                      });
+    order.resize(shown);
     for (uint32_t f : order) {
-        if (s.top.size() == top || value(self[f]) == 0)
-            break;
         s.top.push_back({functions[f].name, functions[f].module, share_of(value(self[f]), whole),
                          share_of(value(total[f]), whole), self[f].samples});
     }
