@@ -3,8 +3,6 @@
 
 #include <QLocale>
 
-#include <strings.h>
-
 #include <algorithm>
 
 namespace cpcprof::gui {
@@ -104,22 +102,17 @@ std::vector<double> CostModel::sortValues(int column) const {
     const Cost *self = nullptr, *total = nullptr;
     uint32_t fn = 0;
     if (column == 0 && profile_ && profile_->query) {
-        const auto &fns = profile_->query->functions();
-        if (name_rank_.size() != fns.size()) {
-            std::vector<uint32_t> order(fns.size());
-            for (uint32_t f = 0; f < order.size(); ++f)
-                order[f] = f;
-            std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-                int c = strcasecmp(fns[a].name.c_str(), fns[b].name.c_str());
-                return c != 0 ? c < 0 : a < b;
-            });
-            name_rank_.assign(fns.size(), 0);
-            for (uint32_t r = 0; r < order.size(); ++r)
-                name_rank_[order[r]] = r;
+        const size_t n = profile_->query->functions().size();
+        // Made with the profile's trees off the GUI thread, or here once.
+        const std::vector<uint32_t> *rank = &profile_->name_rank;
+        if (rank->size() != n) {
+            if (name_rank_.size() != n)
+                name_rank_ = name_ranks(*profile_->query);
+            rank = &name_rank_;
         }
         for (size_t k = 0; k < v.size(); ++k)
             if (costsOf(quint64(k), &self, &total, &fn))
-                v[k] = name_rank_[fn];
+                v[k] = (*rank)[fn];
         return v;
     }
     if (column > 0 && column < firstCostColumn()) {

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "gui/model/profile_data.h"
 
+#include <strings.h>
+
+#include <algorithm>
+
 namespace cpcprof::gui {
 
 ProfilePtr load_profile(const std::string &path, const std::atomic<bool> &cancel,
@@ -14,6 +18,7 @@ ProfilePtr load_profile(const std::string &path, const std::atomic<bool> &cancel
         return nullptr;
     if (!build_views(*data, cancel, error))
         return nullptr;
+    data->name_rank = name_ranks(*data->query);
     return data;
 }
 
@@ -37,6 +42,21 @@ bool build_views(ProfileData &data, const std::atomic<bool> &cancel, std::string
         data.bottom_up_error = e.what();
     }
     return !cancelled();
+}
+
+std::vector<uint32_t> name_ranks(const analysis::Query &q) {
+    const auto &fns = q.functions();
+    std::vector<uint32_t> order(fns.size());
+    for (uint32_t f = 0; f < order.size(); ++f)
+        order[f] = f;
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        int c = strcasecmp(fns[a].name.c_str(), fns[b].name.c_str());
+        return c != 0 ? c < 0 : a < b;
+    });
+    std::vector<uint32_t> rank(fns.size(), 0);
+    for (uint32_t r = 0; r < order.size(); ++r)
+        rank[order[r]] = r;
+    return rank;
 }
 
 } // namespace cpcprof::gui

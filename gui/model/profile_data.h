@@ -28,6 +28,11 @@ struct ProfileData {
     // that pages do not make them on the GUI thread; nothing in a
     // ProfileData made by other means (pages then make them).
     std::optional<std::vector<analysis::HotspotRow>> hotspots;
+    // Per function, its rank by name (case-insensitive, then index): the
+    // order of a sort on the Function column, made by load_profile; empty
+    // in a ProfileData made by other means (a model sorted by name then
+    // makes it).
+    std::vector<uint32_t> name_rank;
 };
 
 using ProfilePtr = std::shared_ptr<const ProfileData>;
@@ -44,5 +49,8 @@ ProfilePtr load_profile(const std::string &path, const std::atomic<bool> &cancel
 // does.  false with *error = "cancelled" when cancel became true between
 // two steps.
 bool build_views(ProfileData &data, const std::atomic<bool> &cancel, std::string *error);
+
+// ProfileData::name_rank of q's functions.
+std::vector<uint32_t> name_ranks(const analysis::Query &q);
 
 } // namespace cpcprof::gui

@@ -13,6 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <strings.h>
+
+#include <algorithm>
 #include <map>
 
 namespace cpcprof::test {
@@ -233,6 +236,48 @@ TEST(GuiSummary, KnownProfile) {
     ASSERT_FALSE(s.top.empty());
     EXPECT_EQ(s.top[0].name, "square");
     EXPECT_DOUBLE_EQ(s.top[0].self_share, 12.0 / 17);
+}
+
+// The top N: the N functions of most self cost, in that order (ties by
+// name), as a sort of them all would give; none without self cost.
+TEST(GuiSummary, TopIsTheFirstOfAllFunctionsByCost) {
+    Known k;
+    ASSERT_TRUE(k.profile);
+    const auto &q = *k.profile->query;
+    std::vector<uint32_t> all;
+    for (uint32_t f = 0; f < q.functions().size(); ++f)
+        if (q.function_self()[f].values[0] > 0)
+            all.push_back(f);
+    std::sort(all.begin(), all.end(), [&](uint32_t a, uint32_t b) {
+        uint64_t va = q.function_self()[a].values[0], vb = q.function_self()[b].values[0];
+        return va != vb ? va > vb : q.functions()[a].name < q.functions()[b].name;
+    });
+    ASSERT_GE(all.size(), 3u);
+    for (size_t top : {size_t(1), size_t(2), all.size(), all.size() + 5}) {
+        gui::Summary s = gui::make_summary(*k.profile, 0, top);
+        ASSERT_EQ(s.top.size(), std::min(top, all.size())) << top;
+        for (size_t i = 0; i < s.top.size(); ++i)
+            EXPECT_EQ(s.top[i].name, q.functions()[all[i]].name) << top << " row " << i;
+    }
+}
+
+// The Function column's order, made with the loaded profile: by name
+// without regard to case, each function once.
+TEST(GuiSummary, NameRanksOrderFunctionsByNameIgnoringCase) {
+    Known k;
+    ASSERT_TRUE(k.profile);
+    const auto &fns = k.profile->query->functions();
+    ASSERT_EQ(k.profile->name_rank, gui::name_ranks(*k.profile->query));
+    std::vector<uint32_t> by_rank(fns.size(), UINT32_MAX);
+    for (uint32_t f = 0; f < fns.size(); ++f) {
+        ASSERT_LT(k.profile->name_rank[f], fns.size());
+        by_rank[k.profile->name_rank[f]] = f;
+    }
+    for (size_t r = 0; r < by_rank.size(); ++r)
+        ASSERT_NE(by_rank[r], UINT32_MAX) << "rank " << r << " given twice";
+    for (size_t r = 1; r < by_rank.size(); ++r)
+        EXPECT_LE(strcasecmp(fns[by_rank[r - 1]].name.c_str(), fns[by_rank[r]].name.c_str()), 0)
+            << fns[by_rank[r - 1]].name << " before " << fns[by_rank[r]].name;
 }
 
 } // namespace
