@@ -103,7 +103,7 @@ std::vector<double> CostModel::sortValues(int column) const {
     uint32_t fn = 0;
     if (column == 0 && profile_ && profile_->query) {
         const size_t n = profile_->query->functions().size();
-        // Made with the profile's trees off the GUI thread, or here once.
+        // Made by load_profile off the GUI thread, or here once per profile.
         const std::vector<uint32_t> *rank = &profile_->name_rank;
         if (rank->size() != n) {
             if (name_rank_.size() != n)
