@@ -250,8 +250,16 @@ TEST(WorkloadFramePointers, LimitsOfFpMode) {
                     100 * double(leaf_known) / all,
                     with_caller ? 100 * double(caller_right) / double(with_caller) : 0.0,
                     with_caller, deep, depth_sum / all);
-        // Reliably true in fp mode: the leaf is the interrupted PC.
-        EXPECT_GE(double(leaf_known), 0.97 * all) << b.name;
+        // Reliably true in fp mode: the leaf is the interrupted PC, in the
+        // workload but for a few percent (3 % expected at most), counted in
+        // independent draws: the timer backend's signals each carry many
+        // samples of one PC (late ticks), so a few signals outside move the
+        // share by several points.
+        const double per_draw = samples_per_draw(r);
+        const auto draws = uint64_t(all / per_draw);
+        const auto outside = uint64_t(std::ceil((all - double(leaf_known)) / per_draw));
+        EXPECT_LE(outside, binomial_upper_bound(draws, 0.03))
+            << b.name << ": leaves outside the workload in " << binomial_story(outside, draws, 0.03);
         compare_shares(r, true, (std::string("fp mode leaf, ") + b.name).c_str());
         if (b.exe == kFp.exe) {
             EXPECT_GE(double(main_complete), 0.95 * double(main_thread));
