@@ -259,7 +259,8 @@ TEST(WorkloadFramePointers, LimitsOfFpMode) {
         const auto draws = uint64_t(all / per_draw);
         const auto outside = uint64_t(std::ceil((all - double(leaf_known)) / per_draw));
         EXPECT_LE(outside, binomial_upper_bound(draws, 0.03))
-            << b.name << ": leaves outside the workload in " << binomial_story(outside, draws, 0.03);
+            << b.name << ": leaves outside the workload in "
+            << binomial_story(outside, draws, 0.03);
         compare_shares(r, true, (std::string("fp mode leaf, ") + b.name).c_str());
         if (b.exe == kFp.exe) {
             EXPECT_GE(double(main_complete), 0.95 * double(main_thread));
