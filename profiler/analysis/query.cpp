@@ -291,17 +291,47 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
     // Per sample: the located stack, then one cost per (stack, thread);
     // stack, thread and total costs are summed from those afterwards.
     StackLocator loc(r);
+    base::FlatMap leaf_of;         // (context, trie node, truncated) -> stack
     base::FlatMap stack_of;        // located leaf * 2 + truncated -> stack
     base::FlatMap thread_of;       // pid << 32 | tid -> thread
     base::FlatMap stack_thread_of; // stack << 32 | thread -> stack_threads
+    // Per (stack, thread): samples, then the sum of each event's values.
+    std::vector<uint64_t> pair_sums;
+    const size_t width = 1 + impl->nevents;
     std::unordered_map<uint64_t, std::string> thread_names;
     for (const ThreadInfo &t : r.threads())
         thread_names.emplace(uint64_t(uint32_t(t.pid)) << 32 | uint32_t(t.tid), t.name);
     Impl &q = *impl;
+    if (q.keep_samples) {
+        q.samples.reserve(r.sample_count());
+        q.sample_values.reserve(r.sample_count() * q.nevents);
+    }
     uint64_t last_tkey = 0;
     uint32_t last_thread = UINT32_MAX;
     uint64_t impossible = 0;
     std::string first_impossible;
+    // A sample's stack: by its trie node in its context, once located and
+    // named (the locator's memo is per node of the trie, this per leaf).
+    auto stack_of_sample = [&](const StoredSample &s) {
+        const uint32_t c = loc.context(s.pid, s.time_ns);
+        const bool cacheable = c < (uint32_t{1} << 23) && s.stack < (uint64_t{1} << 40);
+        const uint64_t lkey = uint64_t(c) << 41 | s.stack << 1 | (s.complete ? 0 : 1);
+        if (const uint32_t *hit = cacheable ? leaf_of.find(lkey) : nullptr)
+            return *hit;
+        uint32_t n = loc.locate_in(c, s.stack);
+        uint64_t key = uint64_t(n) * 2 + (s.complete ? 0 : 1);
+        uint32_t stack;
+        if (const uint32_t *hit = stack_of.find(key)) {
+            stack = *hit;
+        } else {
+            stack = uint32_t(q.stacks.size());
+            stack_of.insert(key, stack);
+            q.name_stack(loc, n, !s.complete);
+        }
+        if (cacheable)
+            leaf_of.insert(lkey, stack);
+        return stack;
+    };
     bool ok = r.for_each_sample(
         [&](const StoredSample &s) {
             ++q.read;
@@ -313,16 +343,7 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
             if (!q.keep(s))
                 return;
             ++q.kept;
-            uint32_t n = loc.locate(s);
-            uint64_t key = uint64_t(n) * 2 + (s.complete ? 0 : 1);
-            uint32_t stack;
-            if (const uint32_t *hit = stack_of.find(key)) {
-                stack = *hit;
-            } else {
-                stack = uint32_t(q.stacks.size());
-                stack_of.insert(key, stack);
-                q.name_stack(loc, n, !s.complete);
-            }
+            uint32_t stack = stack_of_sample(s);
             uint64_t tkey = uint64_t(uint32_t(s.pid)) << 32 | uint32_t(s.tid);
             if (last_thread == UINT32_MAX || tkey != last_tkey) {
                 if (const uint32_t *hit = thread_of.find(tkey)) {
@@ -342,18 +363,22 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
             } else {
                 st = uint32_t(q.stack_threads.size());
                 stack_thread_of.insert(stkey, st);
-                q.stack_threads.push_back(
-                    {stack, last_thread, Cost{0, std::vector<uint64_t>(q.nevents)}});
+                q.stack_threads.push_back({stack, last_thread, {}});
+                pair_sums.resize(pair_sums.size() + width, 0);
             }
-            Cost &c = q.stack_threads[st].cost;
-            c.samples = saturating_add(c.samples, 1);
+            uint64_t *sum = &pair_sums[size_t(st) * width];
+            sum[0] = saturating_add(sum[0], 1);
             size_t nv = std::min(s.values.size(), q.nevents);
             for (size_t e = 0; e < nv; ++e)
-                c.values[e] = saturating_add(c.values[e], s.values[e]);
+                sum[1 + e] = saturating_add(sum[1 + e], s.values[e]);
             if (q.keep_samples)
                 q.keep_sample(r.since_start(s.time_ns), st, s.values);
         },
         error, Reader::Frames::skip);
+    for (size_t st = 0; st < q.stack_threads.size(); ++st) {
+        const uint64_t *sum = &pair_sums[st * width];
+        q.stack_threads[st].cost = Cost{sum[0], std::vector<uint64_t>(sum + 1, sum + width)};
+    }
     if (!ok) {
         *error = path + ": " + *error;
         return nullptr;

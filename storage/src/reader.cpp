@@ -6,6 +6,7 @@
 #include "storage/src/address_map.h"
 #include "storage/src/open_checks.h"
 #include "storage/src/profile_load.h"
+#include "storage/src/sample_rows.h"
 #include "storage/src/schema.h"
 #include "storage/src/sqlite_handle.h"
 #include "storage/src/varint.h"
@@ -152,12 +153,11 @@ bool Reader::for_each_sample_checked(const std::function<void(const StoredSample
 bool Reader::Impl::scan(const std::function<void(const StoredSample &)> &visit,
                         const std::function<void(const std::string &)> *bad, Frames walk,
                         std::string *error) const {
-    Statement s;
-    int rc;
     std::vector<uint64_t> frames, values;
+    int64_t id = 0;
     // false: stop the scan (no bad callback).
     auto report = [&](const std::string &why) {
-        std::string what = "sample " + std::to_string(s.int64(0)) + " " + why;
+        std::string what = "sample " + std::to_string(id) + " " + why;
         if (bad != nullptr) {
             (*bad)(what);
             return true;
@@ -168,55 +168,62 @@ bool Reader::Impl::scan(const std::function<void(const StoredSample &)> &visit,
     const std::vector<StackNode> &nodes = p.nodes;
     const size_t nevents = p.run.events.size();
     std::vector<uint64_t> per_thread(p.threads.size(), 0);
-    for (rc = s.query(db.get(), "SELECT id, thread, time_ns, stack, complete, value, "
-                                "more_values FROM sample ORDER BY id");
-         rc == SQLITE_ROW; rc = s.step()) {
-        auto thread = p.thread_index.find(s.int64(1));
-        if (thread == p.thread_index.end()) {
-            if (report("refers to missing thread " + std::to_string(s.int64(1))))
-                continue;
-            return false;
+    auto thread = p.thread_index.end(); // of the row before, mostly the same
+    int64_t last_thread_id = 0;
+    SampleRows rows(db.get()); // db is its thread's until rows is gone
+    for (const SampleBatch *b = rows.next(); b != nullptr; b = rows.next()) {
+        for (const SampleRow &row : b->rows) {
+            id = row.id;
+            if (row.thread != last_thread_id || thread == p.thread_index.end()) {
+                thread = p.thread_index.find(row.thread);
+                last_thread_id = row.thread;
+            }
+            if (thread == p.thread_index.end()) {
+                if (report("refers to missing thread " + std::to_string(row.thread)))
+                    continue;
+                return false;
+            }
+            uint64_t stack = static_cast<uint64_t>(row.stack);
+            if (stack >= nodes.size()) {
+                if (report("refers to missing stack node " + std::to_string(stack)))
+                    continue;
+                return false;
+            }
+            frames.clear();
+            for (uint64_t n = walk == Frames::walk ? stack : 0; n != 0; n = nodes[n].parent)
+                frames.push_back(nodes[n].address);
+            values.clear();
+            if (row.has_value)
+                values.push_back(static_cast<uint64_t>(row.value));
+            std::span<const uint8_t> more = b->more_of(row);
+            const char *value_problem =
+                !more.empty() && values.empty() ? "has more_values but no value" : nullptr;
+            for (size_t pos = 0; value_problem == nullptr && pos < more.size();) {
+                uint64_t v = 0;
+                if (read_varint(more, &pos, &v))
+                    values.push_back(v);
+                else
+                    value_problem = "has badly encoded more_values";
+            }
+            if (value_problem != nullptr) {
+                if (report(value_problem))
+                    continue;
+                return false;
+            }
+            if (values.size() != nevents && bad == nullptr) {
+                // check's words: "1 sample has 2 values, ..." -> "sample N has 2 values, ..."
+                std::string what = value_count_problem(1, values.size(), nevents);
+                report(what.substr(what.find("has ")));
+                return false;
+            }
+            ++per_thread[thread->second];
+            const ThreadInfo &t = p.threads[thread->second];
+            visit(StoredSample{t.pid, t.tid, p.abs(row.time_ns), row.complete != 0, stack, frames,
+                               values});
         }
-        uint64_t stack = static_cast<uint64_t>(s.int64(3));
-        if (stack >= nodes.size()) {
-            if (report("refers to missing stack node " + std::to_string(stack)))
-                continue;
-            return false;
-        }
-        frames.clear();
-        for (uint64_t n = walk == Frames::walk ? stack : 0; n != 0; n = nodes[n].parent)
-            frames.push_back(nodes[n].address);
-        values.clear();
-        if (!s.is_null(5))
-            values.push_back(static_cast<uint64_t>(s.int64(5)));
-        std::span<const uint8_t> more = s.blob(6);
-        const char *value_problem =
-            !more.empty() && values.empty() ? "has more_values but no value" : nullptr;
-        for (size_t pos = 0; value_problem == nullptr && pos < more.size();) {
-            uint64_t v = 0;
-            if (read_varint(more, &pos, &v))
-                values.push_back(v);
-            else
-                value_problem = "has badly encoded more_values";
-        }
-        if (value_problem != nullptr) {
-            if (report(value_problem))
-                continue;
-            return false;
-        }
-        if (values.size() != nevents && bad == nullptr) {
-            // check's words: "1 sample has 2 values, ..." -> "sample N has 2 values, ..."
-            std::string what = value_count_problem(1, values.size(), nevents);
-            report(what.substr(what.find("has ")));
-            return false;
-        }
-        ++per_thread[thread->second];
-        const ThreadInfo &t = p.threads[thread->second];
-        visit(
-            StoredSample{t.pid, t.tid, p.abs(s.int64(2)), s.int64(4) != 0, stack, frames, values});
     }
-    if (rc != SQLITE_DONE) {
-        *error = sql::describe(db.get(), rc, "cannot read the samples");
+    if (!rows.error().empty()) {
+        *error = rows.error();
         return false;
     }
     std::map<int, uint64_t> counts;

@@ -94,11 +94,14 @@ struct StackLocator::Impl {
 StackLocator::StackLocator(const Reader &reader) : impl_(std::make_unique<Impl>(reader)) {}
 StackLocator::~StackLocator() = default;
 
-uint32_t StackLocator::locate(int pid, int64_t time_ns, uint64_t stack) {
+uint32_t StackLocator::context(int pid, int64_t time_ns) {
+    return impl_->map.context(pid, time_ns);
+}
+
+uint32_t StackLocator::locate_in(uint32_t context, uint64_t stack) {
     Impl &m = *impl_;
     if (stack == 0 || stack >= m.trie.size())
         return 0;
-    uint32_t context = m.map.context(pid, time_ns);
     if (context >= Impl::kMaxContexts || stack >= Impl::kMaxNodes) // beyond the memo's key
         return m.locate_uncached(context, stack);
     const uint32_t *hit = m.memo.find(Impl::key(context, stack));

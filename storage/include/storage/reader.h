@@ -77,6 +77,10 @@ class Reader {
     // Frames::skip leaves StoredSample::frames empty (stack, the trie node,
     // is still set): callers that resolve stacks per node (StackLocator)
     // save a walk up the trie per sample.
+    //
+    // SQLite reads the rows on a thread of its own, a batch ahead of visit,
+    // which runs on the calling thread; visit must not call the functions
+    // here that read the file (complete_stack_samples, integrity_check).
     enum class Frames { walk, skip };
     bool for_each_sample(const std::function<void(const StoredSample &)> &visit, std::string *error,
                          Frames frames = Frames::walk) const;

@@ -65,7 +65,13 @@ class StackLocator {
     }
     // The same for stack node `stack` reached in pid at time_ns; 0 for an
     // unknown node.
-    uint32_t locate(int pid, int64_t time_ns, uint64_t stack);
+    uint32_t locate(int pid, int64_t time_ns, uint64_t stack) {
+        return locate_in(context(pid, time_ns), stack);
+    }
+    // The two halves of that: the modules loaded in pid at time_ns (equal
+    // contexts, equal answers), and the node of `stack` in context.
+    uint32_t context(int pid, int64_t time_ns);
+    uint32_t locate_in(uint32_t context, uint64_t stack);
 
     // The located trie: index = node id, [0] = the root.
     const std::vector<LocatedNode> &nodes() const;
