@@ -13,6 +13,7 @@ CostModel::CostModel(QObject *parent) : QAbstractItemModel(parent) {}
 
 void CostModel::resetProfile(ProfilePtr profile) {
     beginResetModel();
+    arranged_ = false;
     profile_ = std::move(profile);
     columns_ = profile_ && profile_->query ? cost_columns(*profile_->query) : CostColumns{};
     name_rank_.clear();

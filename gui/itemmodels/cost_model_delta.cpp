@@ -48,6 +48,7 @@ void CostModel::setDiff(DiffPtr diff) {
     beginResetModel();
     diff_ = std::move(diff);
     deltas_ = diff_ ? delta_columns(*diff_) : std::vector<DeltaColumn>{};
+    arrangeBySort();
     endResetModel();
 }
 

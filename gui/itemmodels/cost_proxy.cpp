@@ -14,12 +14,15 @@ CostProxy::CostProxy(QObject *parent) : QSortFilterProxyModel(parent) {
 void CostProxy::setSourceModel(QAbstractItemModel *source) {
     cost_ = qobject_cast<CostModel *>(source);
     QSortFilterProxyModel::setSourceModel(source);
-    forgetSortValues();
-    if (source) {
-        connect(source, &QAbstractItemModel::modelAboutToBeReset, this,
-                &CostProxy::forgetSortValues);
+    if (source)
         connect(source, &QAbstractItemModel::modelReset, this, &CostProxy::refilter);
-    }
+}
+
+void CostProxy::sort(int column, Qt::SortOrder order) {
+    if (cost_)
+        cost_->sortBy(column, order);
+    else
+        QSortFilterProxyModel::sort(column, order);
 }
 
 bool CostProxy::setFilter(const QString &pattern, bool regex, QString *error) {
@@ -56,27 +59,6 @@ bool CostProxy::filterAcceptsRow(int source_row, const QModelIndex &source_paren
     QModelIndex i = sourceModel()->index(source_row, 0, source_parent);
     quint64 key = cost()->keyOf(i);
     return key < keep_.size() && keep_[key];
-}
-
-void CostProxy::forgetSortValues() {
-    sort_column_ = -1;
-    sort_values_.clear();
-}
-
-bool CostProxy::lessThan(const QModelIndex &left, const QModelIndex &right) const {
-    CostModel *c = cost();
-    if (!c)
-        return QSortFilterProxyModel::lessThan(left, right);
-    if (sort_column_ != left.column()) {
-        sort_values_ = c->sortValues(left.column());
-        sort_column_ = left.column();
-    }
-    quint64 l = c->keyOf(left), r = c->keyOf(right);
-    double vl = l < sort_values_.size() ? sort_values_[l] : -1;
-    double vr = r < sort_values_.size() ? sort_values_[r] : -1;
-    if (vl != vr)
-        return vl < vr;
-    return l < r; // ties in the order rows were made: the same every time
 }
 
 } // namespace cpcprof::gui

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-// Filter and sort over a CostModel.  The filter is a search over function
-// names (gui/model search: substring or regex); in trees the ancestors of
+// Filter over a CostModel.  The filter is a search over function names
+// (gui/model search: substring or regex); in trees the ancestors of
 // matching rows stay so that every match shows where it is called.
-// Sorting compares the figures themselves (no QVariant) on every column.
+// Sorting is the CostModel's (sort() passes it on): the proxy keeps the
+// source's order.
 #pragma once
 
 #include "gui/itemmodels/cost_model.h"
@@ -20,6 +21,9 @@ class CostProxy : public QSortFilterProxyModel {
     explicit CostProxy(QObject *parent = nullptr);
 
     void setSourceModel(QAbstractItemModel *source) override;
+    // CostModel::sortBy of the source, or QSortFilterProxyModel's sort when
+    // the source is another model.
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
 
     // Keeps the rows of functions matching pattern (empty: every row).
     // false, with *error naming the problem, for an invalid expression
@@ -35,19 +39,14 @@ class CostProxy : public QSortFilterProxyModel {
 
   protected:
     bool filterAcceptsRow(int source_row, const QModelIndex &source_parent) const override;
-    bool lessThan(const QModelIndex &left, const QModelIndex &right) const override;
 
   private:
     CostModel *cost() const { return cost_; }
-    void forgetSortValues();
     std::optional<NameMatcher> matcher_;
     std::optional<SearchResult> search_;
     CostModel *cost_ = nullptr; // the source, when it is a CostModel
     std::vector<uint8_t> keep_; // per source key; empty: keep all
     size_t kept_ = 0;
-    // The source's sortValues(sort_column_), made on the first comparison.
-    mutable int sort_column_ = -1;
-    mutable std::vector<double> sort_values_;
 };
 
 } // namespace cpcprof::gui

@@ -11,7 +11,7 @@ HotspotTableModel::HotspotTableModel(QObject *parent)
 void HotspotTableModel::setProfile(ProfilePtr profile) {
     resetProfile(profile);
     rows_ = std::make_shared<const std::vector<analysis::HotspotRow>>();
-    row_of_function_.clear();
+    key_of_function_.clear();
     if (profile && profile->query) {
         if (profile->hotspots) // aliasing: lives as long as the profile
             rows_ = std::shared_ptr<const std::vector<analysis::HotspotRow>>(profile,
@@ -19,18 +19,34 @@ void HotspotTableModel::setProfile(ProfilePtr profile) {
         else
             rows_ = std::make_shared<const std::vector<analysis::HotspotRow>>(
                 analysis::hotspot_rows(*profile->query, analysis::GroupBy::function));
-        row_of_function_.assign(profile->query->functions().size(), -1);
+        key_of_function_.assign(profile->query->functions().size(), -1);
         for (size_t r = 0; r < rows_->size(); ++r)
-            row_of_function_[(*rows_)[r].function_index] = int(r);
+            key_of_function_[(*rows_)[r].function_index] = int(r);
     }
+    arrangeBySort();
     endResetModel();
 }
 
+void HotspotTableModel::arrangeRows(const std::vector<double> *values, Qt::SortOrder order) {
+    order_.resize(rows_->size());
+    for (uint32_t k = 0; k < order_.size(); ++k)
+        order_[k] = k;
+    if (values)
+        orderKeys(order_.data(), order_.data() + order_.size(), *values, order);
+    place_.resize(order_.size());
+    for (uint32_t r = 0; r < order_.size(); ++r)
+        place_[order_[r]] = r;
+}
+
+QModelIndex HotspotTableModel::indexOfKey(quint64 key, int column) const {
+    return key < place_.size() ? index(int(place_[key]), column) : QModelIndex();
+}
+
 QModelIndex HotspotTableModel::index(int row, int column, const QModelIndex &parent) const {
-    if (parent.isValid() || row < 0 || size_t(row) >= rows_->size() || column < 0 ||
+    if (parent.isValid() || row < 0 || size_t(row) >= order_.size() || column < 0 ||
         column >= columnCount())
         return {};
-    return createIndex(row, column, quintptr(row));
+    return createIndex(row, column, quintptr(order_[size_t(row)]));
 }
 
 QModelIndex HotspotTableModel::parent(const QModelIndex &) const {
@@ -38,11 +54,12 @@ QModelIndex HotspotTableModel::parent(const QModelIndex &) const {
 }
 
 int HotspotTableModel::rowCount(const QModelIndex &parent) const {
-    return parent.isValid() ? 0 : int(rows_->size());
+    return parent.isValid() ? 0 : int(order_.size());
 }
 
 int HotspotTableModel::rowOfFunction(uint32_t fn) const {
-    return fn < row_of_function_.size() ? row_of_function_[fn] : -1;
+    int key = fn < key_of_function_.size() ? key_of_function_[fn] : -1;
+    return key < 0 ? -1 : int(place_[size_t(key)]);
 }
 
 std::vector<uint8_t> HotspotTableModel::keysMatching(const std::vector<bool> &matches) const {

@@ -21,7 +21,7 @@ class HotspotTableModel : public CostModel {
     QModelIndex parent(const QModelIndex &child) const override;
     int rowCount(const QModelIndex &parent = {}) const override;
 
-    // The row of function fn; -1 if it has none.
+    // The row (as sorted) of function fn; -1 if it has none.
     int rowOfFunction(uint32_t fn) const;
 
     std::vector<uint8_t> keysMatching(const std::vector<bool> &function_matches) const override;
@@ -35,11 +35,16 @@ class HotspotTableModel : public CostModel {
     bool costsOf(quint64 key, const analysis::Cost **self, const analysis::Cost **total,
                  uint32_t *function) const override;
     DeltaInput deltaOf(quint64 key) const override;
+    void arrangeRows(const std::vector<double> *values, Qt::SortOrder order) override;
+    QModelIndex indexOfKey(quint64 key, int column) const override;
 
   private:
-    // The profile's rows (ProfileData::hotspots), or rows made here.
+    // The profile's rows (ProfileData::hotspots), or rows made here; a
+    // row's key is its index there.
     std::shared_ptr<const std::vector<analysis::HotspotRow>> rows_;
-    std::vector<int> row_of_function_;
+    std::vector<int> key_of_function_;
+    std::vector<uint32_t> order_; // the keys as sorted
+    std::vector<uint32_t> place_; // per key, its row in order_
 };
 
 } // namespace cpcprof::gui

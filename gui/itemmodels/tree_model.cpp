@@ -5,6 +5,8 @@
 
 #include <QFont>
 
+#include <algorithm>
+
 namespace cpcprof::gui {
 
 CostTreeModel::CostTreeModel(QObject *parent) : CostModel(parent) {}
@@ -12,7 +14,41 @@ CostTreeModel::CostTreeModel(QObject *parent) : CostModel(parent) {}
 void CostTreeModel::setTree(CostTree tree) {
     resetProfile(tree.profile);
     tree_ = std::move(tree);
+    first_.clear(); // arranged anew
+    arrangeBySort();
     endResetModel();
+}
+
+void CostTreeModel::arrangeRows(const std::vector<double> *values, Qt::SortOrder order) {
+    const size_t n = tree_.size();
+    if (first_.size() != n + 1) { // a new tree: its children as made
+        first_.assign(n + 1, 0);
+        kids_.clear();
+        kids_.reserve(n > 0 ? n - 1 : 0);
+        for (uint32_t v = 0; v < n; ++v) {
+            const std::vector<uint32_t> &children = tree_.node(v).children;
+            kids_.insert(kids_.end(), children.begin(), children.end());
+            first_[v + 1] = uint32_t(kids_.size());
+        }
+    }
+    place_.assign(n, 0);
+    for (uint32_t v = 0; v < n; ++v) {
+        uint32_t *begin = kids_.data() + first_[v], *end = kids_.data() + first_[v + 1];
+        if (end - begin > 1) {
+            if (values)
+                orderKeys(begin, end, *values, order);
+            else // as made: a node's children are made in the order of their ids
+                std::sort(begin, end);
+        }
+        for (uint32_t *k = begin; k != end; ++k)
+            place_[*k] = uint32_t(k - begin);
+    }
+}
+
+QModelIndex CostTreeModel::indexOfKey(quint64 key, int column) const {
+    if (key == 0 || key >= place_.size())
+        return {};
+    return createIndex(int(place_[key]), column, quintptr(key));
 }
 
 QModelIndex CostTreeModel::index(int row, int column, const QModelIndex &parent) const {
@@ -20,9 +56,9 @@ QModelIndex CostTreeModel::index(int row, int column, const QModelIndex &parent)
         (parent.isValid() && parent.column() != 0))
         return {};
     uint32_t p = parent.isValid() ? nodeOf(parent) : 0;
-    if (size_t(row) >= tree_.child_count(p))
+    if (size_t(p) + 1 >= first_.size() || uint32_t(row) >= first_[p + 1] - first_[p])
         return {};
-    return createIndex(row, column, quintptr(tree_.child(p, size_t(row))));
+    return createIndex(row, column, quintptr(kids_[first_[p] + uint32_t(row)]));
 }
 
 QModelIndex CostTreeModel::parent(const QModelIndex &child) const {
@@ -34,7 +70,7 @@ QModelIndex CostTreeModel::parent(const QModelIndex &child) const {
     uint32_t p = tree_.node(n).parent;
     if (p == 0)
         return {};
-    return createIndex(int(tree_.row[p]), 0, quintptr(p));
+    return createIndex(int(place_[p]), 0, quintptr(p));
 }
 
 int CostTreeModel::rowCount(const QModelIndex &parent) const {
@@ -55,9 +91,7 @@ QVariant CostTreeModel::data(const QModelIndex &index, int role) const {
 }
 
 QModelIndex CostTreeModel::indexOfNode(uint32_t n) const {
-    if (n == 0 || n >= tree_.size())
-        return {};
-    return createIndex(int(tree_.row[n]), 0, quintptr(n));
+    return indexOfKey(n, 0);
 }
 
 std::vector<uint8_t> CostTreeModel::keysMatching(const std::vector<bool> &function_matches) const {

@@ -35,9 +35,14 @@ class CostTreeModel : public CostModel {
     bool costsOf(quint64 key, const analysis::Cost **self, const analysis::Cost **total,
                  uint32_t *function) const override;
     DeltaInput deltaOf(quint64 key) const override;
+    void arrangeRows(const std::vector<double> *values, Qt::SortOrder order) override;
+    QModelIndex indexOfKey(quint64 key, int column) const override;
 
   private:
     CostTree tree_;
+    // Node n's children as sorted: kids_[first_[n] .. first_[n + 1]); the
+    // row of node n among its siblings: place_[n].
+    std::vector<uint32_t> kids_, first_, place_;
 };
 
 } // namespace cpcprof::gui

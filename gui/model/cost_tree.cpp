@@ -11,11 +11,6 @@ CostTree make(const ProfilePtr &profile, std::shared_ptr<const CallTree> tree) {
     CostTree t;
     t.profile = profile;
     t.tree = std::move(tree);
-    const auto &nodes = t.tree->nodes();
-    t.row.assign(nodes.size(), 0);
-    for (const auto &n : nodes)
-        for (size_t i = 0; i < n.children.size(); ++i)
-            t.row[n.children[i]] = uint32_t(i);
     return t;
 }
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// A call tree ready for the views, without Qt: storage's CallTree (nodes
-// merged by function, self and total cost of every event per node) and
-// what an item model needs besides, each node's row among its siblings.
-// Immutable once made; shared between threads by pointer.
+// A call tree ready for the views, without Qt: the analysis CallTree
+// (nodes merged by function, self and total cost of every event per node)
+// with the profile that names its functions.  Immutable once made; shared
+// between threads by pointer.
 //
 //   CostTree t = top_down_tree(profile);      // shares profile's tree
 //   t.node(t.child(0, 0)).total.values[e];     // first root's total
@@ -26,7 +26,6 @@ struct CostTree {
     // Keeps the profile (and so the Query that names functions) alive.
     ProfilePtr profile;
     std::shared_ptr<const analysis::CallTree> tree; // nullptr: none (see error)
-    std::vector<uint32_t> row;                      // per node: index in its parent's children
     std::string error; // why there is no tree (TooLarge, no such function)
     // While comparing: a callers or callees tree's call paths matched in
     // the base (match_function_tree); nullptr otherwise.
