@@ -19,8 +19,9 @@
 // one (many deep stacks: recursion) through the suffixes, both bounded.
 #include "profiler/analysis/query.h"
 
+#include "base/flat_map.h"
+
 #include <string>
-#include <unordered_map>
 
 namespace cpcprof::analysis {
 
@@ -52,16 +53,17 @@ class Reversed {
 
     uint32_t path_child(uint32_t parent, const PathFrame &f) {
         uint64_t key = uint64_t(parent) << 33 | uint64_t(f.function) << 1 | (f.inlined ? 1 : 0);
-        auto [it, fresh] = index_.try_emplace(key, uint32_t(paths_.size()));
-        if (fresh) {
-            PathNode n{parent, f, paths_[parent].depth + 1, kNone, kNone, f};
-            if (parent != 0)
-                n.first = paths_[parent].first;
-            if (paths_.size() >= kMaxPaths)
-                throw TooLarge(too_large(what_));
-            paths_.push_back(n);
-        }
-        return it->second;
+        if (const uint32_t *hit = index_.find(key))
+            return *hit;
+        PathNode n{parent, f, paths_[parent].depth + 1, kNone, kNone, f};
+        if (parent != 0)
+            n.first = paths_[parent].first;
+        if (paths_.size() >= kMaxPaths)
+            throw TooLarge(too_large(what_));
+        const uint32_t id = uint32_t(paths_.size());
+        paths_.push_back(n);
+        index_.insert(key, id);
+        return id;
     }
 
     // The reversed tree's node for path p, made in tree t with what leads to it.
@@ -105,7 +107,7 @@ class Reversed {
 
     const char *what_;
     std::vector<PathNode> paths_{PathNode{0, {}, 0, 0, 0, {}}}; // [0]: the empty path
-    std::unordered_map<uint64_t, uint32_t> index_;
+    base::FlatMap index_; // (parent << 33 | function << 1 | inlined) -> path
     std::vector<uint32_t> todo_, up_;
 };
 
@@ -131,21 +133,22 @@ class TreeBuilder {
         if (collapse_ && parent != 0 && nodes_[parent].function == frame.function)
             return parent;
         uint64_t key = uint64_t(parent) << 32 | frame.function;
-        auto [it, fresh] = index_.try_emplace(key, uint32_t(nodes_.size()));
-        if (fresh) {
-            Node n;
-            n.parent = parent;
-            n.function = frame.function;
-            n.depth = nodes_[parent].depth + 1;
-            n.inlined = frame.inlined;
-            n.self.values.assign(nevents_, 0);
-            n.total.values.assign(nevents_, 0);
-            nodes_.push_back(std::move(n));
-            nodes_[parent].children.push_back(it->second);
-        } else {
-            nodes_[it->second].inlined = nodes_[it->second].inlined && frame.inlined;
+        if (const uint32_t *hit = index_.find(key)) {
+            nodes_[*hit].inlined = nodes_[*hit].inlined && frame.inlined;
+            return *hit;
         }
-        return it->second;
+        const uint32_t id = uint32_t(nodes_.size());
+        Node n;
+        n.parent = parent;
+        n.function = frame.function;
+        n.depth = nodes_[parent].depth + 1;
+        n.inlined = frame.inlined;
+        n.self.values.assign(nevents_, 0);
+        n.total.values.assign(nevents_, 0);
+        nodes_.push_back(std::move(n));
+        nodes_[parent].children.push_back(id);
+        index_.insert(key, id);
+        return id;
     }
 
     // The node of frame node v's path read from v to the root, made.
@@ -170,7 +173,7 @@ class TreeBuilder {
     size_t nevents_;
     bool collapse_ = false;
     std::vector<Node> nodes_;
-    std::unordered_map<uint64_t, uint32_t> index_; // (parent << 32 | function) -> node
+    base::FlatMap index_; // (parent << 32 | function) -> node
 };
 
 } // namespace
