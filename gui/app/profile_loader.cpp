@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "gui/app/profile_loader.h"
 
+#include <QThreadPool>
+
 #include <string>
 
 namespace cpcprof::gui {
@@ -11,6 +13,13 @@ struct LoadResult {
     ProfilePtr profile;
     std::string error;
 };
+
+// Profiles (and those filtered from them) are freed in the global pool,
+// not where their last reference goes, often the GUI thread: ~100 ms for
+// a 1 M-sample profile.  QCoreApplication's destructor waits for the pool.
+void dispose_in_pool(ProfileData *p) {
+    QThreadPool::globalInstance()->start([p] { delete p; });
+}
 
 } // namespace
 
@@ -34,7 +43,7 @@ void ProfileLoader::load(const QString &path) {
     jobs_.run(
         [path = path.toStdString(), cancel = cancel_]() {
             LoadResult r;
-            r.profile = load_profile(path, *cancel, &r.error);
+            r.profile = load_profile(path, *cancel, &r.error, dispose_in_pool);
             return r;
         },
         [this](LoadResult r) {

@@ -7,9 +7,32 @@
 
 namespace cpcprof::gui {
 
+namespace {
+
+struct Dispose {
+    Disposer dispose;
+    void operator()(ProfileData *p) const {
+        if (dispose)
+            dispose(p);
+        else
+            delete p;
+    }
+};
+
+} // namespace
+
+std::shared_ptr<ProfileData> new_profile_data(Disposer dispose) {
+    return std::shared_ptr<ProfileData>(new ProfileData, Dispose{std::move(dispose)});
+}
+
+Disposer disposer_of(const ProfilePtr &p) {
+    const Dispose *d = std::get_deleter<Dispose>(p);
+    return d ? d->dispose : Disposer{};
+}
+
 ProfilePtr load_profile(const std::string &path, const std::atomic<bool> &cancel,
-                        std::string *error) {
-    auto data = std::make_shared<ProfileData>();
+                        std::string *error, Disposer dispose) {
+    auto data = new_profile_data(std::move(dispose));
     data->path = path;
     analysis::QueryOptions options;
     options.keep_samples = true;

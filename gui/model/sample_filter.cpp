@@ -125,7 +125,7 @@ ProfilePtr filter_profile(const ProfilePtr &loaded, const std::vector<FilterStep
         *error = loaded->path + ": the profile was loaded without its samples";
         return nullptr;
     }
-    auto data = std::make_shared<ProfileData>();
+    auto data = new_profile_data(disposer_of(loaded));
     data->path = loaded->path;
     SampleTest test(q, steps);
     analysis::QueryFilter described = as_query_filter(steps).value_or(analysis::QueryFilter{});

@@ -216,6 +216,35 @@ TEST_F(Filters, NoStepsKeepEverything) {
     EXPECT_EQ(describe(FilterStep{}), "all samples");
 }
 
+// A profile loaded with a disposer is freed by it, where its last
+// reference goes; so is every profile filtered from it (the viewer frees
+// them off its GUI thread).
+TEST_F(Filters, ProfilesAreFreedByTheDisposerTheyWereLoadedWith) {
+    std::vector<ProfileData *> freed;
+    Disposer dispose = [&](ProfileData *p) {
+        freed.push_back(p);
+        delete p;
+    };
+    std::atomic<bool> cancel{false};
+    std::string error;
+    ProfilePtr loaded = load_profile(profile->path, cancel, &error, dispose);
+    ASSERT_TRUE(loaded) << error;
+    EXPECT_TRUE(disposer_of(loaded));
+    EXPECT_FALSE(disposer_of(profile)) << "loaded without one";
+    FilterStep s;
+    s.only = {{100, 101}};
+    ProfilePtr narrowed = filter_profile(loaded, {s}, cancel, &error);
+    ASSERT_TRUE(narrowed) << error;
+    const ProfileData *a = loaded.get(), *b = narrowed.get();
+    EXPECT_TRUE(freed.empty());
+    narrowed.reset();
+    ASSERT_EQ(freed.size(), 1u);
+    EXPECT_EQ(freed[0], b);
+    loaded.reset();
+    ASSERT_EQ(freed.size(), 2u);
+    EXPECT_EQ(freed[1], a);
+}
+
 TEST_F(Filters, DescribeNamesEveryPart) {
     FilterStep s;
     s.time = TimeRange{250'000'000, 1'500'000'000};
