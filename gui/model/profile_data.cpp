@@ -4,6 +4,7 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <future>
 
 namespace cpcprof::gui {
 
@@ -39,32 +40,39 @@ ProfilePtr load_profile(const std::string &path, const std::atomic<bool> &cancel
     data->query = analysis::Query::open(path, {}, error, options);
     if (!data->query)
         return nullptr;
-    if (!build_views(*data, cancel, error))
-        return nullptr;
-    data->name_rank = name_ranks(*data->query);
-    return data;
+    // Beside the views' two lanes (the machine may have more cores).
+    auto names = std::async(std::launch::async, [&] { return name_ranks(*data->query); });
+    bool built = build_views(*data, cancel, error);
+    data->name_rank = names.get();
+    return built ? data : nullptr;
 }
 
 bool build_views(ProfileData &data, const std::atomic<bool> &cancel, std::string *error) {
-    auto cancelled = [&] {
-        if (cancel)
-            *error = "cancelled";
-        return bool(cancel);
-    };
-    if (cancelled())
+    if (cancel) {
+        *error = "cancelled";
         return false;
-    data.top_down = analysis::CallTree::top_down(*data.query, true);
-    if (cancelled())
-        return false;
-    data.hotspots = analysis::hotspot_rows(*data.query, analysis::GroupBy::function);
-    if (cancelled())
-        return false;
-    try {
-        data.bottom_up = analysis::CallTree::bottom_up(*data.query, true);
-    } catch (const analysis::TooLarge &e) {
-        data.bottom_up_error = e.what();
     }
-    return !cancelled();
+    // Two lanes, each reading the Query alone: the bottom-up tree, the
+    // largest (225,001 nodes for the synthetic 1 M-sample profile), on a
+    // thread of its own; the top-down tree and the hotspot rows here.
+    auto bottom_up = std::async(std::launch::async, [&] {
+        if (cancel)
+            return;
+        try {
+            data.bottom_up = analysis::CallTree::bottom_up(*data.query, true);
+        } catch (const analysis::TooLarge &e) {
+            data.bottom_up_error = e.what();
+        }
+    });
+    data.top_down = analysis::CallTree::top_down(*data.query, true);
+    if (!cancel)
+        data.hotspots = analysis::hotspot_rows(*data.query, analysis::GroupBy::function);
+    bottom_up.get();
+    if (cancel) {
+        *error = "cancelled";
+        return false;
+    }
+    return true;
 }
 
 std::vector<uint32_t> name_ranks(const analysis::Query &q) {

@@ -58,8 +58,9 @@ ProfilePtr load_profile(const std::string &path, const std::atomic<bool> &cancel
                         std::string *error, Disposer dispose = {});
 
 // Builds data's trees and hotspot rows from data.query, as load_profile
-// does.  false with *error = "cancelled" when cancel became true between
-// two steps.
+// does, on two threads (Query is immutable: readers on several threads
+// are fine).  false with *error = "cancelled" when cancel became true
+// between two steps.
 bool build_views(ProfileData &data, const std::atomic<bool> &cancel, std::string *error);
 
 // ProfileData::name_rank of q's functions.
