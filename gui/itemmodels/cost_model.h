@@ -11,10 +11,12 @@
 #include "gui/model/cost_columns.h"
 #include "gui/model/diff_data.h"
 #include "gui/model/profile_data.h"
+#include "gui/model/row_order.h"
 
 #include <QAbstractItemModel>
 #include <QStringList>
 
+#include <optional>
 #include <vector>
 
 namespace cpcprof::gui {
@@ -83,9 +85,15 @@ class CostModel : public QAbstractItemModel {
     // Starts a reset; call arrangeBySort() and endResetModel() when the
     // rows are in place.
     void resetProfile(ProfilePtr profile);
-    // Puts the rows of every parent in the order of values (per key;
-    // nullptr: as made), without signals (sortBy and resets send them).
-    virtual void arrangeRows(const std::vector<double> *values, Qt::SortOrder order) = 0;
+    // Puts the rows of every parent in the order of column (-1: as made),
+    // without signals (sortBy and resets send them): by sortValues(column)
+    // through orderKeys, or by a RowOrder the profile came with where
+    // defaultOrder says it is the same.
+    virtual void arrangeRows(int column, Qt::SortOrder order) = 0;
+    // Whether a sort by column in order is one that a RowOrder of the
+    // profile gives (gui/model/row_order.h): the first event's self or
+    // total, descending; which.
+    std::optional<CostKind> defaultOrder(int column, Qt::SortOrder order) const;
     // The index of key's row in column, as arranged.
     virtual QModelIndex indexOfKey(quint64 key, int column) const = 0;
     // arrangeRows by the kept sort.

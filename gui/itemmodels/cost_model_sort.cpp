@@ -28,13 +28,18 @@ void CostModel::sortBy(int column, Qt::SortOrder order) {
 }
 
 void CostModel::arrangeBySort() {
-    if (sort_column_ >= 0 && sort_column_ < columnCount()) {
-        const std::vector<double> values = sortValues(sort_column_);
-        arrangeRows(&values, sort_order_);
-    } else {
-        arrangeRows(nullptr, sort_order_);
-    }
+    arrangeRows(sort_column_ >= 0 && sort_column_ < columnCount() ? sort_column_ : -1, sort_order_);
     arranged_ = true;
+}
+
+std::optional<CostKind> CostModel::defaultOrder(int column, Qt::SortOrder order) const {
+    if (order != Qt::DescendingOrder || column < 0)
+        return std::nullopt;
+    if (column == eventColumn(0, CostColumn::Kind::Self))
+        return CostKind::self;
+    if (column == eventColumn(0, CostColumn::Kind::Total))
+        return CostKind::total;
+    return std::nullopt;
 }
 
 void CostModel::orderKeys(uint32_t *first, uint32_t *last, const std::vector<double> &values,

@@ -27,12 +27,21 @@ void HotspotTableModel::setProfile(ProfilePtr profile) {
     endResetModel();
 }
 
-void HotspotTableModel::arrangeRows(const std::vector<double> *values, Qt::SortOrder order) {
-    order_.resize(rows_->size());
-    for (uint32_t k = 0; k < order_.size(); ++k)
-        order_[k] = k;
-    if (values)
-        orderKeys(order_.data(), order_.data() + order_.size(), *values, order);
+void HotspotTableModel::arrangeRows(int column, Qt::SortOrder order) {
+    const ProfilePtr &p = profile();
+    const std::optional<CostKind> kind = defaultOrder(column, order);
+    const std::optional<RowOrder> *made = nullptr; // made with the profile's rows
+    if (kind && p && p->hotspots && rows_.get() == &*p->hotspots)
+        made = *kind == CostKind::self ? &p->hotspots_by_self : &p->hotspots_by_total;
+    if (made && *made && (*made)->items.size() == rows_->size()) {
+        order_ = (*made)->items;
+    } else {
+        order_.resize(rows_->size());
+        for (uint32_t k = 0; k < order_.size(); ++k)
+            order_[k] = k;
+        if (column >= 0)
+            orderKeys(order_.data(), order_.data() + order_.size(), sortValues(column), order);
+    }
     place_.resize(order_.size());
     for (uint32_t r = 0; r < order_.size(); ++r)
         place_[order_[r]] = r;

@@ -35,7 +35,7 @@ class HotspotTableModel : public CostModel {
     bool costsOf(quint64 key, const analysis::Cost **self, const analysis::Cost **total,
                  uint32_t *function) const override;
     DeltaInput deltaOf(quint64 key) const override;
-    void arrangeRows(const std::vector<double> *values, Qt::SortOrder order) override;
+    void arrangeRows(int column, Qt::SortOrder order) override;
     QModelIndex indexOfKey(quint64 key, int column) const override;
 
   private:

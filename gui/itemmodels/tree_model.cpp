@@ -19,30 +19,45 @@ void CostTreeModel::setTree(CostTree tree) {
     endResetModel();
 }
 
-void CostTreeModel::arrangeRows(const std::vector<double> *values, Qt::SortOrder order) {
+void CostTreeModel::arrangeRows(int column, Qt::SortOrder order) {
     const size_t n = tree_.size();
-    if (first_.size() != n + 1) { // a new tree: its children as made
-        first_.assign(n + 1, 0);
-        kids_.clear();
-        kids_.reserve(n > 0 ? n - 1 : 0);
-        for (uint32_t v = 0; v < n; ++v) {
-            const std::vector<uint32_t> &children = tree_.node(v).children;
-            kids_.insert(kids_.end(), children.begin(), children.end());
-            first_[v + 1] = uint32_t(kids_.size());
-        }
+    const ProfilePtr &p = profile();
+    const std::optional<RowOrder> *made = nullptr; // made with the profile's tree
+    if (defaultOrder(column, order) == CostKind::total && p && tree_.tree) {
+        if (p->top_down && tree_.tree.get() == &*p->top_down)
+            made = &p->top_down_order;
+        else if (p->bottom_up && tree_.tree.get() == &*p->bottom_up)
+            made = &p->bottom_up_order;
     }
-    place_.assign(n, 0);
-    for (uint32_t v = 0; v < n; ++v) {
-        uint32_t *begin = kids_.data() + first_[v], *end = kids_.data() + first_[v + 1];
-        if (end - begin > 1) {
-            if (values)
-                orderKeys(begin, end, *values, order);
+    if (made && *made && (*made)->first.size() == n + 1) {
+        kids_ = (*made)->items;
+        first_ = (*made)->first;
+    } else {
+        if (first_.size() != n + 1) { // a new tree: its children as made
+            first_.assign(n + 1, 0);
+            kids_.clear();
+            kids_.reserve(n > 0 ? n - 1 : 0);
+            for (uint32_t v = 0; v < n; ++v) {
+                const std::vector<uint32_t> &children = tree_.node(v).children;
+                kids_.insert(kids_.end(), children.begin(), children.end());
+                first_[v + 1] = uint32_t(kids_.size());
+            }
+        }
+        const std::vector<double> values = column >= 0 ? sortValues(column) : std::vector<double>{};
+        for (uint32_t v = 0; v < n; ++v) {
+            uint32_t *begin = kids_.data() + first_[v], *end = kids_.data() + first_[v + 1];
+            if (end - begin < 2)
+                continue;
+            if (column >= 0)
+                orderKeys(begin, end, values, order);
             else // as made: a node's children are made in the order of their ids
                 std::sort(begin, end);
         }
-        for (uint32_t *k = begin; k != end; ++k)
-            place_[*k] = uint32_t(k - begin);
     }
+    place_.assign(n, 0);
+    for (uint32_t v = 0; v < n; ++v)
+        for (uint32_t i = first_[v]; i < first_[v + 1]; ++i)
+            place_[kids_[i]] = i - first_[v];
 }
 
 QModelIndex CostTreeModel::indexOfKey(quint64 key, int column) const {

@@ -60,13 +60,18 @@ bool build_views(ProfileData &data, const std::atomic<bool> &cancel, std::string
             return;
         try {
             data.bottom_up = analysis::CallTree::bottom_up(*data.query, true);
+            data.bottom_up_order = tree_order(*data.bottom_up, CostKind::total);
         } catch (const analysis::TooLarge &e) {
             data.bottom_up_error = e.what();
         }
     });
     data.top_down = analysis::CallTree::top_down(*data.query, true);
-    if (!cancel)
+    data.top_down_order = tree_order(*data.top_down, CostKind::total);
+    if (!cancel) {
         data.hotspots = analysis::hotspot_rows(*data.query, analysis::GroupBy::function);
+        data.hotspots_by_self = table_order(*data.hotspots, CostKind::self);
+        data.hotspots_by_total = table_order(*data.hotspots, CostKind::total);
+    }
     bottom_up.get();
     if (cancel) {
         *error = "cancelled";

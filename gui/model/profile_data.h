@@ -4,6 +4,7 @@
 // views on any thread read it through a shared pointer without locks.
 #pragma once
 
+#include "gui/model/row_order.h"
 #include "profiler/analysis/hotspots.h"
 #include "profiler/analysis/query.h"
 
@@ -29,6 +30,10 @@ struct ProfileData {
     // that pages do not make them on the GUI thread; nothing in a
     // ProfileData made by other means (pages then make them).
     std::optional<std::vector<analysis::HotspotRow>> hotspots;
+    // The orders the pages first show these in (row_order.h), made with
+    // them: the trees' children by total, the hotspot rows by self and by
+    // total, of the first event.
+    std::optional<RowOrder> top_down_order, bottom_up_order, hotspots_by_self, hotspots_by_total;
     // Per function, its rank by name (case-insensitive, then index): the
     // order of a sort on the Function column, made by load_profile; empty
     // in a ProfileData made by other means (a model sorted by name then

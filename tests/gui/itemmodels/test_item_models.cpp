@@ -25,6 +25,8 @@
 #include <QThreadPool>
 #include <QTreeView>
 
+#include <atomic>
+
 namespace cpcprof::guitest {
 namespace {
 
@@ -263,6 +265,57 @@ TEST_F(Views, ModelsSortThemselvesAndKeepTheSortForTheNextProfile) {
     t.sortBy(t.eventColumn(0, CostColumn::Kind::Total), Qt::AscendingOrder);
     EXPECT_EQ(names(t), (QStringList{"c", "b", "a", "main"}));
     EXPECT_EQ(t.rowOfFunction(function_named("c")), 0);
+}
+
+// Every row of m under parent, depth first, as (key, parent's key).
+std::vector<std::pair<quint64, quint64>> rows_of(const QAbstractItemModel &m,
+                                                 const QModelIndex &parent = {}) {
+    std::vector<std::pair<quint64, quint64>> out;
+    for (int r = 0; r < m.rowCount(parent); ++r) {
+        QModelIndex i = m.index(r, 0, parent);
+        out.emplace_back(i.data(KeyRole).toULongLong(), parent.data(KeyRole).toULongLong());
+        auto below = rows_of(m, i);
+        out.insert(out.end(), below.begin(), below.end());
+    }
+    return out;
+}
+
+// The orders a profile comes with (made off the GUI thread) are the ones
+// the models would make themselves for the same sort.
+TEST_F(Views, OrdersMadeWithTheProfileAreTheModelsOwnSort) {
+    auto bare = new_profile_data({});
+    std::string error;
+    bare->query = analysis::Query::open(profile->path, {}, &error, {true});
+    ASSERT_TRUE(bare->query) << error;
+    std::atomic<bool> cancel{false};
+    ASSERT_TRUE(build_views(*bare, cancel, &error)) << error;
+    ASSERT_TRUE(bare->top_down_order && bare->hotspots_by_self);
+    bare->top_down_order.reset();
+    bare->bottom_up_order.reset();
+    bare->hotspots_by_self.reset();
+    bare->hotspots_by_total.reset();
+    ProfilePtr without = bare;
+    for (auto kind : {CostColumn::Kind::Self, CostColumn::Kind::Total}) {
+        HotspotTableModel made, sorted;
+        for (HotspotTableModel *m : {&made, &sorted})
+            m->sortBy(made.eventColumn(0, kind), Qt::DescendingOrder);
+        made.setProfile(profile);
+        sorted.setProfile(without);
+        ASSERT_EQ(made.columnCount(), sorted.columnCount());
+        EXPECT_EQ(rows_of(made), rows_of(sorted));
+        EXPECT_EQ(names(made), names(sorted));
+    }
+    for (auto make : {top_down_tree, bottom_up_tree}) {
+        CostTreeModel made, sorted;
+        made.setTree(make(profile));
+        const int total = made.eventColumn(0, CostColumn::Kind::Total);
+        made.setTree({});
+        for (CostTreeModel *m : {&made, &sorted})
+            m->sortBy(total, Qt::DescendingOrder);
+        made.setTree(make(profile));
+        sorted.setTree(make(without));
+        EXPECT_EQ(rows_of(made), rows_of(sorted));
+    }
 }
 
 TEST(CostDelegateBars, WidthFollowsShare) {
