@@ -20,34 +20,41 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <string_view>
+#include <unordered_set>
 
 namespace cpcprof::gui {
 
 namespace {
 
-// Colours per function: one hue per module, spread around the wheel by
+// The distinct modules of the functions, in the order of their names.
+std::vector<std::string_view> modules_of(const std::vector<analysis::FunctionInfo> &functions) {
+    std::unordered_set<std::string_view> seen;
+    const std::string *last = nullptr;
+    for (const analysis::FunctionInfo &f : functions) {
+        if (last && *last == f.module) // functions of a module mostly come together
+            continue;
+        seen.insert(f.module);
+        last = &f.module;
+    }
+    std::vector<std::string_view> out(seen.begin(), seen.end());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+// A function's colour: one hue per module, spread around the wheel by
 // the golden angle in the order of the modules' names (the same on every
 // run of the same program), pale enough for black text; each function a
 // shade of its module's hue.
-std::vector<QColor> function_colours(const std::vector<analysis::FunctionInfo> &functions) {
-    std::vector<std::string> modules;
-    modules.reserve(functions.size());
-    for (const analysis::FunctionInfo &f : functions)
-        modules.push_back(f.module);
-    std::sort(modules.begin(), modules.end());
-    modules.erase(std::unique(modules.begin(), modules.end()), modules.end());
-    std::vector<QColor> out;
-    out.reserve(functions.size());
-    for (const analysis::FunctionInfo &f : functions) {
-        auto m =
-            size_t(std::lower_bound(modules.begin(), modules.end(), f.module) - modules.begin());
-        int hue = int(std::lround(std::fmod(double(m) * 137.508, 360.0)));
-        size_t h = std::hash<std::string>{}(f.name);
-        int sat = 70 + int(h % 70); // shades of the hue
-        int val = 225 + int((h >> 8) % 31);
-        out.push_back(QColor::fromHsv(hue, sat, val));
-    }
-    return out;
+QColor function_colour(const analysis::FunctionInfo &f,
+                       const std::vector<std::string_view> &modules) {
+    auto m = size_t(std::lower_bound(modules.begin(), modules.end(), std::string_view(f.module)) -
+                    modules.begin());
+    int hue = int(std::lround(std::fmod(double(m) * 137.508, 360.0)));
+    size_t h = std::hash<std::string>{}(f.name);
+    int sat = 70 + int(h % 70); // shades of the hue
+    int val = 225 + int((h >> 8) % 31);
+    return QColor::fromHsv(hue, sat, val);
 }
 
 } // namespace
@@ -68,9 +75,14 @@ void FlameCanvas::setProfile(ProfilePtr profile) {
     collapsed_.reset();
     if (collapse_ && profile_)
         collapsed_ = analysis::CallTree::top_down(*profile_->query, true, true);
-    module_colour_.clear();
-    if (profile_)
-        module_colour_ = function_colours(profile_->query->functions());
+    // Colours are made as frames are drawn: for every function at once,
+    // 91,000 of them took the GUI thread 20 ms.
+    modules_.clear();
+    colours_.clear();
+    if (profile_) {
+        modules_ = modules_of(profile_->query->functions());
+        colours_.assign(profile_->query->functions().size(), QColor());
+    }
     if (inverted_ && (!profile_ || !profile_->bottom_up))
         inverted_ = false;
     relayout();
@@ -223,6 +235,13 @@ const FlameFrame *FlameCanvas::frameAt(QPointF pos) const {
     return nullptr;
 }
 
+const QColor &FlameCanvas::functionColour(uint32_t fn) const {
+    QColor &c = colours_[fn];
+    if (!c.isValid())
+        c = function_colour(profile_->query->functions()[fn], modules_);
+    return c;
+}
+
 QColor FlameCanvas::fillColour(uint32_t node) const {
     const analysis::CallTree *t = tree();
     if (!t || node >= t->nodes().size())
@@ -237,8 +256,8 @@ QColor FlameCanvas::fillColour(uint32_t node) const {
     }
     auto which = inverted_ ? DiffData::BottomUp : DiffData::TopDown;
     QColor c = diff() ? change_colour(frame_signal(*diff(), which, node, event_), largest_change_)
-               : n.function < module_colour_.size() ? module_colour_[n.function]
-                                                    : QColor(200, 200, 200);
+               : n.function < colours_.size() ? functionColour(n.function)
+                                              : QColor(200, 200, 200);
     if (n.inlined && !diff())
         c = c.lighter(125);
     if (searching) {

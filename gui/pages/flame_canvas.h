@@ -21,6 +21,7 @@
 
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <vector>
 
 namespace cpcprof::gui {
@@ -106,6 +107,7 @@ class FlameCanvas : public QWidget {
     const FlameFrame *neighbour(const FlameFrame &from, int key) const;
     void paintGraph(QPainter &p) const;
     const QBrush &brush(const QColor &c) const;
+    const QColor &functionColour(uint32_t fn) const;
 
     ProfilePtr profile_;
     int event_ = 0;
@@ -119,7 +121,10 @@ class FlameCanvas : public QWidget {
     DiffPtr diff_;
     double largest_change_ = 0; // of the frames laid out
     FlameLayout layout_;
-    std::vector<QColor> module_colour_; // per function
+    // The profile's modules (views of its functions' module paths), and
+    // per function its colour, made when first drawn (invalid until then).
+    std::vector<std::string_view> modules_;
+    mutable std::vector<QColor> colours_;
     mutable QHash<QRgb, QBrush> brushes_;
 };
 
