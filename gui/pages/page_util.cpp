@@ -16,6 +16,7 @@
 #include <QTreeView>
 
 #include <algorithm>
+#include <functional>
 
 namespace cpcprof::gui {
 
@@ -39,6 +40,26 @@ class DragWatch : public QObject {
             dragging = false;
         return false;
     }
+};
+
+// Set on a view whose columns are to be fitted when it is next shown.
+constexpr const char *kFitWhenShown = "cpcprofFitWhenShown";
+
+// Calls shown when the watched widget is shown (before it is painted).
+class ShowWatch : public QObject {
+  public:
+    ShowWatch(QObject *parent, std::function<void()> shown)
+        : QObject(parent), shown_(std::move(shown)) {}
+
+  protected:
+    bool eventFilter(QObject *, QEvent *e) override {
+        if (e->type() == QEvent::Show)
+            shown_();
+        return false;
+    }
+
+  private:
+    std::function<void()> shown_;
 };
 
 QString settingsKey(const QString &name, const QString &what, const QString &text) {
@@ -143,8 +164,22 @@ void setupCostView(QAbstractItemView *view, CostProxy *proxy, const QString &nam
     else if (auto *table = qobject_cast<QTableView *>(view))
         h = table->horizontalHeader();
     keepColumnChoices(h, name);
-    // After the rows are in (a new profile, new columns).
-    auto fit = [view, h, name] { fitColumns(view, h, name, true); };
+    // After the rows are in (a new profile, new columns); a view that is
+    // not shown (another page) when they come is fitted when it is: sizing
+    // every page's columns from their cells took the GUI thread 50-60 ms
+    // after each new profile.
+    auto fit = [view, h, name] {
+        if (view->isVisible())
+            fitColumns(view, h, name, true);
+        else
+            view->setProperty(kFitWhenShown, true);
+    };
+    view->installEventFilter(new ShowWatch(view, [view, h, name] {
+        if (view->property(kFitWhenShown).toBool()) {
+            view->setProperty(kFitWhenShown, false);
+            fitColumns(view, h, name, true);
+        }
+    }));
     QObject::connect(proxy, &QAbstractItemModel::modelReset, view,
                      [view, fit] { QTimer::singleShot(0, view, fit); });
     view->setItemDelegate(new CostDelegate(view));

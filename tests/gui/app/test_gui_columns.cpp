@@ -5,12 +5,14 @@
 // that the source keeps 60 characters, and the header's menu brings them
 // back.
 #include "tests/gui/app/gui_harness.h"
+#include "tests/support/folded_profile.h"
 
 #include "gui/app/main_window.h"
 #include "gui/itemmodels/source_models.h"
 #include "gui/pages/hotspots_page.h"
 #include "gui/pages/source_page.h"
 
+#include <QApplication>
 #include <QFontDatabase>
 #include <QFontMetrics>
 #include <QHeaderView>
@@ -178,6 +180,44 @@ TEST(GuiColumns, SourceKeepsSixtyCharactersWhenColumnsAreMany) {
     QObject::disconnect(conn);
     EXPECT_FALSE(h->isSectionHidden(section_named(h, "total:page-faults")));
     header_menu(h, "Show all, fitted to their contents"); // leave no choice behind
+}
+
+// A page not shown when a profile comes fits its columns when it is
+// shown: after a profile with small figures and then one with wide ones
+// (opened while the flame graph was in front), no cell of the Hotspots
+// page is clipped.
+TEST(GuiColumns, APageHiddenWhileAProfileCameFitsWhenShown) {
+    TempDir dir("cpcprof-gui-columns");
+    const std::vector<FoldedEvent> events = {{"task-clock", 1000}, {"page-faults", 0}};
+    std::string small =
+        make_folded_profile(dir.path(), {"main;f 1 1000 1"}, events, "small.cpcprof", "/opt/p");
+    std::string wide = make_folded_profile(
+        dir.path(), {"main;a_function_of_a_longer_name 3 1000 123456789012", "main;g 1 1000 1"},
+        events, "wide.cpcprof", "/opt/p");
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, small));
+    QHeaderView *h = hotspots_header(w); // shown, and fitted to the small figures
+    ASSERT_NE(h, nullptr);
+    QApplication::processEvents();
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    ASSERT_TRUE(open_and_wait(w, wide));
+    QApplication::processEvents();
+    h = hotspots_header(w);
+    QApplication::processEvents();
+    auto *view = qobject_cast<QTableView *>(h->parent());
+    ASSERT_NE(view, nullptr);
+    QAbstractItemModel *m = view->model();
+    ASSERT_EQ(m->rowCount(), 3); // main, the long one, g
+    QFontMetrics fm = view->fontMetrics();
+    for (int c = 1; c < m->columnCount(); ++c)
+        for (int r = 0; r < m->rowCount(); ++r) {
+            QString text = m->index(r, c).data().toString();
+            EXPECT_GE(h->sectionSize(c), fm.horizontalAdvance(text))
+                << m->headerData(c, Qt::Horizontal).toString().toStdString() << ": "
+                << text.toStdString();
+        }
 }
 
 } // namespace
