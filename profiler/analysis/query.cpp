@@ -25,6 +25,7 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
+#include <string_view>
 #include <unordered_set>
 
 namespace cpcprof::analysis {
@@ -84,7 +85,12 @@ struct Query::Impl {
     std::unordered_set<int64_t> modules_reached;
 
     std::vector<FunctionInfo> functions;
-    std::unordered_map<std::string, uint32_t> function_ids; // name '\0' module
+    // Functions by a hash of (name, module): the first function with that
+    // hash, and per function the next with the same hash (kNoFunction: none).
+    // No key strings: a map keyed by copies of name and module took two
+    // thirds of subset() and a tenth of open() on 91,000 functions.
+    base::FlatMap function_of_hash;
+    std::vector<uint32_t> same_hash_next;
 
     struct Stack {
         uint32_t leaf = 0; // frame node
@@ -104,15 +110,27 @@ struct Query::Impl {
 
     uint32_t function_id(const std::string &name, const std::string &module, bool has_symbols,
                          const std::string &file) {
-        std::string key = name;
-        key.push_back('\0');
-        key += module;
-        auto [it, fresh] = function_ids.try_emplace(std::move(key), uint32_t(functions.size()));
-        if (fresh)
-            functions.push_back({name, module, file, has_symbols});
-        else if (functions[it->second].file.empty() && !file.empty())
-            functions[it->second].file = file;
-        return it->second;
+        const std::hash<std::string_view> hash;
+        const uint64_t h = hash(name) * 0x9e3779b97f4a7c15ULL ^ hash(module);
+        uint32_t last = kNoFunction;
+        if (const uint32_t *hit = function_of_hash.find(h)) {
+            for (uint32_t f = *hit; f != kNoFunction; f = same_hash_next[f]) {
+                if (functions[f].name == name && functions[f].module == module) {
+                    if (functions[f].file.empty() && !file.empty())
+                        functions[f].file = file;
+                    return f;
+                }
+                last = f;
+            }
+        }
+        const uint32_t id = uint32_t(functions.size());
+        functions.push_back({name, module, file, has_symbols});
+        same_hash_next.push_back(kNoFunction);
+        if (last == kNoFunction)
+            function_of_hash.insert(h, id);
+        else
+            same_hash_next[last] = id;
+        return id;
     }
 
     // Each located node's own frames (its symbol chain, innermost first,
