@@ -34,7 +34,7 @@ CostColumns cost_columns(const analysis::Query &q) {
         c.columns.push_back(
             {CostColumn::Kind::DerivedTotal, 0, int(d), "total:" + n, "total:" + shown});
     }
-    c.totals = q.total().values;
+    c.totals.assign(q.total().values.begin(), q.total().values.end());
     c.totals.resize(events.size());
     for (const storage::EventInfo &e : events)
         c.time_event.push_back(analysis::is_time_event(e.name));

@@ -27,6 +27,7 @@
 // immutable after open(), so readers on several threads are fine.
 #pragma once
 
+#include "base/small_vector.h"
 #include "storage/reader.h"
 #include "storage/records.h"
 
@@ -96,8 +97,10 @@ struct PathFrame {
 // saturated sum is wrong only in files whose values are already absurd
 // (and refused by `cpcprof check`), never above 100 %.
 struct Cost {
+    // Up to four events without an allocation (base/small_vector.h).
+    using Values = base::SmallVector<uint64_t, 4>;
     uint64_t samples = 0;
-    std::vector<uint64_t> values; // one per event
+    Values values; // one per event
 
     void add(const Cost &other);
 };
