@@ -44,6 +44,10 @@ void CostDelegate::paint(QPainter *painter, const QStyleOptionViewItem &option,
     QStyle *style = w ? w->style() : QApplication::style();
     style->drawControl(QStyle::CE_ItemViewItem, &opt, painter, w);
     QRect bar = barRect(opt.rect, share.toDouble());
+    // On a selected row the text is drawn in the highlight's text colour
+    // (white), unreadable on a pale bar: the bar is a strip under it.
+    if (option.state & QStyle::State_Selected)
+        bar.setTop(bar.bottom() - 2);
     if (bar.width() > 0) {
         painter->save();
         painter->fillRect(bar, heatColour(share.toDouble()));

@@ -396,6 +396,14 @@ TEST_F(ProfileTest, CostCellsShowBarsOfTheirShare) {
     EXPECT_LT(QColor(hot).hueF(), QColor(warm).hueF()) << "the larger share is redder";
     // The cell reads the share first, then the value.
     EXPECT_TRUE(x.data().toString().startsWith("66.67 %")) << x.data().toString().toStdString();
+    // Selected, its text is the highlight's (white): the bar gives way to a
+    // strip under the text, the highlight behind it.
+    v->setCurrentIndex(x);
+    QCoreApplication::processEvents();
+    img = v->viewport()->grab().toImage();
+    QRect bar = CostDelegate::barRect(v->visualRect(x), 1.0);
+    EXPECT_NE(img.pixelColor(bar.left() + 2, bar.center().y()).rgb(), hot);
+    EXPECT_EQ(img.pixelColor(bar.left() + 2, bar.bottom()).rgb(), hot);
 }
 
 TEST_F(Views, BottomUpPageAndHotspotsPage) {
