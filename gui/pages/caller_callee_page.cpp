@@ -42,7 +42,11 @@ CallerCalleePage::CallerCalleePage(QWidget *parent)
     table_proxy_->setSourceModel(table_);
     callers_proxy_->setSourceModel(callers_);
     callees_proxy_->setSourceModel(callees_);
-    setupCostView(functions_, table_proxy_, "callerCalleeFunctions");
+    // Half a page wide: the functions' names and costs; module and
+    // location (the Hotspots page's) are a right click on the header away.
+    setupCostView(functions_, table_proxy_, "callerCalleeFunctions",
+                  {table_->headerData(1, Qt::Horizontal).toString(),
+                   table_->headerData(2, Qt::Horizontal).toString()});
     setupCostView(callers_view_, callers_proxy_, "callers");
     setupCostView(callees_view_, callees_proxy_, "callees");
 

@@ -44,6 +44,8 @@ class DragWatch : public QObject {
 
 // Set on a view whose columns are to be fitted when it is next shown.
 constexpr const char *kFitWhenShown = "cpcprofFitWhenShown";
+// A header's columns hidden until a person shows them (setupCostView).
+constexpr const char *kHiddenUnlessChosen = "cpcprofHiddenUnlessChosen";
 
 // Calls shown when the watched widget is shown (before it is painted).
 class ShowWatch : public QObject {
@@ -93,9 +95,10 @@ void fitColumns(QAbstractItemView *view, QHeaderView *header, const QString &nam
     header->setResizeContentsPrecision(200);
     header->setMinimumSectionSize(40);
     QSettings settings;
+    const QStringList hidden = header->property(kHiddenUnlessChosen).toStringList();
     for (int c = 1; c < header->count(); ++c) {
         const QString text = headerText(header, c);
-        header->setSectionHidden(c, columnChoice(name, text) == false);
+        header->setSectionHidden(c, !columnChoice(name, text).value_or(!hidden.contains(text)));
         header->setSectionResizeMode(c, QHeaderView::Interactive);
         int kept = settings.value(settingsKey(name, "width", text), -1).toInt();
         int want =
@@ -144,6 +147,8 @@ void keepColumnChoices(QHeaderView *header, const QString &name) {
             menu.addAction(QObject::tr("Show all, fitted to their contents"), header,
                            [header, name] {
                                QSettings().remove("columns/" + name);
+                               for (int c = 1; c < header->count(); ++c)
+                                   setChoice(name, headerText(header, c), true);
                                auto *view = qobject_cast<QAbstractItemView *>(header->parent());
                                for (int c = 0; c < header->count(); ++c)
                                    header->setSectionHidden(c, false);
@@ -155,7 +160,8 @@ void keepColumnChoices(QHeaderView *header, const QString &name) {
         });
 }
 
-void setupCostView(QAbstractItemView *view, CostProxy *proxy, const QString &name) {
+void setupCostView(QAbstractItemView *view, CostProxy *proxy, const QString &name,
+                   const QStringList &hidden) {
     view->setObjectName(name);
     view->setModel(proxy);
     QHeaderView *h = nullptr;
@@ -163,6 +169,7 @@ void setupCostView(QAbstractItemView *view, CostProxy *proxy, const QString &nam
         h = tree->header();
     else if (auto *table = qobject_cast<QTableView *>(view))
         h = table->horizontalHeader();
+    h->setProperty(kHiddenUnlessChosen, hidden);
     keepColumnChoices(h, name);
     // After the rows are in (a new profile, new columns); a view that is
     // not shown (another page) when they come is fitted when it is: sizing

@@ -10,6 +10,7 @@
 #include <QAbstractItemView>
 #include <QModelIndex>
 #include <QString>
+#include <QStringList>
 
 #include <cstdint>
 #include <functional>
@@ -27,8 +28,10 @@ class FilterBar;
 
 // Sorting on, the cost delegate on every column, uniform rows (trees);
 // columns fitted to their content after every reset, with the choices a
-// person made in the header's menu (keepColumnChoices) under name.
-void setupCostView(QAbstractItemView *view, CostProxy *proxy, const QString &name);
+// person made in the header's menu (keepColumnChoices) under name; the
+// columns headed by a text of hidden are hidden until a person shows them.
+void setupCostView(QAbstractItemView *view, CostProxy *proxy, const QString &name,
+                   const QStringList &hidden = {});
 
 // The columns a person hides or shows (the header's context menu: a check
 // box per column, and "Show all, fitted") and the widths they drag them

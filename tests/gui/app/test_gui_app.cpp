@@ -389,6 +389,57 @@ uint32_t function_of(const QModelIndex &i) {
     return i.data(gui::FunctionRole).toUInt();
 }
 
+// The Caller/Callee page's functions come sorted by total cost, the
+// header saying so; in their half of the page, module and location are
+// left out (the header's menu shows them), so that names and both costs
+// fit without a scroll bar (a page hidden while the profile came, shown
+// afterwards).
+TEST(GuiApp, CallerCalleeFunctionsAreSortedAndFitted) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    MainWindow w;
+    w.resize(1500, 950);
+    w.show();
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    ASSERT_TRUE(open_and_wait(w, demo_profile()));
+    QApplication::processEvents();
+    w.tabs()->setCurrentIndex(MainWindow::CallerCalleeTab);
+    auto *page = qobject_cast<gui::CallerCalleePage *>(w.tabs()->currentWidget());
+    ASSERT_NE(page, nullptr);
+    QTableView *v = page->functionsView();
+    QHeaderView *h = v->horizontalHeader();
+    QApplication::processEvents();
+    QAbstractItemModel *m = v->model();
+    int total = -1;
+    for (int c = 0; c < m->columnCount(); ++c)
+        if (m->headerData(c, Qt::Horizontal).toString() == "total:cpu-clock")
+            total = c;
+    ASSERT_GE(total, 0);
+    EXPECT_EQ(h->sortIndicatorSection(), total);
+    ASSERT_GE(m->rowCount(), 3);
+    for (int r = 1; r < m->rowCount(); ++r)
+        EXPECT_GE(m->index(r - 1, total).data(gui::SortRole).toDouble(),
+                  m->index(r, total).data(gui::SortRole).toDouble())
+            << r;
+    QFontMetrics fm = v->fontMetrics();
+    for (int r = 0; r < m->rowCount(); ++r)
+        for (int c = 1; c < m->columnCount(); ++c)
+            if (!h->isSectionHidden(c)) {
+                EXPECT_GE(h->sectionSize(c), fm.horizontalAdvance(m->index(r, c).data().toString()))
+                    << m->headerData(c, Qt::Horizontal).toString().toStdString();
+            }
+    EXPECT_EQ(h->sectionResizeMode(0), QHeaderView::Stretch);
+    for (int c = 1; c < m->columnCount(); ++c) {
+        QString text = m->headerData(c, Qt::Horizontal).toString();
+        EXPECT_EQ(h->isSectionHidden(c), text == "Module" || text == "Location")
+            << text.toStdString();
+    }
+    EXPECT_LE(h->length(), v->viewport()->width()) << "a horizontal scroll bar";
+    int longest = 0;
+    for (int r = 0; r < std::min(m->rowCount(), 20); ++r)
+        longest = std::max(longest, fm.horizontalAdvance(m->index(r, 0).data().toString()));
+    EXPECT_GE(h->sectionSize(0), std::min(longest, v->viewport()->width() / 3));
+}
+
 TEST(GuiApp, RowContextMenusShowTheFunctionElsewhereAndExpandTheTree) {
     SKIP_WITHOUT_DEMO_RECORDING();
     MainWindow w;
