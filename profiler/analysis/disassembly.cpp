@@ -5,6 +5,7 @@
 #include "symbolize/symbolizer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -82,6 +83,31 @@ bool parse_location(const std::string &s, std::string *file, uint32_t *line) {
 }
 
 } // namespace
+
+std::string rename_targets(const std::string &text, uint64_t start, uint64_t end) {
+    // "OPCODE  ADDR <NAME+0xOFF>" (or "# ADDR <NAME>" after a rip-relative
+    // operand): the hex address right before " <".
+    const size_t open = text.find(" <");
+    const size_t close = open == std::string::npos ? open : text.find('>', open);
+    if (close == std::string::npos)
+        return text;
+    size_t from = open;
+    while (from > 0 && std::isxdigit(static_cast<unsigned char>(text[from - 1])))
+        --from;
+    const std::string name = text.substr(open + 2, close - open - 2);
+    if (from == open)
+        return text;
+    const uint64_t target = std::strtoull(text.substr(from, open - from).c_str(), nullptr, 16);
+    std::string renamed;
+    if (target >= start && target < end) {
+        char rel[32];
+        std::snprintf(rel, sizeof rel, " <+0x%" PRIx64 ">", target - start);
+        renamed = rel;
+    } else if (name.find("+0x") == std::string::npos) {
+        renamed = " <" + name + ">";
+    }
+    return text.substr(0, open) + renamed + text.substr(close + 1);
+}
 
 std::vector<Instruction> parse_objdump(const std::string &text) {
     std::vector<Instruction> out;
@@ -221,8 +247,11 @@ Disassembly disassemble(const std::string &module, uint64_t offset) {
         d.end = d.instructions.back().address;
         d.instructions.pop_back();
     }
-    for (Instruction &i : d.instructions)
+    for (Instruction &i : d.instructions) {
         i.offset = i.address - uint64_t(*bias);
+        if (fde_extent)
+            i.text = rename_targets(i.text, d.start, d.end);
+    }
     if (d.instructions.empty())
         d.error = module + ": objdump showed no instructions for " + d.symbol;
     return d;

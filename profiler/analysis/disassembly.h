@@ -43,4 +43,12 @@ Disassembly disassemble(const std::string &module, uint64_t offset);
 // offsets are filled by the caller.
 std::vector<Instruction> parse_objdump(const std::string &text);
 
+// An instruction of a function known only by its call-frame extent
+// [start, end), its objdump text with the targets renamed: objdump names
+// a target after the nearest symbol before it, in a stripped file some
+// unrelated exported function ("jle 5af45d <_Py_read@@Base+0x79d>").  A
+// target inside the function becomes "<+0xOFFSET>" from its start, one
+// elsewhere keeps only an exact symbol ("<PyObject_Malloc@@Base>").
+std::string rename_targets(const std::string &text, uint64_t start, uint64_t end);
+
 } // namespace cpcprof::analysis

@@ -265,5 +265,25 @@ TEST(ObjdumpText, LinesAndInlinedCode) {
     EXPECT_TRUE(in[2].inlined_from.empty());
 }
 
+// In a function known by its call-frame extent [0x5af2d0, 0x5af8c0),
+// objdump's names of branch targets after unrelated exported symbols go:
+// a target inside is an offset from the function's start, one outside
+// keeps an exact symbol only.
+TEST(ObjdumpText, TargetsOfAFunctionWithoutSymbolAreRenamed) {
+    using cpcprof::analysis::rename_targets;
+    const uint64_t start = 0x5af2d0, end = 0x5af8c0;
+    EXPECT_EQ(rename_targets("jle    5af45d <_Py_read@@Base+0x79d>", start, end),
+              "jle    5af45d <+0x18d>");
+    EXPECT_EQ(rename_targets("je     45cc98 <Py_Finalize@@Base+0x3da2>", start, end),
+              "je     45cc98");
+    EXPECT_EQ(rename_targets("call   45d100 <PyObject_Malloc@@Base>", start, end),
+              "call   45d100 <PyObject_Malloc@@Base>");
+    EXPECT_EQ(rename_targets("mov    0x4ac659(%rip),%r14        # a5b980 <_PyRuntime@@Base+0x240>",
+                             start, end),
+              "mov    0x4ac659(%rip),%r14        # a5b980");
+    EXPECT_EQ(rename_targets("mov    %rdi,%r15", start, end), "mov    %rdi,%r15");
+    EXPECT_EQ(rename_targets("call   *%rax", start, end), "call   *%rax");
+}
+
 } // namespace
 } // namespace cpcprof::test
