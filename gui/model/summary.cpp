@@ -100,8 +100,8 @@ Summary make_summary(const ProfileData &profile, int event, size_t top) {
         s.symbols_fix = "The profile is not symbolized: run  cpcprof symbolize " + profile.path;
     } else {
         for (const Query::ModuleCost &m : q.modules_lacking_names()) {
-            char share[48];
-            std::snprintf(share, sizeof share, " (%.1f %% of samples)",
+            char share[64];
+            std::snprintf(share, sizeof share, " (on the stack of %.1f %% of the samples)",
                           100.0 * share_of(m.cost.samples, q.samples_kept()));
             s.modules_without_symbols.push_back(m.path + share);
         }

@@ -23,7 +23,7 @@ QString summary_html(const ProfileData &p, int event) {
     QString h = "<h2>Profile</h2><table cellspacing=2 cellpadding=2>";
     for (const SummaryLine &l : s.lines)
         h += "<tr><td><b>" + esc(l.label) + "</b></td><td>" + esc(l.value) + "</td></tr>";
-    h += "</table><h3>Modules without symbols</h3>";
+    h += "</table><h3>Modules with code no symbol names</h3>";
     if (s.modules_without_symbols.empty() && s.symbols_fix.empty())
         h += "<p>none</p>";
     if (!s.modules_without_symbols.empty()) {
