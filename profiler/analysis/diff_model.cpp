@@ -69,8 +69,8 @@ std::vector<int> event_map(const Query &q, const std::vector<std::string> &event
     return out;
 }
 
-SideInfo side_info(const Query &q, const std::string &file, const std::vector<int> &map) {
-    SideInfo s;
+RunInfo run_info(const Query &q, const std::string &file, const std::vector<int> &map) {
+    RunInfo s;
     s.file = file;
     s.samples = q.samples_kept();
     for (int i : map)
@@ -79,12 +79,33 @@ SideInfo side_info(const Query &q, const std::string &file, const std::vector<in
     return s;
 }
 
-// Adds q's functions into the side chosen by pick.  Functions that share
-// a key (one library at two paths in two processes) are summed.
+SideInfo side_info(const std::vector<ProfileRun> &runs, const std::vector<std::vector<int>> &maps,
+                   size_t events) {
+    SideInfo s;
+    s.totals.assign(events, 0);
+    s.seconds = 0.0;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        RunInfo run = run_info(*runs[r].query, runs[r].file, maps[r]);
+        if (r == 0)
+            s.file = run.file;
+        s.samples += run.samples;
+        for (size_t e = 0; e < events; ++e)
+            s.totals[e] += run.totals[e];
+        s.seconds =
+            s.seconds && run.seconds ? std::optional(*s.seconds + *run.seconds) : std::nullopt;
+        s.runs.push_back(std::move(run));
+    }
+    return s;
+}
+
+// Adds run `run` (of `runs`) of q's functions into the side chosen by
+// pick.  Functions that share a key (one library at two paths in two
+// processes) are summed.
 template <typename Pick>
-void add_functions(const Query &q, const std::vector<int> &map, std::map<Key, FunctionDiff> *out,
-                   Pick pick) {
+void add_functions(const Query &q, const std::vector<int> &map, size_t run, size_t runs,
+                   std::map<Key, FunctionDiff> *out, Pick pick) {
     const auto &fns = q.functions();
+    const size_t events = map.size();
     for (size_t f = 0; f < fns.size(); ++f) {
         const analysis::Cost &self = q.function_self()[f];
         const analysis::Cost &total = q.function_total()[f];
@@ -97,14 +118,19 @@ void add_functions(const Query &q, const std::vector<int> &map, std::map<Key, Fu
         SideCost &side = pick(d);
         if (!side.present) {
             side.present = true;
-            side.self.assign(map.size(), 0);
-            side.total.assign(map.size(), 0);
+            side.self.assign(events, 0);
+            side.total.assign(events, 0);
+            side.run_self.assign(runs * events, 0);
+            side.run_total.assign(runs * events, 0);
         }
         side.self_samples += self.samples;
         side.total_samples += total.samples;
-        for (size_t e = 0; e < map.size(); ++e) {
-            side.self[e] += self.values[size_t(map[e])];
-            side.total[e] += total.values[size_t(map[e])];
+        for (size_t e = 0; e < events; ++e) {
+            const uint64_t sv = self.values[size_t(map[e])], tv = total.values[size_t(map[e])];
+            side.self[e] += sv;
+            side.total[e] += tv;
+            side.run_self[run * events + e] += sv;
+            side.run_total[run * events + e] += tv;
         }
     }
 }
@@ -113,29 +139,48 @@ void add_functions(const Query &q, const std::vector<int> &map, std::map<Key, Fu
 
 Comparison compare(const Query &base, const std::string &base_file, const Query &now,
                    const std::string &new_file) {
+    return compare_runs({{&base, base_file}}, {{&now, new_file}});
+}
+
+Comparison compare_runs(const std::vector<ProfileRun> &base, const std::vector<ProfileRun> &now) {
     Comparison c;
     auto in = [](const Query &q, const std::string &name) {
         return std::any_of(q.events().begin(), q.events().end(),
                            [&](const storage::EventInfo &e) { return e.name == name; });
     };
-    for (const auto &e : base.events())
-        (in(now, e.name) ? c.events : c.only_base).push_back(e.name);
-    for (const auto &e : now.events())
-        if (!in(base, e.name))
+    auto in_all = [&](const std::vector<ProfileRun> &runs, const std::string &name) {
+        return std::all_of(runs.begin(), runs.end(),
+                           [&](const ProfileRun &r) { return in(*r.query, name); });
+    };
+    for (const auto &e : base[0].query->events())
+        (in_all(base, e.name) && in_all(now, e.name) ? c.events : c.only_base).push_back(e.name);
+    for (const auto &e : now[0].query->events())
+        if (!in_all(base, e.name) || !in_all(now, e.name))
             c.only_new.push_back(e.name);
 
-    std::vector<int> base_map = event_map(base, c.events), new_map = event_map(now, c.events);
-    c.base = side_info(base, base_file, base_map);
-    c.now = side_info(now, new_file, new_map);
+    std::vector<std::vector<int>> base_maps, new_maps;
+    for (const ProfileRun &r : base)
+        base_maps.push_back(event_map(*r.query, c.events));
+    for (const ProfileRun &r : now)
+        new_maps.push_back(event_map(*r.query, c.events));
+    c.base = side_info(base, base_maps, c.events.size());
+    c.now = side_info(now, new_maps, c.events.size());
 
     std::map<Key, FunctionDiff> fns;
-    add_functions(base, base_map, &fns, [](FunctionDiff &d) -> SideCost & { return d.base; });
-    add_functions(now, new_map, &fns, [](FunctionDiff &d) -> SideCost & { return d.now; });
+    for (size_t r = 0; r < base.size(); ++r)
+        add_functions(*base[r].query, base_maps[r], r, base.size(), &fns,
+                      [](FunctionDiff &d) -> SideCost & { return d.base; });
+    for (size_t r = 0; r < now.size(); ++r)
+        add_functions(*now[r].query, new_maps[r], r, now.size(), &fns,
+                      [](FunctionDiff &d) -> SideCost & { return d.now; });
+    const size_t events = c.events.size();
     for (auto &[key, d] : fns) {
-        for (SideCost *s : {&d.base, &d.now})
+        for (auto [s, runs] : {std::pair{&d.base, base.size()}, std::pair{&d.now, now.size()}})
             if (!s->present) {
-                s->self.assign(c.events.size(), 0);
-                s->total.assign(c.events.size(), 0);
+                s->self.assign(events, 0);
+                s->total.assign(events, 0);
+                s->run_self.assign(runs * events, 0);
+                s->run_total.assign(runs * events, 0);
             }
         c.functions.push_back(std::move(d));
     }

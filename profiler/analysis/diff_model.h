@@ -15,11 +15,15 @@
 
 namespace cpcprof::analysis {
 
-// A function's cost in one profile, per common event (Comparison::events).
+// A function's cost on one side, per common event (Comparison::events):
+// summed over the side's runs, and per run.
 struct SideCost {
-    bool present = false; // the profile has the function at all
+    bool present = false; // a profile of the side has the function at all
     uint64_t self_samples = 0, total_samples = 0;
     std::vector<uint64_t> self, total;
+    // Per run of the side (SideInfo::runs) and common event e, at
+    // [run * events + e]; 0 where that run lacks the function.
+    std::vector<uint64_t> run_self, run_total;
 };
 
 // One function of either profile.  module is the basename of the module's
@@ -34,11 +38,18 @@ struct FunctionDiff {
 };
 
 // One profile reduced to the common events.
-struct SideInfo {
+struct RunInfo {
     std::string file;
     uint64_t samples = 0;
     std::vector<uint64_t> totals;  // per common event: the kept samples' sum
     std::optional<double> seconds; // the time the kept samples cover; empty: unknown
+};
+
+// A side: one profile, or several runs of the same build.  file, samples,
+// totals and seconds are the runs' together (file: the first run's; seconds
+// empty when any run's is unknown).
+struct SideInfo : RunInfo {
+    std::vector<RunInfo> runs; // at least one
 };
 
 struct Comparison {
@@ -61,6 +72,15 @@ struct Comparison {
 // Events of both (by name), the functions of both, their costs.
 Comparison compare(const analysis::Query &base, const std::string &base_file,
                    const analysis::Query &now, const std::string &new_file);
+
+// The same for several runs a side: the common events are those every
+// profile has; each function's costs are summed over its side's runs and
+// kept per run (SideCost::run_self).
+struct ProfileRun {
+    const analysis::Query *query = nullptr;
+    std::string file;
+};
+Comparison compare_runs(const std::vector<ProfileRun> &base, const std::vector<ProfileRun> &now);
 
 // Orders functions by how much their self share of event e changed (the
 // largest change, up or down, first), then the total share's change, then

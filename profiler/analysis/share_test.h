@@ -11,9 +11,15 @@
 // an event's value are taken as shares of the samples that carry it (exact
 // for a fixed-period event, an approximation for counted ones).  The
 // viewer's comparison and `cpcprof diff` colour and gate by this one test.
+//
+// With several runs a side, what the runs measured varies more than the
+// samples of one run say (the machine, the scheduler, the program's own
+// variation): Welch's t-test on the runs' values (test_runs_change) takes
+// that spread from the runs themselves.
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 namespace cpcprof::analysis {
 
@@ -32,7 +38,34 @@ struct ShareTest {
 ShareTest test_share_change(double base_share, uint64_t base_samples, double new_share,
                             uint64_t new_samples, double confidence = kDefaultConfidence);
 
+// Welch's t-test of mean(now) - mean(base), each run's value one
+// observation (a share, or a time): t = d / se with se^2 = sA^2 / nA +
+// sB^2 / nB, Welch-Satterthwaite degrees of freedom, two-sided p-value
+// from Student's t, interval d +- t_q(df) se.  A side's variance is its
+// runs' sample variance, but never less than `floor` (the variance one
+// run's value has from its samples alone): two or three runs that happen
+// to agree, or a function seen once in every run, would otherwise read as
+// certain.  Needs two runs a side or more; with fewer nothing is
+// significant and the interval is unbounded.  When nothing varies at all
+// (se = 0), a difference of the means is significant and none is not.
+struct RunsTest {
+    double change = 0; // mean(now) - mean(base)
+    double low = 0, high = 0;
+    double p_value = 1;
+    double df = 0; // Welch-Satterthwaite degrees of freedom
+    bool significant = false;
+};
+struct VarianceFloor {
+    double base = 0, now = 0;
+};
+RunsTest test_runs_change(std::span<const double> base, std::span<const double> now,
+                          double confidence = kDefaultConfidence, VarianceFloor floor = {});
+
 // The standard normal quantile: P(Z <= x) = p, p in (0, 1).
 double normal_quantile(double p);
+// Student's t with df > 0 degrees of freedom (df need not be whole):
+// P(T <= x), and the x with P(T <= x) = p, p in (0, 1).
+double student_t_cdf(double x, double df);
+double student_t_quantile(double p, double df);
 
 } // namespace cpcprof::analysis
