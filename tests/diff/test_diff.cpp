@@ -252,13 +252,24 @@ TEST_F(DiffTest, TextTableRows) {
     RunResult r = diff({base, now});
     ASSERT_EQ(r.status, 0) << r.err;
     double b = 4 / kBaseSamples, n = 8 / kNewSamples;
-    EXPECT_EQ(words_of_line(r.out, "recurse"),
-              (std::vector<std::string>{pct(b), pct(n), pp((n - b) * 100), pct(b), pct(n),
-                                        pp((n - b) * 100), "recurse", "prog"}));
+    // Shares, change, its interval (two words) and verdict, for self and
+    // total; 11 and 20 samples tell nothing from noise.
+    std::vector<std::string> recurse = words_of_line(r.out, "recurse");
+    ASSERT_EQ(recurse.size(), 14u) << r.out;
+    for (size_t at : {0u, 6u}) {
+        EXPECT_EQ(recurse[at], pct(b));
+        EXPECT_EQ(recurse[at + 1], pct(n));
+        EXPECT_EQ(recurse[at + 2], pp((n - b) * 100));
+        EXPECT_EQ(recurse[at + 3].front(), '[');
+        EXPECT_EQ(recurse[at + 5], "noise");
+    }
+    EXPECT_EQ(recurse[12], "recurse");
+    EXPECT_EQ(recurse[13], "prog");
     std::vector<std::string> helper = words_of_line(r.out, "helper");
-    ASSERT_EQ(helper.size(), 9u) << r.out;
-    EXPECT_EQ(helper[6], "new");
-    EXPECT_EQ(words_of_line(r.out, "libx.so+0x500")[6], "gone");
+    ASSERT_EQ(helper.size(), 15u) << r.out;
+    EXPECT_EQ(helper[12], "new");
+    EXPECT_EQ(words_of_line(r.out, "libx.so+0x500")[12], "gone");
+    EXPECT_NE(r.out.find("two-proportion z-test"), std::string::npos) << r.out;
 
     r = diff({base, now, "--top", "2"});
     ASSERT_EQ(r.status, 0) << r.err;
@@ -294,10 +305,44 @@ TEST_F(DiffTest, SameSharesInALongerRunAreNoChange) {
     EXPECT_NEAR(sq["new"]["self_per_second"][0].get<double>(), 18e6 / 0.2, 1);
 }
 
-TEST_F(DiffTest, FailAboveIsTheGate) {
-    double recurse = (8 / kNewSamples - 4 / kBaseSamples) * 100; // +3.64
-    ASSERT_GT(recurse, 3);
+// The known profile's shape (square, recurse, libx.so) and NEW's, each
+// stack `scale` times: enough samples for the gate to tell the changes
+// from noise.
+Variant known_variant(int scale) {
+    Variant v;
+    v.prog = "/opt/prog";
+    v.stacks = {{kSquare, 6 * scale, 2},
+                {kRecurse, 4 * scale, 0},
+                {{kLib + 0x500, kProg + 0x1014}, scale, 5}};
+    v.end_ms = 50 * scale;
+    return v;
+}
+
+Variant new_variant(int scale) {
+    Variant v = new_variant();
+    for (Stack &s : v.stacks)
+        s.count *= scale;
+    v.end_ms *= scale;
+    return v;
+}
+
+// With 11 and 20 samples nothing is more than noise: the gate stays
+// shut however large the change.
+TEST_F(DiffTest, FailAboveIgnoresNoise) {
     RunResult r = diff({base, now, "--fail-above", "3"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("0 functions' self cost grew by more, beyond noise"), std::string::npos)
+        << r.out;
+}
+
+// 11,000 and 20,000 samples: recurse 36.36 % -> 40 % (+3.64, z = 6.3),
+// helper and tpl 0 -> 5 % (new), square and libx.so shrank.
+TEST_F(DiffTest, FailAboveIsTheGate) {
+    std::string big_base = dir.file("big-base.cpcprof"), big_new = dir.file("big-new.cpcprof");
+    write_variant(big_base, known_variant(1000));
+    write_variant(big_new, new_variant(1000));
+    double recurse = (0.4 - 4 / 11.0) * 100;
+    RunResult r = diff({big_base, big_new, "--fail-above", "3"});
     EXPECT_EQ(r.status, 3) << r.err;
     EXPECT_FALSE(words_of_line(r.out, "recurse").empty()) << "the table is still printed";
     // What grew, largest first: helper and tpl (+5 each, new), then recurse.
@@ -309,30 +354,112 @@ TEST_F(DiffTest, FailAboveIsTheGate) {
     EXPECT_LT(t, c);
     EXPECT_NE(r.err.find(pp(recurse)), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("square"), std::string::npos) << "square shrank:\n" << r.err;
+    EXPECT_EQ(words_of_line(r.out, "recurse")[5], "REGRESSION") << r.out;
+    EXPECT_EQ(words_of_line(r.out, "square")[5], "shrank") << r.out;
 
-    r = diff({base, now, "--fail-above", "4"});
+    r = diff({big_base, big_new, "--fail-above", "4"});
     EXPECT_EQ(r.status, 3) << r.err;
     EXPECT_EQ(r.err.find("recurse"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("helper"), std::string::npos) << r.err;
+    EXPECT_EQ(words_of_line(r.out, "recurse")[5], "grew") << r.out;
 
-    r = diff({base, now, "--fail-above", "5.5"});
+    r = diff({big_base, big_new, "--fail-above", "5.5"});
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.err.find("regression"), std::string::npos) << r.err;
 
-    json doc = diff_json({base, now, "--fail-above", "4"}, 3);
+    json doc = diff_json({big_base, big_new, "--fail-above", "4"}, 3);
     EXPECT_EQ(doc["fail_above"], 4);
+    EXPECT_EQ(doc["test"], "two-proportion z-test on one run a side");
+    EXPECT_EQ(doc["confidence"], 0.99);
     ASSERT_EQ(doc["regressions"].size(), 2u);
     EXPECT_EQ(doc["regressions"][0]["function"], "helper");
     EXPECT_NEAR(doc["regressions"][0]["self_points"].get<double>(), 5, 1e-6);
+    // helper: 1,000 of 20,000 against none: +5 +- 2.576 sqrt(0.05 0.95 / 20,000).
+    double half = 2.576 * std::sqrt(0.05 * 0.95 / 20000) * 100;
+    EXPECT_NEAR(doc["regressions"][0]["low"].get<double>(), 5 - half, 1e-3);
+    EXPECT_NEAR(doc["regressions"][0]["high"].get<double>(), 5 + half, 1e-3);
+    const json &rc = function(doc, "recurse")["self_change"][0];
+    EXPECT_EQ(rc["verdict"], "grew");
+    EXPECT_LT(rc["p_value"].get<double>(), 0.01);
+    EXPECT_LT(rc["low"].get<double>(), recurse);
+    EXPECT_GT(rc["high"].get<double>(), recurse);
 }
 
 TEST_F(DiffTest, EventChoosesWhatTheGateWatches) {
     // Page faults: square's self share went from 12/17 to 10/10 (+29.41).
-    RunResult r = diff({base, now, "--event", "page-faults", "--fail-above", "20"});
+    std::string big_base = dir.file("big-base.cpcprof"), big_new = dir.file("big-new.cpcprof");
+    write_variant(big_base, known_variant(1000));
+    write_variant(big_new, new_variant(1000));
+    RunResult r = diff({big_base, big_new, "--event", "page-faults", "--fail-above", "20"});
     EXPECT_EQ(r.status, 3) << r.err;
     EXPECT_NE(r.err.find("square"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("page-faults"), std::string::npos) << r.err;
-    EXPECT_EQ(diff({base, now, "--fail-above", "20"}).status, 0);
+    EXPECT_EQ(diff({big_base, big_new, "--fail-above", "20"}).status, 0);
+}
+
+// Three runs a side: recurse's share (34.0, 38.6, 36.4 % against 38.7,
+// 42.4, 40.6 %) grew by 4.3 points on average but varies from run to run
+// by about 2: Welch's test (t = 2.5 on 4 degrees of freedom) calls it
+// noise, where the samples of one run a side would gate; a real growth
+// (helper, 4.7 % in every new run) still gates.  The CI formats say the
+// same.
+TEST_F(DiffTest, SeveralRunsASideMeasureTheirSpread) {
+    std::vector<std::string> base_runs, new_runs;
+    const int recurse_base[3] = {3600, 4400, 4000}, recurse_new[3] = {4800, 5600, 5200};
+    for (int i = 0; i < 3; ++i) {
+        Variant b = known_variant(1000);
+        b.stacks[1].count = recurse_base[i];
+        base_runs.push_back(dir.file("b" + std::to_string(i) + ".cpcprof"));
+        write_variant(base_runs.back(), b);
+        Variant n = known_variant(1000);
+        n.stacks[1].count = recurse_new[i];
+        n.stacks.push_back({kHelper, 600, 0});
+        new_runs.push_back(dir.file("n" + std::to_string(i) + ".cpcprof"));
+        write_variant(new_runs.back(), n);
+    }
+    std::vector<std::string> args = base_runs;
+    args.push_back("--");
+    args.insert(args.end(), new_runs.begin(), new_runs.end());
+    std::string junit = dir.file("gate.xml"), markdown = dir.file("gate.md");
+    args.insert(args.end(), {"--fail-above", "2", "--junit", junit, "--markdown", markdown});
+    RunResult r = diff(args);
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_NE(r.out.find("3 runs (" + base_runs[0]), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Welch's t-test over runs"), std::string::npos) << r.out;
+    std::vector<std::string> recurse = words_of_line(r.out, "recurse");
+    ASSERT_EQ(recurse.size(), 14u) << r.out;
+    EXPECT_EQ(recurse[5], "noise") << r.out;
+    EXPECT_NE(r.err.find("helper"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("recurse"), std::string::npos) << r.err;
+    // The first runs alone: recurse 34.0 % -> 38.7 % of 10,600 and 12,400
+    // samples is a regression to the two-proportion test (z = 7.5).
+    r = diff({base_runs[0], new_runs[0], "--fail-above", "2"});
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_NE(r.err.find("recurse"), std::string::npos) << r.err;
+
+    std::string xml = read_file(junit);
+    EXPECT_NE(xml.find("<testsuite name=\"cpcprof diff cpu-clock\""), std::string::npos) << xml;
+    EXPECT_NE(xml.find("failures=\"1\""), std::string::npos) << xml;
+    std::regex failure("<testcase classname=\"[^\"]*\" name=\"helper \\(prog\\)\">\\s*<failure "
+                       "type=\"regression\" message=\"[^\"]*Welch");
+    EXPECT_TRUE(std::regex_search(xml, failure)) << xml;
+    EXPECT_NE(xml.find("name=\"recurse (prog)\">"), std::string::npos) << xml;
+    std::string md = read_file(markdown);
+    EXPECT_NE(md.find("**Regression**: 1 function grew"), std::string::npos) << md;
+    EXPECT_NE(md.find("| **regression** | helper | prog |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| *noise* | recurse | prog |"), std::string::npos) << md;
+}
+
+TEST_F(DiffTest, PartingDashesAreChecked) {
+    RunResult r = diff({base, "--", "--", now});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("give it once"), std::string::npos) << r.err;
+    r = diff({base, now, "--"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("NEW's after it"), std::string::npos) << r.err;
+    r = diff({base, now, "--confidence", "100"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--confidence"), std::string::npos) << r.err;
 }
 
 // The frame of the differential flame graph whose name is name at depth d
