@@ -162,8 +162,9 @@ std::string render_text(const TableInput &t) {
     if (t.gate.threshold)
         out += "# --fail-above " + analysis::fixed(*t.gate.threshold, 2) + ": " +
                std::to_string(t.grown.size()) +
-               (t.grown.size() == 1 ? " function's" : " functions'") +
-               " self cost grew by more, beyond noise\n";
+               (t.grown.size() == 1 ? " function's" : " functions'") + " self " +
+               (t.gate.metric == analysis::Metric::share ? "share" : "cost") +
+               " grew by more, beyond noise\n";
     return out;
 }
 

@@ -8,7 +8,14 @@
  * start and finish excluded), and
  *     cpu SECONDS
  * the CPU time the process (every thread of it, a profiler's own threads
- * in it included) spent over the same interval.  usage: fixed_work [SCALE]
+ * in it included) spent over the same interval.
+ *
+ *     usage: fixed_work [SCALE [EXTRA_PERCENT]]
+ *
+ * EXTRA_PERCENT > 0 adds a function, fw_injected, that spins on the CPU
+ * clock for that percentage of the CPU time each round of the work took
+ * (both threads): the run grows by EXTRA_PERCENT % of itself, all of it in
+ * one function, as a regression would (tests/bench/bench_gate.py).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -48,6 +55,20 @@ __attribute__((noinline)) double fw_compute(long n) {
 }
 
 static long g_scale = 1;
+static double g_extra_percent = 0;
+
+static double clock_s(clockid_t clock);
+
+__attribute__((noinline)) uint64_t fw_injected(double seconds) {
+    uint64_t x = 0;
+    double end = clock_s(CLOCK_THREAD_CPUTIME_ID) + seconds;
+    // The clock is read every ~50 us: reading a thread's CPU clock is a
+    // system call, which a user-mode sampler would not see.
+    while (clock_s(CLOCK_THREAD_CPUTIME_ID) < end)
+        for (int i = 0; i < 100000; i++)
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return x;
+}
 
 static void *second(void *arg) {
     (void)arg;
@@ -65,6 +86,8 @@ static double clock_s(clockid_t clock) {
 int main(int argc, char **argv) {
     if (argc > 1)
         g_scale = atol(argv[1]);
+    if (argc > 2)
+        g_extra_percent = atof(argv[2]);
     next_of = malloc(sizeof *next_of * 16 * kLines);
     for (uint32_t i = 0; i < kLines; i++)
         next_of[i * 16] = (uint32_t)((i * 2654435761u + 12345u) % kLines);
@@ -73,10 +96,14 @@ int main(int argc, char **argv) {
     pthread_t t;
     pthread_create(&t, NULL, second, NULL);
     for (long r = 0; r < 20 * g_scale; r++) {
+        double round0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
         for (int i = 0; i < 10; i++)
             sink += fw_recurse(40);
         sink += fw_chase(300000);
         sink += (uint64_t)fw_compute(3000000);
+        if (g_extra_percent > 0)
+            sink +=
+                fw_injected((clock_s(CLOCK_PROCESS_CPUTIME_ID) - round0) * g_extra_percent / 100);
     }
     pthread_join(t, NULL);
     printf("wall %.6f\n", clock_s(CLOCK_MONOTONIC) - t0);

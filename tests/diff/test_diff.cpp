@@ -331,7 +331,7 @@ Variant new_variant(int scale) {
 TEST_F(DiffTest, FailAboveIgnoresNoise) {
     RunResult r = diff({base, now, "--fail-above", "3"});
     EXPECT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("0 functions' self cost grew by more, beyond noise"), std::string::npos)
+    EXPECT_NE(r.out.find("0 functions' self share grew by more, beyond noise"), std::string::npos)
         << r.out;
 }
 
