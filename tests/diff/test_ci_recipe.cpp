@@ -41,8 +41,8 @@ Job run_job(const TempDir &dir, const std::string &name, const std::string &base
     std::vector<std::string> argv = {"/bin/sh", dir.file("cpcprof-gate.sh")};
     argv.insert(argv.end(), test_command.begin(), test_command.end());
     ProgramOptions o;
-    o.env = {"CPCPROF=" CPCPROF_EXE, "BASELINE=" + baseline, "RUNS=2", "OUT=" + job.out,
-             "GITHUB_STEP_SUMMARY=" + dir.file(name + "-summary")};
+    o.env = {std::string("CPCPROF=") + CPCPROF_EXE, "BASELINE=" + baseline, "RUNS=2",
+             "OUT=" + job.out, "GITHUB_STEP_SUMMARY=" + dir.file(name + "-summary")};
     o.own_group = true;
     o.out = name + ".stdout";
     o.err = name + ".stderr";

@@ -418,7 +418,7 @@ TEST_F(DiffTest, SeveralRunsASideMeasureTheirSpread) {
         write_variant(new_runs.back(), n);
     }
     std::vector<std::string> args = base_runs;
-    args.push_back("--");
+    args.emplace_back("--");
     args.insert(args.end(), new_runs.begin(), new_runs.end());
     std::string junit = dir.file("gate.xml"), markdown = dir.file("gate.md");
     args.insert(args.end(), {"--fail-above", "2", "--junit", junit, "--markdown", markdown});
