@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <span>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -72,12 +73,12 @@ int read_schema(sqlite3 *db, std::vector<SchemaRow> *rows) {
 // The schema this code creates, built by running the same statements in a
 // private in-memory database, so that SQLite's own spelling of it (and its
 // automatic indexes) is what the file is compared with.
-bool expected_schema(int32_t version, std::vector<SchemaRow> *base,
+bool expected_schema(const schema::Layout &layout, std::vector<SchemaRow> *base,
                      std::vector<SchemaRow> *finished, std::string *reason) {
     sqlite3 *raw = nullptr;
     int rc = sqlite3_open_v2(":memory:", &raw, SQLITE_OPEN_READWRITE, nullptr);
     sql::Db db(raw);
-    for (const char *s : schema::tables(version))
+    for (const char *s : layout.tables)
         if (rc == SQLITE_OK)
             rc = sql::exec(raw, s);
     if (rc == SQLITE_OK)
@@ -204,19 +205,36 @@ bool check_identity(sqlite3 *db, int32_t *version, std::string *reason) {
     return true;
 }
 
-bool check_schema(sqlite3 *db, int32_t version, std::string *reason) {
-    std::vector<SchemaRow> base, finished, actual;
-    if (!expected_schema(version, &base, &finished, reason))
-        return false;
+bool check_schema(sqlite3 *db, int32_t version, const schema::Layout **layout,
+                  std::string *reason) {
+    std::vector<SchemaRow> actual;
     int rc = read_schema(db, &actual);
     if (rc != SQLITE_OK) {
         *reason = sql::describe(db, rc, "cannot read its schema");
         return false;
     }
-    if (actual == base || actual == finished)
-        return true;
-    // Name the first difference: something that should not be there, then
-    // something missing.
+    std::span<const schema::Layout> candidates = schema::layouts(version);
+    std::vector<SchemaRow> base, finished;
+    for (const schema::Layout &l : candidates) {
+        base.clear();
+        finished.clear();
+        if (!expected_schema(l, &base, &finished, reason))
+            return false;
+        if (actual == base || actual == finished) {
+            *layout = &l;
+            return true;
+        }
+    }
+    if (candidates.empty()) { // check_identity let through a version we do not read
+        *reason = version_reason(version);
+        return false;
+    }
+    // Name the first difference from the version's final form: something
+    // that should not be there, then something missing.
+    base.clear();
+    finished.clear();
+    if (!expected_schema(candidates.front(), &base, &finished, reason))
+        return false;
     for (const SchemaRow &r : actual)
         if (!std::binary_search(finished.begin(), finished.end(), r)) {
             bool known = std::any_of(finished.begin(), finished.end(), [&](const SchemaRow &e) {
@@ -290,7 +308,8 @@ bool integrity_check(sqlite3 *db, std::string *reason) {
     return false;
 }
 
-bool open_profile(const std::string &path, Access access, sql::Db *db, std::string *reason,
+bool open_profile(const std::string &path, Access access, sql::Db *db,
+                  const schema::Layout **layout, std::string *reason,
                   std::unique_ptr<PrivateCopy> *copy) {
     if (!check_file_header(path, reason))
         return false;
@@ -330,7 +349,7 @@ bool open_profile(const std::string &path, Access access, sql::Db *db, std::stri
     }
     int32_t version = 0;
     return harden(raw, reason) && integrity_check(raw, reason) &&
-           check_identity(raw, &version, reason) && check_schema(raw, version, reason);
+           check_identity(raw, &version, reason) && check_schema(raw, version, layout, reason);
 }
 
 } // namespace cpcprof::storage

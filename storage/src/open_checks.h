@@ -7,6 +7,7 @@
 #pragma once
 
 #include "storage/src/private_copy.h"
+#include "storage/src/schema.h"
 #include "storage/src/sqlite_handle.h"
 
 #include <sqlite3.h>
@@ -24,7 +25,9 @@ enum class Access { read_only, read_write };
 // known to be ours.  false with *reason (without the path) on refusal.
 // Access::read_only writes nothing beside path (private_copy.h): *copy
 // receives the private copy when one is read; keep it until *db is closed.
-bool open_profile(const std::string &path, Access access, sql::Db *db, std::string *reason,
+// *layout: the file's (a version this code reads, perhaps an older one).
+bool open_profile(const std::string &path, Access access, sql::Db *db,
+                  const schema::Layout **layout, std::string *reason,
                   std::unique_ptr<PrivateCopy> *copy = nullptr);
 
 // Reads the first 100 bytes of path and the file's size.  false with
@@ -48,9 +51,11 @@ bool harden(sqlite3 *db, std::string *reason);
 // false with the problems it names.
 bool integrity_check(sqlite3 *db, std::string *reason);
 
-// sqlite_schema must equal the statements of the file's format version,
-// with or without the indexes that finish() adds.  false with *reason
-// naming the first difference (an extra trigger, a changed table, ...).
-bool check_schema(sqlite3 *db, int32_t version, std::string *reason);
+// sqlite_schema must equal the statements of one layout of the file's
+// format version (schema::layouts), with or without the indexes that
+// finish() adds; *layout is that one.  false with *reason naming the first
+// difference from the version's final form (an extra trigger, a changed
+// table, ...).
+bool check_schema(sqlite3 *db, int32_t version, const schema::Layout **layout, std::string *reason);
 
 } // namespace cpcprof::storage

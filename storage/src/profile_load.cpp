@@ -22,25 +22,30 @@ bool fail(sqlite3 *db, int rc, const char *what, std::string *reason) {
 
 } // namespace
 
-bool LoadedProfile::load(sqlite3 *db, Symbols symbols_wanted, std::string *reason) {
+bool LoadedProfile::load(sqlite3 *db, const schema::Layout &l, Symbols symbols_wanted,
+                         std::string *reason) {
+    layout = &l;
     return load_run(db, reason) && load_processes(db, reason) &&
            load_threads_and_modules(db, reason) && load_accounting_and_trie(db, reason) &&
-           (symbols_wanted == Symbols::skip || load_symbol_table(db, module_ids, &symbols, reason));
+           (symbols_wanted == Symbols::skip || !l.symbols ||
+            load_symbol_table(db, module_ids, &symbols, reason));
 }
 
 bool LoadedProfile::load_run(sqlite3 *db, std::string *reason) {
     Statement s;
-    // open_profile() accepted the file's version; a format-3 run has no
-    // counters columns (run.counters stays "").
-    int rc = s.query(db, "PRAGMA user_version");
-    const bool v3 = rc == SQLITE_ROW && s.int64(0) == 3;
-    if (rc == SQLITE_ROW)
-        rc = s.query(db, v3 ? "SELECT start_ns, start_mono_ns, end_ns, host, kernel, cpu_model, "
-                              "hw_pmu, call_graph, max_depth, complete, symbolized_ns "
-                              "FROM run WHERE id = 1"
-                            : "SELECT start_ns, start_mono_ns, end_ns, host, kernel, cpu_model, "
-                              "hw_pmu, call_graph, max_depth, complete, symbolized_ns, "
-                              "counters, counters_reason FROM run WHERE id = 1");
+    // What a version lacks reads as absent: never symbolized (version 1),
+    // counters not said (versions 1 to 3).
+    const char *query =
+        layout->counters  ? "SELECT start_ns, start_mono_ns, end_ns, host, kernel, cpu_model, "
+                            "hw_pmu, call_graph, max_depth, complete, symbolized_ns, "
+                            "counters, counters_reason FROM run WHERE id = 1"
+        : layout->symbols ? "SELECT start_ns, start_mono_ns, end_ns, host, kernel, cpu_model, "
+                            "hw_pmu, call_graph, max_depth, complete, symbolized_ns, '', '' "
+                            "FROM run WHERE id = 1"
+                          : "SELECT start_ns, start_mono_ns, end_ns, host, kernel, cpu_model, "
+                            "hw_pmu, call_graph, max_depth, complete, NULL, '', '' "
+                            "FROM run WHERE id = 1";
+    int rc = s.query(db, query);
     if (rc == SQLITE_ROW) { // id is the key: one row at most
         run.start_ns = s.int64(0);
         run.start_mono_ns = s.int64(1);
@@ -53,10 +58,8 @@ bool LoadedProfile::load_run(sqlite3 *db, std::string *reason) {
         run.max_depth = static_cast<unsigned>(s.int64(8));
         complete = s.int64(9) != 0;
         symbolized_ns = s.optional_int64(10);
-        if (!v3) {
-            run.counters = s.text(11);
-            run.counters_reason = s.text(12);
-        }
+        run.counters = s.text(11);
+        run.counters_reason = s.text(12);
         rc = s.step();
     }
     if (rc != SQLITE_DONE)
@@ -127,10 +130,16 @@ bool LoadedProfile::load_threads_and_modules(sqlite3 *db, std::string *reason) {
     }
     if (rc != SQLITE_DONE)
         return fail(db, rc, "cannot read the modules", reason);
-    for (rc = s.query(db, "SELECT m.id, m.pid, f.path, f.build_id, m.start_address, "
-                          "m.end_address, m.file_offset, m.load_ns, m.unload_ns, m.module, "
-                          "f.id, f.has_symbols FROM mapping AS m "
-                          "LEFT JOIN module AS f ON f.id = m.module ORDER BY m.id");
+    // Version 1 has no module.has_symbols: not looked at (NULL).
+    for (rc = s.query(db, layout->symbols
+                              ? "SELECT m.id, m.pid, f.path, f.build_id, m.start_address, "
+                                "m.end_address, m.file_offset, m.load_ns, m.unload_ns, m.module, "
+                                "f.id, f.has_symbols FROM mapping AS m "
+                                "LEFT JOIN module AS f ON f.id = m.module ORDER BY m.id"
+                              : "SELECT m.id, m.pid, f.path, f.build_id, m.start_address, "
+                                "m.end_address, m.file_offset, m.load_ns, m.unload_ns, m.module, "
+                                "f.id, NULL FROM mapping AS m "
+                                "LEFT JOIN module AS f ON f.id = m.module ORDER BY m.id");
          rc == SQLITE_ROW; rc = s.step()) {
         if (s.is_null(10)) {
             *reason = "inconsistent: mapping " + std::to_string(s.int64(0)) + " refers to module " +
@@ -160,18 +169,23 @@ bool LoadedProfile::load_threads_and_modules(sqlite3 *db, std::string *reason) {
 bool LoadedProfile::load_accounting_and_trie(sqlite3 *db, std::string *reason) {
     Statement s;
     int rc;
-    for (rc = s.query(db, "SELECT pid, taken, stored, dropped, unsampled_ns FROM accounting "
-                          "ORDER BY pid");
+    // Without accounting.unsampled_ns the recorder did not measure it: 0.
+    for (rc = s.query(db, layout->unsampled ? "SELECT pid, taken, stored, dropped, unsampled_ns "
+                                              "FROM accounting ORDER BY pid"
+                                            : "SELECT pid, taken, stored, dropped, 0 "
+                                              "FROM accounting ORDER BY pid");
          rc == SQLITE_ROW; rc = s.step())
         accounting[static_cast<int>(s.int64(0))] = {ubits(s.int64(1)), ubits(s.int64(2)),
                                                     ubits(s.int64(3)), ubits(s.int64(4))};
     if (rc != SQLITE_DONE)
         return fail(db, rc, "cannot read the accounting", reason);
-    for (rc = s.query(db, "SELECT pid, time_ns, text FROM notice ORDER BY id"); rc == SQLITE_ROW;
-         rc = s.step())
-        notices.push_back({static_cast<int>(s.int64(0)), abs(s.int64(1)), s.text(2)});
-    if (rc != SQLITE_DONE)
-        return fail(db, rc, "cannot read the notices", reason);
+    if (layout->notices) {
+        for (rc = s.query(db, "SELECT pid, time_ns, text FROM notice ORDER BY id");
+             rc == SQLITE_ROW; rc = s.step())
+            notices.push_back({static_cast<int>(s.int64(0)), abs(s.int64(1)), s.text(2)});
+        if (rc != SQLITE_DONE)
+            return fail(db, rc, "cannot read the notices", reason);
+    }
     // The writer numbers nodes 1, 2, ... and inserts a parent before its
     // children; checking both here means walking up from any node ends at
     // the root in fewer steps than there are nodes, whatever the file says.

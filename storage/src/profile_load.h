@@ -4,6 +4,8 @@
 // the SymbolWriter uses it to find the addresses to resolve.
 #pragma once
 
+#include "storage/src/schema.h"
+
 #include "storage/records.h"
 #include "storage/symbol_table.h"
 
@@ -19,6 +21,7 @@
 namespace cpcprof::storage {
 
 struct LoadedProfile {
+    const schema::Layout *layout = nullptr; // the file's, as open_profile() found it
     RunInfo run;
     std::optional<int64_t> end_ns;
     bool complete = false;
@@ -41,8 +44,10 @@ struct LoadedProfile {
     }
 
     enum class Symbols { load, skip };
-    // false with *reason naming the first inconsistency or read error.
-    bool load(sqlite3 *db, Symbols symbols, std::string *reason);
+    // Reads a file of layout (an older version's reads as this version,
+    // what it lacks absent: schema.cpp "Older versions").  false with
+    // *reason naming the first inconsistency or read error.
+    bool load(sqlite3 *db, const schema::Layout &layout, Symbols symbols, std::string *reason);
 
   private:
     bool load_run(sqlite3 *db, std::string *reason);

@@ -40,8 +40,9 @@ struct Reader::Impl {
 std::unique_ptr<Reader> Reader::open(const std::string &path, std::string *error) {
     auto impl = std::make_unique<Impl>();
     std::string reason;
-    if (!open_profile(path, Access::read_only, &impl->db, &reason, &impl->copy) ||
-        !impl->p.load(impl->db.get(), LoadedProfile::Symbols::load, &reason)) {
+    const schema::Layout *layout = nullptr;
+    if (!open_profile(path, Access::read_only, &impl->db, &layout, &reason, &impl->copy) ||
+        !impl->p.load(impl->db.get(), *layout, LoadedProfile::Symbols::load, &reason)) {
         *error = path + ": " + reason;
         return nullptr;
     }
@@ -53,6 +54,9 @@ Reader::~Reader() = default;
 Reader::Reader(Reader &&) noexcept = default;
 Reader &Reader::operator=(Reader &&) noexcept = default;
 
+FileFormat Reader::file_format() const {
+    return {impl_->p.layout->version, impl_->p.layout->form};
+}
 const RunInfo &Reader::run() const {
     return impl_->p.run;
 }

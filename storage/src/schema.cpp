@@ -10,9 +10,25 @@
 // Version 2 added the symbol tables, run.symbolized_ns and
 // module.has_symbols; version 3 the notice table and
 // accounting.unsampled_ns, and taken counts overflows merged into one
-// signal; version 4 run.counters and run.counters_reason.  Version 3 is
-// read as it is (its run says nothing of the counters); older versions
-// are refused, not converted.
+// signal; version 4 run.counters and run.counters_reason.
+//
+// Older versions
+//   A reader reads every version this project has written, for as long as
+//   the project lives (a CI baseline may be months old): the statements
+//   that made each older version's files, exactly as they were written,
+//   are kept in schema_history.cpp (schema::layouts), and a file is held
+//   to exactly one of them.  An older file is read as this version with
+//   what its version lacks absent: version 1 has no symbol tables (it
+//   reads as never symbolized, module.has_symbols unknown), versions 1
+//   and 2 no notices and no accounting.unsampled_ns (read as 0: that
+//   cpcprof did not measure it), versions 1 to 3 no run.counters (read as
+//   "": not said).  Version 3 has three layouts: two branches each made a
+//   version 3 (one with the notice table, one with unsampled_ns; each
+//   landed and wrote files) before they met in the final one with both.
+//   Reading never converts or writes the file.  Symbolizing writes the
+//   symbol tables, which versions 2 to 4 share, in place and leaves the
+//   version as it is; a version-1 file has no symbol tables to write and
+//   is refused by SymbolWriter.  Versions newer than this one are refused.
 //
 // Identification
 //   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 4.
@@ -21,7 +37,8 @@
 //   versions it does not know: a version changes whenever a table, a column or the
 //   meaning of a value changes.  sqlite_schema holds exactly the statements
 //   below (tables() and, once the recording is finished, final_indexes());
-//   the reader compares it and refuses anything else, triggers and views
+//   an older version's file those of its layout (schema_history.cpp).  The
+//   reader compares it and refuses anything else, triggers and views
 //   included.
 //
 // Times
@@ -198,10 +215,6 @@
 
 #include "storage/src/schema.h"
 
-#include <algorithm>
-#include <array>
-#include <iterator>
-
 namespace cpcprof::storage::schema {
 namespace {
 
@@ -264,31 +277,13 @@ constexpr const char *kTables[] = {
     "PRIMARY KEY (module, file_offset, depth)) WITHOUT ROWID",
 };
 
-// Version 3's run, the one table that differs (no counters columns).
-constexpr const char *kRunV3 =
-    "CREATE TABLE run("
-    "id INTEGER PRIMARY KEY CHECK (id = 1), "
-    "start_ns INTEGER NOT NULL, start_mono_ns INTEGER NOT NULL, end_ns INTEGER, "
-    "host TEXT NOT NULL, kernel TEXT NOT NULL, cpu_model TEXT NOT NULL, "
-    "hw_pmu INTEGER NOT NULL, call_graph TEXT NOT NULL, max_depth INTEGER NOT NULL, "
-    "complete INTEGER NOT NULL, symbolized_ns INTEGER)";
-
-constexpr auto kTablesV3 = [] {
-    std::array<const char *, std::size(kTables)> t{};
-    std::copy(std::begin(kTables), std::end(kTables), t.begin());
-    t[0] = kRunV3;
-    return t;
-}();
-
 constexpr const char *kFinalIndexes[] = {
     "CREATE UNIQUE INDEX stack_node_child ON stack_node(parent, address)",
 };
 
 } // namespace
 
-std::span<const char *const> tables(int32_t version) {
-    if (version == 3)
-        return kTablesV3;
+std::span<const char *const> tables() {
     return kTables;
 }
 std::span<const char *const> final_indexes() {

@@ -106,9 +106,19 @@ struct SymbolWriter::Impl {
 std::unique_ptr<SymbolWriter> SymbolWriter::open(const std::string &path, std::string *error) {
     auto impl = std::make_unique<Impl>();
     std::string reason;
-    if (!open_profile(path, Access::read_write, &impl->db, &reason) ||
-        !impl->profile.load(impl->db.get(), LoadedProfile::Symbols::skip, &reason)) {
+    const schema::Layout *layout = nullptr;
+    if (!open_profile(path, Access::read_write, &impl->db, &layout, &reason) ||
+        !impl->profile.load(impl->db.get(), *layout, LoadedProfile::Symbols::skip, &reason)) {
         *error = path + ": " + reason;
+        return nullptr;
+    }
+    // Versions 2 to 4 have the same symbol tables: their symbols are
+    // rewritten in place and the version stays.  Version 1 has none, and
+    // a file is not converted behind its owner's back.
+    if (!layout->symbols) {
+        *error = path + ": profile format version " + std::to_string(layout->version) +
+                 " has no symbol tables to write; this cpcprof reads it as never symbolized "
+                 "but does not convert it: record the program again for function names";
         return nullptr;
     }
     return std::unique_ptr<SymbolWriter>(new SymbolWriter(std::move(impl)));

@@ -95,13 +95,17 @@ TEST_F(Refusal, AnotherApplicationId) {
 TEST_F(Refusal, AnotherSchemaVersion) {
     const std::string newer = copy("v5.cpcprof");
     ASSERT_EQ(run_sql(newer, "PRAGMA user_version = 5"), "");
-    EXPECT_TRUE(refused(newer, "profile format version 5; this cpcprof reads versions 3 to 4 "
+    EXPECT_TRUE(refused(newer, "profile format version 5; this cpcprof reads versions 1 to 4 "
                                "(the file was written by a newer cpcprof)"));
-    // Version 1 (no symbol tables) is refused, not migrated: nothing was
-    // released with it.
+    const std::string zero = copy("v0.cpcprof");
+    ASSERT_EQ(run_sql(zero, "PRAGMA user_version = 0"), "");
+    EXPECT_TRUE(refused(zero, "profile format version 0; this cpcprof reads versions 1 to 4"));
+    // Older versions are read, each held to the schema it was written
+    // with: a version-4 file that calls itself version 1 is not one.
     const std::string older = copy("v1.cpcprof");
     ASSERT_EQ(run_sql(older, "PRAGMA user_version = 1"), "");
-    EXPECT_TRUE(refused(older, "profile format version 1; this cpcprof reads versions 3 to 4"));
+    EXPECT_TRUE(refused(older, "schema differs from format version 1: table 'accounting' is "
+                               "defined differently"));
     // A version-4 file that calls itself version 3 is held to version 3's
     // schema: its run is not version 3's.
     const std::string relabelled = copy("v3.cpcprof");

@@ -14,8 +14,9 @@
 
 namespace cpcprof::storage {
 
-// The format version this library writes and the only one it reads
-// (PRAGMA user_version of the file).
+// The format version this library writes (PRAGMA user_version of the
+// file).  It reads every older version this project wrote as well
+// (Reader::file_format), and refuses newer ones.
 int format_version();
 
 } // namespace cpcprof::storage

@@ -36,6 +36,8 @@ class Reader {
     Reader(const Reader &) = delete;
     Reader &operator=(const Reader &) = delete;
 
+    // The file's format, perhaps older than format_version() (profile.h).
+    FileFormat file_format() const;
     // Empty RunInfo if the recorder died before begin_run committed.
     const RunInfo &run() const;
     // CLOCK_MONOTONIC end of the run, set by Writer::finish.

@@ -26,6 +26,16 @@ struct EventInfo {
     bool operator==(const EventInfo &) const = default;
 };
 
+// The format of an opened file: its version (PRAGMA user_version) and,
+// for a version made in more than one form, which one ("" for the
+// version's final form).  A version older than format_version() is read
+// as that one, what it lacks absent (no symbol tables in version 1, no
+// notices or unsampled time before 3, no counters backend before 4).
+struct FileFormat {
+    int version = 0;
+    std::string form;
+};
+
 struct RunInfo {
     std::vector<std::string> command;
     std::vector<EventInfo> events;
