@@ -23,12 +23,26 @@ const char kUsage[] = "usage: cpcprof check FILE...\n"
                       "Verifies profiles: SQLite integrity, format version and schema, the\n"
                       "stack and symbol tables, sample accounting (taken = stored + dropped per\n"
                       "process and in total) and every sample's references.  Prints one line\n"
-                      "per problem, or \"FILE: ok: ...\" with what the file holds.\n"
+                      "per problem, or \"FILE: ok: ...\" with what the file holds and its\n"
+                      "format version (older versions are read by migration, never written).\n"
                       "\n"
                       "Exit status: 0 all files are sound, 1 problems were found, 2 usage error.\n";
 
 std::string count(uint64_t n, const char *one, const char *many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// "format version 4", and for an older file how it is read: "format
+// version 2 (read by migration; this cpcprof writes 4)".
+std::string format_text(const storage::FileFormat &f) {
+    std::string text = "format version " + std::to_string(f.version);
+    if (f.version == storage::format_version() && f.form.empty())
+        return text;
+    text += " (";
+    if (!f.form.empty())
+        text += f.form + "; ";
+    return text + "read by migration; this cpcprof writes " +
+           std::to_string(storage::format_version()) + ")";
 }
 
 class FileCheck {
@@ -122,7 +136,8 @@ FileReport check_file(const std::string &path) {
                          (r->symbolized() ? "symbolized" : "not symbolized") +
                          analysis::losses_text(r->accounting_total()) +
                          (stacks.empty() ? "" : ", " + stacks) +
-                         (r->run().counters.empty() ? "" : ", counters " + r->run().counters);
+                         (r->run().counters.empty() ? "" : ", counters " + r->run().counters) +
+                         ", " + format_text(r->file_format());
     }
     return report;
 }

@@ -40,10 +40,44 @@ TEST_F(Check, GoodFile) {
     // 172 complete stacks, 86.0 %.
     EXPECT_EQ(r.summary, good + ": ok: 200 samples, 2 processes, 3 threads, recording finished, "
                                 "not symbolized, 3 of 203 overflows dropped, complete stacks: "
-                                "86.0 %, counters posix-timer");
+                                "86.0 %, counters posix-timer, format version 4");
     std::string out;
     EXPECT_EQ(run({good}, &out), 0);
     EXPECT_EQ(out, r.summary + "\n");
+}
+
+// Profiles of older versions (data/README.md) are sound, and check names
+// their version and that they are read by migration.
+TEST_F(Check, OlderVersionsSayTheirVersion) {
+    const std::pair<const char *, const char *> files[] = {
+        {"format-1.cpcprof", "not symbolized, complete stacks: "},
+        {"format-2.cpcprof", "symbolized, complete stacks: "},
+        {"format-3-early-notice.cpcprof", "symbolized, complete stacks: "},
+        {"format-3-early-unsampled.cpcprof", "symbolized, complete stacks: "},
+        {"format-3.cpcprof", "symbolized, complete stacks: "},
+    };
+    const std::string data = STORAGE_TEST_DATA;
+    for (const auto &[name, symbolized] : files) {
+        const std::string file = data + "/" + name;
+        const std::string version = query_text(file, "PRAGMA user_version");
+        FileReport r = check_file(file);
+        EXPECT_TRUE(r.problems.empty()) << lines(r);
+        std::string form;
+        if (std::string(name) == "format-3-early-notice.cpcprof")
+            form = "an early form with notices and without accounting.unsampled_ns; ";
+        if (std::string(name) == "format-3-early-unsampled.cpcprof")
+            form = "an early form with accounting.unsampled_ns and without notices; ";
+        const std::string samples = query_text(file, "SELECT count(*) FROM sample");
+        EXPECT_TRUE(r.summary.starts_with(file + ": ok: " + samples +
+                                          " samples, 1 process, "
+                                          "2 threads, recording "
+                                          "finished, " +
+                                          symbolized))
+            << r.summary;
+        EXPECT_TRUE(r.summary.ends_with(", format version " + version + " (" + form +
+                                        "read by migration; this cpcprof writes 4)"))
+            << r.summary;
+    }
 }
 
 TEST_F(Check, SymbolizedFile) {
@@ -52,7 +86,7 @@ TEST_F(Check, SymbolizedFile) {
     EXPECT_TRUE(r.problems.empty()) << lines(r);
     EXPECT_EQ(r.summary, good + ": ok: 200 samples, 2 processes, 3 threads, recording finished, "
                                 "symbolized, 3 of 203 overflows dropped, complete stacks: 86.0 %, "
-                                "counters posix-timer");
+                                "counters posix-timer, format version 4");
 }
 
 TEST_F(Check, IncompleteFileIsSoundAndSaysSo) {
@@ -62,7 +96,7 @@ TEST_F(Check, IncompleteFileIsSoundAndSaysSo) {
     EXPECT_TRUE(r.problems.empty()) << lines(r);
     EXPECT_EQ(r.summary, file + ": ok: 1 sample, 2 processes, 1 thread, recording unfinished, "
                                 "not symbolized, 3 of 4 overflows dropped, complete stacks: "
-                                "100.0 %, counters posix-timer");
+                                "100.0 %, counters posix-timer, format version 4");
     std::string out;
     EXPECT_EQ(run({file}, &out), 0);
 }
@@ -73,11 +107,11 @@ TEST_F(Check, CompleteStacksFollowTheSamples) {
     const std::string all = copy("all.cpcprof"), none = copy("none.cpcprof");
     ASSERT_EQ(run_sql(all, "UPDATE sample SET complete = 1"), "");
     ASSERT_EQ(run_sql(none, "UPDATE sample SET complete = 0"), "");
-    EXPECT_TRUE(
-        check_file(all).summary.ends_with(", complete stacks: 100.0 %, counters posix-timer"))
+    EXPECT_TRUE(check_file(all).summary.ends_with(
+        ", complete stacks: 100.0 %, counters posix-timer, format version 4"))
         << check_file(all).summary;
-    EXPECT_TRUE(
-        check_file(none).summary.ends_with(", complete stacks: 0.0 %, counters posix-timer"))
+    EXPECT_TRUE(check_file(none).summary.ends_with(
+        ", complete stacks: 0.0 %, counters posix-timer, format version 4"))
         << check_file(none).summary;
     // PCs only: no stack was taken, so none is called cut.
     ASSERT_EQ(run_sql(all, "UPDATE run SET call_graph = 'none'"), "");
