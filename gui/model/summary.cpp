@@ -96,7 +96,11 @@ Summary make_summary(const ProfileData &profile, int event, size_t top) {
     for (const storage::Notice &n : r.notices())
         add("notice", "process " + std::to_string(n.pid) + ": " + n.text);
 
-    if (!r.symbolized()) {
+    if (!r.symbolized() && !r.file_format().symbol_tables) {
+        s.symbols_fix = "The profile is not symbolized, and its format (version " +
+                        std::to_string(r.file_format().version) +
+                        ") has no symbol tables: record the program again for function names";
+    } else if (!r.symbolized()) {
         s.symbols_fix = "The profile is not symbolized: run  cpcprof symbolize " + profile.path;
     } else {
         for (const Query::ModuleCost &m : q.modules_lacking_names()) {

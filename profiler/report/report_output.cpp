@@ -194,7 +194,10 @@ std::string text_header(const ReportContext &c) {
     out += std::string("# hardware PMU: ") + (run.hw_pmu ? "yes" : "no") + "\n";
     if (std::string counters = analysis::counters_text(run); !counters.empty())
         out += "# counters: " + counters + "\n";
-    if (!q.reader().symbolized()) {
+    if (!q.reader().symbolized() && !q.reader().file_format().symbol_tables) {
+        out += "# modules without symbols: not symbolized (format version " +
+               std::to_string(q.reader().file_format().version) + " has no symbol tables)\n";
+    } else if (!q.reader().symbolized()) {
         out += "# modules without symbols: not symbolized (cpcprof symbolize " + c.options.file +
                ")\n";
     } else {

@@ -162,7 +162,13 @@ std::unique_ptr<analysis::Query> open_profile(const char *cmd, const std::string
                      "cpcprof %s: %s: the recording did not finish (recorder stopped early); "
                      "showing what it stored\n",
                      cmd, path.c_str());
-    if (!q->reader().symbolized())
+    if (!q->reader().symbolized() && !q->reader().file_format().symbol_tables)
+        std::fprintf(stderr,
+                     "cpcprof %s: %s was never symbolized: addresses are shown as "
+                     "module+0xoffset (format version %d has no symbol tables: record the "
+                     "program again for function names)\n",
+                     cmd, path.c_str(), q->reader().file_format().version);
+    else if (!q->reader().symbolized())
         std::fprintf(stderr,
                      "cpcprof %s: %s was never symbolized: addresses are shown as "
                      "module+0xoffset (run cpcprof symbolize %s)\n",

@@ -55,7 +55,7 @@ Reader::Reader(Reader &&) noexcept = default;
 Reader &Reader::operator=(Reader &&) noexcept = default;
 
 FileFormat Reader::file_format() const {
-    return {impl_->p.layout->version, impl_->p.layout->form};
+    return {impl_->p.layout->version, impl_->p.layout->form, impl_->p.layout->symbols};
 }
 const RunInfo &Reader::run() const {
     return impl_->p.run;

@@ -34,6 +34,9 @@ struct EventInfo {
 struct FileFormat {
     int version = 0;
     std::string form;
+    // The file has symbol tables (version 2 on), which `cpcprof symbolize`
+    // can write; a version-1 file stays unsymbolized.
+    bool symbol_tables = true;
 };
 
 struct RunInfo {
