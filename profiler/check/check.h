@@ -10,8 +10,9 @@
 //
 // Output, on stdout: one line per problem, "FILE: what is wrong", or one
 // line "FILE: ok: N samples, P processes, T threads, complete|incomplete,
-// symbolized|not symbolized".  An incomplete file (recorder killed) is not
-// a problem in itself.
+// symbolized|not symbolized, ..., format version V" (for an older version,
+// "format version 2 (read by migration; this cpcprof writes 4)").  An
+// incomplete file (recorder killed) is not a problem in itself.
 #pragma once
 
 #include <string>
