@@ -15,11 +15,12 @@ compute loop, a second thread) is recorded at --hz for about --seconds
 each run, 2 x pairs x runs times as it is ("base") and pairs x runs times
 with its regression flag (bench_fixed_work SCALE 5: fw_injected takes 5 %
 of the run's CPU time more, "new").  A Debian program (xz -6 compressing a
-generated file of mixed text) is recorded 2 x pairs times as it is.  Then:
+generated file of mixed text) is recorded 2 x pairs x runs times as it
+is.  Then:
 
   false alarms  `cpcprof diff A B --fail-above T` on pairs of identical
                 runs, one run a side (two-proportion z-test), and the same
-                with --runs runs a side (Welch's t-test)
+                with --runs runs a side (Welch's t-test), on both programs
   power         base against new, one run and --runs runs a side: how
                 often the gate fails, and whether fw_injected is the first
                 function it names
@@ -114,10 +115,17 @@ def main():
     os.makedirs(keep, exist_ok=True)
 
     # bench_fixed_work's scale for about --seconds of CPU time: one scale
-    # unit measured once.
-    probe = subprocess.run([work, "1"], capture_output=True, text=True, check=True)
-    cpu1 = float([l.split()[1] for l in probe.stdout.splitlines() if l.startswith("cpu ")][0])
-    scale = max(1, round(a.seconds / cpu1))
+    # unit measured once, and kept with the recordings made at it.
+    scale_file = os.path.join(keep, "fixed_work_scale")
+    if os.path.exists(scale_file):
+        scale = int(open(scale_file).read())
+    else:
+        probe = subprocess.run([work, "1"], capture_output=True, text=True, check=True)
+        cpu1 = float([l.split()[1] for l in probe.stdout.splitlines()
+                      if l.startswith("cpu ")][0])
+        scale = max(1, round(a.seconds / cpu1))
+        with open(scale_file, "w") as f:
+            f.write(str(scale))
     # xz's input: mixed text that xz -6 compresses in about --seconds here
     # (~48,000 words a second on this project's VMs).
     data = os.path.join(keep, "xz-input.txt")
@@ -132,13 +140,13 @@ def main():
     n_base = 2 * a.pairs * a.runs
     n_new = a.pairs * a.runs
     print(f"bench_gate: recording {n_base} + {n_new} runs of bench_fixed_work {scale} "
-          f"and {2 * a.pairs} of xz -6 at {a.hz} Hz in {keep} ...", file=sys.stderr)
+          f"and {n_base} of xz -6 at {a.hz} Hz in {keep} ...", file=sys.stderr)
     base = [record(cpcprof, a.hz, os.path.join(keep, f"fw-base-{i}.cpcprof"), [work, str(scale)])
             for i in range(n_base)]
     new = [record(cpcprof, a.hz, os.path.join(keep, f"fw-new-{i}.cpcprof"),
                   [work, str(scale), "5"]) for i in range(n_new)]
     xz = [record(cpcprof, a.hz, os.path.join(keep, f"xz-{i}.cpcprof"),
-                 ["xz", "-6", "-c", "-T1", data]) for i in range(2 * a.pairs)]
+                 ["xz", "-6", "-c", "-T1", data]) for i in range(n_base)]
 
     def results(pairs):
         out = []
@@ -153,6 +161,8 @@ def main():
     same_fw_n = results([(base[2 * r * k:2 * r * k + r], base[2 * r * k + r:2 * r * (k + 1)])
                          for k in range(a.pairs)])
     same_xz = results([([xz[2 * k]], [xz[2 * k + 1]]) for k in range(a.pairs)])
+    same_xz_n = results([(xz[2 * r * k:2 * r * k + r], xz[2 * r * k + r:2 * r * (k + 1)])
+                         for k in range(a.pairs)])
     power_1 = results([([base[k]], [new[k]]) for k in range(a.pairs)])
     power_n = results([(base[r * k:r * (k + 1)], new[r * k:r * (k + 1)]) for k in range(a.pairs)])
 
@@ -163,7 +173,8 @@ def main():
     print("identical builds, false alarms (target <= 1 % in expectation):")
     for label, res in [("bench_fixed_work, 1 run a side", same_fw_1),
                        (f"bench_fixed_work, {r} runs a side", same_fw_n),
-                       ("xz -6, 1 run a side", same_xz)]:
+                       ("xz -6, 1 run a side", same_xz),
+                       (f"xz -6, {r} runs a side", same_xz_n)]:
         print("  " + rate_line(label + ", gate", res, "gate"))
         print("  " + rate_line(label + ", threshold alone", res, "naive"))
         print(f"  {'':58} largest self growth: median "
