@@ -68,15 +68,18 @@ TEST_F(Check, OlderVersionsSayTheirVersion) {
         if (std::string(name) == "format-3-early-unsampled.cpcprof")
             form = "an early form with accounting.unsampled_ns and without notices; ";
         const std::string samples = query_text(file, "SELECT count(*) FROM sample");
-        EXPECT_TRUE(r.summary.starts_with(file + ": ok: " + samples +
-                                          " samples, 1 process, "
-                                          "2 threads, recording "
-                                          "finished, " +
-                                          symbolized))
-            << r.summary;
-        EXPECT_TRUE(r.summary.ends_with(", format version " + version + " (" + form +
-                                        "read by migration; this cpcprof writes 4)"))
-            << r.summary;
+        std::string start = file;
+        start += ": ok: ";
+        start += samples;
+        start += " samples, 1 process, 2 threads, recording finished, ";
+        start += symbolized;
+        EXPECT_TRUE(r.summary.starts_with(start)) << r.summary;
+        std::string end = ", format version ";
+        end += version;
+        end += " (";
+        end += form;
+        end += "read by migration; this cpcprof writes 4)";
+        EXPECT_TRUE(r.summary.ends_with(end)) << r.summary;
     }
 }
 
