@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 namespace cpcprof::analysis {
 
@@ -62,13 +61,6 @@ Values per_run(const Comparison &c, const FunctionDiff &f, size_t e, bool self, 
     fill(c.base, f.base, &v.base);
     fill(c.now, f.now, &v.now);
     return v;
-}
-
-double mean_of(const std::vector<double> &v) {
-    double s = 0;
-    for (double x : v)
-        s += x;
-    return v.empty() ? 0.0 : s / double(v.size());
 }
 
 // A side's mean total of e over its runs.
