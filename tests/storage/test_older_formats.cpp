@@ -5,11 +5,11 @@
 // version lacks reads as absent, and the file is never written.  Symbolize
 // rewrites the symbols of versions 2 and 3 in place and refuses version 1.
 #include "tests/storage/helpers.h"
+#include "tests/support/files.h"
 
 #include "storage/src/schema.h"
 
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -20,6 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace schema = cpcprof::storage::schema;
+using cpcprof::test::file_state;
+using cpcprof::test::FileState;
 
 struct OldProfile {
     const char *file;
@@ -45,26 +47,6 @@ std::string fixture(const OldProfile &p) {
     return std::string(STORAGE_TEST_DATA) + "/" + p.file;
 }
 
-// The file's bytes and times, and the names beside it.
-struct Untouched {
-    std::vector<char> bytes;
-    int64_t mtime_ns = 0, ctime_ns = 0;
-    std::set<std::string> beside;
-
-    static Untouched of(const std::string &path) {
-        Untouched u;
-        u.bytes = read_bytes(path);
-        struct stat st;
-        EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
-        u.mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
-        u.ctime_ns = st.st_ctim.tv_sec * 1'000'000'000LL + st.st_ctim.tv_nsec;
-        for (const auto &e : fs::directory_iterator(fs::path(path).parent_path()))
-            u.beside.insert(e.path().filename().string());
-        return u;
-    }
-    bool operator==(const Untouched &) const = default;
-};
-
 struct OlderFormat : StorageTest, ::testing::WithParamInterface<OldProfile> {};
 
 std::string name_of(const ::testing::TestParamInfo<OldProfile> &info) {
@@ -77,7 +59,7 @@ TEST_P(OlderFormat, ReadsWhatTheFileHoldsWithoutWritingIt) {
     const OldProfile &p = GetParam();
     const std::string file = fixture(p);
     ASSERT_EQ(query_text(file, "PRAGMA user_version"), std::to_string(p.version));
-    const Untouched before = Untouched::of(file);
+    const FileState before = file_state(file);
 
     std::string error;
     auto r = Reader::open(file, &error);
@@ -129,7 +111,7 @@ TEST_P(OlderFormat, ReadsWhatTheFileHoldsWithoutWritingIt) {
             EXPECT_FALSE(m.has_symbols.has_value()) << m.info.path;
     }
     r.reset();
-    EXPECT_TRUE(Untouched::of(file) == before) << file << " changed, or a file appeared beside it";
+    EXPECT_TRUE(file_state(file) == before) << file << " changed, or a file appeared beside it";
 }
 
 // Versions 2 and 3 have this version's symbol tables: symbolize rewrites

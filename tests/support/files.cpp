@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -74,6 +75,19 @@ std::vector<std::string> dir_entries(const std::string &dir) {
         closedir(d);
     }
     return names;
+}
+
+FileState file_state(const std::string &path) {
+    FileState f;
+    f.bytes = read_file(path);
+    struct stat st;
+    if (::stat(path.c_str(), &st) == 0) {
+        f.mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
+        f.ctime_ns = st.st_ctim.tv_sec * 1'000'000'000LL + st.st_ctim.tv_nsec;
+    }
+    f.beside = dir_entries(std::filesystem::path(path).parent_path().string());
+    std::sort(f.beside.begin(), f.beside.end());
+    return f;
 }
 
 } // namespace cpcprof::test

@@ -30,4 +30,15 @@ bool contains(const std::string &text, const std::string &needle);
 // them; empty if it cannot be read.
 std::vector<std::string> dir_entries(const std::string &dir);
 
+// What a reader must leave as it found it: a file's bytes, its
+// modification and change times (-1 if it cannot be stat'ed), and the
+// names in its directory (sorted).
+struct FileState {
+    std::string bytes;
+    int64_t mtime_ns = -1, ctime_ns = -1;
+    std::vector<std::string> beside;
+    bool operator==(const FileState &) const = default;
+};
+FileState file_state(const std::string &path);
+
 } // namespace cpcprof::test

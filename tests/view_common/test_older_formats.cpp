@@ -10,7 +10,6 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/stat.h>
 
 #include <filesystem>
 #include <set>
@@ -42,26 +41,6 @@ const OldProfile kOldProfiles[] = {
     {"format-3.cpcprof", "3 (read by migration; this cpcprof writes 4)", true},
 };
 
-// The file's bytes, its times and the names in its directory.
-struct Untouched {
-    std::string bytes;
-    int64_t mtime_ns = 0, ctime_ns = 0;
-    std::set<std::string> beside;
-
-    static Untouched of(const std::string &path) {
-        Untouched u;
-        u.bytes = read_file(path);
-        struct stat st;
-        EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
-        u.mtime_ns = st.st_mtim.tv_sec * 1'000'000'000LL + st.st_mtim.tv_nsec;
-        u.ctime_ns = st.st_ctim.tv_sec * 1'000'000'000LL + st.st_ctim.tv_nsec;
-        for (const auto &e : fs::directory_iterator(fs::path(path).parent_path()))
-            u.beside.insert(e.path().filename().string());
-        return u;
-    }
-    bool operator==(const Untouched &) const = default;
-};
-
 struct OlderFormatCommands : ::testing::TestWithParam<OldProfile> {
     TempDir dir;         // outputs
     TempDir profile_dir; // the copy of the fixture, alone in its directory
@@ -82,7 +61,7 @@ TEST_P(OlderFormatCommands, EveryReadingCommandReadsItAndNoneWritesIt) {
     const OldProfile &p = GetParam();
     const uint64_t samples = std::stoull(query_text(file, "SELECT count(*) FROM sample"));
     ASSERT_GT(samples, 100u);
-    const Untouched before = Untouched::of(file);
+    const FileState before = file_state(file);
 
     RunResult r = cpcprof(dir, {"check", file});
     EXPECT_EQ(r.status, 0) << r.out << r.err;
@@ -148,7 +127,7 @@ TEST_P(OlderFormatCommands, EveryReadingCommandReadsItAndNoneWritesIt) {
         EXPECT_NE(r.status, 2) << r.err;
     }
 
-    EXPECT_TRUE(Untouched::of(file) == before) << "a command wrote the file or beside it";
+    EXPECT_TRUE(file_state(file) == before) << "a command wrote the file or beside it";
 }
 
 // diff between an old baseline and a profile of this version: the CI
@@ -161,7 +140,7 @@ TEST_P(OlderFormatCommands, DiffAgainstTheCurrentVersion) {
     const std::string &now = demo_profile();
     ASSERT_FALSE(now.empty());
     ASSERT_EQ(query_text(now, "PRAGMA user_version"), "4");
-    const Untouched before = Untouched::of(file);
+    const FileState before = file_state(file);
     RunResult r = cpcprof(dir, {"diff", file, now});
     EXPECT_EQ(r.status, 0) << r.out << r.err;
     r = cpcprof(dir, {"diff", file, now, "--format", "json", "--top", "0"});
@@ -176,7 +155,7 @@ TEST_P(OlderFormatCommands, DiffAgainstTheCurrentVersion) {
         if (f.at("function") == "walk_list" && f.at("module") == "cpcprof-demo")
             walk_list = f.at("status").get<std::string>();
     EXPECT_EQ(walk_list, p.symbolized ? "both" : "new") << r.out;
-    EXPECT_TRUE(Untouched::of(file) == before);
+    EXPECT_TRUE(file_state(file) == before);
 }
 
 // symbolize writes into the file: version 1 has no symbol tables, and is
