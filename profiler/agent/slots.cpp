@@ -14,12 +14,12 @@ bool SlotTable::init(size_t ring_bytes, cpc_t *cpc, cpc_set_t *set, bool bufs) {
     cpc_ = cpc;
     set_ = set;
     bufs_ = bufs;
-    return grow();
+    return grow(0);
 }
 
-bool SlotTable::grow() {
+bool SlotTable::grow(int seen) {
     std::lock_guard<std::mutex> g(grow_lock_);
-    return add_chunk();
+    return capacity() > seen || add_chunk();
 }
 
 bool SlotTable::add_chunk() {

@@ -72,9 +72,13 @@ class SlotTable {
     // every slot gets a cpc_buf_t of set (the handler reads the other
     // requests of a set of several through it).
     bool init(size_t ring_bytes, cpc_t *cpc, cpc_set_t *set, bool bufs);
-    // Ordinary context: one more chunk.  False when the table is at its
-    // bound or memory is refused.
-    bool grow();
+    // Ordinary context: one more chunk, unless the table already holds
+    // more than `seen` slots (another thread grew it since its caller
+    // found all `seen` taken).  False when the table is at its bound or
+    // memory is refused.
+    bool grow(int seen);
+    // [async-signal-safe] The slots published so far.
+    int capacity() const { return chunks_.load(std::memory_order_acquire) * kChunkSlots; }
     // [async-signal-safe] The lowest free slot, claimed for tid, its ring
     // attached; null when every published slot is taken.
     Slot *claim(pid_t tid);
@@ -105,7 +109,6 @@ class SlotTable {
 
   private:
     bool add_chunk();
-    int capacity() const { return chunks_.load(std::memory_order_acquire) * kChunkSlots; }
 
     // chunk_[i] and rings_[i] are written before chunks_ is raised past i
     // (release), and read only below the count loaded with acquire.

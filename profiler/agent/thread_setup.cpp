@@ -31,9 +31,17 @@ void stack_bounds(Slot *s) {
 } // namespace
 
 void prepare_thread() {
-    Slot *s = current_slot();
-    if (s == nullptr && state().slots.grow()) // every slot taken: one more chunk
+    // Every slot taken: one more chunk, then claim again.  Threads that
+    // start together all find the table full at once; the first grows it
+    // and the others claim from that chunk instead of adding one each
+    // (which used the table's bound up and left late threads slotless).
+    Slot *s = nullptr;
+    for (;;) {
+        const int seen = state().slots.capacity();
         s = current_slot();
+        if (s != nullptr || !state().slots.grow(seen))
+            break;
+    }
     if (s == nullptr)
         return;
     stack_bounds(s);
