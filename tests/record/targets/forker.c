@@ -14,13 +14,15 @@
  *   forker chain N [SECONDS [LAST]]
  *       prints "stage N pid PID", spins SECONDS (default 0.2) of CPU time
  *       in fk_chain_stage() and prints "spun N SECONDS" (its CPU time),
- *       then execs itself as "forker chain N-1 SECONDS [LAST]"; stage 0
- *       spins LAST seconds (default SECONDS) and exits 7.
+ *       spins 5 ms more in fk_chain_last() and execs itself as "forker
+ *       chain N-1 SECONDS [LAST]" at once; stage 0 spins LAST seconds
+ *       (default SECONDS) and exits 7.
  *       "chain 2" is an exec chain of 3 programs in one pid.  Test:
  *       cpcprof exits 7 and every stage's image has samples in
  *       fk_chain_stage, as many as its CPU time gives: the spin ends right
  *       before the exec, so the samples of an image's last milliseconds
- *       count.
+ *       count; fk_chain_last()'s are those moments alone, whatever the
+ *       rate of sampling the image got.
  *
  *   forker dlopen N LIBRARY
  *       N times: dlopen LIBRARY, call its dlib_work(), dlclose it (and check
@@ -68,6 +70,9 @@ NOINLINE void fk_parent_busy(void) {
 NOINLINE void fk_chain_stage(double seconds) {
     fk_sink = fk_spin(seconds) + 3;
 }
+NOINLINE void fk_chain_last(void) {
+    fk_sink = fk_spin(0.005) + 4;
+}
 
 static void self_exe(char *buf, size_t size) {
     ssize_t n = readlink("/proc/self/exe", buf, size - 1);
@@ -112,6 +117,7 @@ static int mode_chain(int n, const char *seconds, const char *last) {
     self_exe(exe, sizeof exe);
     snprintf(next, sizeof next, "%d", n - 1);
     char *argv[] = {"forker", "chain", next, (char *)seconds, (char *)last, NULL};
+    fk_chain_last();
     execv(exe, argv);
     die("execv");
     return 1;
