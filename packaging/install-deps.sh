@@ -22,8 +22,10 @@
 #                                         (tests/bench/bench_unwind), and the
 #                                         programs nobody here wrote that
 #                                         tests/record profiles (Go, Rust,
-#                                         node, openssl, python3, xz) and
-#                                         strace
+#                                         node, openssl, python3, xz),
+#                                         strace, and curl and unzip (the
+#                                         GitLab recipe of docs/ci.md,
+#                                         tests/diff/test_ci_recipe.cpp)
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
     exec sudo "$0" "$@"
@@ -64,6 +66,7 @@ if [ "$tests" = yes ]; then
     clang libclang-rt-14-dev clang-format clang-tidy
     xvfb xauth
     golang-go rustc nodejs openssl python3 strace xz-utils
+    curl unzip
 "
 fi
 missing=""
