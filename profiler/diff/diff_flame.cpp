@@ -57,7 +57,8 @@ struct Frame {
     uint32_t path = 0;   // of NEW, and the same call path in BASE if in_base
     double x = 0, w = 0; // fractions of NEW's total
     int depth = 0;
-    double points = 0; // change of the self share, percentage points (what the gate judges)
+    double points = 0;        // change of the self share, percentage points (what the gate judges)
+    analysis::ShareTest test; // of that change, given the runs' samples
 };
 
 class Renderer {
@@ -78,6 +79,9 @@ class Renderer {
         return double(v) / double(all);
     }
     void layout();
+    // The change as coloured: its points where the test calls it more
+    // than noise, 0 (grey) where not.
+    static double signal(const Frame &f) { return f.test.significant ? f.points : 0; }
     std::string colour(double points) const;
     std::string frame_svg(const Frame &f, int height) const;
 
@@ -93,11 +97,15 @@ void Renderer::layout() {
     analysis::FlameLayout l = analysis::lay_out_flame(
         paths_,
         {.zoom = 0, .order = analysis::SiblingOrder::Given, .min_share = kMinFramePx / kWidth});
+    const uint64_t base_samples = in_.base.samples_kept(), new_samples = in_.now.samples_kept();
     for (const analysis::FlamePlace &p : l.places) {
-        Frame f{p.node, double(p.x) / all, double(p.width) / all, int(p.depth), 0};
-        f.points = (share(false, p.node, true) - share(true, p.node, true)) * 100.0;
+        Frame f{p.node, double(p.x) / all, double(p.width) / all, int(p.depth), 0, {}};
+        double before = share(true, p.node, true), after = share(false, p.node, true);
+        f.points = (after - before) * 100.0;
+        f.test =
+            analysis::test_share_change(before, base_samples, after, new_samples, in_.confidence);
         frames_.push_back(f);
-        max_points_ = std::max(max_points_, std::fabs(f.points));
+        max_points_ = std::max(max_points_, std::fabs(signal(f)));
     }
     max_depth_ = int(l.max_depth);
 }
@@ -128,7 +136,15 @@ std::string Renderer::frame_svg(const Frame &f, int height) const {
                analysis::percent(share(true, f.path, true));
     else
         tip += "\nBASE: not on this call path (0%)";
-    tip += "\nchange: self " + signed_points(f.points) + ", total " +
+    tip += "\nchange: self " + signed_points(f.points);
+    if (std::fabs(f.points) >= 0.005) {
+        char interval[120];
+        std::snprintf(interval, sizeof interval, " (%s; %g %% interval %+.2f to %+.2f)",
+                      f.test.significant ? "beyond noise" : "within noise", in_.confidence * 100,
+                      f.test.low * 100, f.test.high * 100);
+        tip += interval;
+    }
+    tip += ", total " +
            signed_points((share(false, f.path, false) - share(true, f.path, false)) * 100.0);
 
     double px = f.x * kWidth, pw = f.w * kWidth;
@@ -148,7 +164,7 @@ std::string Renderer::frame_svg(const Frame &f, int height) const {
     std::snprintf(geom, sizeof geom,
                   "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"", px, y,
                   pw, kFrameHeight - 1);
-    out += geom + colour(f.points) + "\"/>";
+    out += geom + colour(signal(f)) + "\"/>";
     std::snprintf(geom, sizeof geom, "<text x=\"%.2f\" y=\"%d\">", px + 3, y + 11);
     out += geom;
     analysis::append_xml(out, text);
@@ -205,9 +221,15 @@ std::string Renderer::page() {
                                   "samples taken in the frame itself, what cpcprof diff's "
                                   "gate judges) against " +
                                   in_.base_file + " (BASE).");
-    out += "<br><span class=\"key grew\"></span> grew &nbsp; <span class=\"key shrank\"></span> "
-           "shrank (full colour = the largest change in the picture, at least 1 point); "
-           "hover a frame for its self and total shares in both, click to zoom. Functions that "
+    char legend[400];
+    std::snprintf(legend, sizeof legend,
+                  "<br><span class=\"key grew\"></span> grew &nbsp; <span class=\"key "
+                  "shrank\"></span> shrank (full colour = the largest change in the picture, at "
+                  "least 1 point); grey: unchanged, or a change within noise (two-proportion "
+                  "z-test of the two runs' samples, %g %% confidence); ",
+                  in_.confidence * 100);
+    out += legend;
+    out += "hover a frame for its self and total shares in both, click to zoom. Functions that "
            "only BASE has are "
            "not drawn: see <code>cpcprof diff</code>'s table. "
            "<button id=\"reset\">Reset zoom</button></p>\n";

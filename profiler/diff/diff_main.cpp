@@ -166,7 +166,7 @@ int diff_main(const std::vector<std::string> &args) {
         if (base_runs.size() > 1 || new_runs.size() > 1)
             std::fprintf(stderr,
                          "cpcprof diff: the flame graph compares the first run of each side "
-                         "(%s and %s)\n",
+                         "(%s and %s), its colours tested on those two runs' samples\n",
                          o.base[0].c_str(), o.now[0].c_str());
         FlameInput in{base,
                       now,
@@ -174,7 +174,8 @@ int diff_main(const std::vector<std::string> &args) {
                       now.event_index(c.events[t.event]),
                       c.events[t.event],
                       o.base[0],
-                      o.now[0]};
+                      o.now[0],
+                      o.confidence};
         if (!view::write_output("diff", o.flame, diff_flame_html(in)))
             return view::kExitFailed;
     }

@@ -512,19 +512,21 @@ TEST_F(DiffTest, DifferentialFlameGraph) {
     EXPECT_EQ(std::tie(main_frame->r, main_frame->g, main_frame->b),
               std::make_tuple(220, 220, 220));
     // main > recurse > recurse > recurse, the innermost, takes them: 3 of 11
-    // self, then 8 of 20: grew, red, and the largest growth in the picture
-    // (+12.73 pp), so in full colour (pale enough for black text).
+    // self, then 8 of 20: +12.73 pp, but 11 and 20 samples cannot tell
+    // that from noise (its 99 % interval holds 0): grey, and said so.
     auto leaf = html_frame(html, "recurse", 4);
     ASSERT_TRUE(leaf) << html;
-    EXPECT_NE(leaf->tooltip.find("change: self " + pp((8 / kNewSamples - 3 / kBaseSamples) * 100)),
+    EXPECT_NE(leaf->tooltip.find("change: self " + pp((8 / kNewSamples - 3 / kBaseSamples) * 100) +
+                                 " pp (within noise; 99 % interval "),
               std::string::npos)
         << leaf->tooltip;
-    EXPECT_EQ(std::tie(leaf->r, leaf->g, leaf->b), std::make_tuple(255, 120, 120));
-    // main > compute > square: 6 of 11, then 10 of 20: shrank, blue.
+    EXPECT_EQ(std::tie(leaf->r, leaf->g, leaf->b), std::make_tuple(220, 220, 220));
+    // main > compute > square: 6 of 11, then 10 of 20: shrank, within noise.
     auto sq = html_frame(html, "square", 3);
     ASSERT_TRUE(sq) << html;
     EXPECT_NE(sq->tooltip.find("BASE: total " + pct(6 / kBaseSamples)), std::string::npos);
-    EXPECT_LT(sq->r, sq->b);
+    EXPECT_NE(sq->tooltip.find("(within noise"), std::string::npos) << sq->tooltip;
+    EXPECT_EQ(std::tie(sq->r, sq->g, sq->b), std::make_tuple(220, 220, 220));
     // helper is new on its path.
     auto helper = html_frame(html, "helper", 2);
     ASSERT_TRUE(helper);
@@ -536,6 +538,48 @@ TEST_F(DiffTest, DifferentialFlameGraph) {
     EXPECT_EQ(html.find("libx.so+0x500"), std::string::npos);
     // The table still goes to stdout.
     EXPECT_FALSE(words_of_line(r.out, "recurse").empty());
+}
+
+// With samples enough, the flame graph colours what the test calls more
+// than noise, as the gate judges it: BASE 4,000 x square, 4,000 x
+// recurse, 2,000 x helper; NEW 3,000, 5,000 and 1,980 (and 20 x tpl):
+// square -10 points (blue), recurse +10 (red, full colour), helper -0.2
+// (within noise at 99 %: its interval is about +-0.5 points; grey).
+TEST_F(DiffTest, FlameGraphColoursOnlyChangesBeyondNoise) {
+    Variant before;
+    before.stacks = {{kSquare, 4000, 1}, {kRecurse, 4000, 0}, {kHelper, 2000, 0}};
+    Variant after;
+    after.stacks = {{kSquare, 3000, 1}, {kRecurse, 5000, 0}, {kHelper, 1980, 0}, {kTpl, 20, 0}};
+    std::string a = dir.file("big-base.cpcprof"), b = dir.file("big-new.cpcprof");
+    write_variant(a, before);
+    write_variant(b, after);
+    std::string out = dir.file("big.html");
+    RunResult r = diff({a, b, "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string html = read_file(out);
+    EXPECT_NE(html.find("two-proportion z-test of the two runs' samples, 99 % confidence"),
+              std::string::npos);
+    auto rec = html_frame(html, "recurse", 4);
+    ASSERT_TRUE(rec) << html.substr(0, 3000);
+    EXPECT_NE(rec->tooltip.find("change: self +10.00 pp (beyond noise; 99 % interval +8."),
+              std::string::npos)
+        << rec->tooltip;
+    EXPECT_EQ(std::tie(rec->r, rec->g, rec->b), std::make_tuple(255, 120, 120));
+    auto sq = html_frame(html, "square", 3);
+    ASSERT_TRUE(sq);
+    EXPECT_NE(sq->tooltip.find("change: self -10.00 pp (beyond noise"), std::string::npos)
+        << sq->tooltip;
+    EXPECT_EQ(std::tie(sq->r, sq->g, sq->b), std::make_tuple(120, 120, 255));
+    auto helper = html_frame(html, "helper", 2);
+    ASSERT_TRUE(helper);
+    EXPECT_NE(helper->tooltip.find("change: self -0.20 pp (within noise"), std::string::npos)
+        << helper->tooltip;
+    EXPECT_EQ(std::tie(helper->r, helper->g, helper->b), std::make_tuple(220, 220, 220));
+    // The legend says which confidence coloured the picture.
+    r = diff({a, b, "-o", out, "--confidence", "50"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    html = read_file(out);
+    EXPECT_NE(html.find("50 % confidence"), std::string::npos);
 }
 
 TEST_F(DiffTest, FlameGraphToStdoutReplacesTheTable) {
