@@ -116,6 +116,10 @@ std::string render_text(const TableInput &t) {
     out += "# event: " + c.events[e] + "; " + metric_text(t) + "\n";
     out += "# intervals: " + confidence_text(t.gate.confidence) + " of each change (" +
            method_of(t) + "); noise: a change that test cannot tell from chance\n";
+    if (t.gate.threshold && (c.base.runs.size() < 2 || c.now.runs.size() < 2))
+        out += "# one run a side: the test knows the samples' noise, not how much the program "
+               "varies from run to run; a gate on three runs a side (BASE... -- NEW...) measures "
+               "that and alarms less often by mistake (docs/ci.md, \"Noise\")\n";
     if (!c.only_base.empty())
         out += "# only in base, not compared: " + joined(c.only_base) + "\n";
     if (!c.only_new.empty())

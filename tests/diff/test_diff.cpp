@@ -431,11 +431,17 @@ TEST_F(DiffTest, SeveralRunsASideMeasureTheirSpread) {
     EXPECT_EQ(recurse[5], "noise") << r.out;
     EXPECT_NE(r.err.find("helper"), std::string::npos) << r.err;
     EXPECT_EQ(r.err.find("recurse"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out.find("# one run a side:"), std::string::npos) << r.out;
     // The first runs alone: recurse 34.0 % -> 38.7 % of 10,600 and 12,400
-    // samples is a regression to the two-proportion test (z = 7.5).
+    // samples is a regression to the two-proportion test (z = 7.5), which
+    // cannot know the spread the runs showed: the table says so.
     r = diff({base_runs[0], new_runs[0], "--fail-above", "2"});
     EXPECT_EQ(r.status, 3) << r.err;
     EXPECT_NE(r.err.find("recurse"), std::string::npos) << r.err;
+    EXPECT_NE(r.out.find("# one run a side: the test knows the samples' noise, not how much the "
+                         "program varies from run to run"),
+              std::string::npos)
+        << r.out;
 
     std::string xml = read_file(junit);
     EXPECT_NE(xml.find("<testsuite name=\"cpcprof diff cpu-clock\""), std::string::npos) << xml;
