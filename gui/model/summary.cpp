@@ -94,7 +94,8 @@ Summary make_summary(const ProfileData &profile, int event, size_t top) {
     if (!stacks.empty())
         add("stacks", stacks.substr(stacks.find(':') + 2) + " complete");
     for (const storage::Notice &n : r.notices())
-        add("notice", "process " + std::to_string(n.pid) + ": " + n.text);
+        add("notice",
+            (n.pid == 0 ? "recording" : "process " + std::to_string(n.pid)) + ": " + n.text);
 
     if (!r.symbolized() && !r.file_format().symbol_tables) {
         s.symbols_fix = "The profile is not symbolized, and its format (version " +

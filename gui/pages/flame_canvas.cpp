@@ -312,7 +312,12 @@ void FlameCanvas::paintEvent(QPaintEvent *e) {
     p.fillRect(e->rect(), palette().color(QPalette::Base));
     if (layout_.frames.empty()) {
         QString why = tr("No profile loaded.");
-        if (profile_ && profile_->query->samples_kept() == 0)
+        const storage::Reader *r = profile_ ? &profile_->query->reader() : nullptr;
+        if (r && r->run().events.empty() && r->sample_count() > 0)
+            why = tr("This profile holds %Ln sample(s) but no events: the list of what was "
+                     "sampled is missing, so they cannot be weighed.",
+                     nullptr, qlonglong(r->sample_count()));
+        else if (profile_ && profile_->query->samples_kept() == 0)
             why = tr("This profile has no samples.");
         else if (profile_)
             why = tr("Nothing to draw for this event.");

@@ -28,6 +28,16 @@ const char kUsage[] = "usage: cpcprof check FILE...\n"
                       "\n"
                       "Exit status: 0 all files are sound, 1 problems were found, 2 usage error.\n";
 
+// "recording finished", "recording unfinished" (the recorder stopped
+// without a word: killed), or cut short and why.
+std::string recording_state(const Reader &r) {
+    if (r.complete())
+        return "recording finished";
+    if (auto why = r.cut_short())
+        return "recording cut short: " + *why;
+    return "recording unfinished";
+}
+
 std::string count(uint64_t n, const char *one, const char *many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -55,6 +65,10 @@ class FileCheck {
         // not open.
         for (const std::string &p : storage::accounting_problems(r_))
             problem(p);
+        if (r_.run().events.empty() && r_.sample_count() > 0)
+            problem("no events, though it holds " + std::to_string(r_.sample_count()) +
+                    " samples: the list of what was sampled is missing, so they cannot be "
+                    "weighed");
         samples();
         stored_counts();
     }
@@ -129,15 +143,14 @@ FileReport check_file(const std::string &path) {
         if (auto complete = r->complete_stack_samples())
             stacks =
                 analysis::complete_stacks_text(*complete, r->sample_count(), r->run().call_graph);
-        report.summary = path + ": ok: " + count(r->sample_count(), "sample", "samples") + ", " +
-                         count(r->processes().size(), "process", "processes") + ", " +
-                         count(r->threads().size(), "thread", "threads") + ", " +
-                         (r->complete() ? "recording finished" : "recording unfinished") + ", " +
-                         (r->symbolized() ? "symbolized" : "not symbolized") +
-                         analysis::losses_text(r->accounting_total()) +
-                         (stacks.empty() ? "" : ", " + stacks) +
-                         (r->run().counters.empty() ? "" : ", counters " + r->run().counters) +
-                         ", " + format_text(r->file_format());
+        report.summary =
+            path + ": ok: " + count(r->sample_count(), "sample", "samples") + ", " +
+            count(r->processes().size(), "process", "processes") + ", " +
+            count(r->threads().size(), "thread", "threads") + ", " + recording_state(*r) + ", " +
+            (r->symbolized() ? "symbolized" : "not symbolized") +
+            analysis::losses_text(r->accounting_total()) + (stacks.empty() ? "" : ", " + stacks) +
+            (r->run().counters.empty() ? "" : ", counters " + r->run().counters) + ", " +
+            format_text(r->file_format());
     }
     return report;
 }

@@ -124,17 +124,23 @@ void print_silent(const std::vector<int> &pids) {
 }
 
 // The file stopped taking writes during the recording (Session said so
-// at once).  It keeps what was committed before, and is finished if it
-// still can be; nothing is symbolized.
+// at once).  It keeps what was committed before and is closed if it still
+// can be, marked cut short with why, what it kept and what it lost, so
+// that no reader takes it for a finished recording; nothing is symbolized.
 int cut_short(const Options &o, storage::Writer &w, const Summary &s) {
     std::string error;
-    bool finished = w.finish(base::monotonic_ns(), &error);
+    std::string why =
+        "writing the file failed (" + s.write_error + "): the samples stored before are here, " +
+        std::to_string(s.lost) + (s.lost == 1 ? " sample" : " samples") + " after that " +
+        (s.lost_counted ? "are not (counted as dropped)" : "are not (and could not be counted)");
+    bool finished = w.finish_cut_short(base::monotonic_ns(), why, &error);
     if (!o.quiet)
         print_summary(o, s, false);
     std::fprintf(stderr,
-                 "cpcprof record: %s holds the samples stored before writing failed%s; %llu "
-                 "sample%s could not be stored and %s\n",
-                 o.output.c_str(), finished ? "" : (" (not finished: " + error + ")").c_str(),
+                 "cpcprof record: %s holds the samples stored before writing failed and reads "
+                 "as cut short%s; %llu sample%s could not be stored and %s\n",
+                 o.output.c_str(),
+                 finished ? "" : (" (closing it failed too: " + error + ")").c_str(),
                  static_cast<unsigned long long>(s.lost), s.lost == 1 ? "" : "s",
                  s.lost_counted ? "are counted as dropped in it"
                                 : "the file could not even take their count");

@@ -91,6 +91,11 @@ Json run_json(const Query &q) {
     run["counters"] = q.reader().run().counters;
     run["counters_reason"] = q.reader().run().counters_reason;
     run["complete"] = q.reader().complete();
+    // Why the recorder cut the recording short (a full disk), or null.
+    if (auto why = q.reader().cut_short())
+        run["cut_short"] = *why;
+    else
+        run["cut_short"] = nullptr;
     run["symbolized"] = q.reader().symbolized();
     run["samples"] = samples_json(q);
     // Empty when never symbolized (`symbolized` says so), as before.

@@ -215,7 +215,8 @@ std::string text_header(const ReportContext &c) {
     // What the recorder said about processes (a signal taken, sampling
     // stopped): the profile lacks those samples and nothing else shows why.
     for (const storage::Notice &n : q.reader().notices())
-        out += "# notice: process " + std::to_string(n.pid) + ": " + n.text + "\n";
+        out += "# notice: " + (n.pid == 0 ? "recording" : "process " + std::to_string(n.pid)) +
+               ": " + n.text + "\n";
     const analysis::QueryFilter &f = q.filter();
     std::string filter;
     auto add = [&](const std::string &s) { filter += (filter.empty() ? "" : ", ") + s; };

@@ -143,10 +143,17 @@ std::unique_ptr<analysis::Query> open_profile(const char *cmd, const std::string
     }
     const storage::Reader &r = q->reader();
     if (r.run().events.empty()) {
-        std::fprintf(stderr,
-                     "cpcprof %s: %s: no events and no samples: the recording stopped before "
-                     "it began (nothing to show)\n",
-                     cmd, path.c_str());
+        if (uint64_t n = r.sample_count())
+            std::fprintf(stderr,
+                         "cpcprof %s: %s: no events, though it holds %llu sample%s: the file "
+                         "lost the list of what was sampled, so they cannot be weighed "
+                         "(nothing to show)\n",
+                         cmd, path.c_str(), static_cast<unsigned long long>(n), n == 1 ? "" : "s");
+        else
+            std::fprintf(stderr,
+                         "cpcprof %s: %s: no events and no samples: the recording stopped "
+                         "before it began (nothing to show)\n",
+                         cmd, path.c_str());
         return nullptr;
     }
     // What `cpcprof check` reports about a file that opened: the costs
@@ -157,7 +164,11 @@ std::unique_ptr<analysis::Query> open_profile(const char *cmd, const std::string
             problems.push_back(std::move(p));
     for (const std::string &p : problems)
         std::fprintf(stderr, "cpcprof %s: %s: warning: %s\n", cmd, path.c_str(), p.c_str());
-    if (!q->reader().complete())
+    if (auto why = q->reader().cut_short())
+        std::fprintf(stderr,
+                     "cpcprof %s: %s: the recording was cut short: %s; showing what it stored\n",
+                     cmd, path.c_str(), why->c_str());
+    else if (!q->reader().complete())
         std::fprintf(stderr,
                      "cpcprof %s: %s: the recording did not finish (recorder stopped early); "
                      "showing what it stored\n",

@@ -66,6 +66,14 @@ std::optional<int64_t> Reader::end_ns() const {
 bool Reader::complete() const {
     return impl_->p.complete;
 }
+std::optional<std::string> Reader::cut_short() const {
+    if (impl_->p.complete)
+        return std::nullopt;
+    for (const Notice &n : impl_->p.notices)
+        if (n.pid == 0)
+            return n.text;
+    return std::nullopt;
+}
 const std::vector<ProcessRecord> &Reader::processes() const {
     return impl_->p.processes;
 }

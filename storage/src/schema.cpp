@@ -151,7 +151,9 @@
 //     per message in arrival order (id 1, 2, ...): a signal the program
 //     took for itself, sampling stopped in it and why, counters it could
 //     not get.  The text is the message the recorder printed, without its
-//     "cpcprof: process PID: " prefix.
+//     "cpcprof: process PID: " prefix.  pid 0 is the recording itself: in
+//     a file with complete = 0 and end_ns set, why the recorder cut it
+//     short (writing failed: a full disk), what it kept and what it lost.
 //   function_name(id, name)     source_file(id, path)
 //     The interned strings of the symbol tables: demangled function names
 //     and source file paths, ids 1, 2, 3, ... without gaps.  Each text

@@ -458,15 +458,27 @@ bool Writer::resume_after_failure() {
 }
 
 bool Writer::finish(int64_t end_ns, std::string *error) {
+    return finish_as(end_ns, nullptr, error);
+}
+
+bool Writer::finish_cut_short(int64_t end_ns, const std::string &why, std::string *error) {
+    return finish_as(end_ns, &why, error);
+}
+
+bool Writer::finish_as(int64_t end_ns, const std::string *cut_short, std::string *error) {
     Impl &m = *impl_;
     bool done = m.writable("finish()");
-    if (done) {
+    if (done && cut_short != nullptr) {
+        add_notice({0, end_ns, *cut_short});
+        m.st->end_run_short.bind(1, m.rel(end_ns));
+        done = m.error.empty() && m.check(m.st->end_run_short.run(), "mark run cut short");
+    } else if (done) {
         m.st->finish_run.bind(1, m.rel(end_ns));
         done = m.check(m.st->finish_run.run(), "mark run complete");
-        for (const char *s : schema::final_indexes())
-            done = done && m.check(sql::exec(m.db.get(), s), "create index");
-        done = done && m.commit();
     }
+    for (const char *s : schema::final_indexes())
+        done = done && m.check(sql::exec(m.db.get(), s), "create index");
+    done = done && m.commit();
     if (done) {
         // Fold the WAL into the file and return to a rollback journal, so
         // the finished profile is a single file that opens read-only

@@ -17,14 +17,14 @@ struct WriterStatements {
     WriterStatements &operator=(const WriterStatements &) = delete;
 
     Statement begin, commit, rollback;
-    Statement insert_run, insert_command_arg, insert_event, finish_run;
+    Statement insert_run, insert_command_arg, insert_event, finish_run, end_run_short;
     Statement upsert_process, delete_process_args, insert_process_arg, process_exit;
     Statement insert_thread, rename_thread;
     Statement insert_module, insert_mapping, unload_mapping;
     Statement insert_node, insert_sample, add_accounting, insert_notice;
 
     // Every statement the writer runs, each a constant.
-    std::pair<Statement *, const char *> all[20] = {
+    std::pair<Statement *, const char *> all[21] = {
         {&begin, "BEGIN"},
         {&commit, "COMMIT"},
         {&rollback, "ROLLBACK"},
@@ -35,6 +35,7 @@ struct WriterStatements {
         {&insert_command_arg, "INSERT INTO command_arg(pos, arg) VALUES (?1, ?2)"},
         {&insert_event, "INSERT INTO event(idx, name, period, sampling) VALUES (?1, ?2, ?3, ?4)"},
         {&finish_run, "UPDATE run SET end_ns = ?1, complete = 1 WHERE id = 1"},
+        {&end_run_short, "UPDATE run SET end_ns = ?1 WHERE id = 1"},
         {&upsert_process,
          "INSERT INTO process(pid, ppid, exe, start_ns) VALUES (?1, ?2, ?3, ?4) "
          "ON CONFLICT(pid) DO UPDATE SET ppid = excluded.ppid, exe = excluded.exe, "

@@ -262,6 +262,27 @@ TEST(RecordOutput, AFullDiskStopsTheRecordingAtOnceAndCountsTheLoss) {
     EXPECT_EQ(total.dropped, s->dropped);
     EXPECT_EQ(p.samples.size(), s->stored);
     EXPECT_EQ(total.stored, p.samples.size());
+
+    // The file never reads as a finished recording: every reader says it
+    // was cut short, why, and what it kept and lost.
+    EXPECT_FALSE(p.reader->complete());
+    std::optional<std::string> why = p.reader->cut_short();
+    ASSERT_TRUE(why);
+    EXPECT_NE(why->find("writing the file failed ("), std::string::npos) << *why;
+    EXPECT_NE(why->find(disk.mounted() ? "disk is full" : "I/O error"), std::string::npos) << *why;
+    EXPECT_NE(why->find("the samples stored before are here, "), std::string::npos) << *why;
+    EXPECT_NE(why->find(" after that are not (counted as dropped)"), std::string::npos) << *why;
+    RunResult check = run_cpcprof(dir, {"check", "small/out.cpcprof"});
+    EXPECT_NE(check.out.find("recording cut short: writing the file failed"), std::string::npos)
+        << check.out << check.err;
+    EXPECT_EQ(check.out.find("recording finished"), std::string::npos) << check.out;
+    RunResult report = run_cpcprof(dir, {"report", "small/out.cpcprof"});
+    EXPECT_EQ(report.status, 0) << report.err;
+    EXPECT_NE(report.err.find("the recording was cut short: writing the file failed"),
+              std::string::npos)
+        << report.err;
+    EXPECT_NE(report.out.find("# notice: recording: writing the file failed"), std::string::npos)
+        << report.out;
 }
 
 namespace {

@@ -395,6 +395,31 @@ TEST_F(StorageTest, WriterDestroyedUnfinishedLeavesIncompleteFile) {
     EXPECT_FALSE(r->complete());
     EXPECT_FALSE(r->end_ns());
     EXPECT_EQ(r->sample_count(), 1u);
+    EXPECT_FALSE(r->cut_short()); // killed: no word
+}
+
+// A recording whose writes failed midway (a full disk) is closed with its
+// end time and indexes but never reads as finished: why is its own notice.
+TEST_F(StorageTest, FinishCutShortKeepsTheFileUnfinishedAndSaysWhy) {
+    const std::string file = path("cut.cpcprof");
+    std::string error;
+    auto w = Writer::create(file, &error);
+    ASSERT_TRUE(w) << error;
+    w->begin_run(test_run());
+    w->add_process({100, 1, {"./prog"}, "/opt/prog", kStartMono});
+    OwnedSample s = numbered_sample(1);
+    w->add_sample(s.view());
+    w->add_notice({100, kStartMono + 2, "a notice about the process"});
+    const std::string why = "writing the file failed (COMMIT: database or disk is full)";
+    ASSERT_TRUE(w->finish_cut_short(kStartMono + 5, why, &error)) << error;
+    auto r = open_ok(file);
+    ASSERT_TRUE(r);
+    EXPECT_FALSE(r->complete());
+    EXPECT_EQ(r->end_ns(), std::optional<int64_t>(kStartMono + 5));
+    EXPECT_EQ(r->cut_short(), std::optional<std::string>(why));
+    EXPECT_EQ(r->sample_count(), 1u);
+    ASSERT_EQ(r->notices().size(), 2u);
+    EXPECT_EQ(r->notices()[1], (Notice{0, kStartMono + 5, why}));
 }
 
 TEST_F(StorageTest, MisuseFailsTheWriterWithAReason) {

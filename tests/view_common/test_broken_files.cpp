@@ -4,7 +4,8 @@
 // with the wrong number of values are refused (exit 1), an accounting
 // that does not balance or disagrees with the samples stored is a warning
 // (the output is still written).  A profile with no events (the recording
-// stopped before it began) gets a message from every command.
+// stopped before it began, or an event table lost) gets a message from
+// every command that says what the file holds.
 #include "tests/view_common/view_harness.h"
 
 #include "storage/writer.h"
@@ -134,6 +135,25 @@ TEST_F(BrokenFiles, ProfileWithoutEventsGetsAMessageFromEveryCommand) {
                   std::string::npos)
             << words(args) << r.err;
     }
+}
+
+// An event table emptied (by hand, or a tool that rewrote the file) while
+// the samples stay, without values to match (with values, the reader
+// refuses them as inconsistent): every command says what the file holds,
+// not that the recording never began.
+TEST_F(BrokenFiles, ProfileWithSamplesButNoEventsSaysHowManySamplesItHolds) {
+    ASSERT_EQ(
+        run_sql(file, "DELETE FROM event; UPDATE sample SET value = NULL, more_values = NULL"), "");
+    for (const auto &args : commands()) {
+        RunResult r = cpcprof(dir, args);
+        EXPECT_EQ(r.status, 1) << words(args) << r.err;
+        EXPECT_NE(r.err.find(file + ": no events, though it holds 11 samples: the file lost the "
+                                    "list of what was sampled"),
+                  std::string::npos)
+            << words(args) << r.err;
+        EXPECT_EQ(r.err.find("stopped before it began"), std::string::npos) << r.err;
+    }
+    EXPECT_NE(check().find(file + ": no events, though it holds 11 samples"), std::string::npos);
 }
 
 } // namespace

@@ -52,6 +52,10 @@ class Reader {
     // Writer::finish completed.  false: the recorder stopped early; the
     // file holds every batch committed before that.
     bool complete() const;
+    // Why the recorder cut the recording short (Writer::finish_cut_short:
+    // writing failed, what was kept and lost); empty for a finished file
+    // and for one whose recorder was killed (no word at all).
+    std::optional<std::string> cut_short() const;
 
     const std::vector<ProcessRecord> &processes() const; // by pid
     const std::vector<ThreadInfo> &threads() const;      // in order of first appearance

@@ -71,6 +71,12 @@ class Writer {
     // The writer accepts nothing afterwards.
     bool finish(int64_t end_ns, std::string *error);
 
+    // finish() for a recording cut short (writing failed: a full disk):
+    // the file keeps its end time and indexes but stays marked unfinished
+    // (complete = 0), and `why` is stored as the recording's own notice
+    // (pid 0), which Reader::cut_short() returns.
+    bool finish_cut_short(int64_t end_ns, const std::string &why, std::string *error);
+
     // After a failure (a full disk): ends the failed batch, which is rolled
     // back, and accepts writes again, so that one last small batch may be
     // tried (the accounting of what could not be stored).  false after
@@ -87,6 +93,7 @@ class Writer {
   private:
     struct Impl;
     explicit Writer(std::unique_ptr<Impl> impl);
+    bool finish_as(int64_t end_ns, const std::string *cut_short, std::string *error);
     std::unique_ptr<Impl> impl_;
 };
 
