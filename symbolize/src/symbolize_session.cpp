@@ -10,6 +10,7 @@
 #include "symbolize/src/compile_unit.h"
 #include "symbolize/src/elf_owners.h"
 #include "symbolize/src/fde_index.h"
+#include "symbolize/src/kernel_symbols.h"
 #include "symbolize/src/module_map.h"
 #include "symbolize/src/perf_map.h"
 #include "symbolize/src/plt_names.h"
@@ -40,7 +41,9 @@ struct ModuleState {
     // maps its own code again) resolves as the first.
     std::vector<LoadSegment> segments;
     uint64_t bias = 0;
-    std::optional<PerfMap> jit; // a perf map's module: its names, if the file was read
+    std::optional<PerfMap> jit;          // a perf map's module: its names, if the file was read
+    std::optional<KernelSymbols> kernel; // the [kernel] module: kallsyms' text symbols
+    std::string why_no_symbols;          // the [kernel] module: why kernel has none
     bool queried = false;
     std::optional<SymbolTable> symbols;     // read on first use
     std::map<Dwarf_Off, CompileUnit> units; // by CU DIE offset, indexed on first use
@@ -182,6 +185,14 @@ FdeIndex read_fdes(Dwfl_Module *mod, Dwarf_Addr *bias) {
     return {};
 }
 
+// "function", or "function [module]" for a kernel module's.
+std::string kernel_function_name(const KernelSymbols::Symbol &sym) {
+    std::string name(sym.function);
+    if (!sym.module.empty())
+        name.append(" [").append(sym.module).append("]");
+    return name;
+}
+
 SymbolTable read_symbols(Dwfl_Module *mod) {
     SymbolTable table;
     int count =
@@ -214,7 +225,8 @@ struct Session::Impl {
     UniqueDwfl dwfl; // after callbacks and the path: it points at them
     Stats stats;
 
-    Impl(const std::vector<Mapping> &mappings, const std::vector<std::string> &debug_dirs)
+    Impl(const std::vector<Mapping> &mappings, const std::vector<std::string> &debug_dirs,
+         const std::string &kallsyms)
         : map(mappings), modules(map.modules().size()) {
         // The default ":.debug:/usr/lib/debug", with the caller's directories
         // before /usr/lib/debug.
@@ -235,6 +247,8 @@ struct Session::Impl {
             const ModuleMap::Module &module = map.modules()[i];
             if (PerfMap::is_perf_map_path(module.path))
                 modules[i].jit = PerfMap::load(module.path);
+            else if (module.path == kKernelModule)
+                modules[i].kernel = KernelSymbols::load(kallsyms, &modules[i].why_no_symbols);
             else
                 modules[i].dwfl = report(dwfl.get(), module, &modules[i]);
         }
@@ -310,6 +324,8 @@ struct Session::Impl {
     bool module_has_symbols(ModuleState &m) {
         if (!m.has_symbols && m.jit) {
             m.has_symbols = m.jit->size() > 0;
+        } else if (!m.has_symbols && m.kernel) {
+            m.has_symbols = m.kernel->size() > 0;
         } else if (!m.has_symbols) {
             Dwarf_Addr bias;
             m.has_symbols = m.dwfl != nullptr && (symbols(m).size() > 0 ||
@@ -319,8 +335,9 @@ struct Session::Impl {
     }
 };
 
-Session::Session(const std::vector<Mapping> &mappings, std::vector<std::string> debug_dirs)
-    : impl_(std::make_unique<Impl>(mappings, debug_dirs)) {}
+Session::Session(const std::vector<Mapping> &mappings, std::vector<std::string> debug_dirs,
+                 const std::string &kallsyms)
+    : impl_(std::make_unique<Impl>(mappings, debug_dirs, kallsyms)) {}
 Session::~Session() = default;
 Session::Session(Session &&) noexcept = default;
 Session &Session::operator=(Session &&) noexcept = default;
@@ -337,7 +354,7 @@ Location Session::resolve(uint64_t address, bool is_return_address) {
     uint64_t key = pc;
     if (hit) {
         const ModuleState &m = s.modules[module];
-        if (m.jit)
+        if (m.jit || m.kernel)
             key = hit->file_offset;
         else if (m.dwfl != nullptr)
             key = elf_address(m.segments, hit->file_offset).value_or(pc - m.bias) + m.bias;
@@ -359,6 +376,10 @@ Location Session::resolve(uint64_t address, bool is_return_address) {
             if (s.module_has_symbols(m))
                 if (const std::string *name = m.jit->find(key))
                     loc.frames.push_back({*name, {}, 0, false});
+        } else if (m.kernel) {
+            if (s.module_has_symbols(m))
+                if (std::optional<KernelSymbols::Symbol> sym = m.kernel->find(key))
+                    loc.frames.push_back({kernel_function_name(*sym), {}, 0, false});
         } else {
             if (s.module_has_symbols(m))
                 loc.frames = s.frames(m, key);
@@ -384,6 +405,16 @@ std::vector<std::string> Session::modules_without_symbols() const {
     return out;
 }
 
+std::vector<std::string> Session::why_without_symbols() const {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < impl_->modules.size(); ++i) {
+        const ModuleState &m = impl_->modules[i];
+        if (m.queried && !m.has_symbols.value_or(false) && !m.why_no_symbols.empty())
+            out.push_back(impl_->map.modules()[i].path + ": " + m.why_no_symbols);
+    }
+    return out;
+}
+
 Session::Stats Session::stats() const {
     return impl_->stats;
 }
@@ -397,6 +428,11 @@ std::string module_plus(const std::string &module, uint64_t offset) {
     return base::base_name(module) + hex;
 }
 } // namespace
+
+Mapping kernel_mapping() {
+    constexpr uint64_t half = uint64_t(1) << 63;
+    return {kKernelModule, "", half, UINT64_MAX, half};
+}
 
 std::string fallback_name(const Location &loc) {
     return module_plus(loc.module, loc.module_offset);

@@ -31,6 +31,18 @@
 // (src/perf_map.h).  It is read when the Session is made: a map written
 // by another process with the same pid gives wrong names.
 //
+// Kernel frames are addresses of the module "[kernel]" (kKernelModule),
+// which is not a file either: file offsets in its mappings are the
+// kernel's addresses, as in a perf map, and it is named from the kernel's
+// symbol table, /proc/kallsyms (src/kernel_symbols.h): "clear_page_erms",
+// or "ext4_file_write_iter [ext4]" for a loaded module's function.  It is
+// read when the Session is made, and kallsyms holds the addresses of this
+// boot only (KASLR moves the kernel at every boot; modules move when they
+// are loaded again): a profile of another boot gets wrong kernel names.
+// Where the kernel hides its addresses from this reader, or the file
+// cannot be read, the module has no symbols and why_without_symbols() says
+// why.
+//
 // A Session is not thread-safe: one thread per session.
 #pragma once
 
@@ -42,6 +54,9 @@
 #include <vector>
 
 namespace cpcprof::symbolize {
+
+// The module of kernel frames.
+inline constexpr char kKernelModule[] = "[kernel]";
 
 // One executable mapping of a process: [start, end) in the process, and the
 // offset in the file of its first byte.  Mappings of the same path (and
@@ -81,9 +96,10 @@ struct Location {
 class Session { // one process image
   public:
     // debug_dirs are searched before /usr/lib/debug, for build-id and
-    // debuglink files alike.
-    explicit Session(const std::vector<Mapping> &mappings,
-                     std::vector<std::string> debug_dirs = {});
+    // debuglink files alike.  kallsyms names kernel frames (tests give
+    // another file).
+    explicit Session(const std::vector<Mapping> &mappings, std::vector<std::string> debug_dirs = {},
+                     const std::string &kallsyms = "/proc/kallsyms");
     ~Session();
     Session(Session &&) noexcept;
     Session &operator=(Session &&) noexcept;
@@ -99,6 +115,10 @@ class Session { // one process image
     // neither a symbol table nor DWARF (missing, replaced, stripped without
     // findable debug info), in mapping order.
     std::vector<std::string> modules_without_symbols() const;
+    // For those of modules_without_symbols() whose reason the session
+    // knows beyond "no symbol table or DWARF", "PATH: reason", once each:
+    // "[kernel]: /proc/kallsyms shows every address as 0 (...)".
+    std::vector<std::string> why_without_symbols() const;
 
     struct Stats {
         uint64_t lookups = 0, cache_hits = 0, compile_units_indexed = 0, symbol_tables_read = 0;
@@ -109,6 +129,12 @@ class Session { // one process image
     struct Impl;
     std::unique_ptr<Impl> impl_;
 };
+
+// The mapping that holds every kernel address in a process: the kernel's
+// half of the address space on 64-bit Linux, [2^63, 2^64 - 1), under
+// kKernelModule with its start as file offset.  Its range does not depend
+// on kallsyms, so kernel frames can be stored where their names are hidden.
+Mapping kernel_mapping();
 
 // "module+0xoffset" with the module's file name (no directory), or
 // "[unknown]+0xaddress" when no mapping covered the address.
