@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// `cpcprof symbolize FILE [--debug-dir DIR]...`
+// `cpcprof symbolize FILE [--debug-dir DIR]... [--kallsyms FILE]`
 #include "base/args.h"
 #include "profiler/symbolize_profile/symbolize_profile.h"
 
@@ -9,7 +9,7 @@
 namespace cpcprof::symbolize_profile {
 namespace {
 
-const char kUsage[] = "usage: cpcprof symbolize FILE [--debug-dir DIR]...\n"
+const char kUsage[] = "usage: cpcprof symbolize FILE [--debug-dir DIR]... [--kallsyms FILE]\n"
                       "\n"
                       "Resolves the code addresses of a recorded profile to functions, inline\n"
                       "chains and file:line again, replacing what the file held (cpcprof record\n"
@@ -19,6 +19,9 @@ const char kUsage[] = "usage: cpcprof symbolize FILE [--debug-dir DIR]...\n"
                       "  --debug-dir DIR  also look for separate debug files in DIR (by build-id:\n"
                       "                   DIR/.build-id/xx/rest.debug, and by .gnu_debuglink),\n"
                       "                   before /usr/lib/debug; may be repeated\n"
+                      "  --kallsyms FILE  name kernel frames from FILE, a copy of /proc/kallsyms\n"
+                      "                   taken during the recording's boot (default\n"
+                      "                   /proc/kallsyms)\n"
                       "\n"
                       "Exit status: 0 done, 1 the file was refused or could not be written,\n"
                       "2 usage error.\n";
@@ -34,13 +37,17 @@ int symbolize_main(const std::vector<std::string> &args) {
     std::vector<std::string> files;
     base::ArgWalk walk{
         .program = "cpcprof symbolize",
-        .valued = {"--debug-dir"},
+        .valued = {"--debug-dir", "--kallsyms"},
         .value =
-            [&](const std::string &, const std::string &dir) {
+            [&](const std::string &option, const std::string &value) {
+                if (option == "--kallsyms") {
+                    options.kallsyms = value;
+                    return true;
+                }
                 // libdwfl looks up build-ids under absolute directories only.
                 std::error_code ec;
-                std::filesystem::path absolute = std::filesystem::absolute(dir, ec);
-                options.debug_dirs.push_back(ec ? dir : absolute.string());
+                std::filesystem::path absolute = std::filesystem::absolute(value, ec);
+                options.debug_dirs.push_back(ec ? value : absolute.string());
                 return true;
             },
         .operand =
@@ -48,7 +55,11 @@ int symbolize_main(const std::vector<std::string> &args) {
                 files.push_back(a);
                 return true;
             },
-        .missing = [](const std::string &) { usage_error("--debug-dir needs a directory"); },
+        .missing =
+            [](const std::string &option) {
+                usage_error(option == "--kallsyms" ? "--kallsyms needs a file"
+                                                   : "--debug-dir needs a directory");
+            },
         .unknown = [](const std::string &a) { usage_error("unknown option " + a); },
         .dash_is_option = true}; // not standard input: the file is rewritten in place
     if (int r = base::walk_args(walk, args); r <= 0) {

@@ -48,7 +48,7 @@ Image module_image(std::span<const AddressToResolve> addrs) {
 void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToResolve> addrs,
                       const Options &options, Summary *summary) {
     Image image = module_image(addrs);
-    symbolize::Session session(image.mappings, options.debug_dirs);
+    symbolize::Session session(image.mappings, options.debug_dirs, options.kallsyms);
     // An address no symbol names is stored as its function by the FDE
     // ("liblzma.so.5+0x15b40", schema.cpp "symbol"), so that a stripped
     // module's samples group by function, not by address.
@@ -87,6 +87,8 @@ void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToRe
     ++summary->modules;
     if (!has_symbols)
         summary->modules_without_symbols.push_back(addrs.front().path);
+    for (std::string &why : session.why_without_symbols())
+        summary->why_without_symbols.push_back(std::move(why));
 }
 
 } // namespace
@@ -132,6 +134,8 @@ std::string describe(const Summary &s) {
     text += seconds;
     if (s.by_fde > 0)
         text += "; " + std::to_string(s.by_fde) + " others grouped into functions by their FDE";
+    for (const std::string &why : s.why_without_symbols)
+        text += "; " + why;
     return text;
 }
 

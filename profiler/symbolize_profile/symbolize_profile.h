@@ -10,7 +10,8 @@
 // once.  An address no symbol names is stored as the function its FDE
 // begins ("module+0xSTART"), or not at all without one (reports then show
 // module+0xoffset).  A module is marked as having symbols iff the Session
-// found a symbol table or DWARF for it.
+// found a symbol table or DWARF for it (kallsyms' symbols for the kernel
+// frames of the "[kernel]" module).
 #pragma once
 
 #include <cstdint>
@@ -21,7 +22,8 @@
 namespace cpcprof::symbolize_profile {
 
 struct Options {
-    std::vector<std::string> debug_dirs; // searched before /usr/lib/debug
+    std::vector<std::string> debug_dirs;     // searched before /usr/lib/debug
+    std::string kallsyms = "/proc/kallsyms"; // names the kernel frames
 };
 
 struct Summary {
@@ -30,6 +32,9 @@ struct Summary {
     uint64_t by_fde = 0;    // the others, grouped into functions by their FDE
     size_t modules = 0;     // modules looked at
     std::vector<std::string> modules_without_symbols; // their paths, by module id
+    // "PATH: reason" for those of them whose reason is known beyond "no
+    // symbol table or DWARF" (the kernel's symbols hidden)
+    std::vector<std::string> why_without_symbols;
     double seconds = 0;
 };
 
@@ -40,7 +45,8 @@ std::optional<Summary> symbolize_profile(const std::string &path, const Options 
                                          std::string *error);
 
 // "symbolized R of N addresses in M modules (K without symbols: a, b) in S s",
-// and "; F others grouped into functions by their FDE" when F > 0.
+// and "; F others grouped into functions by their FDE" when F > 0, then
+// "; " and each of why_without_symbols.
 std::string describe(const Summary &s);
 
 // `cpcprof symbolize FILE [--debug-dir DIR]...`.  Exit status: 0 done,

@@ -96,7 +96,10 @@
 //     One row per distinct file (path, build_id); build_id is lowercase
 //     hex or empty.  has_symbols: 1 if the symbolizer found symbols (a
 //     symbol table or debug information) in the file, 0 if not, NULL
-//     until it has looked.
+//     until it has looked.  The path "[kernel]" is no file: its addresses
+//     are kernel frames, its mappings have file_offset = start_address (a
+//     file offset is the kernel's address), and it is named from
+//     /proc/kallsyms (has_symbols 0 where the kernel hid its addresses).
 //   mapping(id, pid, module, start_address, end_address, file_offset,
 //           load_ns, unload_ns)
 //     Where a module was mapped in a process, [start_address, end_address),

@@ -114,8 +114,9 @@ KernelSymbols KernelSymbols::load(const std::string &path, std::string *problem)
     KernelSymbols table = parse(text.str());
     if (table.size() == 0 && table.hidden() > 0)
         *problem = path + " shows every address as 0 (kernel.kptr_restrict hides them from this " +
-                   "user): root or CAP_SYSLOG, or kernel.kptr_restrict=0 with " +
-                   "kernel.perf_event_paranoid <= 1, would show them";
+                   "user): root or CAP_SYSLOG (with kernel.kptr_restrict <= 1), or " +
+                   "kernel.kptr_restrict=0 and kernel.perf_event_paranoid <= 1 (any user), " +
+                   "would show them";
     else if (table.size() == 0)
         *problem = path + " has no text symbols";
     return table;
