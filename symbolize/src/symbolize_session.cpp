@@ -25,6 +25,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -183,6 +184,26 @@ FdeIndex read_fdes(Dwfl_Module *mod, Dwarf_Addr *bias) {
         return index;
     }
     return {};
+}
+
+// Whether the file's bytes at offset are glibc's x86-64 signal trampoline,
+// __restore_rt (mov $15, %rax; syscall: rt_sigreturn), which a stripped
+// libc leaves unnamed: the frame between a signal handler and the code it
+// interrupted.  The handler returns into its first byte.
+bool starts_sigreturn(const std::string &path, uint64_t offset) {
+#if defined(__x86_64__)
+    static constexpr unsigned char kRestoreRt[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00,
+                                                   0x00, 0x00, 0x0f, 0x05};
+    base::ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    unsigned char bytes[sizeof kRestoreRt];
+    return fd.get() >= 0 &&
+           pread(fd.get(), bytes, sizeof bytes, off_t(offset)) == ssize_t(sizeof bytes) &&
+           std::memcmp(bytes, kRestoreRt, sizeof bytes) == 0;
+#else
+    (void)path;
+    (void)offset;
+    return false;
+#endif
 }
 
 // "function", or "function [module]" for a kernel module's.
@@ -386,6 +407,8 @@ Location Session::resolve(uint64_t address, bool is_return_address) {
             if (loc.frames.empty())
                 if (const std::string *stub = s.plt_name(m, key))
                     loc.frames.push_back({*stub, "", 0, false});
+            if (loc.frames.empty() && starts_sigreturn(loc.module, offset))
+                loc.frames.push_back({"__restore_rt", "", 0, false});
             if (loc.frames.empty())
                 if (std::optional<uint64_t> start = s.fde_start(m, key); start && *start <= key)
                     loc.function_offset = hit->file_offset - (key - *start);
