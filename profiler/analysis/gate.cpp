@@ -198,4 +198,17 @@ std::vector<Regression> regressions(const Comparison &c, size_t e, const GateOpt
     return out;
 }
 
+std::optional<PaceChange> pace_change(const Comparison &c, size_t e) {
+    auto mean = [e](const SideInfo &s) {
+        double sum = 0;
+        for (const RunInfo &r : s.runs)
+            sum += e < r.totals.size() ? double(r.totals[e]) : 0;
+        return s.runs.empty() ? 0.0 : sum / double(s.runs.size());
+    };
+    double base_mean = mean(c.base), new_mean = mean(c.now);
+    if (base_mean <= 0 || std::fabs(new_mean - base_mean) <= 0.1 * base_mean)
+        return std::nullopt;
+    return PaceChange{base_mean, new_mean};
+}
+
 } // namespace cpcprof::analysis

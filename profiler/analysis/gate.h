@@ -72,4 +72,17 @@ struct Regression {
 // growth first (o.threshold must be set).
 std::vector<Regression> regressions(const Comparison &c, size_t e, const GateOptions &o);
 
+// Whether the two sides' runs went at different paces: the mean per run
+// of event e's total (for cpu-clock, the run's CPU time) differs by more
+// than 10 % between the sides.  A note, not a verdict: three runs cannot
+// test it, and it matters whatever the test says.  Runs of the same work
+// that took different times ran on a machine of another speed (a busier
+// host, shared caches): the shares of code whose speed depends on the
+// machine (memory-bound loops) move with it, and a share gate cannot tell
+// that from a change of the program.  (Or the work itself changed.)
+struct PaceChange {
+    double base_mean = 0, new_mean = 0; // per run, in e's unit
+};
+std::optional<PaceChange> pace_change(const Comparison &c, size_t e);
+
 } // namespace cpcprof::analysis

@@ -107,6 +107,20 @@ std::string metric_text(const TableInput &t) {
                : "costs are means per run, changes in points (pp) of base's mean total";
 }
 
+// A line that says the sides' runs went at different paces, or "".
+std::string pace_text(const TableInput &t, const char *prefix) {
+    auto pace = analysis::pace_change(t.c, t.event);
+    if (!pace)
+        return "";
+    return std::string(prefix) + "the runs went at different paces: " + t.c.events[t.event] +
+           " per run " + analysis::fixed(pace->base_mean, 0) + " in base, " +
+           analysis::fixed(pace->new_mean, 0) + " in new (" +
+           signed_fixed((pace->new_mean / pace->base_mean - 1) * 100) +
+           " %): if they did the same work, the machine ran at another speed, and the shares of "
+           "code whose speed depends on it (memory-bound loops) move with it; record both sides "
+           "on the same runner, alternately (docs/ci.md, \"Noise\")\n";
+}
+
 } // namespace
 
 std::string render_text(const TableInput &t) {
@@ -120,6 +134,7 @@ std::string render_text(const TableInput &t) {
         out += "# one run a side: the test knows the samples' noise, not how much the program "
                "varies from run to run; a gate on three runs a side (BASE... -- NEW...) measures "
                "that and alarms less often by mistake (docs/ci.md, \"Noise\")\n";
+    out += pace_text(t, "# ");
     if (!c.only_base.empty())
         out += "# only in base, not compared: " + joined(c.only_base) + "\n";
     if (!c.only_new.empty())
@@ -311,6 +326,7 @@ std::string regression_summary(const TableInput &t, size_t lines) {
     if (t.grown.size() > lines)
         out += "  ... and " + std::to_string(t.grown.size() - lines) +
                " more (cpcprof diff --format json lists them all)\n";
+    out += pace_text(t, "cpcprof diff: note: ");
     return out;
 }
 

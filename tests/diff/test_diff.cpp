@@ -403,6 +403,38 @@ TEST_F(DiffTest, EventChoosesWhatTheGateWatches) {
 // noise, where the samples of one run a side would gate; a real growth
 // (helper, 4.7 % in every new run) still gates.  The CI formats say the
 // same.
+// Runs of the same program whose CPU time differs by 29.7 % between the
+// sides (every count scaled: the same shares): no regression, but a note
+// on the table that the machine ran at another pace (the same line goes
+// under a regression's summary on stderr).  Runs alike have no note.
+TEST_F(DiffTest, RunsAtDifferentPacesAreNoted) {
+    std::vector<std::string> base_runs, fast_runs, slow_runs;
+    for (int i = 0; i < 3; ++i) {
+        base_runs.push_back(dir.file("pb" + std::to_string(i) + ".cpcprof"));
+        write_variant(base_runs.back(), known_variant(1000 + 10 * i));
+        fast_runs.push_back(dir.file("pf" + std::to_string(i) + ".cpcprof"));
+        write_variant(fast_runs.back(), known_variant(1010 - 10 * i));
+        slow_runs.push_back(dir.file("ps" + std::to_string(i) + ".cpcprof"));
+        write_variant(slow_runs.back(), known_variant(1300 + 10 * i));
+    }
+    auto gate = [&](const std::vector<std::string> &now) {
+        std::vector<std::string> args = base_runs;
+        args.emplace_back("--");
+        args.insert(args.end(), now.begin(), now.end());
+        args.insert(args.end(), {"--fail-above", "2"});
+        return diff(args);
+    };
+    RunResult alike = gate(fast_runs);
+    EXPECT_EQ(alike.status, 0) << alike.err;
+    EXPECT_EQ(alike.out.find("different paces"), std::string::npos) << alike.out;
+    RunResult slow = gate(slow_runs);
+    EXPECT_EQ(slow.status, 0) << slow.err;
+    EXPECT_NE(slow.out.find("# the runs went at different paces: cpu-clock per run "),
+              std::string::npos)
+        << slow.out;
+    EXPECT_NE(slow.out.find("(+29.70 %)"), std::string::npos) << slow.out; // 14,410 / 11,110
+}
+
 TEST_F(DiffTest, SeveralRunsASideMeasureTheirSpread) {
     std::vector<std::string> base_runs, new_runs;
     const int recurse_base[3] = {3600, 4400, 4000}, recurse_new[3] = {4800, 5600, 5200};
