@@ -11,6 +11,7 @@
 #include <time.h>
 #include <x86intrin.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -166,12 +167,17 @@ TEST_P(Merged, SignalsPlusMergedOverflowsAreEveryPeriodCounted) {
     // more of its periods (99 % against 96-98 % here, beside CPU hogs too),
     // so its rate is no bound for this one.  At a 200 us period the kernel's
     // share stays under a tenth even in a sanitized build on a busy machine.
+    // What neither counter can take is time the virtual CPU was stolen
+    // while the thread ran (its hrtimers fire late, once): the reference
+    // loses that too (84 % of the periods once, beside two hogs), so the
+    // floor is a tenth under the fewer of the two.  A libcpc that counted
+    // only its signals (some 65 % of the periods here) still fails it.
     std::string counts = "periods " + std::to_string(periods) + ", signals " +
                          std::to_string(g_signals.load()) + ", merged " +
                          std::to_string(g_merged.load()) + ", reference " +
                          std::to_string(reference.overflows());
     std::printf("%s\n", counts.c_str());
-    EXPECT_GE(seen, periods * 9 / 10) << counts;
+    EXPECT_GE(seen, std::min<uint64_t>(periods, reference.overflows()) * 9 / 10) << counts;
     // A period split across a restart is counted in two parts but may
     // overflow once in each: a little over the counter's figure.
     EXPECT_LE(seen, periods * 101 / 100 + 2) << "overflows that no period made: " << counts;
