@@ -20,7 +20,10 @@ is.  Then:
 
   false alarms  `cpcprof diff A B --fail-above T` on pairs of identical
                 runs, one run a side (two-proportion z-test), and the same
-                with --runs runs a side (Welch's t-test), on both programs
+                with --runs runs a side (Welch's t-test), on both programs:
+                the sides' runs one after the other (as main's kept runs
+                and a branch's are), and in turns (as docs/ci.md's script
+                records them with BASE_COMMAND: A B, B A, A B)
   power         base against new, one run and --runs runs a side: how
                 often the gate fails, and whether fw_injected is the first
                 function it names
@@ -93,7 +96,7 @@ def binomial_upper(k, n, conf=0.95):
 def rate_line(label, results, key):
     n = len(results)
     k = sum(1 for r in results if r[key])
-    return f"{label:58} {k:3d} / {n:<3d} {100 * k / n:6.1f} %  (95 % bound {100 * binomial_upper(k, n):5.1f} %)"
+    return f"{label:78} {k:3d} / {n:<3d} {100 * k / n:6.1f} %  (95 % bound {100 * binomial_upper(k, n):5.1f} %)"
 
 
 def main():
@@ -157,12 +160,34 @@ def main():
         return out
 
     r = a.runs
+
+    def after(runs, start):
+        """The two sides of 2 r consecutive runs from start, one side's
+        runs after the other's (as main's kept runs and a branch's are)."""
+        return runs[start:start + r], runs[start + r:start + 2 * r]
+
+    def in_turns(runs, start):
+        """The same 2 r runs as cpcprof-gate.sh's BASE_COMMAND records the
+        sides: in rounds of two, the first side first in odd rounds and
+        second in even ones (A B, B A, A B, ...)."""
+        block = runs[start:start + 2 * r]
+        return ([block[2 * j + (j % 2)] for j in range(r)],
+                [block[2 * j + 1 - (j % 2)] for j in range(r)])
+
     same_fw_1 = results([([base[2 * k]], [base[2 * k + 1]]) for k in range(a.pairs)])
-    same_fw_n = results([(base[2 * r * k:2 * r * k + r], base[2 * r * k + r:2 * r * (k + 1)])
-                         for k in range(a.pairs)])
+    same_fw_n = results([after(base, 2 * r * k) for k in range(a.pairs)])
+    same_fw_t = results([in_turns(base, 2 * r * k) for k in range(a.pairs)])
     same_xz = results([([xz[2 * k]], [xz[2 * k + 1]]) for k in range(a.pairs)])
-    same_xz_n = results([(xz[2 * r * k:2 * r * k + r], xz[2 * r * k + r:2 * r * (k + 1)])
-                         for k in range(a.pairs)])
+    same_xz_n = results([after(xz, 2 * r * k) for k in range(a.pairs)])
+    same_xz_t = results([in_turns(xz, 2 * r * k) for k in range(a.pairs)])
+    # Every window of 2 r consecutive runs: more comparisons (overlapping,
+    # so not independent) for a rate nearer the nominal one.
+    windows = range(len(base) - 2 * r + 1)
+    every = [(label, results([arrange(runs, w) for w in windows]))
+             for label, runs, arrange in [("bench_fixed_work, one after the other", base, after),
+                                          ("bench_fixed_work, in turns", base, in_turns),
+                                          ("xz -6, one after the other", xz, after),
+                                          ("xz -6, in turns", xz, in_turns)]]
     power_1 = results([([base[k]], [new[k]]) for k in range(a.pairs)])
     power_n = results([(base[r * k:r * (k + 1)], new[r * k:r * (k + 1)]) for k in range(a.pairs)])
 
@@ -172,13 +197,19 @@ def main():
           "threshold (the gate without a noise test)")
     print("identical builds, false alarms (target <= 1 % in expectation):")
     for label, res in [("bench_fixed_work, 1 run a side", same_fw_1),
-                       (f"bench_fixed_work, {r} runs a side", same_fw_n),
+                       (f"bench_fixed_work, {r} runs a side, one after the other", same_fw_n),
+                       (f"bench_fixed_work, {r} runs a side, in turns", same_fw_t),
                        ("xz -6, 1 run a side", same_xz),
-                       (f"xz -6, {r} runs a side", same_xz_n)]:
+                       (f"xz -6, {r} runs a side, one after the other", same_xz_n),
+                       (f"xz -6, {r} runs a side, in turns", same_xz_t)]:
         print("  " + rate_line(label + ", gate", res, "gate"))
         print("  " + rate_line(label + ", threshold alone", res, "naive"))
-        print(f"  {'':58} largest self growth: median "
+        print(f"  {'':78} largest self growth: median "
               f"{sorted(x['largest'] for x in res)[len(res) // 2]:+.2f} points")
+    print(f"every window of {2 * r} consecutive runs of the same build, {r} runs a side "
+          f"({len(windows)} overlapping comparisons):")
+    for label, res in every:
+        print("  " + rate_line(label + ", gate", res, "gate"))
     print("fw_injected +5 % of the run, caught (target >= 90 % with "
           f"{r} runs a side, named first):")
     for label, res in [("1 run a side", power_1), (f"{r} runs a side", power_n)]:

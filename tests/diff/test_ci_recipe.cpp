@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -57,7 +58,8 @@ struct Job {
 
 // One CI job: the script in dir with the environment a job sets.
 Job run_job(const TempDir &dir, const std::string &name, const std::string &baseline,
-            const std::vector<std::string> &test_command) {
+            const std::vector<std::string> &test_command,
+            const std::vector<std::string> &more_env = {}) {
     Job job;
     job.out = dir.file(name);
     std::vector<std::string> argv = {"/bin/sh", dir.file("cpcprof-gate.sh")};
@@ -65,6 +67,7 @@ Job run_job(const TempDir &dir, const std::string &name, const std::string &base
     ProgramOptions o;
     o.env = {std::string("CPCPROF=") + CPCPROF_EXE, "BASELINE=" + baseline, "RUNS=2",
              "OUT=" + job.out, "GITHUB_STEP_SUMMARY=" + dir.file(name + "-summary")};
+    o.env.insert(o.env.end(), more_env.begin(), more_env.end());
     o.own_group = true;
     o.out = name + ".stdout";
     o.err = name + ".stderr";
@@ -123,6 +126,45 @@ TEST(CiRecipe, TheGateScriptOfTheDocsCatchesARegressionAndPassesTheSameBuild) {
         << good.result.out;
     EXPECT_NE(read_file(good.out + "/junit.xml").find("failures=\"0\""), std::string::npos);
     EXPECT_NE(read_file(good.out + "/summary.md").find("**No regression**"), std::string::npos);
+}
+
+// With BASE_COMMAND the script records main's build itself, its runs
+// taking turns with the branch's, and gates on those: no kept baseline
+// is read (BASELINE names a folder that does not exist).
+TEST(CiRecipe, TheGateScriptRecordsTheBaseInTurnsWithTheBranchWhenGivenItsCommand) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string script = gate_script();
+    ASSERT_FALSE(script.empty()) << "no cpcprof-gate.sh block in docs/ci.md";
+    TempDir dir;
+    {
+        std::ofstream f(dir.file("cpcprof-gate.sh"));
+        f << script;
+    }
+    const std::string base_command = std::string("BASE_COMMAND=") + FIXED_WORK_EXE + " 1";
+    const std::string nowhere = dir.file("no-kept-profiles");
+
+    Job bad = run_job(dir, "bad", nowhere, {FIXED_WORK_EXE, "1", "20"}, {base_command});
+    EXPECT_EQ(bad.result.status, 3) << bad.result.out << bad.result.err;
+    EXPECT_NE(bad.result.err.find("fw_injected"), std::string::npos) << bad.result.err;
+    EXPECT_NE(bad.result.out.find("Welch's t-test over runs"), std::string::npos) << bad.result.out;
+    // The order the four recordings were written in: base, branch, then
+    // branch, base (RUNS=2).
+    std::vector<std::pair<std::filesystem::file_time_type, std::string>> order;
+    for (const char *f : {"base-1", "run-1", "run-2", "base-2"}) {
+        std::string path = bad.out + "/" + f + ".cpcprof";
+        ASSERT_TRUE(exists(path)) << path;
+        order.emplace_back(std::filesystem::last_write_time(path), f);
+    }
+    std::sort(order.begin(), order.end());
+    std::string written;
+    for (const auto &[when, name] : order)
+        written += name + " ";
+    EXPECT_EQ(written, "base-1 run-1 run-2 base-2 ");
+
+    Job good = run_job(dir, "good", nowhere, {FIXED_WORK_EXE, "1"}, {base_command});
+    EXPECT_EQ(good.result.status, 0) << good.result.out << good.result.err;
+    EXPECT_NE(good.result.out.find("no function's self share grew"), std::string::npos)
+        << good.result.out;
 }
 
 // ---- The CI recipes of docs/ci.md ----
