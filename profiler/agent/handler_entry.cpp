@@ -13,6 +13,7 @@
 
 #include <libcpc.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -89,10 +90,24 @@ bool run_program_action(const struct sigaction &p, int sig, siginfo_t *si, void 
         write_kernel_action(sig, restore); // a default action that let it live
         return true;
     }
+    // The mask the program's handler would have had from the kernel: the
+    // interrupted code's, its sa_mask, and sig itself unless SA_NODEFER;
+    // not the mask of the agent's handler it runs from, which blocks more.
+    // SIGTRAP stays blocked, as libcpc's handler it runs inside has it.
     uint64_t mask = 0;
     std::memcpy(&mask, &p.sa_mask, sizeof mask);
-    if (mask != 0)
+    mask |= uint64_t(1) << (SIGTRAP - 1);
+    if ((p.sa_flags & SA_NODEFER) == 0)
+        mask |= uint64_t(1) << (sig - 1);
+    if (uc != nullptr) {
+        uint64_t interrupted = 0;
+        std::memcpy(&interrupted, &static_cast<const ucontext_t *>(uc)->uc_sigmask,
+                    sizeof interrupted);
+        mask |= interrupted;
+        syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, nullptr, sizeof mask);
+    } else {
         syscall(SYS_rt_sigprocmask, SIG_BLOCK, &mask, nullptr, sizeof mask);
+    }
     if (p.sa_flags & SA_SIGINFO)
         p.sa_sigaction(sig, si, uc);
     else

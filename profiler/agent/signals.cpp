@@ -99,7 +99,16 @@ bool install_sampling_handler(void (*handler)(int, siginfo_t *, void *)) {
     struct sigaction sa {};
     sa.sa_sigaction = sampling_entry;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
+    // The program's own signals wait until a sample is taken: a handler of
+    // the program's entered on top of the agent's would run with SIGEMT
+    // blocked (the kernel adds the mask of the handler it interrupts), and
+    // every overflow while it ran would merge into one signal after it,
+    // their stacks lost.  Left open: SIGTRAP, which libcpc's overflows
+    // raise synchronously (a kernel before 6.3 kills a process that blocks
+    // it), and the faults and seccomp's SIGSYS, which the kernel forces.
+    sigfillset(&sa.sa_mask);
+    for (int sync : {SIGTRAP, SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGSYS, SIGABRT})
+        sigdelset(&sa.sa_mask, sync);
     struct sigaction before;
     if (real_sigaction()(SIGEMT, &sa, &before) != 0)
         return false;

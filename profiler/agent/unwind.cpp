@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <signal.h>
 
 namespace cpcprof::agent {
 
@@ -112,19 +113,29 @@ bool at_restore_rt(const State &s, uintptr_t pc) {
 
 // The context a signal interrupted, from the trampoline's frame: on
 // x86-64 the handler returned into the trampoline with rsp at the
-// ucontext of its rt_sigframe.  false when it lies outside [lo, hi) or
-// would not move the walk up the stack.
+// ucontext of its rt_sigframe.  false when it lies outside [lo, hi).
 bool signal_context(uintptr_t sp, uintptr_t lo, uintptr_t hi, Frame *f) {
     constexpr size_t gregs = offsetof(ucontext_t, uc_mcontext.gregs);
     constexpr size_t size = sizeof(greg_t) * NGREG;
     if (sp < lo || sp > hi || hi - sp < gregs + size || (sp & 7) != 0)
         return false;
-    auto *g = reinterpret_cast<const greg_t *>(sp + gregs);
-    uintptr_t nsp;
-    std::memcpy(&nsp, &g[REG_RSP], sizeof nsp);
-    if (nsp <= sp)
+    f->interrupted(reinterpret_cast<const greg_t *>(sp + gregs));
+    return true;
+}
+
+// The program's alternate signal stack [lo, hi) when sp lies in it: a
+// handler of the program's own installed with SA_ONSTACK runs there, and
+// its frames lead through the signal frame back to the thread's stack.
+// One system call; asked only when sp is outside the thread's stack.
+bool alternate_stack(uintptr_t sp, uintptr_t *lo, uintptr_t *hi) {
+    stack_t ss;
+    if (sigaltstack(nullptr, &ss) != 0 || (ss.ss_flags & SS_DISABLE) != 0)
         return false;
-    f->interrupted(g);
+    auto base = reinterpret_cast<uintptr_t>(ss.ss_sp);
+    if (sp < base || sp >= base + ss.ss_size)
+        return false;
+    *lo = base;
+    *hi = base + ss.ss_size;
     return true;
 }
 
@@ -224,7 +235,16 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
     Frame f;
     f.interrupted(uc->uc_mcontext.gregs);
     if (hi == 0)
-        lo = hi = f.sp;    // bounds unknown: read nothing
+        lo = hi = f.sp; // bounds unknown: read nothing
+    // Interrupted on the program's alternate signal stack: walk it first,
+    // then the thread's stack from the signal frame that leads there.
+    uintptr_t thread_lo = 0, thread_hi = 0;
+    if ((f.sp < lo || f.sp >= hi) && hi != lo) {
+        thread_lo = lo;
+        thread_hi = hi;
+        if (!alternate_stack(f.sp, &lo, &hi))
+            lo = hi = f.sp;
+    }
     uintptr_t bottom = lo; // the stack's lowest address, 0 when unknown
     if (lo == 0 || f.sp > lo)
         lo = f.sp; // nothing below the interrupted stack pointer is a frame
@@ -250,6 +270,18 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
         if (kind == CfiRow::signal) {
             if (!signal_context(sp, lo, hi, &f))
                 return n;
+            if (thread_hi != 0 && f.sp >= thread_lo && f.sp < thread_hi) {
+                // Off the alternate stack.  Only from the interrupted
+                // stack pointer up: below it the thread's stack may not be
+                // mapped (the kernel wrote the signal frame elsewhere), so
+                // no red zone either.
+                lo = f.sp;
+                hi = thread_hi;
+                bottom = 0;
+                thread_hi = 0;
+            } else if (f.sp <= sp) {
+                return n; // would not move the walk up the stack
+            }
             continue;
         }
         if (row == nullptr || kind == CfiRow::gap) {

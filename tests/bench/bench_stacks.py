@@ -4,10 +4,12 @@
 
 Runs on demand (not by ctest):
 
-    python3 tests/bench/bench_stacks.py [--build build/dev] [--hz 1000]
+    python3 tests/bench/bench_stacks.py [--build build/dev] [--hz 1000] [--runs N]
+                                        [--only NAME]
 
-Each program runs three times, sampling user-mode cpu-clock at --hz:
-under `cpcprof record` (dwarf call graph, with --stats), under
+Each program runs once (--runs: N times) under each of three tools,
+sampling user-mode cpu-clock at --hz: under `cpcprof record` (dwarf call
+graph, with --stats), under
 `perf record --call-graph dwarf` and under `perf record -g`.  A stack is
 complete when it passes where a program's or a thread's stack begins
 (_start, __libc_start_call_main, __libc_start_main, clone3, clone,
@@ -22,7 +24,9 @@ ring push, median and p99).
 Programs: python3 (hashlib and json), sqlite3 (a recursive query), xz and
 bzip2 (compressing random data), openssl speed sha512 and rsa2048, node
 (JIT code, V8's builtins without unwind information), and
-the bundled asmframes and sigspin targets.  One that is not installed is
+the bundled asmframes and sigspin targets, and sigloop (half its CPU time
+in its own SIGALRM handler while its loop runs: every 10 ms, on an
+alternate signal stack, every 1 ms).  One that is not installed is
 skipped with a line saying so.  Needs linux-perf.
 """
 import argparse
@@ -64,6 +68,9 @@ def programs(build, tmp):
         ("node", ["/usr/bin/node", "-e", js]),
         ("asmframes", [os.path.join(targets, "record_asmframes"), "2"]),
         ("sigspin", [os.path.join(targets, "record_sigspin"), "2"]),
+        ("sigloop", [os.path.join(targets, "record_sigloop"), "2", "plain"]),
+        ("sigloop altstack", [os.path.join(targets, "record_sigloop"), "2", "altstack"]),
+        ("sigloop fast", [os.path.join(targets, "record_sigloop"), "2", "fast"]),
     ]
 
 
@@ -140,6 +147,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build/dev")
     ap.add_argument("--hz", type=int, default=1000)
+    ap.add_argument("--runs", type=int, default=1, help="runs of each program under each tool")
+    ap.add_argument("--only", help="only the programs whose name contains this")
     a = ap.parse_args()
     (cpcprof,) = built_tools("bench_stacks", a.build, ["profiler/cpcprof/cpcprof"])
     tmp = tempfile.mkdtemp(prefix="bench_stacks.")
@@ -148,17 +157,21 @@ def main():
     print(f"{'program':<16} {'cpcprof dwarf':>22} {'(own flag)':>10} {'handler us med/p99':>19} "
           f"{'perf --call-graph dwarf':>24} {'perf -g':>22}")
     for name, cmd in programs(a.build, tmp):
+        if a.only and a.only not in name:
+            continue
         if not os.access(cmd[0], os.X_OK):
             print(f"{name:<16} skipped: {cmd[0]} is not installed")
             continue
-        out = os.path.join(tmp, "out")
-        c = cpcprof_run(cpcprof, a.hz, cmd, out + ".cpcprof")
-        pd = perf_run("dwarf", a.hz, cmd, out + ".dwarf.data")
-        pg = perf_run("fp", a.hz, cmd, out + ".fp.data")
-        flag = f"{c['flagged']:6.2f} %" if c else ""
-        h = f"{c['handler'][0]:.2f}/{c['handler'][1]:.2f}" if c and c["handler"] else "-"
-        print(f"{name:<16} {share(c):>22} {flag:>10} {h:>19} {share(pd):>24} {share(pg):>22}",
-              flush=True)
+        for run in range(a.runs):
+            out = os.path.join(tmp, "out")
+            c = cpcprof_run(cpcprof, a.hz, cmd, out + ".cpcprof")
+            pd = perf_run("dwarf", a.hz, cmd, out + ".dwarf.data")
+            pg = perf_run("fp", a.hz, cmd, out + ".fp.data")
+            flag = f"{c['flagged']:6.2f} %" if c else ""
+            h = f"{c['handler'][0]:.2f}/{c['handler'][1]:.2f}" if c and c["handler"] else "-"
+            label = name if a.runs == 1 else f"{name} #{run + 1}"
+            print(f"{label:<16} {share(c):>22} {flag:>10} {h:>19} {share(pd):>24} "
+                  f"{share(pg):>22}", flush=True)
     shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -82,6 +82,42 @@ TEST(RecordUnwind, SignalHandlerStacksReachMain) {
     EXPECT_EQ(samples_of("__restore_rt"), samples_of("ss_on_alarm")) << r.out;
 }
 
+// A busy program spending half its CPU time in its own SIGALRM handler
+// (sigloop): every 10 ms on the thread's stack, the same on an alternate
+// signal stack, and every 1 ms.  The timer's signal and the sampling
+// overflow are often raised by one timer interrupt: a handler of the
+// program's entered on top of the profiler's would run with the sampling
+// signal blocked and its samples would lose their stacks.  Every run: at
+// least 99.5 % of all samples complete, and of those in the handler, as
+// many through the handler and the interrupted loop to main.
+TEST(RecordUnwind, ProgramsOwnSignalHandlerStacksAreCompleteInEveryShape) {
+    for (const char *mode : {"plain", "altstack", "fast"}) {
+        TempDir dir;
+        Profile p = record(dir, "dwarf", {SIGLOOP_EXE, "1.5", mode});
+        ASSERT_TRUE(p) << mode << ": " << p.error;
+        ProfileSymbols syms(*p.reader);
+        size_t all = 0, complete = 0, in_spin = 0, through = 0;
+        for (const SampleCopy &s : p.samples) {
+            ++all;
+            complete += s.complete;
+            std::vector<std::string> names = syms.stack(s.view());
+            if (names.empty() || !has(names, "sl_spin"))
+                continue;
+            ++in_spin;
+            through += s.complete && has(names, "sl_on_alarm") && has(names, "sl_loop") &&
+                       has(names, "main");
+        }
+        ASSERT_GT(in_spin, 300u) << mode << ": too few samples in the handler to judge";
+        double share = 100.0 * double(complete) / double(all);
+        double handler = 100.0 * double(through) / double(in_spin);
+        std::printf("own SIGALRM handler, %s: %zu of %zu samples (%.2f%%) complete; in the "
+                    "handler %zu of %zu (%.2f%%) through it to main\n",
+                    mode, complete, all, share, through, in_spin, handler);
+        EXPECT_GE(share, 99.5) << mode;
+        EXPECT_GE(handler, 99.5) << mode;
+    }
+}
+
 // fp mode, frame-pointer build: the second thread's stacks pass through
 // the agent's and libcpc's thread-start wrappers to libc's thread start,
 // and no frame but a leaf is in the profiler's code, in either mode.
