@@ -26,7 +26,7 @@ bzip2 (compressing random data), openssl speed sha512 and rsa2048, node
 (JIT code, V8's builtins without unwind information), and
 the bundled asmframes and sigspin targets, and sigloop (half its CPU time
 in its own SIGALRM handler while its loop runs: every 10 ms, on an
-alternate signal stack, every 1 ms).  One that is not installed is
+alternate signal stack, every 0.9 ms).  One that is not installed is
 skipped with a line saying so.  Needs linux-perf.
 """
 import argparse

@@ -84,7 +84,7 @@ TEST(RecordUnwind, SignalHandlerStacksReachMain) {
 
 // A busy program spending half its CPU time in its own SIGALRM handler
 // (sigloop): every 10 ms on the thread's stack, the same on an alternate
-// signal stack, and every 1 ms.  The timer's signal and the sampling
+// signal stack, and every 0.9 ms.  The timer's signal and the sampling
 // overflow are often raised by one timer interrupt: a handler of the
 // program's entered on top of the profiler's would run with the sampling
 // signal blocked and its samples would lose their stacks.  Every run: at
