@@ -42,18 +42,27 @@ void cfi_cache_init();
 
 // What tells the module (its file at path) from any other: the file's
 // device, inode, size and modification time, and the build-id; the
-// build-id alone when the file cannot be found (the vDSO).
-std::string module_identity(const dl_phdr_info *info, const char *path);
+// build-id alone when the file cannot be found (the vDSO), and then
+// *is_file (when given) is false.
+std::string module_identity(const dl_phdr_info *info, const char *path, bool *is_file = nullptr);
 
-// The cache file's name for the module (its file at path), or "" when the
-// module has no file to identify it by (the vDSO) or there is no cache.
-std::string cfi_cache_key(const dl_phdr_info *info, const char *path);
+// The cache file's name for a module of that identity whose file was
+// found, or "" when there is no cache.
+std::string cfi_cache_key(const std::string &identity);
 
-// The rows cached under key, mapped read-only; null when there are none.
-const CfiRow *cfi_cache_find(const std::string &key, uint32_t *count);
+// A module's rows as the cache holds them: the rows, then each row's pc
+// again in an array of its own (find_cfi's binary search reads only
+// those), mapped read-only.
+struct CachedRows {
+    const CfiRow *rows = nullptr; // null: none cached
+    const uint32_t *pcs = nullptr;
+    uint32_t count = 0;
+};
+CachedRows cfi_cache_find(const std::string &key);
 
-// Writes rows under key (best effort: a failure only costs the next
-// process the compilation).
-void cfi_cache_store(const std::string &key, const std::vector<CfiRow> &rows);
+// Writes rows (and their pcs) under key (best effort: a failure only
+// costs the next process the compilation).
+void cfi_cache_store(const std::string &key, const std::vector<CfiRow> &rows,
+                     const std::vector<uint32_t> &pcs);
 
 } // namespace cpcprof::agent

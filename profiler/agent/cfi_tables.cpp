@@ -24,12 +24,14 @@ namespace cpcprof::agent {
 
 namespace {
 
-// A module's rows: compiled here (owned) or mapped from the cache.
+// A module's rows and their pcs (for find_cfi's search): compiled here
+// (owned) or mapped from the cache.
 struct Table {
     std::unique_ptr<std::vector<CfiRow>> owned;
+    std::unique_ptr<std::vector<uint32_t>> owned_pcs;
     const CfiRow *rows = nullptr;
+    const uint32_t *pcs = nullptr;
     uint32_t count = 0;
-    std::unique_ptr<std::vector<uint32_t>> pcs; // the rows' pc, for find_cfi's search
 };
 
 // A module's table is found again by its load address and what tells it
@@ -61,22 +63,26 @@ auto &indexes() {
 std::mutex g_refresh_lock; // the constructor, the drain thread
 
 // The module's table from the recording's cache, or compiled here (and
-// cached for the other processes).
-Table load_table(const dl_phdr_info *info, const char *path, const uint8_t *hdr,
+// cached for the other processes).  key: "" for no cache.
+Table load_table(const dl_phdr_info *info, const std::string &key, const uint8_t *hdr,
                  std::span<const CfiMemory> readable) {
-    std::string key = cfi_cache_key(info, path);
     Table t;
-    t.rows = cfi_cache_find(key, &t.count);
-    if (t.rows == nullptr) {
-        t.owned =
-            std::make_unique<std::vector<CfiRow>>(compile_eh_frame(hdr, info->dlpi_addr, readable));
-        cfi_cache_store(key, *t.owned);
-        t.rows = t.owned->data();
-        t.count = static_cast<uint32_t>(t.owned->size());
+    CachedRows cached = cfi_cache_find(key);
+    if (cached.rows != nullptr) {
+        t.rows = cached.rows;
+        t.pcs = cached.pcs;
+        t.count = cached.count;
+        return t;
     }
-    t.pcs = std::make_unique<std::vector<uint32_t>>(t.count);
-    for (uint32_t i = 0; i < t.count; ++i)
-        (*t.pcs)[i] = t.rows[i].pc;
+    t.owned =
+        std::make_unique<std::vector<CfiRow>>(compile_eh_frame(hdr, info->dlpi_addr, readable));
+    t.owned_pcs = std::make_unique<std::vector<uint32_t>>(t.owned->size());
+    for (size_t i = 0; i < t.owned->size(); ++i)
+        (*t.owned_pcs)[i] = (*t.owned)[i].pc;
+    cfi_cache_store(key, *t.owned, *t.owned_pcs);
+    t.rows = t.owned->data();
+    t.pcs = t.owned_pcs->data();
+    t.count = static_cast<uint32_t>(t.owned->size());
     return t;
 }
 
@@ -104,12 +110,16 @@ int collect_module(dl_phdr_info *info, size_t, void *arg) {
     // Inside dl_iterate_phdr the module cannot be unloaded under us.
     const char *name = info->dlpi_name;
     const char *path = name != nullptr && *name != '\0' ? name : "/proc/self/exe";
-    TableKey key{info->dlpi_addr, hdr, module_identity(info, path)};
+    bool is_file = false;
+    TableKey key{info->dlpi_addr, hdr, module_identity(info, path, &is_file)};
     auto found = tables().find(key);
-    if (found == tables().end())
-        found = tables().emplace(std::move(key), load_table(info, path, hdr, readable)).first;
+    if (found == tables().end()) {
+        std::string cache_key = is_file ? cfi_cache_key(key.identity) : std::string();
+        Table t = load_table(info, cache_key, hdr, readable);
+        found = tables().emplace(std::move(key), std::move(t)).first;
+    }
     const Table &table = found->second;
-    index->modules.push_back({lo, hi, info->dlpi_addr, table.rows, table.pcs->data(), table.count});
+    index->modules.push_back({lo, hi, info->dlpi_addr, table.rows, table.pcs, table.count});
     return 0;
 }
 
