@@ -5,6 +5,7 @@
 // searches every active PMU, and "cycles" would become perf's generic event.
 #include "libcpc/src/pfm_events.h"
 
+#include <dlfcn.h>
 #include <perfmon/pfmlib_perf_event.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <cctype>
 #include <cstdio>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 namespace cpc {
@@ -21,6 +23,47 @@ struct Core {
     PfmPmu pmu;
     int first_event = -1; // libpfm4 opaque index, -1 when the PMU has none
 };
+
+// libpfm4, loaded at the first use of its tables rather than with libcpc:
+// relocating its tables costs each process that loads libcpc about 0.8 ms
+// at its start (cpcprof's agent is loaded into every process it profiles),
+// and a program that counts only the kernel's software events never
+// reads them.  Never unloaded.  Without the library (not installed) there
+// is no core PMU: native events are unknown, the generic and software
+// ones are not affected.
+struct PfmLib {
+    decltype(&::pfm_initialize) initialize = nullptr;
+    decltype(&::pfm_get_pmu_info) get_pmu_info = nullptr;
+    decltype(&::pfm_get_os_event_encoding) get_os_event_encoding = nullptr;
+    decltype(&::pfm_find_event) find_event = nullptr;
+    decltype(&::pfm_get_event_info) get_event_info = nullptr;
+    decltype(&::pfm_get_event_attr_info) get_event_attr_info = nullptr;
+    decltype(&::pfm_get_event_next) get_event_next = nullptr;
+};
+
+// Set once by core() (find_core); every other use follows a core() that
+// found one.
+const PfmLib *g_pfm = nullptr;
+
+const PfmLib *load_pfm() {
+    void *h = dlopen("libpfm.so.4", RTLD_NOW | RTLD_LOCAL);
+    if (h == nullptr)
+        return nullptr;
+    static PfmLib lib;
+    bool ok = true;
+    auto bind = [&](auto &fn, const char *name) {
+        fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(h, name));
+        ok = ok && fn != nullptr;
+    };
+    bind(lib.initialize, "pfm_initialize");
+    bind(lib.get_pmu_info, "pfm_get_pmu_info");
+    bind(lib.get_os_event_encoding, "pfm_get_os_event_encoding");
+    bind(lib.find_event, "pfm_find_event");
+    bind(lib.get_event_info, "pfm_get_event_info");
+    bind(lib.get_event_attr_info, "pfm_get_event_attr_info");
+    bind(lib.get_event_next, "pfm_get_event_next");
+    return ok ? &lib : nullptr;
+}
 
 bool iequals(std::string_view a, std::string_view b) {
     return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
@@ -48,13 +91,14 @@ Core make_core(const pfm_pmu_info_t &info) {
 // fallback (is_dfl, e.g. ix86arch), which libpfm4 itself searches last.  With
 // several present model tables (hybrid parts) the lowest PMU id wins.
 std::optional<Core> find_core() {
-    if (pfm_initialize() != PFM_SUCCESS)
+    g_pfm = load_pfm();
+    if (g_pfm == nullptr || g_pfm->initialize() != PFM_SUCCESS)
         return std::nullopt;
     std::optional<Core> fallback;
     for (int id = PFM_PMU_NONE; id < PFM_PMU_MAX; ++id) {
         pfm_pmu_info_t info{};
         info.size = sizeof(info);
-        if (pfm_get_pmu_info(static_cast<pfm_pmu_t>(id), &info) != PFM_SUCCESS)
+        if (g_pfm->get_pmu_info(static_cast<pfm_pmu_t>(id), &info) != PFM_SUCCESS)
             continue;
         std::string_view name = info.name ? info.name : "perf";
         if (!info.is_present || info.type != PFM_PMU_TYPE_CORE || name == "perf" ||
@@ -94,7 +138,7 @@ int encode(const std::string &str, perf_event_attr *attr) {
     pfm_perf_encode_arg_t arg{};
     arg.attr = attr;
     arg.size = sizeof(arg);
-    return pfm_get_os_event_encoding(str.c_str(), PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
+    return g_pfm->get_os_event_encoding(str.c_str(), PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
 }
 
 // Names of the modifiers (not unit masks) event idx accepts, including the
@@ -103,12 +147,12 @@ std::vector<std::string> modifiers(int idx) {
     std::vector<std::string> mods;
     pfm_event_info_t info{};
     info.size = sizeof(info);
-    if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT, &info) != PFM_SUCCESS)
+    if (g_pfm->get_event_info(idx, PFM_OS_PERF_EVENT, &info) != PFM_SUCCESS)
         return mods;
     for (int i = 0; i < info.nattrs; ++i) {
         pfm_event_attr_info_t a{};
         a.size = sizeof(a);
-        if (pfm_get_event_attr_info(idx, i, PFM_OS_PERF_EVENT, &a) != PFM_SUCCESS || !a.name ||
+        if (g_pfm->get_event_attr_info(idx, i, PFM_OS_PERF_EVENT, &a) != PFM_SUCCESS || !a.name ||
             a.type == PFM_ATTR_UMASK || a.type == PFM_ATTR_RAW_UMASK)
             continue;
         mods.emplace_back(a.name);
@@ -257,7 +301,7 @@ PfmStatus pfm_encode(std::string_view name, std::span<const NativeAttr> attrs,
     if (!c || !out)
         return PfmStatus::unknown_event;
     std::string qualified = qualify(name, c->pmu.name);
-    int idx = qualified.empty() ? -1 : pfm_find_event(qualified.c_str());
+    int idx = qualified.empty() ? -1 : g_pfm->find_event(qualified.c_str());
     if (idx < 0)
         return PfmStatus::unknown_event;
     Suffix suffix;
@@ -278,10 +322,10 @@ void pfm_for_each_event(const std::function<void(const std::string &)> &fn) {
     const auto &c = core();
     if (!c)
         return;
-    for (int idx = c->first_event; idx >= 0; idx = pfm_get_event_next(idx)) {
+    for (int idx = c->first_event; idx >= 0; idx = g_pfm->get_event_next(idx)) {
         pfm_event_info_t info{};
         info.size = sizeof(info);
-        if (pfm_get_event_info(idx, PFM_OS_NONE, &info) == PFM_SUCCESS && info.name)
+        if (g_pfm->get_event_info(idx, PFM_OS_NONE, &info) == PFM_SUCCESS && info.name)
             fn(info.name);
     }
 }

@@ -34,6 +34,9 @@ done
 dpkg-deb -c "$debs"/cpcprof_*.deb | grep -q cpcprof-gui && fail "cpcprof holds the viewer"
 guideps=$(dpkg-deb -f "$debs"/cpcprof-gui_*.deb Depends)
 case $guideps in *libqt6widgets6*) ;; *) fail "cpcprof-gui depends on: $guideps" ;; esac
+# libcpc1 loads libpfm4 itself (dlopen): a dependency named by hand.
+libdeps=$(dpkg-deb -f "$debs"/libcpc1_*.deb Depends)
+case $libdeps in *libpfm4*) ;; *) fail "libcpc1 depends on: $libdeps" ;; esac
 # Dependencies computed by dpkg-shlibdeps: cpcprof needs libc6 and libcpc1.
 deps=$(dpkg-deb -f "$debs"/cpcprof_*.deb Depends)
 case $deps in *libcpc1*libc6*|*libc6*libcpc1*) ;; *) fail "cpcprof depends on: $deps" ;; esac
