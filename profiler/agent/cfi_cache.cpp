@@ -66,7 +66,6 @@ std::string module_build_id(const dl_phdr_info *info) {
     return {};
 }
 
-
 void cfi_cache_init() {
     const char *d = std::getenv(proto::kEnvCfiCache);
     struct stat st;
