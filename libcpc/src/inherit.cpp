@@ -12,6 +12,8 @@
 #include "libcpc/src/overflow.h"
 #include "libcpc/src/thread_state.h"
 
+#include "base/computed_once.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 
@@ -90,14 +92,15 @@ void *inherit_trampoline(void *p) {
 // when libcpc is loaded after libc (as a dependency of an LD_PRELOAD
 // library, for example) nothing follows it, and libc's is the one.
 create_fn real_pthread_create() {
-    static create_fn fn = [] {
+    static std::atomic<create_fn> slot{nullptr};
+    create_fn fn = cpcprof::base::computed_once(slot, create_fn{nullptr}, [] {
         void *f = dlsym(RTLD_NEXT, "pthread_create");
         if (f == nullptr) {
             void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
             f = libc != nullptr ? dlsym(libc, "pthread_create") : nullptr;
         }
         return reinterpret_cast<create_fn>(f);
-    }();
+    });
     return fn;
 }
 

@@ -147,6 +147,10 @@ void drain_once(bool final) {
         if (tid == 0)
             continue;
         bool alive = final || thread_alive(tid);
+        if (!slot.populated && alive) {
+            slot.ring.prefault(); // the rest of what prepare_thread faulted in
+            slot.populated = true;
+        }
         announce(slot, tid, final || !alive);
         drain_slot(slot, &taken, &dropped);
         if (!alive) {
@@ -156,6 +160,7 @@ void drain_once(bool final) {
             slot.stack_lo = slot.stack_hi = 0;
             slot.ready.store(false, std::memory_order_relaxed);
             slot.announced = false;
+            slot.populated = false;
             slot.name[0] = slot.sent_name[0] = '\0';
             slot.tid.store(0, std::memory_order_release);
         }
@@ -245,13 +250,18 @@ void start_drain() {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
-void stop_drain() {
+bool stop_drain() {
     if (!g_running)
-        return;
+        return true;
     g_stop.store(1, std::memory_order_release);
     syscall(SYS_futex, &g_stop, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
-    pthread_join(g_thread, nullptr);
+    // Bounded: a thread that never ends must not keep the program from
+    // exiting.
+    timespec deadline{};
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += kStopWaitSeconds;
     g_running = false;
+    return pthread_clockjoin_np(g_thread, nullptr, CLOCK_MONOTONIC, &deadline) == 0;
 }
 
 // The parent's drain thread may have held the lock at the fork.

@@ -7,7 +7,10 @@
 namespace cpcprof::agent {
 
 void start_drain();
-void stop_drain();
+// Whether the drain thread ended within kStopWaitSeconds (or none ran);
+// false leaves it behind, and a drain_once would wait for its lock.
+inline constexpr int kStopWaitSeconds = 10;
+bool stop_drain();
 // Fork child: the parent's drain thread does not exist here.
 void drain_forget_thread();
 // One pass over every slot; final = at exit or exec: slots are not freed,

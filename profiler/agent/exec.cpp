@@ -11,6 +11,8 @@
 
 #include "base/clock.h"
 
+#include "base/computed_once.h"
+
 #include <dlfcn.h>
 #include <sched.h>
 #include <spawn.h>
@@ -249,7 +251,10 @@ using spawn_fn = int (*)(pid_t *, const char *, const posix_spawn_file_actions_t
 extern "C" __attribute__((visibility("default"))) int
 posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions,
             const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
-    static spawn_fn real = reinterpret_cast<spawn_fn>(dlsym(RTLD_NEXT, "posix_spawn"));
+    static std::atomic<spawn_fn> slot{nullptr};
+    spawn_fn real = cpcprof::base::computed_once(slot, spawn_fn{nullptr}, [] {
+        return reinterpret_cast<spawn_fn>(dlsym(RTLD_NEXT, "posix_spawn"));
+    });
     if (real == nullptr)
         return ENOSYS;
     char file[4096];
@@ -263,7 +268,10 @@ posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *acti
 extern "C" __attribute__((visibility("default"))) int
 posix_spawnp(pid_t *pid, const char *name, const posix_spawn_file_actions_t *actions,
              const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
-    static spawn_fn real = reinterpret_cast<spawn_fn>(dlsym(RTLD_NEXT, "posix_spawnp"));
+    static std::atomic<spawn_fn> slot{nullptr};
+    spawn_fn real = cpcprof::base::computed_once(slot, spawn_fn{nullptr}, [] {
+        return reinterpret_cast<spawn_fn>(dlsym(RTLD_NEXT, "posix_spawnp"));
+    });
     if (real == nullptr)
         return ENOSYS;
     char file[4096];

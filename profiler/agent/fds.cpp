@@ -29,6 +29,8 @@
 #include "profiler/agent/seccomp.h"
 #include "profiler/agent/signals.h"
 
+#include "base/computed_once.h"
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
@@ -150,12 +152,13 @@ bool is_profilers(int fd) {
 // A new counter descriptor of libcpc's, moved to the upper half of the
 // descriptor limit when there is room.  [async-signal-safe]
 int place_counter(int fd) {
-    static int base = [] {
+    static std::atomic<int> slot{-1};
+    int base = cpcprof::base::computed_once(slot, -1, [] {
         rlimit rl{};
         if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
             return 0;
         return int(std::min<rlim_t>(rl.rlim_cur, 1024) / 2);
-    }();
+    });
     if (base > fd) {
         int high = static_cast<int>(::syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, base));
         if (high >= 0) {

@@ -3,6 +3,7 @@
 // recorder, then the threads that could not be sampled and the exit
 // status.  exit() and a return from main (the on_exit hook), the
 // library's destructor, and _exit/_Exit, which skip both (interposed).
+#include "profiler/agent/channel.h"
 #include "profiler/agent/drain.h"
 #include "profiler/agent/handler.h"
 #include "profiler/agent/process.h"
@@ -15,6 +16,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 
 namespace cpcprof::agent {
 
@@ -31,8 +33,12 @@ void finish_samples() {
     s.armed.store(false, std::memory_order_release);
     if (s.cpc != nullptr)
         cpc_unbind(s.cpc, s.set);
-    stop_drain();
-    drain_once(true);
+    if (stop_drain())
+        drain_once(true);
+    else
+        send_error("the profiler's drain thread did not stop within " +
+                   std::to_string(kStopWaitSeconds) +
+                   " s at the process's end: the samples still in its rings are lost");
 }
 
 __attribute__((destructor)) void agent_fini() {

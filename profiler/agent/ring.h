@@ -8,6 +8,7 @@
 // padding up to the end of the buffer.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -85,14 +86,15 @@ class Ring {
         return n;
     }
 
-    // Makes every page of the buffer present and writable without changing
-    // its contents (the producer may already be using it).  Ordinary
-    // context; a kernel without MADV_POPULATE_WRITE (5.14) skips it.
-    void prefault() {
+    // Makes the pages of the buffer's first `bytes` (all by default)
+    // present and writable without changing their contents (the producer
+    // may already be using it).  Ordinary context; a kernel without
+    // MADV_POPULATE_WRITE (5.14) skips it.
+    void prefault(size_t bytes = SIZE_MAX) {
         constexpr int kPopulateWrite = 23; // MADV_POPULATE_WRITE
         auto page = reinterpret_cast<uintptr_t>(data_) & ~uintptr_t(4095);
-        madvise(reinterpret_cast<void *>(page), size_ + (reinterpret_cast<uintptr_t>(data_) - page),
-                kPopulateWrite);
+        size_t len = std::min(bytes, size_) + (reinterpret_cast<uintptr_t>(data_) - page);
+        madvise(reinterpret_cast<void *>(page), len, kPopulateWrite);
     }
 
     bool empty() const {

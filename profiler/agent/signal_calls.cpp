@@ -8,6 +8,8 @@
 
 #include "profiler/agent/overflow_signal.h"
 
+#include "base/computed_once.h"
+
 #include <dlfcn.h>
 #include <libcpc.h>
 #include <link.h>
@@ -134,7 +136,10 @@ extern "C" __attribute__((visibility("default"))) sighandler_t bsd_signal(int si
 extern "C" __attribute__((visibility("default"))) sighandler_t
 sysv_signal(int sig, sighandler_t h) noexcept {
     if (!kept_signal(sig)) {
-        static auto real = next<sighandler_t (*)(int, sighandler_t)>("sysv_signal");
+        using fn = sighandler_t (*)(int, sighandler_t);
+        static std::atomic<fn> slot{nullptr};
+        fn real =
+            cpcprof::base::computed_once(slot, fn{nullptr}, [] { return next<fn>("sysv_signal"); });
         return real(sig, h);
     }
     return set_handler(sig, h, SA_RESETHAND | SA_NODEFER);
@@ -146,7 +151,10 @@ sysv_signal(int sig, sighandler_t h) noexcept {
 extern "C" __attribute__((visibility("default"))) sighandler_t sigset(int sig,
                                                                       sighandler_t h) noexcept {
     if (!kept_signal(sig)) {
-        static auto real = next<sighandler_t (*)(int, sighandler_t)>("sigset");
+        using fn = sighandler_t (*)(int, sighandler_t);
+        static std::atomic<fn> slot{nullptr};
+        fn real =
+            cpcprof::base::computed_once(slot, fn{nullptr}, [] { return next<fn>("sigset"); });
         return real(sig, h);
     }
     sigset_t one, before;

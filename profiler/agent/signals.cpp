@@ -23,6 +23,8 @@
 #include "profiler/agent/overflow_signal.h"
 #include "profiler/agent/state.h"
 
+#include "base/computed_once.h"
+
 #include <dlfcn.h>
 #include <libcpc.h>
 #include <pthread.h>
@@ -43,8 +45,10 @@ using mask_fn = int (*)(int, const sigset_t *, sigset_t *);
 std::atomic<int> g_saw_handler{0}, g_saw_mask{0}, g_saw_trap{0};
 
 sigaction_fn real_sigaction() {
-    static sigaction_fn fn = reinterpret_cast<sigaction_fn>(dlsym(RTLD_NEXT, "sigaction"));
-    return fn;
+    static std::atomic<sigaction_fn> fn{nullptr};
+    return cpcprof::base::computed_once(fn, sigaction_fn{nullptr}, [] {
+        return reinterpret_cast<sigaction_fn>(dlsym(RTLD_NEXT, "sigaction"));
+    });
 }
 
 template <class F> F next(const char *name) {
@@ -161,12 +165,16 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old) noexcept 
 
 extern "C" __attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set,
                                                                   sigset_t *old) noexcept {
-    static mask_fn real = next<mask_fn>("sigprocmask");
+    static std::atomic<mask_fn> slot{nullptr};
+    mask_fn real = cpcprof::base::computed_once(slot, mask_fn{nullptr},
+                                                [] { return next<mask_fn>("sigprocmask"); });
     return filtered_mask(real, how, set, old);
 }
 
 extern "C" __attribute__((visibility("default"))) int pthread_sigmask(int how, const sigset_t *set,
                                                                       sigset_t *old) noexcept {
-    static mask_fn real = next<mask_fn>("pthread_sigmask");
+    static std::atomic<mask_fn> slot{nullptr};
+    mask_fn real = cpcprof::base::computed_once(slot, mask_fn{nullptr},
+                                                [] { return next<mask_fn>("pthread_sigmask"); });
     return filtered_mask(real, how, set, old);
 }

@@ -13,6 +13,8 @@
 
 #include "base/clock.h"
 
+#include "base/computed_once.h"
+
 #include <dlfcn.h>
 #include <pthread.h>
 #include <time.h>
@@ -104,24 +106,24 @@ void *thread_start(void *p) {
 // libc's pthread_create, for threads that must not get libcpc's copy of
 // the set (no descriptor left for it, or a seccomp filter).
 create_fn libc_pthread_create() {
-    static create_fn fn = [] {
+    static std::atomic<create_fn> fn{nullptr};
+    return cpcprof::base::computed_once(fn, create_fn{nullptr}, [] {
         void *h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
         void *f = h != nullptr ? dlsym(h, "pthread_create") : nullptr;
         return reinterpret_cast<create_fn>(f);
-    }();
-    return fn;
+    });
 }
 
 create_fn libcpc_pthread_create() {
     // libcpc's wrapper gives new threads their copy of the set.  This
     // preloaded library comes before it in symbol lookup, so call it
     // explicitly.
-    static create_fn fn = [] {
+    static std::atomic<create_fn> fn{nullptr};
+    return cpcprof::base::computed_once(fn, create_fn{nullptr}, [] {
         void *h = dlopen("libcpc.so.1", RTLD_NOW | RTLD_NOLOAD);
         void *f = h ? dlsym(h, "pthread_create") : nullptr;
         return reinterpret_cast<create_fn>(f ? f : dlsym(RTLD_NEXT, "pthread_create"));
-    }();
-    return fn;
+    });
 }
 
 } // namespace
@@ -200,7 +202,10 @@ pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), vo
 extern "C" __attribute__((visibility("default"))) int pthread_setname_np(pthread_t t,
                                                                          const char *name) {
     using fn = int (*)(pthread_t, const char *);
-    static fn real = reinterpret_cast<fn>(dlsym(RTLD_NEXT, "pthread_setname_np"));
+    static std::atomic<fn> slot{nullptr};
+    fn real = cpcprof::base::computed_once(slot, fn{nullptr}, [] {
+        return reinterpret_cast<fn>(dlsym(RTLD_NEXT, "pthread_setname_np"));
+    });
     int rc = real != nullptr ? real(t, name) : ENOSYS;
     if (rc == 0)
         note_thread_name(t, name);
