@@ -147,8 +147,10 @@ void drain_once(bool final) {
         if (tid == 0)
             continue;
         bool alive = final || thread_alive(tid);
-        if (!slot.populated && alive) {
-            slot.ring.prefault(); // the rest of what prepare_thread faulted in
+        // The rest of what prepare_thread faulted in; not at the end (exit,
+        // exec), where it would be of no use.
+        if (!slot.populated && alive && !final) {
+            slot.ring.prefault();
             slot.populated = true;
         }
         announce(slot, tid, final || !alive);
