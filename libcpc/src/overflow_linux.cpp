@@ -41,22 +41,6 @@ void *interrupted_pc(void *ucv) {
 #endif
 }
 
-// Before a program's handler is run from on_sigtrap, whose own mask
-// blocks nearly everything: the mask the kernel would have given it, the
-// interrupted code's with the handler's sa_mask and sig (unless
-// SA_NODEFER), and SIGTRAP still blocked: an overflow while the handler
-// runs merges into a signal after it, never enters on_sigtrap again
-// in the middle of one.  sigreturn restores the interrupted mask.
-void mask_as_the_kernel_would(int sig, uint64_t sa_mask, unsigned long sa_flags, void *ucv) {
-    uint64_t mask = sa_mask | uint64_t(1) << (SIGTRAP - 1);
-    if ((sa_flags & SA_NODEFER) == 0)
-        mask |= uint64_t(1) << (sig - 1);
-    uint64_t interrupted = 0;
-    std::memcpy(&interrupted, &static_cast<ucontext_t *>(ucv)->uc_sigmask, sizeof interrupted);
-    mask |= interrupted;
-    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, nullptr, sizeof mask);
-}
-
 // A SIGTRAP that is not one of ours goes where it would have gone.
 void forward(int sig, siginfo_t *si, void *uc) {
     if (si->si_code == SI_TIMER &&
@@ -66,7 +50,7 @@ void forward(int sig, siginfo_t *si, void *uc) {
     if ((p.sa_flags & SA_SIGINFO) || (p.sa_handler != SIG_IGN && p.sa_handler != SIG_DFL)) {
         uint64_t sa_mask = 0;
         std::memcpy(&sa_mask, &p.sa_mask, sizeof sa_mask);
-        mask_as_the_kernel_would(sig, sa_mask, p.sa_flags, uc);
+        cpcprof::base::mask_as_the_kernel_would(sig, sa_mask, p.sa_flags, uc);
     }
     if (p.sa_flags & SA_SIGINFO) {
         if (p.sa_sigaction != nullptr)
@@ -137,7 +121,7 @@ bool deliver_sigemt(pid_t tid, void *ucv) {
         raise_sigemt(tid, pc);
         return false;
     }
-    mask_as_the_kernel_would(sig, ka.mask, ka.flags, ucv);
+    cpcprof::base::mask_as_the_kernel_would(sig, ka.mask, ka.flags, ucv);
     siginfo_t info;
     std::memset(&info, 0, sizeof info);
     info.si_signo = sig;

@@ -13,7 +13,6 @@
 
 #include <libcpc.h>
 #include <sys/syscall.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -90,24 +89,14 @@ bool run_program_action(const struct sigaction &p, int sig, siginfo_t *si, void 
         write_kernel_action(sig, restore); // a default action that let it live
         return true;
     }
-    // The mask the program's handler would have had from the kernel: the
-    // interrupted code's, its sa_mask, and sig itself unless SA_NODEFER;
-    // not the mask of the agent's handler it runs from, which blocks more.
-    // SIGTRAP stays blocked, as libcpc's handler it runs inside has it.
-    uint64_t mask = 0;
-    std::memcpy(&mask, &p.sa_mask, sizeof mask);
-    mask |= uint64_t(1) << (SIGTRAP - 1);
-    if ((p.sa_flags & SA_NODEFER) == 0)
-        mask |= uint64_t(1) << (sig - 1);
-    if (uc != nullptr) {
-        uint64_t interrupted = 0;
-        std::memcpy(&interrupted, &static_cast<const ucontext_t *>(uc)->uc_sigmask,
-                    sizeof interrupted);
-        mask |= interrupted;
-        syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, nullptr, sizeof mask);
-    } else {
-        syscall(SYS_rt_sigprocmask, SIG_BLOCK, &mask, nullptr, sizeof mask);
-    }
+    // The mask the program's handler would have had from the kernel, not
+    // the mask of the agent's handler it runs from, which blocks more.
+    uint64_t sa_mask = 0;
+    std::memcpy(&sa_mask, &p.sa_mask, sizeof sa_mask);
+    if (uc != nullptr)
+        base::mask_as_the_kernel_would(sig, sa_mask, static_cast<unsigned long>(p.sa_flags), uc);
+    else if (sa_mask != 0) // no context to read the interrupted mask from
+        syscall(SYS_rt_sigprocmask, SIG_BLOCK, &sa_mask, nullptr, sizeof sa_mask);
     if (p.sa_flags & SA_SIGINFO)
         p.sa_sigaction(sig, si, uc);
     else

@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <sys/syscall.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -42,6 +43,25 @@ inline struct sigaction to_sigaction(const KernelSigaction &ka) {
     sigemptyset(&sa.sa_mask);
     std::memcpy(&sa.sa_mask, &ka.mask, sizeof ka.mask);
     return sa;
+}
+
+// [async-signal-safe] Sets the calling thread's mask to the one the
+// kernel gives a handler of sig with sa_mask and sa_flags: the
+// interrupted code's (from the handler's ucontext), sa_mask, and sig
+// itself unless SA_NODEFER; SIGTRAP too, for libcpc's overflows (an
+// overflow while the handler runs merges into a signal after it).  For a
+// program's handler run by hand from a handler of the profiler's, whose
+// own mask blocks more.  sigreturn restores the interrupted mask.
+inline void mask_as_the_kernel_would(int sig, uint64_t sa_mask, unsigned long sa_flags,
+                                     const void *ucontext) {
+    uint64_t mask = sa_mask | uint64_t(1) << (SIGTRAP - 1);
+    if ((sa_flags & SA_NODEFER) == 0)
+        mask |= uint64_t(1) << (sig - 1);
+    uint64_t interrupted = 0;
+    std::memcpy(&interrupted, &static_cast<const ucontext_t *>(ucontext)->uc_sigmask,
+                sizeof interrupted);
+    mask |= interrupted;
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &mask, nullptr, sizeof mask);
 }
 
 } // namespace cpcprof::base
