@@ -143,7 +143,11 @@ TEST(UnnamedCli, StrippedFunctionsAreOneRowEachNamedByTheirFde) {
         hottest = std::max(hottest, q->function_self()[f].samples);
         if (q->functions()[f].module.ends_with("workload_stripped")) {
             stripped_self += q->function_self()[f].samples;
-            EXPECT_FALSE(q->functions()[f].has_symbols) << q->functions()[f].name;
+            // PLT stubs keep their names (from the dynamic relocations,
+            // which stripping leaves): a sample may land in one.
+            if (!q->functions()[f].name.ends_with("@plt")) {
+                EXPECT_FALSE(q->functions()[f].has_symbols) << q->functions()[f].name;
+            }
         }
     }
     EXPECT_EQ(q->function_self()[fns[0]].samples, hottest) << "wl_compute is the hottest";
