@@ -147,12 +147,6 @@ void drain_once(bool final) {
         if (tid == 0)
             continue;
         bool alive = final || thread_alive(tid);
-        // The rest of what prepare_thread faulted in; not at the end (exit,
-        // exec), where it would be of no use.
-        if (!slot.populated && alive && !final) {
-            slot.ring.prefault();
-            slot.populated = true;
-        }
         announce(slot, tid, final || !alive);
         drain_slot(slot, &taken, &dropped);
         if (!alive) {
@@ -162,7 +156,6 @@ void drain_once(bool final) {
             slot.stack_lo = slot.stack_hi = 0;
             slot.ready.store(false, std::memory_order_relaxed);
             slot.announced = false;
-            slot.populated = false;
             slot.name[0] = slot.sent_name[0] = '\0';
             slot.tid.store(0, std::memory_order_release);
         }

@@ -32,7 +32,6 @@ void forget_parents_threads(State &s) {
         slot.ring.reset();
         slot.dropped.store(0);
         slot.announced = false;
-        slot.populated = false;
         slot.name[0] = slot.sent_name[0] = '\0';
         slot.ready.store(false);
         slot.tid.store(0);

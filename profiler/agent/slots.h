@@ -46,7 +46,6 @@ struct Slot {
     // sides: set, then read armed; clear armed, then read this).
     std::atomic<bool> in_handler{false};
     bool announced = false; // drain thread: thread message sent
-    bool populated = false; // drain thread: every page of the ring faulted in
     // The thread's name as it stood when the thread was set up (its own
     // prctl(PR_GET_NAME)) or as the program set it since (the interposed
     // pthread_setname_np and prctl(PR_SET_NAME)); sent by the drain thread

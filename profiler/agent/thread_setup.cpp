@@ -75,14 +75,9 @@ void prepare_thread() {
     char name[16] = {};
     prctl(PR_GET_NAME, name);
     std::memcpy(s->name, name, sizeof s->name);
-    // Fault the ring's first pages in now: a first touch inside the
-    // handler costs a page fault (several microseconds on a VM) every few
-    // samples.  Only what the thread may write before the drain thread's
-    // first pass faults in the rest (drain.cpp): 32 KiB hold 10 ms at
-    // 1 kHz of stacks 400 frames deep.  All 256 KiB here cost every
-    // process and thread 150 us at its start.
-    constexpr size_t kFirstBytes = 32 * 1024;
-    s->ring.prefault(kFirstBytes);
+    // Fault the ring's pages in now: a first touch inside the handler
+    // costs a page fault (several microseconds on a VM) every few samples.
+    s->ring.prefault();
     s->ready.store(true, std::memory_order_release);
 }
 
