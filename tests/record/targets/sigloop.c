@@ -92,7 +92,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "sigloop: unknown mode %s (plain, altstack, fast)\n", mode);
         return 2;
     }
-    g_spin_s = interval_us / 2 / 1e6;
+    g_spin_s = (double)interval_us / 2e6;
     if (sigaction(SIGALRM, &sa, NULL) != 0)
         die("sigaction");
     struct itimerval it = {{0, interval_us}, {0, interval_us}};
