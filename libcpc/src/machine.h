@@ -65,6 +65,10 @@ struct MachineEnv {
     const char *backend_choice = nullptr;
 };
 
+// The value of the first line of /proc/cpuinfo that starts with key
+// ("model name", "cpu MHz"), the first processor's; empty when none.
+std::string first_cpuinfo_field(const char *key);
+
 struct Machine {
     Backend backend = Backend::perf;
     // What perf_event_open answered where the timer backend serves; 0 when

@@ -2,6 +2,7 @@
 #include "libcpc/src/tick.h"
 
 #include "base/scoped_fd.h"
+#include "libcpc/src/machine.h"
 #include "libcpc/src/perf_open.h"
 
 #include <linux/perf_event.h>
@@ -10,7 +11,7 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <fstream>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 
@@ -47,19 +48,11 @@ bool read_perf_scale() {
 }
 
 void read_cpuinfo_mhz() {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind("cpu MHz", 0) == 0) {
-            auto c = line.find(':');
-            if (c != std::string::npos) {
-                double mhz = std::stod(line.substr(c + 1));
-                if (mhz > 0)
-                    g_khz.store(static_cast<uint64_t>(mhz * 1000), std::memory_order_relaxed);
-            }
-            return;
-        }
-    }
+    std::string mhz_text = first_cpuinfo_field("cpu MHz");
+    char *end = nullptr;
+    double mhz = std::strtod(mhz_text.c_str(), &end);
+    if (end != mhz_text.c_str() && mhz > 0)
+        g_khz.store(static_cast<uint64_t>(mhz * 1000), std::memory_order_relaxed);
 }
 
 } // namespace

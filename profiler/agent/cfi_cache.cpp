@@ -27,6 +27,7 @@ struct Header {
     uint32_t count;
 };
 constexpr char kMagic[8] = {'c', 'p', 'c', 'c', 'f', 'i', '3', '\0'};
+static_assert(kMagic[6] == proto::kCfiCacheFolder[3], "the cache folder names the format");
 
 size_t file_size(uint32_t count) {
     return sizeof(Header) + size_t(count) * (sizeof(CfiRow) + sizeof(uint32_t));

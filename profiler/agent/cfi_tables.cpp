@@ -11,6 +11,7 @@
 #include <link.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -114,7 +115,13 @@ int collect_module(dl_phdr_info *info, size_t, void *arg) {
     TableKey key{info->dlpi_addr, hdr, module_identity(info, path, &is_file)};
     auto found = tables().find(key);
     if (found == tables().end()) {
-        std::string cache_key = is_file ? cfi_cache_key(key.identity) : std::string();
+        // The vDSO is no file, but its build-id names the kernel's image of
+        // it, the same in every process.
+        bool vdso = !is_file && key.identity != "none" && name != nullptr &&
+                    std::strncmp(name, "linux-vdso", 10) == 0;
+        std::string cache_key = is_file ? cfi_cache_key(key.identity)
+                                : vdso  ? cfi_cache_key("vdso-" + key.identity)
+                                        : std::string();
         Table t = load_table(info, cache_key, hdr, readable);
         found = tables().emplace(std::move(key), std::move(t)).first;
     }

@@ -147,6 +147,8 @@ void drain_once(bool final) {
         if (tid == 0)
             continue;
         bool alive = final || thread_alive(tid);
+        if (!final && alive && slot.pages_pending.exchange(false, std::memory_order_relaxed))
+            slot.ring.prefault(); // the handler may be writing: contents stay
         announce(slot, tid, final || !alive);
         drain_slot(slot, &taken, &dropped);
         if (!alive) {
@@ -155,6 +157,7 @@ void drain_once(bool final) {
             fold_costs(s, slot);
             slot.stack_lo = slot.stack_hi = 0;
             slot.ready.store(false, std::memory_order_relaxed);
+            slot.pages_pending.store(false, std::memory_order_relaxed);
             slot.announced = false;
             slot.name[0] = slot.sent_name[0] = '\0';
             slot.tid.store(0, std::memory_order_release);

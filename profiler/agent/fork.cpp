@@ -6,6 +6,7 @@
 // start (start.cpp); ordinary context.
 #include "profiler/agent/channel.h"
 #include "profiler/agent/drain.h"
+#include "profiler/agent/module_table.h"
 #include "profiler/agent/overflow_signal.h"
 #include "profiler/agent/process.h"
 #include "profiler/agent/seccomp.h"
@@ -34,6 +35,7 @@ void forget_parents_threads(State &s) {
         slot.announced = false;
         slot.name[0] = slot.sent_name[0] = '\0';
         slot.ready.store(false);
+        slot.pages_pending.store(false);
         slot.tid.store(0);
         std::memset(slot.cost, 0, sizeof slot.cost);
     }
@@ -65,7 +67,7 @@ void after_fork_child() {
         go_passive(seccomp_known() ? kSeccompReason : nullptr);
         return;
     }
-    send_modules_now();
+    send_inherited_modules();
     set_starting_drain(true); // not a thread of the program's (pthread_create below)
     start_drain();
     set_starting_drain(false);
@@ -73,7 +75,7 @@ void after_fork_child() {
         say_stopped_in_fork_child(); // its parent took the profiler's signals
         return;
     }
-    prepare_thread();
+    prepare_thread(RingPages::by_drain);
     thread_counts_already();
     s.armed.store(true, std::memory_order_release);
     bind_this_thread(s);

@@ -134,6 +134,18 @@ void send_modules(bool force) {
     send_modules_or_rescan(force, false);
 }
 
+void send_inherited_modules() {
+    unsigned long long c[2] = {0, 0};
+    dl_iterate_phdr(count_changes, c);
+    // The parent loaded or unloaded a module after its last table (its
+    // drain had not looked yet): the tables are compiled again.
+    if (g_sent.empty() || c[0] != g_adds || c[1] != g_subs) {
+        send_modules_or_rescan(true, false);
+        return;
+    }
+    send_table(g_sent);
+}
+
 void rescan_modules_if_unknown(bool final) {
     if (!g_unknown_seen)
         return;

@@ -14,6 +14,13 @@ namespace cpcprof::agent {
 // (cfi_tables.h) when the loader's modules changed.
 void send_modules(bool force);
 
+// In a fork child: its address space is its parent's, so the parent's
+// last table (and its CFI tables, in the copied memory) is the child's,
+// sent again under the child's pid without reading anything.  Code the
+// parent mapped after that table is found as in any process (a frame
+// outside it makes the drain rescan).
+void send_inherited_modules();
+
 // A record the drain is about to send (SampleRecord, values, frames):
 // notes whether a frame lies outside every mapping of the table sent.
 void note_drained_sample(const char *record, size_t size);

@@ -50,8 +50,12 @@ void send_unsampled(const std::string &reason, pid_t pid = 0);
 
 // thread_setup.cpp ----------------------------------------------------------
 
+// When a thread's ring pages are faulted in: at its set-up, or by the
+// drain thread's next pass (a fork child: see Slot::pages_pending).
+enum class RingPages { now, by_drain };
+
 // Sets up the calling thread for sampling.
-void prepare_thread();
+void prepare_thread(RingPages pages = RingPages::now);
 
 // start.cpp -----------------------------------------------------------------
 

@@ -41,6 +41,10 @@ struct Slot {
     uintptr_t stack_lo = 0;
     uintptr_t stack_hi = 0;
     std::atomic<bool> ready{false}; // stack bounds known
+    // The ring's pages are left for the drain thread to fault in (a fork
+    // child's, whose pages are its parent's until written: most such
+    // children exec before the drain's first pass).
+    std::atomic<bool> pages_pending{false};
     // The handler is between its check of `armed` and its exit; an exec
     // waits for it to leave before emptying the rings (seq_cst on both
     // sides: set, then read armed; clear armed, then read this).

@@ -56,7 +56,7 @@ void stack_bounds(Slot *s) {
 
 } // namespace
 
-void prepare_thread() {
+void prepare_thread(RingPages pages) {
     // Every slot taken: one more chunk, then claim again.  Threads that
     // start together all find the table full at once; the first grows it
     // and the others claim from that chunk instead of adding one each
@@ -77,7 +77,10 @@ void prepare_thread() {
     std::memcpy(s->name, name, sizeof s->name);
     // Fault the ring's pages in now: a first touch inside the handler
     // costs a page fault (several microseconds on a VM) every few samples.
-    s->ring.prefault();
+    if (pages == RingPages::now)
+        s->ring.prefault();
+    else
+        s->pages_pending.store(true, std::memory_order_relaxed);
     s->ready.store(true, std::memory_order_release);
 }
 

@@ -141,8 +141,13 @@ inline constexpr const char *kEnvRingKb = "CPCPROF_RING_KB";
 inline constexpr const char *kEnvChildren = "CPCPROF_CHILDREN"; // 1 follow, 0 not
 inline constexpr const char *kEnvStats = "CPCPROF_STATS";       // 1: measure handler cost
 // A private directory of compiled unwind tables shared by the recording's
-// processes (the agent's cfi_cache.h); the recorder removes it at the end.
+// processes (the agent's cfi_cache.h): the user's cache, kept between
+// recordings, or one the recorder removes at the end (record's
+// cfi_cache_dir.h).
 inline constexpr const char *kEnvCfiCache = "CPCPROF_CFI_CACHE";
+// The user's cache keeps the tables of this format (the agent's file
+// magic "cpccfiN") in a folder of this name.
+inline constexpr const char *kCfiCacheFolder = "cfi3";
 // The seccomp filters the recorder runs under (a container's), all of
 // which let its own perf_event_open return: a process under exactly these
 // may make the call (the agent's seccomp.h).  Unset when it runs under

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/record/cfi_cache_dir.h"
 
+#include "profiler/protocol/protocol.h"
+
 #include <dirent.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -57,12 +61,113 @@ void remove_stale(const std::string &base) {
         remove_dir(s);
 }
 
+// A directory of ours that nobody else may write to: made (0700) if
+// missing.
+bool private_dir(const std::string &path) {
+    if (mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+        return false;
+    struct stat st;
+    return lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
+           (st.st_mode & 022) == 0;
+}
+
+// $XDG_CACHE_HOME/cpcprof/cfiN, else $HOME/.cache/cpcprof/cfiN; empty when
+// it cannot be had.
+std::string user_cache_dir() {
+    const char *xdg = std::getenv("XDG_CACHE_HOME");
+    const char *home = std::getenv("HOME");
+    std::string base;
+    if (xdg != nullptr && *xdg == '/')
+        base = xdg;
+    else if (home != nullptr && *home == '/')
+        base = std::string(home) + "/.cache";
+    else
+        return {};
+    // The cache home itself may be shared (0755 is common): it only has
+    // to exist; the folders below are ours alone.
+    if (mkdir(base.c_str(), 0700) != 0 && errno != EEXIST)
+        return {};
+    std::string ours = base + "/cpcprof";
+    std::string tables = ours + "/" + proto::kCfiCacheFolder;
+    if (!private_dir(ours) || !private_dir(tables))
+        return {};
+    return tables;
+}
+
+// The folders of other table formats beside dir.
+void remove_other_formats(const std::string &dir) {
+    std::string parent = dir.substr(0, dir.rfind('/'));
+    std::string current = dir.substr(dir.rfind('/') + 1);
+    DIR *d = opendir(parent.c_str());
+    if (d == nullptr)
+        return;
+    std::vector<std::string> old;
+    while (dirent *e = readdir(d)) {
+        std::string name = e->d_name;
+        if (name.size() > 3 && name.rfind("cfi", 0) == 0 && name != current &&
+            name.find_first_not_of("0123456789", 3) == std::string::npos)
+            old.push_back(parent + '/' += name);
+    }
+    closedir(d);
+    for (const std::string &o : old)
+        remove_dir(o);
+}
+
 } // namespace
+
+void prune_cfi_cache(const std::string &dir, int64_t now_s) {
+    struct Entry {
+        std::string path;
+        int64_t mtime;
+        uint64_t bytes;
+    };
+    std::vector<Entry> kept;
+    DIR *d = opendir(dir.c_str());
+    if (d == nullptr)
+        return;
+    std::vector<std::string> gone;
+    while (dirent *e = readdir(d)) {
+        std::string name = e->d_name;
+        if (name == "." || name == "..")
+            continue;
+        std::string path = dir + '/';
+        path += name;
+        struct stat st;
+        if (lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        int64_t age = now_s - int64_t(st.st_mtim.tv_sec);
+        // An agent writes NAME.tmpPID and renames it when it is whole.
+        bool partial = name.find(".tmp") != std::string::npos;
+        if ((partial && age > 3600) || age > kCfiCacheMaxAgeSeconds)
+            gone.push_back(path);
+        else if (!partial)
+            kept.push_back({path, int64_t(st.st_mtim.tv_sec), uint64_t(st.st_size)});
+    }
+    closedir(d);
+    uint64_t total = 0;
+    for (const Entry &e : kept)
+        total += e.bytes;
+    std::sort(kept.begin(), kept.end(),
+              [](const Entry &a, const Entry &b) { return a.mtime < b.mtime; });
+    for (size_t i = 0; i < kept.size() && total > kCfiCacheMaxBytes; ++i) {
+        gone.push_back(kept[i].path);
+        total -= kept[i].bytes;
+    }
+    for (const std::string &g : gone)
+        unlink(g.c_str());
+}
 
 CfiCacheDir::CfiCacheDir() {
     const char *tmp = std::getenv("TMPDIR");
     std::string base = tmp != nullptr && *tmp == '/' ? tmp : "/tmp";
     remove_stale(base);
+    if (std::string user = user_cache_dir(); !user.empty()) {
+        remove_other_formats(user);
+        prune_cfi_cache(user, int64_t(std::time(nullptr)));
+        path_ = user;
+        kept_ = true;
+        return;
+    }
     std::string pattern = base + "/" + kPrefix + std::to_string(getpid()) + "-XXXXXX";
     std::vector<char> buf(pattern.begin(), pattern.end());
     buf.push_back('\0');
@@ -71,7 +176,7 @@ CfiCacheDir::CfiCacheDir() {
 }
 
 CfiCacheDir::~CfiCacheDir() {
-    if (!path_.empty())
+    if (!path_.empty() && !kept_)
         remove_dir(path_);
 }
 

@@ -1,12 +1,25 @@
 // SPDX-License-Identifier: MIT
-// The recording's directory of compiled unwind tables (the agent's
-// cfi_cache.h): made private (0700) under $TMPDIR or /tmp before the
-// target starts (named cpcprof-cfi-PID-XXXXXX after the recorder), removed
-// with its files when the recording ends.  A recorder that is killed
-// leaves its directory: the next one removes the directories of
-// recorders that are gone.
+// The directory of compiled unwind tables the recording's agents share
+// (the agent's cfi_cache.h).
+//
+// The user's cache, $XDG_CACHE_HOME/cpcprof/cfi3 (else ~/.cache/...),
+// made private (0700) and kept between recordings: compiling the tables
+// of a shell, libc and the loader takes the first process of a recording
+// about 8 ms, and every later recording finds them.  Each table file is
+// named after its module's device, inode, size, modification time and
+// build-id, so a changed file is never served another's rows.  The
+// recorder prunes it at start: tables not written for 30 days, files a
+// killed agent left half-written, the folders of older table formats, and
+// the oldest tables beyond 256 MiB.
+//
+// Where that directory cannot be had (no home, a read-only or foreign
+// one), a private directory under $TMPDIR or /tmp (cpcprof-cfi-PID-XXXXXX
+// after the recorder), removed with its files when the recording ends.  A
+// recorder that is killed leaves it: the next one removes the directories
+// of recorders that are gone.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace cpcprof::record {
@@ -18,9 +31,20 @@ class CfiCacheDir {
     CfiCacheDir(const CfiCacheDir &) = delete;
     CfiCacheDir &operator=(const CfiCacheDir &) = delete;
     const std::string &path() const { return path_; }
+    // The user's cache (kept), not a directory of this recording.
+    bool kept() const { return kept_; }
 
   private:
     std::string path_;
+    bool kept_ = false;
 };
+
+// What the user's cache holds at most, and for how long a table is kept.
+inline constexpr uint64_t kCfiCacheMaxBytes = 256ull << 20;
+inline constexpr int64_t kCfiCacheMaxAgeSeconds = 30 * 24 * 3600;
+
+// Prunes the user's cache folder dir (see above), as of now_s (seconds
+// since the epoch).  For tests.
+void prune_cfi_cache(const std::string &dir, int64_t now_s);
 
 } // namespace cpcprof::record

@@ -27,6 +27,11 @@ interleaved (bare, profiled, bare, ...) and medians printed:
       (event planning, the profile file) plus the agent's start in the
       target (target: at most 50 ms).
 
+  --compare OTHER_BUILD: the same figures for another build's cpcprof (an
+      older commit built in a second tree), measured in the same rounds,
+      interleaved with this build's, so that a change is judged against
+      the machine's state of the moment, not another hour's.
+
 Wall-clock figures on a shared machine vary; run several rounds.
 """
 import argparse
@@ -84,28 +89,32 @@ def main():
     ap.add_argument("--build", default="build/dev")
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--processes", type=int, default=200)
+    ap.add_argument("--compare", metavar="OTHER_BUILD",
+                    help="also measure this build tree's cpcprof, in the same rounds")
     a = ap.parse_args()
-    (cpcprof,) = built_tools("bench_startup", a.build, ["profiler/cpcprof/cpcprof"],
-                             need_perf=False)
+    builds = [a.build] + ([a.compare] if a.compare else [])
+    tools = [built_tools("bench_startup", b, ["profiler/cpcprof/cpcprof"], need_perf=False)[0]
+             for b in builds]
     if not os.path.exists("/bin/true") or subprocess.run(["bash", "-c", "true"]).returncode:
         sys.exit("bench_startup: needs bash and /bin/true")
     tmp = tempfile.mkdtemp(prefix="bench-startup-")
     out = os.path.join(tmp, "out.cpcprof")
-    rec = [cpcprof, "record", "-q", "--no-symbolize", "-o", out, "--"]
+    recs = [[t, "record", "-q", "--no-symbolize", "-o", out, "--"] for t in tools]
     loop = ["bash", "-c", LOOP.format(n=a.processes)]
     stamp = ["bash", "-c", "echo $EPOCHREALTIME"]
 
     empty = ["bash", "-c", LOOP.format(n=0)]
-    bare_loop, prof_loop, bare_start, prof_start = [], [], [], []
-    bare_cpu, prof_cpu = [], []
+    bare_loop, bare_start, bare_cpu = [], [], []
+    prof_loop, prof_start, prof_cpu = ([[] for _ in recs] for _ in range(3))
     for _ in range(a.rounds):
         bare_loop.append(loop_seconds(run(loop, "bare loop")))
-        prof_loop.append(loop_seconds(run(rec + loop, "profiled loop")))
         bare_cpu.append(cpu_of(loop, "bare loop") - cpu_of(empty, "bare empty loop"))
-        prof_cpu.append(cpu_of(rec + loop, "profiled loop") -
-                        cpu_of(rec + empty, "profiled empty loop"))
         bare_start.append(start_delay(stamp))
-        prof_start.append(start_delay(rec + stamp))
+        for k, rec in enumerate(recs):
+            prof_loop[k].append(loop_seconds(run(rec + loop, "profiled loop")))
+            prof_cpu[k].append(cpu_of(rec + loop, "profiled loop") -
+                               cpu_of(rec + empty, "profiled empty loop"))
+            prof_start[k].append(start_delay(rec + stamp))
     try:
         for f in os.listdir(tmp):
             os.unlink(os.path.join(tmp, f))
@@ -115,21 +124,23 @@ def main():
 
     n = a.processes
     b = statistics.median(bare_loop) / n * 1e3
-    p = statistics.median(prof_loop) / n * 1e3
-    print(f"per-process ({n} fork+exec of /bin/true from bash, median of {a.rounds}):")
-    print(f"  bare {b:.2f} ms, profiled {p:.2f} ms: overhead {p - b:.2f} ms per process, "
-          f"ratio {p / b:.2f}")
     bc = statistics.median(bare_cpu) / n * 1e3
-    pc = statistics.median(prof_cpu) / n * 1e3
-    print(f"  CPU time per process (the processes' and the recorder's, its start and end "
-          f"excluded): bare {bc:.2f} ms, profiled {pc:.2f} ms: overhead {pc - bc:.2f} ms, "
-          f"ratio {pc / bc:.2f}")
     bs = statistics.median(bare_start) * 1e3
-    ps = statistics.median(prof_start) * 1e3
-    print(f"start of the target (median of {a.rounds}):")
-    print(f"  bare {bs:.1f} ms, under cpcprof record {ps:.1f} ms: the recorder adds "
-          f"{ps - bs:.1f} ms, ratio {ps / bs:.2f}")
-
+    for k, build in enumerate(builds):
+        p = statistics.median(prof_loop[k]) / n * 1e3
+        pc = statistics.median(prof_cpu[k]) / n * 1e3
+        ps = statistics.median(prof_start[k]) * 1e3
+        if len(builds) > 1:
+            print(f"== {build}")
+        print(f"per-process ({n} fork+exec of /bin/true from bash, median of {a.rounds}):")
+        print(f"  bare {b:.2f} ms, profiled {p:.2f} ms: overhead {p - b:.2f} ms per process, "
+              f"ratio {p / b:.2f}")
+        print(f"  CPU time per process (the processes' and the recorder's, its start and end "
+              f"excluded): bare {bc:.2f} ms, profiled {pc:.2f} ms: overhead {pc - bc:.2f} ms, "
+              f"ratio {pc / bc:.2f}")
+        print(f"start of the target (median of {a.rounds}):")
+        print(f"  bare {bs:.1f} ms, under cpcprof record {ps:.1f} ms: the recorder adds "
+              f"{ps - bs:.1f} ms, ratio {ps / bs:.2f}")
 
 if __name__ == "__main__":
     main()

@@ -6,6 +6,8 @@
 // must be the same.
 #include "tests/record/record_harness.h"
 
+#include "profiler/record/cfi_cache_dir.h"
+
 #include <gtest/gtest.h>
 
 #include <dirent.h>
@@ -218,7 +220,8 @@ namespace {
 
 // `strace -f` of cpcprof record over cmd: the trace's lines.
 std::optional<std::vector<std::string>> strace_record(const TempDir &dir,
-                                                      const std::vector<std::string> &cmd) {
+                                                      const std::vector<std::string> &cmd,
+                                                      const ProgramOptions &o = {}) {
     const char *strace = nullptr;
     for (const char *p : {"/usr/bin/strace", "/bin/strace"})
         if (access(p, X_OK) == 0)
@@ -229,10 +232,36 @@ std::optional<std::vector<std::string>> strace_record(const TempDir &dir,
         strace, "-f", "-qq", "-o", dir.file("trace"), "-e", "trace=perf_event_open,openat"};
     std::vector<std::string> rec = recorded(cmd);
     all.insert(all.end(), rec.begin(), rec.end());
-    RunResult r = run_program(dir, all);
+    RunResult r = run_program(dir, all, o);
     if (r.status != 0)
         return std::vector<std::string>{};
     return split_lines(read_file(dir.file("trace")));
+}
+
+// The unwind tables a traced recording compiled (name: times) and how
+// many it found in the cache, in the folder whose path holds `folder`.
+struct TableUse {
+    std::map<std::string, int> compiled;
+    size_t mapped = 0;
+    std::set<std::string> mapped_names;
+};
+
+TableUse table_use(const std::vector<std::string> &lines, const std::string &folder) {
+    std::regex created("openat\\(AT_FDCWD, \"([^\"]*)\\.tmp\\d+\", O_WRONLY\\|O_CREAT");
+    std::regex mapped("openat\\(AT_FDCWD, \"([^\"]*-[0-9a-z]+)\", O_RDONLY\\|O_CLOEXEC\\) = \\d+");
+    TableUse u;
+    for (const std::string &l : lines) {
+        std::smatch m;
+        if (l.find(folder) == std::string::npos)
+            continue;
+        if (std::regex_search(l, m, created))
+            ++u.compiled[m[1]];
+        else if (std::regex_search(l, m, mapped)) {
+            ++u.mapped;
+            u.mapped_names.insert(m[1]);
+        }
+    }
+    return u;
 }
 
 } // namespace
@@ -281,29 +310,100 @@ TEST(RecordStartup, ThreadNamesWithoutProcEntries) {
 // every process after the first maps what the first wrote.
 TEST(RecordStartup, UnwindTablesCompiledOncePerModule) {
     TempDir dir;
-    auto lines = strace_record(dir, {"/bin/sh", "-c", "/bin/true; /bin/true; /bin/true"});
+    ProgramOptions fresh{.env = {"XDG_CACHE_HOME=" + dir.file("cache")}};
+    auto lines = strace_record(dir, {"/bin/sh", "-c", "/bin/true; /bin/true; /bin/true"}, fresh);
     if (!lines)
         GTEST_SKIP() << "strace is not installed (apt-get install strace)";
     ASSERT_FALSE(lines->empty()) << "cpcprof record failed under strace";
-    std::regex created("openat\\(AT_FDCWD, \"([^\"]*/cpcprof-cfi-[^/\"]*/[^\"]*)\\.tmp\\d+\", "
-                       "O_WRONLY\\|O_CREAT");
-    std::regex mapped("openat\\(AT_FDCWD, \"([^\"]*/cpcprof-cfi-[^/\"]*/[^\"]*-[0-9a-z]+)\", "
-                      "O_RDONLY\\|O_CLOEXEC\\) = \\d+");
-    std::map<std::string, int> creates;
-    size_t maps = 0;
-    for (const std::string &l : *lines) {
-        std::smatch m;
-        if (std::regex_search(l, m, created))
-            ++creates[m[1]];
-        else if (std::regex_search(l, m, mapped))
-            ++maps;
-    }
-    ASSERT_FALSE(creates.empty()) << "no table was written to the recording's cache";
-    for (const auto &[key, n] : creates)
+    TableUse u = table_use(*lines, dir.file("cache/cpcprof/cfi3/"));
+    ASSERT_FALSE(u.compiled.empty()) << "no table was written to the user's cache";
+    for (const auto &[key, n] : u.compiled)
         EXPECT_EQ(n, 1) << key << " compiled " << n << " times";
     // sh and three /bin/true images share libc, the agent and its
     // libraries: the later images map them.
-    EXPECT_GE(maps, 3 * creates.size() / 2) << "tables found in the cache";
+    EXPECT_GE(u.mapped, 3 * u.compiled.size() / 2) << "tables found in the cache";
+}
+
+// The tables stay in the user's cache: the next recording compiles
+// nothing (the first process of a recording spent about 8 ms on them).
+TEST(RecordStartup, UnwindTablesAreKeptForTheNextRecording) {
+    TempDir dir;
+    ProgramOptions cache{.env = {"XDG_CACHE_HOME=" + dir.file("cache")}};
+    auto first = strace_record(dir, {"/bin/sh", "-c", "/bin/true"}, cache);
+    if (!first)
+        GTEST_SKIP() << "strace is not installed (apt-get install strace)";
+    ASSERT_FALSE(first->empty()) << "cpcprof record failed under strace";
+    std::string folder = dir.file("cache/cpcprof/cfi3");
+    TableUse u1 = table_use(*first, folder + "/");
+    ASSERT_GE(u1.compiled.size(), 3u) << "sh, libc, the loader and the agent's libraries";
+    struct stat st;
+    ASSERT_EQ(stat(dir.file("cache/cpcprof").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 077, 0u) << "the cache is the user's alone";
+
+    auto second = strace_record(dir, {"/bin/sh", "-c", "/bin/true"}, cache);
+    ASSERT_TRUE(second && !second->empty()) << "cpcprof record failed under strace";
+    TableUse u2 = table_use(*second, folder + "/");
+    EXPECT_TRUE(u2.compiled.empty())
+        << u2.compiled.size() << " tables compiled again, e.g. " << u2.compiled.begin()->first;
+    for (const auto &[key, n] : u1.compiled)
+        EXPECT_EQ(u2.mapped_names.count(key), 1u) << key << " not found in the cache";
+}
+
+// A cache folder that others may write to is not used: the tables go to
+// a private folder of the recording, removed at its end.
+TEST(RecordStartup, ACacheOthersMayWriteIsNotUsed) {
+    TempDir dir;
+    ASSERT_EQ(mkdir(dir.file("cache").c_str(), 0700), 0);
+    ASSERT_EQ(mkdir(dir.file("cache/cpcprof").c_str(), 0700), 0);
+    ASSERT_EQ(chmod(dir.file("cache/cpcprof").c_str(), 0777), 0);
+    ASSERT_EQ(mkdir(dir.file("tmp").c_str(), 0700), 0);
+    ProgramOptions o{.tmpdir = nullptr,
+                     .env = {"XDG_CACHE_HOME=" + dir.file("cache"), "TMPDIR=" + dir.file("tmp")}};
+    auto lines = strace_record(dir, {"/bin/true"}, o);
+    if (!lines)
+        GTEST_SKIP() << "strace is not installed (apt-get install strace)";
+    ASSERT_FALSE(lines->empty()) << "cpcprof record failed under strace";
+    EXPECT_TRUE(table_use(*lines, dir.file("cache/")).compiled.empty());
+    EXPECT_FALSE(table_use(*lines, dir.file("tmp/cpcprof-cfi-")).compiled.empty())
+        << "the tables went to the recording's own folder";
+    DIR *d = opendir(dir.file("tmp").c_str());
+    ASSERT_NE(d, nullptr);
+    std::vector<std::string> left;
+    while (dirent *e = readdir(d))
+        if (e->d_name[0] != '.')
+            left.emplace_back(e->d_name);
+    closedir(d);
+    EXPECT_TRUE(left.empty()) << left.front() << " left behind";
+}
+
+// What the recorder removes from the user's cache at its start.
+TEST(RecordStartup, TheCacheIsPrunedByAgeSizeAndHalfWrittenFiles) {
+    TempDir dir;
+    std::string c = dir.file("cfi3");
+    ASSERT_EQ(mkdir(c.c_str(), 0700), 0);
+    const int64_t now = 2000000000;
+    auto make = [&](const std::string &name, int64_t age_s, size_t bytes) {
+        std::string path = c + "/" + name;
+        std::ofstream(path).put('x');
+        ASSERT_EQ(truncate(path.c_str(), off_t(bytes)), 0); // sparse: its size is what counts
+        timespec t[2] = {{now - age_s, 0}, {now - age_s, 0}};
+        utimensat(AT_FDCWD, path.c_str(), t, 0);
+    };
+    const size_t mib = 1u << 20;
+    make("fresh", 60, 1000);
+    make("month-old", 31 * 24 * 3600, 1000);
+    make("t.tmp123", 2 * 3600, 1000);          // an agent killed mid-write
+    make("t.tmp456", 10, 1000);                // an agent writing now
+    make("big-old", 3 * 24 * 3600, 200 * mib); // the oldest beyond the cap goes
+    make("big-new", 24 * 3600, 100 * mib);
+    cpcprof::record::prune_cfi_cache(c, now);
+    auto exists = [&](const char *n) { return access((c + "/" + n).c_str(), F_OK) == 0; };
+    EXPECT_TRUE(exists("fresh"));
+    EXPECT_FALSE(exists("month-old"));
+    EXPECT_FALSE(exists("t.tmp123"));
+    EXPECT_TRUE(exists("t.tmp456"));
+    EXPECT_FALSE(exists("big-old")) << "300 MiB held, the cap is 256";
+    EXPECT_TRUE(exists("big-new"));
 }
 
 namespace {
