@@ -186,6 +186,97 @@ extern void cpc_buf_zero(cpc_t *cpc, cpc_buf_t *buf);
 extern int cpc_enable(cpc_t *cpc);
 extern int cpc_disable(cpc_t *cpc);
 
+/*
+ * Linux extension: sample rings.  The kernel samples the overflows of a
+ * set's first request into rings that the caller reads: for every thread
+ * of another process, present and future (attach, without stopping it,
+ * tracing it or sending it a signal), or for every thread on some CPUs.
+ * illumos has no counterpart: there a tool controls another process
+ * through libpctx (cpc_bind_pctx, which stops it at each event it asks
+ * for) and sees kernel stacks through DTrace's cpc provider.  perf_event
+ * backend only.  See cpc_ring_open(3CPC).
+ */
+typedef struct __cpc_ring cpc_ring_t;
+
+/* What each sample holds besides its PC, thread, CPU and time. */
+#define CPC_RING_CALLCHAIN                                                                         \
+    0x1 /* the kernel's part of the stack, and the user's by frame pointers */
+#define CPC_RING_USER_STACK 0x2 /* the user registers and a copy of the top of the user stack */
+
+typedef enum {
+    CPC_RING_SAMPLE = 1, /* an overflow of the first request */
+    CPC_RING_MMAP,       /* a file or anonymous memory mapped executable (or not) */
+    CPC_RING_COMM,       /* a thread named, or a process that exec'd */
+    CPC_RING_FORK,       /* a process or thread created */
+    CPC_RING_EXIT,       /* a process or thread ended */
+    CPC_RING_LOST,       /* records the kernel could not write (the ring was full) */
+    CPC_RING_THROTTLE    /* the kernel held sampling back (perf_event_max_sample_rate) */
+} cpc_ring_kind_t;
+
+typedef struct {
+    cpc_ring_kind_t kind;
+    pid_t pid;     /* process (for FORK and EXIT: the new or ended one) */
+    pid_t tid;     /* thread */
+    int cpu;       /* -1 where the kernel does not say */
+    hrtime_t time; /* CLOCK_MONOTONIC, ns */
+    /* CPC_RING_SAMPLE */
+    uint64_t pc;
+    int in_kernel;              /* pc is the kernel's */
+    uint64_t period;            /* events the sample stands for */
+    uint32_t nkernel_pcs;       /* with CPC_RING_CALLCHAIN: the kernel's frames, */
+    const uint64_t *kernel_pcs; /* innermost first (pc included) */
+    uint32_t nuser_pcs;         /* the user's by frame pointers, innermost first */
+    const uint64_t *user_pcs;
+    uint64_t regs_mask;   /* with CPC_RING_USER_STACK: the registers kept (perf_regs bits) */
+    const uint64_t *regs; /* their values, lowest bit first; NULL in a kernel thread */
+    uint64_t stack_size;  /* bytes copied from the user stack pointer up */
+    const void *stack;
+    uint32_t nvalues;       /* sets of several requests: each request's count so far */
+    const uint64_t *values; /* in this thread, in request order */
+    /* CPC_RING_MMAP */
+    uint64_t addr, len, pgoff; /* start, length, offset in the file */
+    uint32_t prot;             /* PROT_* */
+    const char *path;          /* the file, "//anon", "[vdso]", ... */
+    /* CPC_RING_COMM */
+    const char *comm;
+    int exec; /* the name is a new program's */
+    /* CPC_RING_FORK, CPC_RING_EXIT */
+    pid_t ppid, ptid; /* parent process and thread */
+    /* CPC_RING_LOST */
+    uint64_t lost;
+} cpc_ring_record_t;
+
+/*
+ * Opens rings sampling set: pid > 0, every thread of that process, those
+ * it creates later and the processes it forks, on every CPU (ncpus 0) or
+ * on cpus[0..ncpus-1]; pid -1, every thread on those CPUs.  The first
+ * request must have CPC_OVF_NOTIFY_EMT: its preset sets the period
+ * (UINT64_MAX - preset + 1 events); CPC_COUNT_SYSTEM makes the kernel's
+ * part of the stack visible.  flags: CPC_RING_*; stack_bytes: how much of
+ * the user stack each sample copies (CPC_RING_USER_STACK; rounded to 8,
+ * at most 65528).  Counting starts at once.  NULL with errno: ESRCH no
+ * such process, EACCES not allowed (ptrace access to pid; CAP_PERFMON or
+ * perf_event_paranoid for CPUs), ENOTSUP not on this backend (or a set of
+ * several requests on a pid before Linux 6.12), EINVAL bad arguments.
+ */
+extern cpc_ring_t *cpc_ring_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, const processorid_t *cpus,
+                                 int ncpus, uint_t flags, uint_t stack_bytes);
+/*
+ * Waits up to timeout_ms (-1: no bound) for records: 1 when some are
+ * ready, 0 on timeout, -1 with errno (EINTR).  The threads' ends come as
+ * CPC_RING_EXIT records.
+ */
+extern int cpc_ring_wait(cpc_ring_t *ring, int timeout_ms);
+/*
+ * Calls fn for each record ready, oldest first per CPU; the record and
+ * what it points to live until fn returns.  The number of records, or
+ * -1 with errno EINVAL.
+ */
+extern int64_t cpc_ring_read(cpc_ring_t *ring, void *arg,
+                             void (*fn)(void *arg, const cpc_ring_record_t *rec));
+/* Stops sampling, releases everything; the threads run on untouched. */
+extern int cpc_ring_close(cpc_ring_t *ring);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,7 @@
 
 #include "base/args.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdint>
@@ -15,7 +16,7 @@ const char *usage() {
            "                      [--call-graph dwarf|fp|none] [--max-depth N]\n"
            "                      [--no-children] [--ring-kb N] [--stats] [--no-symbolize]\n"
            "                      [-q]\n"
-           "                      -- CMD [ARGS]\n"
+           "                      -- CMD [ARGS]  |  -p PID[,PID...] [--duration SECONDS]\n"
            "\n"
            "  -e EVENT[,PERIOD]  event to count; the first one samples (every PERIOD\n"
            "                     events), the others are read at every sample\n"
@@ -32,7 +33,12 @@ const char *usage() {
            "  --stats            measure the sampler's cost per sample and print it\n"
            "  --no-symbolize     leave the addresses unresolved (cpcprof symbolize FILE\n"
            "                     does it later)\n"
-           "  -q                 no summary\n";
+           "  -q                 no summary\n"
+           "  -p PID[,PID...]    attach to running processes (all their threads, and\n"
+           "                     the threads and processes they start) through the\n"
+           "                     kernel's sample rings; until Ctrl-C, --duration or\n"
+           "                     their end; they are not stopped, traced or signalled\n"
+           "  --duration SECONDS with -p: record that long\n";
 }
 
 namespace {
@@ -92,6 +98,32 @@ bool parse_value(const std::string &a, const std::string &v, Options *o, std::st
         o->output = v;
         return true;
     }
+    if (a == "-p") {
+        size_t at = 0;
+        while (at <= v.size()) {
+            size_t comma = std::min(v.find(',', at), v.size());
+            std::string one = v.substr(at, comma - at);
+            std::string why;
+            auto pid = parse_count(one, &why);
+            if (!pid || *pid == 0 || *pid > 4194304) {
+                *error = "-p takes process ids (-p 1234 or -p 1234,5678), not '" + v + "'";
+                return false;
+            }
+            o->pids.push_back(static_cast<int>(*pid));
+            at = comma + 1;
+        }
+        return true;
+    }
+    if (a == "--duration") {
+        char *end = nullptr;
+        double d = std::strtod(v.c_str(), &end);
+        if (end == v.c_str() || *end != '\0' || !(d > 0) || d > 1e7) {
+            *error = "--duration takes a number of seconds, not '" + v + "'";
+            return false;
+        }
+        o->duration = d;
+        return true;
+    }
     if (a == "--call-graph") {
         if (v != "dwarf" && v != "fp" && v != "none") {
             *error = "--call-graph takes dwarf, fp or none, not '" + v + "'";
@@ -147,23 +179,23 @@ bool parse_flag(const std::string &a, Options *o) {
 
 std::optional<Options> parse_options(const std::vector<std::string> &args, std::string *error) {
     Options o;
-    base::ArgWalk walk{
-        .program = "cpcprof record",
-        .valued = {"-e", "-c", "-F", "--max-depth", "--ring-kb", "-o", "--call-graph"},
-        .shared = [&](const std::vector<std::string> &a,
-                      size_t *i) { return parse_flag(a[*i], &o) ? 1 : 0; },
-        .value = [&](const std::string &a,
-                     const std::string &v) { return parse_value(a, v, &o, error); },
-        .operand =
-            [&](const std::string &a) {
-                o.command.push_back(a);
-                return true;
-            },
-        .unknown = [&](const std::string &a) { *error = "unknown option " + a; },
-        .dash_is_option = true,
-        .dash_dash_ends_options = true,
-        .operand_ends_options = true,
-        .error = error};
+    base::ArgWalk walk{.program = "cpcprof record",
+                       .valued = {"-e", "-c", "-F", "--max-depth", "--ring-kb", "-o",
+                                  "--call-graph", "-p", "--duration"},
+                       .shared = [&](const std::vector<std::string> &a,
+                                     size_t *i) { return parse_flag(a[*i], &o) ? 1 : 0; },
+                       .value = [&](const std::string &a,
+                                    const std::string &v) { return parse_value(a, v, &o, error); },
+                       .operand =
+                           [&](const std::string &a) {
+                               o.command.push_back(a);
+                               return true;
+                           },
+                       .unknown = [&](const std::string &a) { *error = "unknown option " + a; },
+                       .dash_is_option = true,
+                       .dash_dash_ends_options = true,
+                       .operand_ends_options = true,
+                       .error = error};
     int r = base::walk_args(walk, args);
     if (r == 0) {
         o.help = true;
@@ -175,8 +207,16 @@ std::optional<Options> parse_options(const std::vector<std::string> &args, std::
         *error = "-c and -F exclude each other";
         return std::nullopt;
     }
-    if (o.command.empty()) {
-        *error = "no command to record";
+    if (!o.pids.empty() && !o.command.empty()) {
+        *error = "-p attaches to running processes: give it no command";
+        return std::nullopt;
+    }
+    if (o.duration && o.pids.empty()) {
+        *error = "--duration applies to -p (a command is recorded until it ends)";
+        return std::nullopt;
+    }
+    if (o.command.empty() && o.pids.empty()) {
+        *error = "no command to record (or -p PID)";
         return std::nullopt;
     }
     return o;

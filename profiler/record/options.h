@@ -32,7 +32,9 @@ struct Options {
     bool symbolize = true; // resolve the profile's addresses when the recording ends
     size_t ring_kb = 256;
     std::vector<std::string> command;
-    bool help = false; // -h or --help before the command: nothing else is set
+    std::vector<int> pids;          // -p: running processes to attach to (no command)
+    std::optional<double> duration; // --duration: seconds to record an attach for
+    bool help = false;              // -h or --help before the command: nothing else is set
 };
 
 // Parses argv after "record"; on error returns nullopt and sets *error.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/record/record.h"
 
+#include "profiler/record/attach.h"
 #include "profiler/record/cfi_cache_dir.h"
 #include "profiler/record/options.h"
 #include "profiler/record/output.h"
@@ -16,12 +17,14 @@
 
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -51,6 +54,12 @@ int unrecorded(Target &t, const std::string &why) {
 storage::RunInfo run_info(const Options &o, const Plan &p) {
     storage::RunInfo r;
     r.command = o.command;
+    if (!o.pids.empty()) {
+        std::string list;
+        for (int pid : o.pids)
+            list += (list.empty() ? "" : ",") + std::to_string(pid);
+        r.command = {"-p", list};
+    }
     for (size_t i = 0; i < p.events.size(); ++i)
         r.events.push_back({p.events[i].name, p.events[i].period, i == 0});
     r.start_ns = base::realtime_ns();
@@ -193,6 +202,78 @@ void print_stats(const Summary &s) {
                      quantile(s.cost[m], s.cost_bucket_ns, 0.99) / 1000);
 }
 
+std::atomic<Attach *> g_attach{nullptr};
+
+void stop_attach(int) {
+    if (Attach *a = g_attach.load())
+        a->stop();
+}
+
+// record -p: the processes run on; the recording ends at Ctrl-C, after
+// --duration, or when they have all ended.
+int record_attached(const Options &o, const Plan &plan) {
+    std::string error;
+    if (!check_output_writable(o.output, &error))
+        return fail(error);
+    // An event per thread, CPU and event: a process of a thousand threads
+    // needs thousands of descriptors.
+    rlimit nofile{};
+    if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+        nofile.rlim_cur = nofile.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &nofile);
+    }
+    std::unique_ptr<Attach> attach = Attach::open(o, plan, &error);
+    if (!attach)
+        return fail(error);
+    storage::RunInfo run = run_info(o, plan);
+    OldProfile old(o.output);
+    std::unique_ptr<storage::Writer> writer;
+    if (old.set_aside(&error)) {
+        writer = storage::Writer::create(o.output, &error);
+        if (!writer)
+            old.restore();
+    }
+    if (!writer)
+        return fail(error);
+    if (!old.keep(&error))
+        std::fprintf(stderr, "cpcprof record: the previous profile stays at %s: %s\n",
+                     old.aside().c_str(), error.c_str());
+    writer->begin_run(run);
+    writer->commit();
+    Target target;
+    target.channel = attach->start();
+    if (!target.channel.valid())
+        return fail(std::string("cannot make the recorder's channel: ") + std::strerror(errno));
+    g_attach.store(attach.get());
+    struct sigaction sa {
+    }, old_int{}, old_term{};
+    sa.sa_handler = stop_attach;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    if (!o.quiet)
+        std::fprintf(stderr, "cpcprof: recording %s %s (not stopped or signalled); %s\n",
+                     o.pids.size() == 1 ? "process" : "processes", run.command[1].c_str(),
+                     o.duration ? "until --duration has passed, Ctrl-C or their end"
+                                : "Ctrl-C stops, or their end");
+    SpaceReserve reserve;
+    reserve.hold(o.output, kEndReserveBytes);
+    Session session(*writer, target, o.output, reserve);
+    Summary s = session.run();
+    g_attach.store(nullptr);
+    attach.reset(); // detached: the processes run on untouched
+    sigaction(SIGINT, &old_int, nullptr);
+    sigaction(SIGTERM, &old_term, nullptr);
+    if (!s.write_error.empty())
+        return cut_short(o, *writer, s);
+    if (!writer->finish(base::monotonic_ns(), &error))
+        return fail("writing " + o.output + ": " + error);
+    if (!o.quiet)
+        print_summary(o, s, o.symbolize);
+    if (o.symbolize)
+        symbolize(o);
+    return 0;
+}
+
 } // namespace
 
 int record_main(const std::vector<std::string> &args) {
@@ -215,6 +296,8 @@ int record_main(const std::vector<std::string> &args) {
         std::fprintf(stderr, "cpcprof: %s\n", plan->notice.c_str());
     if (!plan->warning.empty())
         std::fprintf(stderr, "cpcprof: warning: %s\n", plan->warning.c_str());
+    if (!o->pids.empty())
+        return record_attached(*o, *plan);
     auto agent = find_agent(&error);
     if (!agent)
         return fail(error);

@@ -67,6 +67,22 @@ TEST(RecordOptions, EachWrongOptionIsNamed) {
     EXPECT_EQ(error_of({"--call-graph", "lbr", "ls"}),
               "--call-graph takes dwarf, fp or none, not 'lbr'");
     EXPECT_EQ(error_of({"-c", "5", "-F", "5", "ls"}), "-c and -F exclude each other");
-    EXPECT_EQ(error_of({"-q"}), "no command to record");
-    EXPECT_EQ(error_of({"-q", "--"}), "no command to record");
+    EXPECT_EQ(error_of({"-q"}), "no command to record (or -p PID)");
+    EXPECT_EQ(error_of({"-q", "--"}), "no command to record (or -p PID)");
+    EXPECT_EQ(error_of({"-p", "0"}), "-p takes process ids (-p 1234 or -p 1234,5678), not '0'");
+    EXPECT_EQ(error_of({"-p", "12,"}), "-p takes process ids (-p 1234 or -p 1234,5678), not '12,'");
+    EXPECT_EQ(error_of({"-p", "12", "ls"}), "-p attaches to running processes: give it no command");
+    EXPECT_EQ(error_of({"--duration", "1", "ls"}),
+              "--duration applies to -p (a command is recorded until it ends)");
+    EXPECT_EQ(error_of({"-p", "12", "--duration", "-1"}),
+              "--duration takes a number of seconds, not '-1'");
+}
+
+TEST(RecordOptions, AttachTakesPidsAndADuration) {
+    std::string error;
+    auto o = cpcprof::record::parse_options({"-p", "12,345", "--duration", "1.5"}, &error);
+    ASSERT_TRUE(o) << error;
+    EXPECT_EQ(o->pids, (std::vector<int>{12, 345}));
+    EXPECT_EQ(o->duration, 1.5);
+    EXPECT_TRUE(o->command.empty());
 }

@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: MIT
+#include "profiler/record/attach.h"
+
+#include "profiler/agent/module_scan.h"
+#include "profiler/protocol/protocol.h"
+#include "symbolize/symbolizer.h"
+
+#include "base/clock.h"
+
+#include <dirent.h>
+#include <libcpc.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+namespace cpcprof::record {
+
+namespace {
+
+using agent::ModuleEntry;
+
+std::string read_text(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string trimmed(std::string s) {
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\0'))
+        s.pop_back();
+    return s;
+}
+
+// The parent's pid, from /proc/PID/stat (after the command's closing
+// parenthesis: state, then ppid).
+pid_t parent_of(pid_t pid) {
+    std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+    size_t paren = stat.rfind(')');
+    if (paren == std::string::npos)
+        return 0;
+    std::istringstream in(stat.substr(paren + 1));
+    std::string state;
+    int ppid = 0;
+    in >> state >> ppid;
+    return pid_t(ppid);
+}
+
+std::string g_cpc_error; // libcpc's last message, for the user
+
+void keep_error(const char *fn, int, const char *fmt, va_list ap) {
+    char msg[512];
+    std::vsnprintf(msg, sizeof msg, fmt, ap);
+    g_cpc_error = std::string(fn) + ": " + msg;
+}
+
+} // namespace
+
+struct Attach::Impl {
+    struct Proc {
+        bool alive = true;
+        std::vector<ModuleEntry> modules;
+        std::vector<char> samples; // SampleRecords, values and frames
+        uint32_t count = 0;
+        uint64_t taken = 0, dropped = 0; // since the last account
+    };
+    // The other events' counts of each thread at its last sample: a
+    // sample carries what they counted over its period, as an agent's.
+    std::map<pid_t, std::vector<uint64_t>> last_values;
+    size_t nevents = 1;
+
+    cpc_t *cpc = nullptr;
+    cpc_set_t *set = nullptr;
+    std::vector<cpc_ring_t *> rings;
+    std::vector<int> pids;
+    base::ScopedFd channel; // the reader's end
+    int max_depth = 128;
+    double duration_s = 0;   // 0: none
+    int64_t deadline_ns = 0; // 0: none
+    std::map<pid_t, Proc> procs;
+
+    ~Impl() {
+        for (cpc_ring_t *r : rings)
+            cpc_ring_close(r);
+        if (cpc != nullptr)
+            cpc_close(cpc);
+    }
+
+    void send(const std::vector<char> &msg) const {
+        // SOCK_SEQPACKET: the message arrives whole; a session that has
+        // gone only ends the recording.
+        ::send(channel.get(), msg.data(), msg.size(), MSG_NOSIGNAL);
+    }
+
+    void hello(pid_t pid, pid_t ppid) {
+        std::string base = "/proc/" + std::to_string(pid);
+        char exe[4096];
+        ssize_t n = readlink((base + "/exe").c_str(), exe, sizeof exe - 1);
+        std::string cmdline = read_text(base + "/cmdline");
+        std::vector<std::string> argv;
+        for (size_t at = 0; at < cmdline.size();) {
+            size_t end = cmdline.find('\0', at);
+            if (end == std::string::npos)
+                end = cmdline.size();
+            argv.push_back(cmdline.substr(at, end - at));
+            at = end + 1;
+        }
+        proto::Writer w(proto::Type::hello);
+        w.put(static_cast<int32_t>(pid));
+        w.put(static_cast<int32_t>(ppid));
+        w.put(base::monotonic_ns());
+        w.put_string(n > 0 ? std::string(exe, size_t(n)) : (argv.empty() ? "" : argv[0]));
+        w.put(static_cast<uint32_t>(argv.size()));
+        for (const std::string &a : argv)
+            w.put_string(a);
+        send(w.finish());
+        procs[pid];
+        send_modules(pid, true);
+    }
+
+    void thread(pid_t pid, pid_t tid, const std::string &name) {
+        proto::Writer w(proto::Type::thread);
+        w.put(static_cast<int32_t>(pid));
+        w.put(static_cast<int32_t>(tid));
+        w.put_string(name);
+        send(w.finish());
+    }
+
+    void threads_of(pid_t pid) {
+        std::string dir = "/proc/" + std::to_string(pid) + "/task";
+        std::vector<pid_t> tids;
+        if (DIR *d = opendir(dir.c_str())) {
+            while (dirent *e = readdir(d))
+                if (e->d_name[0] != '.')
+                    tids.push_back(pid_t(std::atoi(e->d_name)));
+            closedir(d);
+        }
+        for (pid_t t : tids)
+            thread(pid, t, trimmed(read_text(dir + "/" + std::to_string(t) + "/comm")));
+    }
+
+    // The process's executable mappings, sent when they changed.
+    void send_modules(pid_t pid, bool force) {
+        std::string maps = read_text("/proc/" + std::to_string(pid) + "/maps");
+        if (maps.empty())
+            return;
+        std::vector<ModuleEntry> modules;
+        agent::add_unlisted_mappings(modules, agent::parse_exec_maps(maps), pid);
+        // The kernel's frames: one module over its half of the addresses,
+        // symbolized from /proc/kallsyms (symbolize/symbolizer.h).
+        symbolize::Mapping k = symbolize::kernel_mapping();
+        modules.push_back({k.start, k.end, k.file_offset, k.path, ""});
+        Proc &p = procs[pid];
+        auto same = [](const ModuleEntry &a, const ModuleEntry &b) {
+            return a.start == b.start && a.end == b.end && a.file_offset == b.file_offset &&
+                   a.path == b.path;
+        };
+        if (!force && modules.size() == p.modules.size() &&
+            std::equal(modules.begin(), modules.end(), p.modules.begin(), same))
+            return;
+        proto::Writer w(proto::Type::modules);
+        w.put(static_cast<int32_t>(pid));
+        w.put(base::monotonic_ns());
+        size_t count_at = w.size();
+        w.put(uint32_t(0));
+        uint32_t count = 0;
+        for (const ModuleEntry &m : modules) {
+            if (w.size() + 3 * sizeof(uint64_t) + 8 + m.path.size() + m.build_id.size() >
+                proto::kMaxMessage)
+                break;
+            w.put(m.start);
+            w.put(m.end);
+            w.put(m.file_offset);
+            w.put_string(m.path);
+            w.put_string(m.build_id);
+            ++count;
+        }
+        std::vector<char> msg = w.finish();
+        std::memcpy(msg.data() + count_at, &count, sizeof count);
+        send(msg);
+        p.modules = std::move(modules);
+    }
+
+    void flush(pid_t pid, Proc &p) {
+        if (p.count > 0) {
+            proto::Writer w(proto::Type::samples);
+            w.put(static_cast<int32_t>(pid));
+            w.put(p.count);
+            w.put_bytes(p.samples.data(), p.samples.size());
+            send(w.finish());
+            p.samples.clear();
+            p.count = 0;
+        }
+        if (p.taken != 0 || p.dropped != 0) {
+            proto::Writer w(proto::Type::account);
+            w.put(static_cast<int32_t>(pid));
+            w.put(p.taken);
+            w.put(p.dropped);
+            w.put(uint64_t(0));
+            send(w.finish());
+            p.taken = p.dropped = 0;
+        }
+    }
+
+    void flush_all() {
+        for (auto &[pid, p] : procs)
+            flush(pid, p);
+    }
+
+    void bye(pid_t pid, int64_t when) {
+        Proc &p = procs[pid];
+        flush(pid, p);
+        proto::Writer w(proto::Type::bye);
+        w.put(static_cast<int32_t>(pid));
+        w.put(int32_t(-1)); // not our child: how it ended is not known here
+        w.put(when);
+        send(w.finish());
+        p.alive = false;
+    }
+
+    void sample(const cpc_ring_record_t &r) {
+        auto it = procs.find(r.pid);
+        if (it == procs.end() || !it->second.alive)
+            return; // a process that has not said hello (a fork not yet read)
+        Proc &p = it->second;
+        std::vector<uint64_t> frames;
+        for (uint32_t i = 0; i < r.nkernel_pcs; ++i)
+            frames.push_back(r.kernel_pcs[i]);
+        for (uint32_t i = 0; i < r.nuser_pcs; ++i)
+            frames.push_back(r.user_pcs[i]);
+        if (frames.empty())
+            frames.push_back(r.pc);
+        if (frames.size() > size_t(max_depth))
+            frames.resize(size_t(max_depth));
+        proto::SampleRecord s{};
+        s.time_ns = r.time;
+        s.tid = r.tid;
+        s.depth = static_cast<uint16_t>(frames.size());
+        s.complete = 0;
+        // The sampling event stands for its period; the others count
+        // from the thread's previous sample.
+        std::vector<uint64_t> values(nevents, 0);
+        values[0] = r.period;
+        std::vector<uint64_t> &last = last_values[r.tid];
+        last.resize(nevents, 0);
+        for (size_t i = 1; i < nevents && i < r.nvalues; ++i) {
+            values[i] = r.values[i] - last[i];
+            last[i] = r.values[i];
+        }
+        s.nvalues = static_cast<uint8_t>(nevents);
+        size_t bytes = sizeof s + (nevents + frames.size()) * sizeof(uint64_t);
+        if (p.samples.size() + bytes + 64 > proto::kMaxMessage)
+            flush(r.pid, p);
+        const auto *sp = reinterpret_cast<const char *>(&s);
+        p.samples.insert(p.samples.end(), sp, sp + sizeof s);
+        const auto *vp = reinterpret_cast<const char *>(values.data());
+        p.samples.insert(p.samples.end(), vp, vp + nevents * sizeof(uint64_t));
+        const auto *fp = reinterpret_cast<const char *>(frames.data());
+        p.samples.insert(p.samples.end(), fp, fp + frames.size() * sizeof(uint64_t));
+        ++p.count;
+        ++p.taken;
+    }
+
+    void record(const cpc_ring_record_t &r) {
+        switch (r.kind) {
+        case CPC_RING_SAMPLE:
+            sample(r);
+            break;
+        case CPC_RING_LOST: {
+            // The kernel does not say whose: the first process's.
+            Proc &p = procs[pids.front()];
+            p.taken += r.lost;
+            p.dropped += r.lost;
+            break;
+        }
+        case CPC_RING_FORK:
+            if (r.pid != r.ppid && procs.count(r.ppid) != 0 && procs.count(r.pid) == 0) {
+                hello(r.pid, r.ppid);
+                threads_of(r.pid);
+            } else if (r.pid == r.ppid && procs.count(r.pid) != 0) {
+                thread(r.pid, r.tid,
+                       trimmed(read_text("/proc/" + std::to_string(r.pid) + "/task/" +
+                                         std::to_string(r.tid) + "/comm")));
+            }
+            break;
+        case CPC_RING_COMM:
+            if (procs.count(r.pid) == 0)
+                break;
+            if (r.exec) {
+                flush(r.pid, procs[r.pid]);
+                hello(r.pid, r.pid); // the new image over the old
+            }
+            thread(r.pid, r.tid, r.comm);
+            break;
+        case CPC_RING_MMAP:
+            if ((r.prot & PROT_EXEC) != 0 && procs.count(r.pid) != 0 && procs[r.pid].alive)
+                send_modules(r.pid, false);
+            break;
+        case CPC_RING_EXIT:
+            if (r.pid == r.tid && procs.count(r.pid) != 0 && procs[r.pid].alive)
+                bye(r.pid, r.time);
+            break;
+        default:
+            break;
+        }
+    }
+
+    bool any_alive() const {
+        for (const auto &[pid, p] : procs)
+            if (p.alive && (kill(pid, 0) == 0 || errno != ESRCH))
+                return true;
+        return false;
+    }
+
+    void run(const std::atomic<bool> &stop) {
+        auto on_record = [](void *arg, const cpc_ring_record_t *r) {
+            static_cast<Impl *>(arg)->record(*r);
+        };
+        // Hello, threads and modules of every process before its samples;
+        // sent from here, as the session reads them (a thousand threads'
+        // names fill the channel).
+        for (int pid : pids) {
+            hello(pid, parent_of(pid));
+            threads_of(pid);
+        }
+        int64_t last_flush = base::monotonic_ns();
+        for (;;) {
+            bool stopping = stop.load(std::memory_order_relaxed) ||
+                            (deadline_ns != 0 && base::monotonic_ns() >= deadline_ns);
+            for (cpc_ring_t *r : rings)
+                cpc_ring_read(r, this, on_record);
+            int64_t now = base::monotonic_ns();
+            if (stopping || now - last_flush > 50 * 1000 * 1000) {
+                flush_all();
+                last_flush = now;
+            }
+            if (stopping || !any_alive())
+                break;
+            // Each ring is waited on in turn, briefly: the rings of all
+            // processes are read at least every 50 ms.
+            for (cpc_ring_t *r : rings)
+                if (cpc_ring_wait(r, int(50 / rings.size()) + 1) < 0 && errno != EINTR)
+                    break;
+        }
+        flush_all();
+        channel.reset(); // the session reads end-of-file
+    }
+};
+
+std::unique_ptr<Attach> Attach::open(const Options &o, const Plan &plan, std::string *error) {
+    std::unique_ptr<Attach> a(new Attach());
+    a->impl_ = std::make_unique<Impl>();
+    Impl &im = *a->impl_;
+    im.pids = o.pids;
+    im.max_depth = o.max_depth;
+    im.nevents = plan.events.size();
+    im.duration_s = o.duration.value_or(0);
+    im.cpc = cpc_open(CPC_VER_CURRENT);
+    if (im.cpc == nullptr) {
+        *error = std::string("cannot use performance counters: ") + std::strerror(errno);
+        return nullptr;
+    }
+    cpc_seterrhndlr(im.cpc, keep_error);
+    im.set = cpc_set_create(im.cpc);
+    for (size_t i = 0; i < plan.events.size(); ++i) {
+        const PlannedEvent &e = plan.events[i];
+        uint64_t preset = i == 0 ? UINT64_MAX - (e.period - 1) : 0;
+        // The kernel's part of each stack where the caller may see it.
+        uint_t flags = CPC_COUNT_USER | CPC_COUNT_SYSTEM | (i == 0 ? CPC_OVF_NOTIFY_EMT : 0);
+        if (cpc_set_add_request(im.cpc, im.set, e.name.c_str(), preset, flags, 0, nullptr) < 0) {
+            *error = "event '" + e.name + "': " + g_cpc_error;
+            return nullptr;
+        }
+    }
+    uint_t ring_flags = o.call_graph == "none" ? 0 : CPC_RING_CALLCHAIN;
+    for (int pid : o.pids) {
+        g_cpc_error.clear();
+        cpc_ring_t *r = cpc_ring_open(im.cpc, im.set, pid, nullptr, 0, ring_flags, 0);
+        if (r == nullptr && errno == EACCES) {
+            // Not allowed to see the kernel: the user's part alone.
+            cpc_set_t *user = cpc_set_create(im.cpc);
+            bool ok = true;
+            for (size_t i = 0; i < plan.events.size() && ok; ++i) {
+                const PlannedEvent &e = plan.events[i];
+                uint64_t preset = i == 0 ? UINT64_MAX - (e.period - 1) : 0;
+                ok = cpc_set_add_request(im.cpc, user, e.name.c_str(), preset,
+                                         CPC_COUNT_USER | (i == 0 ? CPC_OVF_NOTIFY_EMT : 0), 0,
+                                         nullptr) >= 0;
+            }
+            if (ok)
+                r = cpc_ring_open(im.cpc, user, pid, nullptr, 0, ring_flags, 0);
+        }
+        if (r == nullptr) {
+            *error = "cannot attach to process " + std::to_string(pid) + ": " +
+                     (g_cpc_error.empty() ? std::strerror(errno) : g_cpc_error);
+            return nullptr;
+        }
+        im.rings.push_back(r);
+    }
+    return a;
+}
+
+Attach::~Attach() {
+    stop();
+    if (reader_.joinable())
+        reader_.join();
+}
+
+base::ScopedFd Attach::start() {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        return {};
+    impl_->channel.reset(sv[1]);
+    if (impl_->duration_s > 0)
+        impl_->deadline_ns = base::monotonic_ns() + int64_t(impl_->duration_s * 1e9);
+    reader_ = std::thread([this] { impl_->run(stop_); });
+    return base::ScopedFd(sv[0]);
+}
+
+} // namespace cpcprof::record

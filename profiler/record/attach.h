@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+// `cpcprof record -p PID`: processes that already run, sampled through
+// libcpc's sample rings (cpc_ring_open(3CPC)), without stopping, tracing
+// or signalling them.  A thread of the recorder reads the rings and
+// speaks the agent's protocol (profiler/protocol) into the session's
+// channel - hello, threads, modules, samples, account, bye - so that the
+// profile is written as an agent's would be.
+//
+// Stacks: the kernel's frames (where the first event counts in the
+// kernel) and the user's by frame pointers, as the kernel walks them;
+// a stack is not marked complete.  Modules: /proc/PID/maps at the start
+// and again after every executable mapping or exec the rings tell of.
+#pragma once
+
+#include "profiler/record/options.h"
+#include "profiler/record/plan.h"
+
+#include "base/scoped_fd.h"
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <thread>
+
+namespace cpcprof::record {
+
+class Attach {
+  public:
+    // Opens the rings of every process of o.pids (all or none): nullptr
+    // with *error naming the process and the reason.
+    static std::unique_ptr<Attach> open(const Options &o, const Plan &p, std::string *error);
+    ~Attach(); // stops the reader and detaches
+    Attach(const Attach &) = delete;
+    Attach &operator=(const Attach &) = delete;
+
+    // Starts the reader; returns the session's end of the channel, which
+    // reads end-of-file once the reader has stopped: at stop(), after the
+    // duration, or when every process has ended.
+    base::ScopedFd start();
+    // [async-signal-safe] Asks the reader to stop (Ctrl-C).
+    void stop() { stop_.store(true, std::memory_order_relaxed); }
+
+  private:
+    Attach() = default;
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    std::atomic<bool> stop_{false};
+    std::thread reader_;
+};
+
+} // namespace cpcprof::record

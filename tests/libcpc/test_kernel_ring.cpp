@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+// Sample rings (cpc_ring_open(3CPC), a Linux extension): another process
+// sampled through the kernel, all its threads including those it starts
+// later, without a signal or a stop reaching it; its mappings, threads
+// and ends told; user registers and stack copies; kernel frames.
+#include "tests/libcpc/helpers.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace {
+
+constexpr uint64_t kPeriodNs = 1000000; // cpu-clock, 1 ms
+
+// Every catchable signal the child receives is counted: a sampled
+// process must get none.
+std::atomic<int> g_child_signals{0};
+
+void count_signal(int) {
+    g_child_signals.fetch_add(1);
+}
+
+// Where the child spends its time: the test finds these PCs in samples.
+__attribute__((noinline)) void ring_spin_here(int ms) {
+    cpctest::spin_cpu_ms(ms);
+}
+
+void *spinning_thread(void *arg) {
+    ring_spin_here(int(reinterpret_cast<intptr_t>(arg)));
+    return nullptr;
+}
+
+// The child: waits for a byte on go, then runs `threads` new threads and
+// itself, each spinning ms of CPU, touching `pages` fresh pages, mapping
+// `map_path` executable if given; exits 0 only if no signal came.
+struct ChildPlan {
+    int threads = 0;
+    int ms = 100;
+    size_t pages = 0;
+    std::string map_path;
+};
+
+[[noreturn]] void child_main(int go, const ChildPlan &plan) {
+    struct sigaction sa {};
+    sa.sa_handler = count_signal;
+    for (int s = 1; s < NSIG; ++s)
+        if (s != SIGKILL && s != SIGSTOP)
+            sigaction(s, &sa, nullptr);
+    char c;
+    if (read(go, &c, 1) != 1)
+        _exit(3);
+    if (!plan.map_path.empty()) {
+        int fd = open(plan.map_path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+            _exit(4);
+        close(fd);
+    }
+    std::vector<pthread_t> ts(size_t(plan.threads));
+    for (pthread_t &t : ts)
+        pthread_create(&t, nullptr, spinning_thread, reinterpret_cast<void *>(intptr_t(plan.ms)));
+    if (plan.pages > 0)
+        for (int i = 0; i < 20; ++i)
+            cpctest::touch_pages(plan.pages / 20);
+    ring_spin_here(plan.ms);
+    for (pthread_t &t : ts)
+        pthread_join(t, nullptr);
+    _exit(g_child_signals.load() == 0 ? 0 : 5);
+}
+
+struct Child {
+    pid_t pid = -1;
+    int go = -1;
+};
+
+Child start_child(const ChildPlan &plan) {
+    int p[2];
+    EXPECT_EQ(pipe2(p, O_CLOEXEC), 0);
+    Child c;
+    c.pid = fork();
+    if (c.pid == 0) {
+        close(p[1]);
+        child_main(p[0], plan);
+    }
+    close(p[0]);
+    c.go = p[1];
+    return c;
+}
+
+void let_go(Child &c) {
+    ASSERT_EQ(write(c.go, "g", 1), 1);
+    close(c.go);
+    c.go = -1;
+}
+
+// What a read of the rings gave, copied out of the records.
+struct Seen {
+    uint64_t samples = 0, lost = 0;
+    std::set<pid_t> sample_pids, sample_tids;
+    std::set<pid_t> forked_tids, exited_tids;
+    std::vector<std::string> mapped;
+    uint64_t in_function = 0; // samples in the functions the threads spin in
+    uint64_t with_stack = 0, regs_match_pc = 0, with_kernel_frames = 0;
+    std::vector<uint64_t> kernel_pcs;
+};
+
+std::string paranoid() {
+    std::string v;
+    std::ifstream("/proc/sys/kernel/perf_event_paranoid") >> v;
+    return v;
+}
+
+void collect(void *arg, const cpc_ring_record_t *r) {
+    auto *s = static_cast<Seen *>(arg);
+    switch (r->kind) {
+    case CPC_RING_SAMPLE:
+        ++s->samples;
+        s->sample_pids.insert(r->pid);
+        s->sample_tids.insert(r->tid);
+        if (Dl_info di{}; dladdr(reinterpret_cast<void *>(r->pc), &di) != 0 &&
+                          di.dli_sname != nullptr && std::strstr(di.dli_sname, "spin") != nullptr)
+            ++s->in_function; // ring_spin_here or the spin it calls (same binary, forked)
+        if (r->stack != nullptr && r->stack_size > 0)
+            ++s->with_stack;
+#if defined(__x86_64__)
+        // IP is the ninth register kept (AX..SP before it).
+        if (r->regs != nullptr && !r->in_kernel && r->regs[8] == r->pc)
+            ++s->regs_match_pc;
+#endif
+        if (r->nkernel_pcs > 0) {
+            ++s->with_kernel_frames;
+            s->kernel_pcs.insert(s->kernel_pcs.end(), r->kernel_pcs,
+                                 r->kernel_pcs + r->nkernel_pcs);
+        }
+        break;
+    case CPC_RING_LOST:
+        s->lost += r->lost;
+        break;
+    case CPC_RING_FORK:
+        s->forked_tids.insert(r->tid);
+        break;
+    case CPC_RING_EXIT:
+        s->exited_tids.insert(r->tid);
+        break;
+    case CPC_RING_MMAP:
+        s->mapped.emplace_back(r->path);
+        break;
+    default:
+        break;
+    }
+}
+
+// Reads the rings until the child ends; its exit status and CPU time.
+struct Ended {
+    int status = -1;
+    double user_s = 0, cpu_s = 0; // user CPU time, all CPU time
+};
+
+Ended read_until_exit(cpc_ring_t *ring, pid_t pid, Seen *seen) {
+    Ended e;
+    timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (t.tv_sec - t0.tv_sec > 30)
+            break;
+        cpc_ring_read(ring, seen, collect);
+        int st;
+        rusage ru{};
+        if (wait4(pid, &st, WNOHANG, &ru) == pid) {
+            cpc_ring_read(ring, seen, collect);
+            e.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+            e.user_s = double(ru.ru_utime.tv_sec) + double(ru.ru_utime.tv_usec) / 1e6;
+            e.cpu_s = e.user_s + double(ru.ru_stime.tv_sec) + double(ru.ru_stime.tv_usec) / 1e6;
+            return e;
+        }
+        // Returns at once when a sampled thread has ended (its
+        // descriptor hangs up): a short sleep keeps this from spinning.
+        if (cpc_ring_wait(ring, 50) <= 0)
+            usleep(2000);
+    }
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+    ADD_FAILURE() << "the child did not end within 30 s";
+    return e;
+}
+
+class Ring : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        cpc_ = cpc_open(CPC_VER_CURRENT);
+        ASSERT_NE(cpc_, nullptr) << std::strerror(errno);
+        const char *backend = cpc_backend(cpc_, nullptr, nullptr);
+        if (backend == nullptr || std::strcmp(backend, "perf_event") != 0)
+            GTEST_SKIP() << "sample rings need perf_event_open (backend: "
+                         << (backend ? backend : "?") << ")";
+        set_ = cpc_set_create(cpc_);
+    }
+    void TearDown() override {
+        if (cpc_ != nullptr)
+            cpc_close(cpc_);
+    }
+    void add_clock(uint_t flags = CPC_COUNT_USER) {
+        ASSERT_EQ(cpc_set_add_request(cpc_, set_, "cpu-clock", UINT64_MAX - (kPeriodNs - 1),
+                                      flags | CPC_OVF_NOTIFY_EMT, 0, nullptr),
+                  0);
+    }
+    cpc_t *cpc_ = nullptr;
+    cpc_set_t *set_ = nullptr;
+};
+
+// Every thread of the process is sampled, those it starts after the
+// attach too; the process gets no signal and ends as it would have; its
+// samples stand for the CPU time it used.
+TEST_F(Ring, AttachSamplesEveryThreadOfAProcessWithoutASignal) {
+    add_clock();
+    ChildPlan plan;
+    plan.threads = 3;
+    plan.ms = 150;
+    Child c = start_child(plan);
+    cpc_ring_t *ring = cpc_ring_open(cpc_, set_, c.pid, nullptr, 0, 0, 0);
+    ASSERT_NE(ring, nullptr) << std::strerror(errno);
+    let_go(c);
+    Seen seen;
+    Ended e = read_until_exit(ring, c.pid, &seen);
+    EXPECT_EQ(cpc_ring_close(ring), 0);
+    EXPECT_EQ(e.status, 0) << "the sampled process saw a signal or failed";
+    EXPECT_EQ(seen.sample_pids, std::set<pid_t>{c.pid});
+    EXPECT_EQ(seen.sample_tids.size(), 4u) << "the main thread and three started after attach";
+    EXPECT_EQ(seen.forked_tids.size(), 3u);
+    EXPECT_GE(seen.exited_tids.size(), 3u);
+    // One sample per ms of the child's CPU time in user mode: a period
+    // that ends in the kernel is none (user-mode clock).  The kernel's
+    // split of CPU time into user and system is an estimate, so the bounds
+    // are loose: at most one per ms of all its CPU time, at least half
+    // one per ms of its user time.
+    double ms = 1e9 / double(kPeriodNs);
+    EXPECT_GE(double(seen.samples + seen.lost), 0.5 * e.user_s * ms)
+        << "user CPU " << e.user_s << " s";
+    EXPECT_LE(double(seen.samples), 1.1 * e.cpu_s * ms + 5) << "CPU " << e.cpu_s << " s";
+    EXPECT_GE(double(seen.in_function), 0.5 * double(seen.samples))
+        << "most samples are in the function the threads spin in";
+}
+
+// User registers and a copy of the stack come with each user sample.
+TEST_F(Ring, UserRegistersAndStackCopy) {
+#if !defined(__x86_64__)
+    GTEST_SKIP() << "user stacks are sampled on x86-64 only";
+#endif
+    add_clock();
+    ChildPlan plan;
+    plan.ms = 100;
+    Child c = start_child(plan);
+    cpc_ring_t *ring = cpc_ring_open(cpc_, set_, c.pid, nullptr, 0,
+                                     CPC_RING_USER_STACK | CPC_RING_CALLCHAIN, 8192);
+    ASSERT_NE(ring, nullptr) << std::strerror(errno);
+    let_go(c);
+    Seen seen;
+    Ended e = read_until_exit(ring, c.pid, &seen);
+    cpc_ring_close(ring);
+    EXPECT_EQ(e.status, 0);
+    ASSERT_GT(seen.samples, 20u);
+    EXPECT_EQ(seen.with_stack, seen.samples);
+    EXPECT_EQ(seen.regs_match_pc, seen.samples) << "the IP register is the sample's PC";
+}
+
+// With the kernel counted, its frames come with the samples taken there:
+// a process that faults in fresh pages shows the page-fault path.
+TEST_F(Ring, KernelFramesOfAPageFaultingProcess) {
+    add_clock(CPC_COUNT_USER | CPC_COUNT_SYSTEM);
+    ChildPlan plan;
+    plan.ms = 20;
+    plan.pages = 40000; // 160 MiB touched, in twenty parts
+    Child c = start_child(plan);
+    cpc_ring_t *ring = cpc_ring_open(cpc_, set_, c.pid, nullptr, 0, CPC_RING_CALLCHAIN, 0);
+    if (ring == nullptr && errno == EACCES) {
+        kill(c.pid, SIGKILL);
+        waitpid(c.pid, nullptr, 0);
+        GTEST_SKIP() << "the kernel may not be sampled here (perf_event_paranoid " << paranoid()
+                     << ", no CAP_PERFMON)";
+    }
+    ASSERT_NE(ring, nullptr) << std::strerror(errno);
+    let_go(c);
+    Seen seen;
+    Ended e = read_until_exit(ring, c.pid, &seen);
+    cpc_ring_close(ring);
+    EXPECT_EQ(e.status, 0);
+    ASSERT_GT(seen.with_kernel_frames, 10u) << seen.samples << " samples";
+    // Name them from /proc/kallsyms (addresses hidden: only check they
+    // are kernel addresses).
+    std::map<uint64_t, std::string> syms;
+    std::ifstream ks("/proc/kallsyms");
+    std::string line;
+    while (std::getline(ks, line)) {
+        std::istringstream in(line);
+        std::string addr, type, name;
+        in >> addr >> type >> name;
+        if (type == "t" || type == "T")
+            syms[std::stoull(addr, nullptr, 16)] = name;
+    }
+    bool hidden = syms.empty() || syms.begin()->first == 0;
+    std::set<std::string> names;
+    for (uint64_t pc : seen.kernel_pcs) {
+        EXPECT_GE(pc, 0xffff800000000000ull) << std::hex << pc;
+        if (hidden)
+            continue;
+        auto it = syms.upper_bound(pc);
+        if (it != syms.begin())
+            names.insert(std::prev(it)->second);
+    }
+    if (hidden)
+        GTEST_SKIP() << "kernel addresses hidden (kptr_restrict): frames not named";
+    bool fault_path = false;
+    for (const std::string &n : names)
+        if (n.find("page_fault") != std::string::npos || n.rfind("clear_page", 0) == 0 ||
+            n == "handle_mm_fault")
+            fault_path = true;
+    EXPECT_TRUE(fault_path) << names.size() << " kernel functions, none of the fault path";
+}
+
+// A file the process maps after the attach is told, with its path.
+TEST_F(Ring, MappingsAfterTheAttachAreTold) {
+    add_clock();
+    ChildPlan plan;
+    plan.ms = 20;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ASSERT_GT(n, 0);
+    exe[n] = '\0';
+    plan.map_path = exe;
+    Child c = start_child(plan);
+    cpc_ring_t *ring = cpc_ring_open(cpc_, set_, c.pid, nullptr, 0, 0, 0);
+    ASSERT_NE(ring, nullptr) << std::strerror(errno);
+    let_go(c);
+    Seen seen;
+    Ended e = read_until_exit(ring, c.pid, &seen);
+    cpc_ring_close(ring);
+    EXPECT_EQ(e.status, 0);
+    EXPECT_NE(std::find(seen.mapped.begin(), seen.mapped.end(), std::string(exe)),
+              seen.mapped.end())
+        << seen.mapped.size() << " mappings told";
+}
+
+// Closing the rings detaches: the process runs on and ends as it would.
+TEST_F(Ring, CloseLeavesTheProcessRunning) {
+    add_clock();
+    ChildPlan plan;
+    plan.threads = 1;
+    plan.ms = 200;
+    Child c = start_child(plan);
+    cpc_ring_t *ring = cpc_ring_open(cpc_, set_, c.pid, nullptr, 0, 0, 0);
+    ASSERT_NE(ring, nullptr) << std::strerror(errno);
+    let_go(c);
+    Seen seen;
+    while (seen.samples < 20 && cpc_ring_wait(ring, 2000) > 0)
+        cpc_ring_read(ring, &seen, collect);
+    EXPECT_EQ(cpc_ring_close(ring), 0);
+    int st = 0;
+    ASSERT_EQ(waitpid(c.pid, &st, 0), c.pid);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << "status " << st;
+}
+
+TEST_F(Ring, BadArgumentsAreRefused) {
+    cpc_ring_t *r = cpc_ring_open(cpc_, set_, getpid(), nullptr, 0, 0, 0);
+    EXPECT_EQ(r, nullptr) << "an empty set";
+    EXPECT_EQ(errno, EINVAL);
+    ASSERT_EQ(cpc_set_add_request(cpc_, set_, "cpu-clock", 0, CPC_COUNT_USER, 0, nullptr), 0);
+    EXPECT_EQ(cpc_ring_open(cpc_, set_, getpid(), nullptr, 0, 0, 0), nullptr)
+        << "a first request without CPC_OVF_NOTIFY_EMT";
+    EXPECT_EQ(errno, EINVAL);
+    cpc_set_t *s2 = cpc_set_create(cpc_);
+    ASSERT_EQ(cpc_set_add_request(cpc_, s2, "cpu-clock", UINT64_MAX - 999999,
+                                  CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, nullptr),
+              0);
+    EXPECT_EQ(cpc_ring_open(cpc_, s2, getpid(), nullptr, 0, 0x100, 0), nullptr) << "flags";
+    EXPECT_EQ(errno, EINVAL);
+    EXPECT_EQ(cpc_ring_open(cpc_, s2, getpid(), nullptr, 0, CPC_RING_USER_STACK, 0), nullptr)
+        << "no stack size";
+    EXPECT_EQ(errno, EINVAL);
+    EXPECT_EQ(cpc_ring_open(cpc_, s2, 0, nullptr, 0, 0, 0), nullptr) << "pid 0";
+    EXPECT_EQ(errno, EINVAL);
+    // A pid that no process has: the highest possible one.
+    EXPECT_EQ(cpc_ring_open(cpc_, s2, 4194304, nullptr, 0, 0, 0), nullptr);
+    EXPECT_EQ(errno, ESRCH);
+    EXPECT_EQ(cpc_ring_read(nullptr, nullptr, collect), -1);
+    EXPECT_EQ(cpc_ring_wait(nullptr, 0), -1);
+    EXPECT_EQ(cpc_ring_close(nullptr), -1);
+}
+
+} // namespace

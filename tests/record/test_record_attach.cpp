@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: MIT
+// `cpcprof record -p PID`: a program that already runs is recorded
+// through the kernel's sample rings.  It must not notice (same output and
+// exit status, no signal), its threads started after the attach are in
+// the profile, its functions are named, the kernel's part of its stacks
+// shows the page-fault path, and the recording ends with it, at Ctrl-C or
+// after --duration, leaving it running.
+#include "tests/record/profile_symbols.h"
+#include "tests/record/record_harness.h"
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <set>
+#include <thread>
+
+using namespace cpcprof::test;
+
+namespace {
+
+// Polls file until it holds text (at most timeout_s).
+bool wait_for_text(const std::string &file, const std::string &text, int timeout_s = 20) {
+    for (int i = 0; i < timeout_s * 200; ++i) {
+        if (read_file(file).find(text) != std::string::npos)
+            return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+}
+
+struct Attachee {
+    pid_t pid = -1;
+    std::string go;
+};
+
+// Starts the attachee in dir (its output in attachee.out), ready.
+Attachee start_attachee(const TempDir &dir, int threads, int idle = 0) {
+    Attachee a;
+    a.go = dir.file("go");
+    a.pid = start_program(dir, {ATTACHEE_EXE, a.go, std::to_string(threads), std::to_string(idle)},
+                          {.out = "attachee.out", .err = "attachee.err"});
+    EXPECT_TRUE(wait_for_text(dir.file("attachee.out"), "ready")) << "the attachee did not start";
+    return a;
+}
+
+RunResult finish_attachee(const TempDir &dir, const Attachee &a) {
+    return wait_program(dir, a.pid, {.out = "attachee.out", .err = "attachee.err"}, 60);
+}
+
+} // namespace
+
+TEST(RecordAttach, ARunningProcessIsRecordedWithoutNoticingAndItsNewThreadsToo) {
+    TempDir dir;
+    // The same program alone: what it prints and how it ends.
+    {
+        TempDir bare;
+        std::ofstream(bare.file("go")) << "";
+        RunResult r = run_program(bare, {ATTACHEE_EXE, bare.file("go"), "3"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        ASSERT_NE(r.out.find("done"), std::string::npos);
+    }
+    Attachee a = start_attachee(dir, 3);
+    pid_t rec =
+        start_cpcprof(dir, {"record", "-p", std::to_string(a.pid), "-o", dir.file("out.cpcprof")});
+    ASSERT_TRUE(wait_for_text(dir.file("stderr"), "recording process"))
+        << "the recorder did not attach:\n"
+        << read_file(dir.file("stderr"));
+    std::ofstream(a.go) << "";
+    RunResult target = finish_attachee(dir, a);
+    RunResult r = wait_cpcprof(dir, rec, 60);
+    EXPECT_EQ(target.status, 0) << "the attached program failed or saw a signal\n" << target.err;
+    EXPECT_EQ(target.out.substr(target.out.find('\n') + 1),
+              "progress 1\nprogress 2\nprogress 3\nprogress 4\ndone\n");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_FALSE(r.timed_out) << "the recording did not end with the process";
+
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    std::set<int> tids;
+    for (const SampleCopy &s : p.samples) {
+        EXPECT_EQ(s.pid, a.pid);
+        tids.insert(s.tid);
+    }
+    EXPECT_EQ(tids.size(), 4u) << "the main thread and the three it started after the attach";
+    ProfileSymbols syms(*p.reader);
+    EXPECT_GT(samples_in(p, syms, "att_compute"), 20u) << p.samples.size() << " samples";
+    EXPECT_EQ(p.reader->accounting_total().taken,
+              p.samples.size() + p.reader->accounting_total().dropped);
+
+    // The kernel's frames, as report names them from /proc/kallsyms.
+    RunResult report = run_cpcprof(dir, {"report", dir.file("out.cpcprof")});
+    ASSERT_EQ(report.status, 0) << report.err;
+    std::string paranoid = read_file("/proc/sys/kernel/perf_event_paranoid");
+    if (geteuid() != 0 && std::atoi(paranoid.c_str()) > 1)
+        GTEST_SKIP() << "the kernel's frames are not sampled here (perf_event_paranoid " << paranoid
+                     << ", not root)";
+    EXPECT_NE(report.out.find("[kernel]"), std::string::npos) << report.out;
+    bool fault_path = report.out.find("page_fault") != std::string::npos ||
+                      report.out.find("clear_page") != std::string::npos ||
+                      report.out.find("handle_mm_fault") != std::string::npos;
+    EXPECT_TRUE(fault_path) << "the page faults of att_touch_pages:\n" << report.out;
+}
+
+// --duration ends the recording; the process runs on to its own end.
+TEST(RecordAttach, DurationEndsTheRecordingAndTheProcessRunsOn) {
+    TempDir dir;
+    Attachee a = start_attachee(dir, 0);
+    std::ofstream(a.go) << "";
+    RunResult r = run_cpcprof(dir, {"record", "-q", "-p", std::to_string(a.pid), "--duration",
+                                    "0.2", "-o", dir.file("out.cpcprof")});
+    ASSERT_EQ(r.status, 0) << r.err;
+    RunResult target = finish_attachee(dir, a);
+    EXPECT_EQ(target.status, 0) << target.err;
+    EXPECT_NE(target.out.find("done"), std::string::npos);
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+}
+
+// Ctrl-C (SIGINT to the recorder) ends the recording and keeps the file.
+TEST(RecordAttach, InterruptEndsTheRecordingWithAFinishedFile) {
+    TempDir dir;
+    Attachee a = start_attachee(dir, 1);
+    pid_t rec =
+        start_cpcprof(dir, {"record", "-p", std::to_string(a.pid), "-o", dir.file("out.cpcprof")});
+    ASSERT_TRUE(wait_for_text(dir.file("stderr"), "recording process"));
+    std::ofstream(a.go) << "";
+    ASSERT_TRUE(wait_for_text(dir.file("attachee.out"), "progress 1"));
+    kill(rec, SIGINT);
+    RunResult r = wait_cpcprof(dir, rec, 30);
+    EXPECT_EQ(r.status, 0) << r.err;
+    RunResult target = finish_attachee(dir, a);
+    EXPECT_EQ(target.status, 0) << "the process was harmed by the detach";
+    RunResult check = run_cpcprof(dir, {"check", dir.file("out.cpcprof")});
+    EXPECT_EQ(check.status, 0) << check.out << check.err;
+}
+
+// A process of a thousand threads is attached whole (two events per
+// thread here, one per CPU), each thread named in the profile.
+TEST(RecordAttach, AThousandThreadsAreAttachedWhole) {
+    TempDir dir;
+    Attachee a = start_attachee(dir, 0, 1000);
+    RunResult r = run_cpcprof(dir, {"record", "-q", "--no-symbolize", "-p", std::to_string(a.pid),
+                                    "--duration", "0.05", "-o", dir.file("out.cpcprof")});
+    std::ofstream(a.go) << "";
+    RunResult target = finish_attachee(dir, a);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_FALSE(r.timed_out);
+    EXPECT_EQ(target.status, 0) << target.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    EXPECT_EQ(p.reader->threads().size(), 1001u);
+}
+
+TEST(RecordAttach, BadPidsAreRefusedWithTheReason) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "-p", "4194304", "-o", dir.file("out.cpcprof")});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("4194304"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("does not exist"), std::string::npos) << r.err;
+    EXPECT_NE(access(dir.file("out.cpcprof").c_str(), F_OK), 0) << "no file for nothing";
+    r = run_cpcprof(dir, {"record", "-p", "12x"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("-p takes process ids"), std::string::npos) << r.err;
+    r = run_cpcprof(dir, {"record", "-p", "1", "--", "/bin/true"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("give it no command"), std::string::npos) << r.err;
+}
