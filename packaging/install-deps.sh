@@ -18,9 +18,8 @@
 #                                         flame graphs), clang and its
 #                                         runtimes (tests/fuzz), clang-format
 #                                         and clang-tidy (.ci/lint), Xvfb
-#                                         (screenshots), libunwind
-#                                         (tests/bench/bench_unwind), and the
-#                                         programs nobody here wrote that
+#                                         (screenshots), and the programs
+#                                         nobody here wrote that
 #                                         tests/record profiles (Go, Rust,
 #                                         node, openssl, python3, xz),
 #                                         strace, and curl and unzip (the
@@ -48,6 +47,7 @@ packages="
     build-essential binutils cmake ninja-build pkg-config
     libpfm4-dev
     libdw-dev libelf-dev
+    libunwind-dev
     libsqlite3-dev sqlite3
     zlib1g-dev
     nlohmann-json3-dev
@@ -60,7 +60,6 @@ fi
 if [ "$tests" = yes ]; then
     packages="$packages
     libgtest-dev libgmock-dev
-    libunwind-dev
     protobuf-compiler golang-github-google-pprof-dev python3-jsonschema
     chromium
     clang libclang-rt-14-dev clang-format clang-tidy

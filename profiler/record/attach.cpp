@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/record/attach.h"
 
+#include "profiler/record/stack_unwind.h"
+
 #include "profiler/agent/module_scan.h"
 #include "profiler/protocol/protocol.h"
 #include "symbolize/symbolizer.h"
@@ -29,6 +31,10 @@ namespace cpcprof::record {
 namespace {
 
 using agent::ModuleEntry;
+
+// The user stack copied with each sample (dwarf): perf's default is 8 KiB;
+// deeper stacks (an interpreter's) need more, and the rings carry it.
+constexpr uint_t kStackCopyBytes = 16 * 1024;
 
 std::string read_text(const std::string &path) {
     std::ifstream in(path, std::ios::binary);
@@ -86,8 +92,9 @@ struct Attach::Impl {
     std::vector<int> pids;
     base::ScopedFd channel; // the reader's end
     int max_depth = 128;
-    double duration_s = 0;   // 0: none
-    int64_t deadline_ns = 0; // 0: none
+    CopiedStackUnwinder unwinder; // dwarf: the copied user stacks
+    double duration_s = 0;        // 0: none
+    int64_t deadline_ns = 0;      // 0: none
     std::map<pid_t, Proc> procs;
 
     ~Impl() {
@@ -156,7 +163,8 @@ struct Attach::Impl {
         if (maps.empty())
             return;
         std::vector<ModuleEntry> modules;
-        agent::add_unlisted_mappings(modules, agent::parse_exec_maps(maps), pid);
+        std::vector<agent::MapsLine> lines = agent::parse_exec_maps(maps);
+        agent::add_unlisted_mappings(modules, lines, pid);
         // The kernel's frames: one module over its half of the addresses,
         // symbolized from /proc/kallsyms (symbolize/symbolizer.h).
         symbolize::Mapping k = symbolize::kernel_mapping();
@@ -190,6 +198,11 @@ struct Attach::Impl {
         std::memcpy(msg.data() + count_at, &count, sizeof count);
         send(msg);
         p.modules = std::move(modules);
+        std::vector<CopiedStackUnwinder::Mapping> mappings;
+        mappings.reserve(lines.size());
+        for (const agent::MapsLine &l : lines)
+            mappings.push_back({l.start, l.end, l.file_offset, l.path});
+        unwinder.set_mappings(pid, mappings);
     }
 
     void flush(pid_t pid, Proc &p) {
@@ -227,6 +240,7 @@ struct Attach::Impl {
         w.put(when);
         send(w.finish());
         p.alive = false;
+        unwinder.forget(pid);
     }
 
     void sample(const cpc_ring_record_t &r) {
@@ -237,17 +251,26 @@ struct Attach::Impl {
         std::vector<uint64_t> frames;
         for (uint32_t i = 0; i < r.nkernel_pcs; ++i)
             frames.push_back(r.kernel_pcs[i]);
-        for (uint32_t i = 0; i < r.nuser_pcs; ++i)
-            frames.push_back(r.user_pcs[i]);
+        bool complete = false;
+        if (r.regs != nullptr && r.stack != nullptr) {
+            // The user's part unwound from the copy (dwarf).
+            complete = unwinder.unwind(r.pid, r.regs, r.regs_mask, r.stack, r.stack_size, max_depth,
+                                       &frames);
+        } else {
+            for (uint32_t i = 0; i < r.nuser_pcs; ++i)
+                frames.push_back(r.user_pcs[i]);
+        }
         if (frames.empty())
             frames.push_back(r.pc);
-        if (frames.size() > size_t(max_depth))
+        if (frames.size() > size_t(max_depth)) {
             frames.resize(size_t(max_depth));
+            complete = false;
+        }
         proto::SampleRecord s{};
         s.time_ns = r.time;
         s.tid = r.tid;
         s.depth = static_cast<uint16_t>(frames.size());
-        s.complete = 0;
+        s.complete = complete && frames.size() <= size_t(max_depth) ? 1 : 0;
         // The sampling event stands for its period; the others count
         // from the thread's previous sample.
         std::vector<uint64_t> values(nevents, 0);
@@ -383,10 +406,14 @@ std::unique_ptr<Attach> Attach::open(const Options &o, const Plan &plan, std::st
             return nullptr;
         }
     }
-    uint_t ring_flags = o.call_graph == "none" ? 0 : CPC_RING_CALLCHAIN;
+    // dwarf: the top of each user stack copied and unwound here; fp: the
+    // kernel's walk of the frame pointers.
+    uint_t ring_flags = o.call_graph == "none"    ? 0
+                        : o.call_graph == "dwarf" ? CPC_RING_CALLCHAIN | CPC_RING_USER_STACK
+                                                  : CPC_RING_CALLCHAIN;
     for (int pid : o.pids) {
         g_cpc_error.clear();
-        cpc_ring_t *r = cpc_ring_open(im.cpc, im.set, pid, nullptr, 0, ring_flags, 0);
+        cpc_ring_t *r = cpc_ring_open(im.cpc, im.set, pid, nullptr, 0, ring_flags, kStackCopyBytes);
         if (r == nullptr && errno == EACCES) {
             // Not allowed to see the kernel: the user's part alone.
             cpc_set_t *user = cpc_set_create(im.cpc);
@@ -399,7 +426,7 @@ std::unique_ptr<Attach> Attach::open(const Options &o, const Plan &plan, std::st
                                          nullptr) >= 0;
             }
             if (ok)
-                r = cpc_ring_open(im.cpc, user, pid, nullptr, 0, ring_flags, 0);
+                r = cpc_ring_open(im.cpc, user, pid, nullptr, 0, ring_flags, kStackCopyBytes);
         }
         if (r == nullptr) {
             *error = "cannot attach to process " + std::to_string(pid) + ": " +

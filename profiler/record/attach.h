@@ -7,8 +7,9 @@
 // profile is written as an agent's would be.
 //
 // Stacks: the kernel's frames (where the first event counts in the
-// kernel) and the user's by frame pointers, as the kernel walks them;
-// a stack is not marked complete.  Modules: /proc/PID/maps at the start
+// kernel), then the user's: in dwarf mode unwound here from the copied
+// stack (stack_unwind.h), in fp mode as the kernel walked the frame
+// pointers (not marked complete).  Modules: /proc/PID/maps at the start
 // and again after every executable mapping or exec the rings tell of.
 #pragma once
 

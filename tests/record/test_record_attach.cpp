@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <set>
@@ -89,6 +90,19 @@ TEST(RecordAttach, ARunningProcessIsRecordedWithoutNoticingAndItsNewThreadsToo) 
     EXPECT_EQ(tids.size(), 4u) << "the main thread and the three it started after the attach";
     ProfileSymbols syms(*p.reader);
     EXPECT_GT(samples_in(p, syms, "att_compute"), 20u) << p.samples.size() << " samples";
+    // The copied user stacks, unwound by the recorder (dwarf, the
+    // default): complete, and through the threads' own functions.
+    size_t complete = 0, under_rounds = 0, in_compute = 0;
+    for (const SampleCopy &s : p.samples) {
+        complete += s.complete;
+        std::vector<std::string> stack = syms.stack(s.view());
+        if (std::find(stack.begin(), stack.end(), "att_compute") == stack.end())
+            continue;
+        ++in_compute;
+        under_rounds += std::find(stack.begin(), stack.end(), "rounds") != stack.end();
+    }
+    EXPECT_GE(double(complete), 0.95 * double(p.samples.size()));
+    EXPECT_EQ(under_rounds, in_compute) << "att_compute is called by rounds only";
     EXPECT_EQ(p.reader->accounting_total().taken,
               p.samples.size() + p.reader->accounting_total().dropped);
 

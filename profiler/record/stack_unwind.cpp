@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: MIT
+#include "profiler/record/stack_unwind.h"
+
+#include "base/scoped_fd.h"
+
+#include <elf.h>
+#include <fcntl.h>
+#include <libunwind.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+// libunwind's search of a .eh_frame_hdr table in a remote address space
+// (exported, not declared in its header).
+extern "C" int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+                                                  unw_dyn_info_t *di, unw_proc_info_t *pi,
+                                                  int need_unwind_info, void *arg);
+
+namespace cpcprof::record {
+
+namespace {
+
+// A module's file, mapped read-only, and what the unwinder needs of it.
+struct ElfFile {
+    const unsigned char *image = nullptr;
+    size_t size = 0;
+    std::vector<Elf64_Phdr> loads;
+    bool has_hdr = false;
+    uint64_t hdr_vaddr = 0; // PT_GNU_EH_FRAME
+    ~ElfFile() {
+        if (image != nullptr)
+            munmap(const_cast<unsigned char *>(image), size);
+    }
+    // The file at path; null when it is not a 64-bit ELF file.
+    static std::shared_ptr<ElfFile> open(const std::string &path) {
+        base::ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+        struct stat st;
+        if (!fd.valid() || fstat(fd.get(), &st) != 0 || size_t(st.st_size) < sizeof(Elf64_Ehdr))
+            return nullptr;
+        void *p = mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd.get(), 0);
+        if (p == MAP_FAILED)
+            return nullptr;
+        auto f = std::make_shared<ElfFile>();
+        f->image = static_cast<const unsigned char *>(p);
+        f->size = size_t(st.st_size);
+        Elf64_Ehdr eh;
+        std::memcpy(&eh, f->image, sizeof eh);
+        if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+            eh.e_phentsize != sizeof(Elf64_Phdr) ||
+            eh.e_phoff + uint64_t(eh.e_phnum) * sizeof(Elf64_Phdr) > f->size)
+            return nullptr;
+        for (int i = 0; i < eh.e_phnum; ++i) {
+            Elf64_Phdr ph;
+            std::memcpy(&ph, f->image + eh.e_phoff + uint64_t(i) * sizeof ph, sizeof ph);
+            if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz <= f->size)
+                f->loads.push_back(ph);
+            if (ph.p_type == PT_GNU_EH_FRAME) {
+                f->has_hdr = true;
+                f->hdr_vaddr = ph.p_vaddr;
+            }
+        }
+        return f;
+    }
+    // The file's bytes at virtual address vaddr (n of them), or null.
+    const unsigned char *at(uint64_t vaddr, size_t n) const {
+        for (const Elf64_Phdr &ph : loads)
+            if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr + n <= ph.p_filesz)
+                return image + ph.p_offset + (vaddr - ph.p_vaddr);
+        return nullptr;
+    }
+};
+
+struct Module {
+    uint64_t start = 0, end = 0; // the executable mapping
+    uint64_t bias = 0;           // load address - the file's virtual address
+    std::shared_ptr<ElfFile> file;
+    // The search table of .eh_frame_hdr, once read.
+    bool table_read = false, has_table = false;
+    unw_word_t table_data = 0, table_len = 0, segbase = 0;
+};
+
+// One walk's registers and stack copy.
+struct Walk {
+    CopiedStackUnwinder::Process *proc;
+    const uint64_t *regs;
+    uint64_t regs_mask;
+    const unsigned char *stack;
+    uint64_t stack_size, sp;
+};
+
+} // namespace
+
+struct CopiedStackUnwinder::Process {
+    pid_t pid = 0;
+    std::vector<Module> modules; // sorted by start
+    std::map<std::string, std::shared_ptr<ElfFile>> files;
+    unw_addr_space_t as = nullptr;
+    Walk *walk = nullptr;
+
+    ~Process() {
+        if (as != nullptr)
+            unw_destroy_addr_space(as);
+    }
+
+    Module *module_at(uint64_t ip) {
+        auto it = std::upper_bound(modules.begin(), modules.end(), ip,
+                                   [](uint64_t a, const Module &m) { return a < m.start; });
+        if (it == modules.begin())
+            return nullptr;
+        --it;
+        return ip < it->end ? &*it : nullptr;
+    }
+
+    // 8 bytes at addr from the stack copy or a module's file.
+    bool read(uint64_t addr, unw_word_t *out) {
+        if (walk != nullptr && addr >= walk->sp && addr + 8 <= walk->sp + walk->stack_size) {
+            std::memcpy(out, walk->stack + (addr - walk->sp), 8);
+            return true;
+        }
+        for (const Module &m : modules) {
+            if (addr < m.bias)
+                continue;
+            if (const unsigned char *p = m.file->at(addr - m.bias, 8)) {
+                std::memcpy(out, p, 8);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // The module's .eh_frame_hdr binary search table, as libunwind takes
+    // it (perf's read_unwind_spec_eh_frame): the usual encodings only.
+    bool table(Module &m) {
+        if (m.table_read)
+            return m.has_table;
+        m.table_read = true;
+        if (!m.file->has_hdr)
+            return false;
+        const unsigned char *h = m.file->at(m.file->hdr_vaddr, 12);
+        // version 1; eh_frame_ptr pcrel|sdata4, fde_count udata4, table
+        // datarel|sdata4.
+        if (h == nullptr || h[0] != 1 || h[2] != 0x03 || h[3] != 0x3b)
+            return false;
+        uint32_t count;
+        std::memcpy(&count, h + 8, 4);
+        if (m.file->at(m.file->hdr_vaddr + 12, size_t(count) * 8) == nullptr)
+            return false;
+        m.segbase = m.bias + m.file->hdr_vaddr;
+        m.table_data = m.segbase + 12;
+        m.table_len = count * 8 / sizeof(unw_word_t);
+        m.has_table = true;
+        return true;
+    }
+};
+
+namespace {
+
+using Process = CopiedStackUnwinder::Process;
+
+int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need_unwind_info,
+                   void *arg) {
+    auto *proc = static_cast<Walk *>(arg)->proc;
+    Module *m = proc->module_at(ip);
+    if (m == nullptr || !proc->table(*m))
+        return -UNW_ENOINFO;
+    unw_dyn_info_t di{};
+    di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+    di.start_ip = m->start;
+    di.end_ip = m->end;
+    di.u.rti.segbase = m->segbase;
+    di.u.rti.table_data = m->table_data;
+    di.u.rti.table_len = m->table_len;
+    return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+}
+
+void put_unwind_info(unw_addr_space_t, unw_proc_info_t *, void *) {}
+
+int get_dyn_info_list_addr(unw_addr_space_t, unw_word_t *, void *) {
+    return -UNW_ENOINFO;
+}
+
+int access_mem(unw_addr_space_t, unw_word_t addr, unw_word_t *val, int write, void *arg) {
+    if (write)
+        return -UNW_EINVAL;
+    return static_cast<Walk *>(arg)->proc->read(addr, val) ? 0 : -UNW_EINVAL;
+}
+
+// libunwind's x86-64 register numbers to the kernel's perf_regs bits.
+int perf_bit(unw_regnum_t r) {
+    switch (r) {
+    case UNW_X86_64_RAX:
+        return 0;
+    case UNW_X86_64_RBX:
+        return 1;
+    case UNW_X86_64_RCX:
+        return 2;
+    case UNW_X86_64_RDX:
+        return 3;
+    case UNW_X86_64_RSI:
+        return 4;
+    case UNW_X86_64_RDI:
+        return 5;
+    case UNW_X86_64_RBP:
+        return 6;
+    case UNW_X86_64_RSP:
+        return 7;
+    case UNW_X86_64_RIP:
+        return 8;
+    default:
+        if (r >= UNW_X86_64_R8 && r <= UNW_X86_64_R15)
+            return 16 + (r - UNW_X86_64_R8);
+        return -1;
+    }
+}
+
+// The value of perf_regs bit `bit` in a sample's registers.
+bool reg_value(const Walk &w, int bit, uint64_t *out) {
+    if (bit < 0 || !(w.regs_mask & (uint64_t(1) << bit)))
+        return false;
+    *out = w.regs[__builtin_popcountll(w.regs_mask & ((uint64_t(1) << bit) - 1))];
+    return true;
+}
+
+int access_reg(unw_addr_space_t, unw_regnum_t r, unw_word_t *val, int write, void *arg) {
+    if (write)
+        return -UNW_EREADONLYREG;
+    uint64_t v;
+    if (!reg_value(*static_cast<Walk *>(arg), perf_bit(r), &v))
+        return -UNW_EBADREG;
+    *val = v;
+    return 0;
+}
+
+int access_fpreg(unw_addr_space_t, unw_regnum_t, unw_fpreg_t *, int, void *) {
+    return -UNW_EINVAL;
+}
+
+int resume(unw_addr_space_t, unw_cursor_t *, void *) {
+    return -UNW_EINVAL;
+}
+
+int get_proc_name(unw_addr_space_t, unw_word_t, char *, size_t, unw_word_t *, void *) {
+    return -UNW_EINVAL;
+}
+
+unw_accessors_t g_accessors = {find_proc_info, put_unwind_info, get_dyn_info_list_addr,
+                               access_mem,     access_reg,      access_fpreg,
+                               resume,         get_proc_name};
+
+} // namespace
+
+CopiedStackUnwinder::CopiedStackUnwinder() = default;
+CopiedStackUnwinder::~CopiedStackUnwinder() = default;
+
+void CopiedStackUnwinder::set_mappings(pid_t pid, const std::vector<Mapping> &maps) {
+    std::unique_ptr<Process> &p = procs_[pid];
+    if (p == nullptr) {
+        p = std::make_unique<Process>();
+        p->pid = pid;
+        p->as = unw_create_addr_space(&g_accessors, 0);
+        if (p->as != nullptr)
+            unw_set_caching_policy(p->as, UNW_CACHE_GLOBAL);
+    }
+    std::vector<Module> modules;
+    std::string root = "/proc/" + std::to_string(pid) + "/root";
+    for (const Mapping &m : maps) {
+        if (m.path.empty() || m.path[0] != '/')
+            continue;
+        std::shared_ptr<ElfFile> &f = p->files[m.path];
+        if (f == nullptr) {
+            // The process's own view of the file (another mount namespace),
+            // else the path as this process sees it.
+            f = ElfFile::open(root + m.path);
+            if (f == nullptr)
+                f = ElfFile::open(m.path);
+            if (f == nullptr)
+                continue;
+        }
+        // The executable segment that holds the mapping's file offset.
+        for (const Elf64_Phdr &ph : f->loads) {
+            uint64_t seg_off = ph.p_offset & ~uint64_t(0xfff);
+            if (!(ph.p_flags & PF_X) || m.file_offset < seg_off ||
+                m.file_offset >= ph.p_offset + ph.p_filesz)
+                continue;
+            Module mod;
+            mod.start = m.start;
+            mod.end = m.end;
+            mod.bias = m.start + (ph.p_offset - m.file_offset) - ph.p_vaddr;
+            mod.file = f;
+            modules.push_back(std::move(mod));
+            break;
+        }
+    }
+    std::sort(modules.begin(), modules.end(),
+              [](const Module &a, const Module &b) { return a.start < b.start; });
+    p->modules = std::move(modules);
+    if (p->as != nullptr)
+        unw_flush_cache(p->as, 0, 0);
+}
+
+void CopiedStackUnwinder::forget(pid_t pid) {
+    procs_.erase(pid);
+}
+
+bool CopiedStackUnwinder::unwind(pid_t pid, const uint64_t *regs, uint64_t regs_mask,
+                                 const void *stack, uint64_t stack_size, int max_depth,
+                                 std::vector<uint64_t> *frames) {
+    auto it = procs_.find(pid);
+    if (it == procs_.end() || it->second->as == nullptr || regs == nullptr)
+        return false;
+    Process &p = *it->second;
+    Walk w{&p, regs, regs_mask, static_cast<const unsigned char *>(stack), stack_size, 0};
+    uint64_t sp = 0, ip = 0;
+    if (!reg_value(w, 7, &sp) || !reg_value(w, 8, &ip))
+        return false;
+    w.sp = sp;
+    p.walk = &w;
+    unw_cursor_t c;
+    bool complete = false;
+    if (unw_init_remote(&c, p.as, &w) == 0) {
+        for (int depth = 0; depth < max_depth; ++depth) {
+            unw_word_t pc = 0;
+            if (unw_get_reg(&c, UNW_REG_IP, &pc) != 0 || pc == 0)
+                break;
+            frames->push_back(pc);
+            int step = unw_step(&c);
+            if (step == 0) {
+                complete = true; // the outermost frame: nothing called it
+                break;
+            }
+            if (step < 0)
+                break;
+        }
+    }
+    p.walk = nullptr;
+    if (frames->empty())
+        frames->push_back(ip);
+    return complete;
+}
+
+} // namespace cpcprof::record

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// The user stacks of attached processes (record -p): the kernel's sample
+// ring copies each sample's user registers and the top of its stack
+// (cpc_ring_open's CPC_RING_USER_STACK), and the recorder unwinds the copy
+// with libunwind's remote mode (unw_create_addr_space), as perf's
+// unwind-libunwind-local.c does: memory reads come from the copy (the
+// stack) or from the process's module files (the unwind tables, read
+// through /proc/PID/root so that a process in another mount namespace
+// resolves); each module's .eh_frame_hdr search table is handed to
+// dwarf_search_unwind_table.  Ordinary context (the recorder's reader
+// thread); not thread-safe.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cpcprof::record {
+
+class CopiedStackUnwinder {
+  public:
+    CopiedStackUnwinder();
+    ~CopiedStackUnwinder();
+    CopiedStackUnwinder(const CopiedStackUnwinder &) = delete;
+    CopiedStackUnwinder &operator=(const CopiedStackUnwinder &) = delete;
+
+    // One executable mapping of pid, as /proc/PID/maps gives it.
+    struct Mapping {
+        uint64_t start = 0, end = 0, file_offset = 0;
+        std::string path;
+    };
+    // The process's executable mappings (all of them, replacing the last).
+    void set_mappings(pid_t pid, const std::vector<Mapping> &maps);
+    // The process is gone: its files and caches are released.
+    void forget(pid_t pid);
+
+    // Unwinds one sample: regs as the ring gives them (regs_mask's bits,
+    // lowest first), the stack copied from the stack pointer up.  Appends
+    // the frames, leaf first (the interrupted PC, then return addresses),
+    // at most max_depth; true when the walk reached the outermost frame.
+    bool unwind(pid_t pid, const uint64_t *regs, uint64_t regs_mask, const void *stack,
+                uint64_t stack_size, int max_depth, std::vector<uint64_t> *frames);
+
+    struct Process;
+
+  private:
+    std::map<pid_t, std::unique_ptr<Process>> procs_;
+};
+
+} // namespace cpcprof::record
