@@ -11,7 +11,7 @@
  * end, exits 0, and 3 if any signal reached it (it catches them all):
  * being sampled must not show.
  */
-#include "target_util.h"
+#include "tests/record/targets/target_util.h"
 
 #include <pthread.h>
 #include <signal.h>
