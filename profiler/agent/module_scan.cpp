@@ -3,6 +3,7 @@
 #include "profiler/agent/module_scan.h"
 
 #include "profiler/agent/cfi_cache.h"
+#include "profiler/protocol/protocol.h"
 
 #include "base/address_ranges.h"
 #include "base/scoped_fd.h"
@@ -15,6 +16,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <map>
 #include <tuple>
 
@@ -187,6 +189,30 @@ bool KnownRanges::covers(uint64_t address) const {
     auto it = std::upper_bound(ranges.begin(), ranges.end(), address,
                                [](uint64_t a, const auto &r) { return a < r.first; });
     return it != ranges.begin() && address < std::prev(it)->second;
+}
+
+std::vector<char> module_table_message(int pid, int64_t time_ns,
+                                       const std::vector<ModuleEntry> &modules) {
+    proto::Writer w(proto::Type::modules);
+    w.put(static_cast<int32_t>(pid));
+    w.put(time_ns);
+    size_t count_at = w.size();
+    w.put(uint32_t(0)); // count, patched below
+    uint32_t count = 0;
+    for (const ModuleEntry &m : modules) {
+        if (w.size() + 3 * sizeof(uint64_t) + 8 + m.path.size() + m.build_id.size() >
+            proto::kMaxMessage)
+            break;
+        w.put(m.start);
+        w.put(m.end);
+        w.put(m.file_offset);
+        w.put_string(m.path);
+        w.put_string(m.build_id);
+        ++count;
+    }
+    std::vector<char> msg = w.finish();
+    std::memcpy(msg.data() + count_at, &count, sizeof count);
+    return msg;
 }
 
 } // namespace cpcprof::agent

@@ -56,6 +56,13 @@ void add_unlisted_mappings(std::vector<ModuleEntry> &modules, const std::vector<
 // /proc/self/maps.  A maps file that cannot be read leaves the loader's.
 std::vector<ModuleEntry> scan_modules(const std::string &exe, bool maps = true);
 
+// The protocol's modules message (profiler/protocol/protocol.h) of pid's
+// table at time_ns: one message holds the whole table, and what would
+// not fit is left out (the loader's modules come first).  The agent sends
+// its own; the recorder, those of processes it attaches to.
+std::vector<char> module_table_message(int pid, int64_t time_ns,
+                                       const std::vector<ModuleEntry> &modules);
+
 // Sorted, merged [start, end) ranges of modules, for covers().
 struct KnownRanges {
     std::vector<std::pair<uint64_t, uint64_t>> ranges;

@@ -68,28 +68,7 @@ bool same_entry(const ModuleEntry &a, const ModuleEntry &b) {
 }
 
 void send_table(const std::vector<ModuleEntry> &modules) {
-    proto::Writer w(proto::Type::modules);
-    w.put(static_cast<int32_t>(getpid()));
-    w.put(base::monotonic_ns());
-    size_t count_at = w.size();
-    w.put(uint32_t(0)); // count, patched below
-    uint32_t count = 0;
-    for (const ModuleEntry &m : modules) {
-        // One message holds the whole table; what would not fit is left
-        // out (the loader's modules come first).
-        if (w.size() + 3 * sizeof(uint64_t) + 8 + m.path.size() + m.build_id.size() >
-            proto::kMaxMessage)
-            break;
-        w.put(m.start);
-        w.put(m.end);
-        w.put(m.file_offset);
-        w.put_string(m.path);
-        w.put_string(m.build_id);
-        ++count;
-    }
-    std::vector<char> msg = w.finish();
-    std::memcpy(msg.data() + count_at, &count, sizeof count);
-    send_message(msg);
+    send_message(module_table_message(getpid(), base::monotonic_ns(), modules));
 }
 
 // force: send the table even if it did not change (start, fork).

@@ -177,26 +177,7 @@ struct Attach::Impl {
         if (!force && modules.size() == p.modules.size() &&
             std::equal(modules.begin(), modules.end(), p.modules.begin(), same))
             return;
-        proto::Writer w(proto::Type::modules);
-        w.put(static_cast<int32_t>(pid));
-        w.put(base::monotonic_ns());
-        size_t count_at = w.size();
-        w.put(uint32_t(0));
-        uint32_t count = 0;
-        for (const ModuleEntry &m : modules) {
-            if (w.size() + 3 * sizeof(uint64_t) + 8 + m.path.size() + m.build_id.size() >
-                proto::kMaxMessage)
-                break;
-            w.put(m.start);
-            w.put(m.end);
-            w.put(m.file_offset);
-            w.put_string(m.path);
-            w.put_string(m.build_id);
-            ++count;
-        }
-        std::vector<char> msg = w.finish();
-        std::memcpy(msg.data() + count_at, &count, sizeof count);
-        send(msg);
+        send(agent::module_table_message(pid, base::monotonic_ns(), modules));
         p.modules = std::move(modules);
         std::vector<CopiedStackUnwinder::Mapping> mappings;
         mappings.reserve(lines.size());
