@@ -97,7 +97,8 @@ class RingMap {
 
 struct CpuRing {
     int cpu = -1;
-    int leader = -1; // the descriptor whose ring this is
+    int leader = -1;      // the descriptor whose ring this is
+    bool hung_up = false; // its thread has ended (poll says POLLHUP for good)
     RingMap map;
 };
 
@@ -565,23 +566,47 @@ int cpc_ring_wait(cpc_ring_t *ring, int timeout_ms) {
         errno = EINVAL;
         return -1;
     }
-    std::vector<pollfd> fds;
-    for (const CpuRing &c : ring->rings) {
-        perf_event_mmap_page *pg = c.map.page();
-        uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-        if (head != pg->data_tail)
+    auto ready = [ring] {
+        for (const CpuRing &c : ring->rings) {
+            perf_event_mmap_page *pg = c.map.page();
+            if (__atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) != pg->data_tail)
+                return true;
+        }
+        return false;
+    };
+    timespec start{};
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        if (ready())
             return 1;
-        fds.push_back({c.leader, POLLIN, 0});
+        // A ring's descriptor is its first thread's; once it hangs up
+        // (here: when the whole process has ended, but a kernel may do it
+        // when that thread ends while others still write) poll would
+        // return at once: such rings are looked at every 10 ms instead.
+        std::vector<pollfd> fds;
+        bool hung = false;
+        for (const CpuRing &c : ring->rings) {
+            if (c.hung_up)
+                hung = true;
+            else
+                fds.push_back({c.leader, POLLIN, 0});
+        }
+        timespec now{};
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int64_t spent =
+            (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        int left = timeout_ms < 0 ? -1 : int(std::max<int64_t>(0, timeout_ms - spent));
+        if (timeout_ms >= 0 && left == 0)
+            return ready() ? 1 : 0;
+        int slice = hung ? (left < 0 ? 10 : std::min(left, 10)) : left;
+        if (poll(fds.data(), fds.size(), slice) < 0)
+            return -1;
+        for (const pollfd &f : fds)
+            if (f.revents & (POLLHUP | POLLERR))
+                for (CpuRing &c : ring->rings)
+                    if (c.leader == f.fd)
+                        c.hung_up = true;
     }
-    int n = poll(fds.data(), fds.size(), timeout_ms);
-    if (n < 0)
-        return -1;
-    for (const CpuRing &c : ring->rings) {
-        perf_event_mmap_page *pg = c.map.page();
-        if (__atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) != pg->data_tail)
-            return 1;
-    }
-    return 0;
 }
 
 int64_t cpc_ring_read(cpc_ring_t *ring, void *arg,

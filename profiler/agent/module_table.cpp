@@ -117,8 +117,12 @@ void send_inherited_modules() {
     unsigned long long c[2] = {0, 0};
     dl_iterate_phdr(count_changes, c);
     // The parent loaded or unloaded a module after its last table (its
-    // drain had not looked yet): the tables are compiled again.
-    if (g_sent.empty() || c[0] != g_adds || c[1] != g_subs) {
+    // drain had not looked yet): the tables are compiled again.  Its
+    // anonymous code is named after the parent's pid (jit_map_path): the
+    // child's own name needs a scan.
+    bool jit = std::any_of(g_sent.begin(), g_sent.end(),
+                           [](const ModuleEntry &m) { return m.path.rfind("/tmp/perf-", 0) == 0; });
+    if (g_sent.empty() || jit || c[0] != g_adds || c[1] != g_subs) {
         send_modules_or_rescan(true, false);
         return;
     }

@@ -184,10 +184,7 @@ Ended read_until_exit(cpc_ring_t *ring, pid_t pid, Seen *seen) {
             e.cpu_s = e.user_s + double(ru.ru_stime.tv_sec) + double(ru.ru_stime.tv_usec) / 1e6;
             return e;
         }
-        // Returns at once when a sampled thread has ended (its
-        // descriptor hangs up): a short sleep keeps this from spinning.
-        if (cpc_ring_wait(ring, 50) <= 0)
-            usleep(2000);
+        cpc_ring_wait(ring, 50);
     }
     kill(pid, SIGKILL);
     waitpid(pid, nullptr, 0);
