@@ -260,6 +260,10 @@ int record_attached(const Options &o, const Plan &plan) {
     Session session(*writer, target, o.output, reserve);
     Summary s = session.run();
     g_attach.store(nullptr);
+    // The session's end closed first: a reader blocked sending into a
+    // channel nobody reads any more (the session stopped on an error)
+    // gets EPIPE and stops, instead of the join waiting for it forever.
+    target.channel.reset();
     attach.reset(); // detached: the processes run on untouched
     sigaction(SIGINT, &old_int, nullptr);
     sigaction(SIGTERM, &old_term, nullptr);
