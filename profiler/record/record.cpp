@@ -296,6 +296,10 @@ int record_main(const std::vector<std::string> &args) {
     auto plan = plan_events(*o, &error);
     if (!plan)
         return fail(error);
+    if (!o->pids.empty() && plan->backend != "perf_event")
+        return fail("cannot attach: -p samples through perf_event_open(2), which this "
+                    "process may not use (" +
+                    plan->backend_reason + ")");
     if (!plan->notice.empty() && !o->quiet)
         std::fprintf(stderr, "cpcprof: %s\n", plan->notice.c_str());
     if (!plan->warning.empty())

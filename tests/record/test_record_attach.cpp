@@ -170,6 +170,26 @@ TEST(RecordAttach, AThousandThreadsAreAttachedWhole) {
     EXPECT_EQ(p.reader->threads().size(), 1001u);
 }
 
+// In a container whose seccomp profile refuses perf_event_open, -p cannot
+// work at all (the timer backend only serves a program's own threads):
+// said in one line, with the reason, and no file.
+TEST(RecordAttach, WherePerfEventOpenIsRefusedItSaysWhy) {
+    TempDir dir;
+    Attachee a = start_attachee(dir, 0);
+    RunResult r = run_cpcprof_in_container(
+        dir, {"record", "-p", std::to_string(a.pid), "-o", dir.file("out.cpcprof")});
+    std::ofstream(a.go) << "";
+    finish_attachee(dir, a);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("cannot attach: -p samples through perf_event_open(2)"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("EPERM"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("POSIX CPU timers"), std::string::npos)
+        << "the timer backend's notice does not apply to -p:\n"
+        << r.err;
+    EXPECT_NE(access(dir.file("out.cpcprof").c_str(), F_OK), 0);
+}
+
 TEST(RecordAttach, BadPidsAreRefusedWithTheReason) {
     TempDir dir;
     RunResult r = run_cpcprof(dir, {"record", "-p", "4194304", "-o", dir.file("out.cpcprof")});
