@@ -3,6 +3,7 @@
 
 #include "profiler/record/stack_unwind.h"
 
+#include "profiler/agent/cfi_cache.h"
 #include "profiler/agent/module_scan.h"
 #include "profiler/protocol/protocol.h"
 #include "symbolize/symbolizer.h"
@@ -11,9 +12,11 @@
 
 #include <dirent.h>
 #include <libcpc.h>
+#include <link.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -63,6 +66,55 @@ pid_t parent_of(pid_t pid) {
     return pid_t(ppid);
 }
 
+// Why the kernel's frames are missing where the kernel refused them.
+std::string kernel_frames_refused() {
+    std::string level = trimmed(read_text("/proc/sys/kernel/perf_event_paranoid"));
+    return "the kernel's part of the stacks is not recorded: perf_event_paranoid is " +
+           (level.empty() ? std::string("unreadable") : level) +
+           " and this user has neither CAP_PERFMON nor root (the kernel's frames need "
+           "perf_event_paranoid 1 or lower)";
+}
+
+// This process's vDSO: where it is mapped, and its build-id.
+struct Vdso {
+    uint64_t start = 0, end = 0;
+    std::string build_id;
+};
+
+const Vdso &own_vdso() {
+    static const Vdso v = [] {
+        Vdso o;
+        for (const agent::MapsLine &l : agent::parse_exec_maps(read_text("/proc/self/maps")))
+            if (l.path == "[vdso]") {
+                o.start = l.start;
+                o.end = l.end;
+            }
+        dl_iterate_phdr(
+            [](dl_phdr_info *info, size_t, void *arg) {
+                auto *v = static_cast<Vdso *>(arg);
+                if (info->dlpi_addr >= v->start && info->dlpi_addr < v->end && v->build_id.empty())
+                    v->build_id = agent::module_build_id(info);
+                return 0;
+            },
+            &o);
+        return o;
+    }();
+    return v;
+}
+
+// Whether pid's vDSO at [start, end) holds the same bytes as ours.
+bool same_vdso(pid_t pid, uint64_t start, uint64_t end) {
+    const Vdso &own = own_vdso();
+    if (own.end - own.start != end - start || own.build_id.empty())
+        return false;
+    std::vector<char> theirs(end - start);
+    iovec local{theirs.data(), theirs.size()};
+    iovec remote{reinterpret_cast<void *>(uintptr_t(start)), theirs.size()};
+    return process_vm_readv(pid, &local, 1, &remote, 1, 0) == ssize_t(theirs.size()) &&
+           std::memcmp(theirs.data(), reinterpret_cast<const void *>(uintptr_t(own.start)),
+                       theirs.size()) == 0;
+}
+
 std::string g_cpc_error; // libcpc's last message, for the user
 
 void keep_error(const char *fn, int, const char *fmt, va_list ap) {
@@ -76,6 +128,9 @@ void keep_error(const char *fn, int, const char *fmt, va_list ap) {
 struct Attach::Impl {
     struct Proc {
         bool alive = true;
+        bool said_hello = true; // false: held before its exec
+        int64_t image_ns = 0;   // the exec of its current image, as the rings timed it
+        bool kernel_thread = false; // no user memory: its stacks are the kernel's whole
         std::vector<ModuleEntry> modules;
         std::vector<char> samples; // SampleRecords, values and frames
         uint32_t count = 0;
@@ -90,12 +145,26 @@ struct Attach::Impl {
     cpc_set_t *set = nullptr;
     std::vector<cpc_ring_t *> rings;
     std::vector<int> pids;
+    bool held = false;   // the pids are held before their exec
+    bool system = false; // -a: every process, on the CPUs of cpus (all if empty)
+    std::vector<int> cpus;
+    pid_t self = getpid();
+    pid_t last_sampled = 0;
+    // -a: samples of no process that could be said (the idle task, a
+    // process that ended before its first sample was read) and records the
+    // kernel lost while no process had been sampled.
+    uint64_t unsaid = 0, idle = 0;
+    // Why the kernel's frames are not sampled ("" where they are), said
+    // once into the profile with the first hello.
+    std::string kernel_missing;
     base::ScopedFd channel; // the reader's end
     int max_depth = 128;
     CopiedStackUnwinder unwinder; // dwarf: the copied user stacks
     double duration_s = 0;        // 0: none
     int64_t deadline_ns = 0;      // 0: none
     std::map<pid_t, Proc> procs;
+    // Build-ids of the processes' files, by the path read ("" for none).
+    std::map<std::string, std::string> build_ids;
 
     ~Impl() {
         for (cpc_ring_t *r : rings)
@@ -127,13 +196,24 @@ struct Attach::Impl {
         w.put(static_cast<int32_t>(pid));
         w.put(static_cast<int32_t>(ppid));
         w.put(base::monotonic_ns());
-        w.put_string(n > 0 ? std::string(exe, size_t(n)) : (argv.empty() ? "" : argv[0]));
+        // A kernel thread has neither a program nor arguments: "[kworker/0:1]".
+        std::string name = n > 0          ? std::string(exe, size_t(n))
+                           : argv.empty() ? "[" + trimmed(read_text(base + "/comm")) + "]"
+                                          : argv[0];
+        w.put_string(name);
         w.put(static_cast<uint32_t>(argv.size()));
         for (const std::string &a : argv)
             w.put_string(a);
         send(w.finish());
-        procs[pid];
+        procs[pid].said_hello = true;
         send_modules(pid, true);
+        if (!kernel_missing.empty()) {
+            proto::Writer e(proto::Type::error);
+            e.put(int32_t(0)); // the recording's, not one process's
+            e.put_string(kernel_missing);
+            send(e.finish());
+            kernel_missing.clear();
+        }
     }
 
     void thread(pid_t pid, pid_t tid, const std::string &name) {
@@ -159,12 +239,40 @@ struct Attach::Impl {
 
     // The process's executable mappings, sent when they changed.
     void send_modules(pid_t pid, bool force) {
+        // Empty for a kernel thread (or a process gone): the kernel alone.
         std::string maps = read_text("/proc/" + std::to_string(pid) + "/maps");
-        if (maps.empty())
-            return;
+        procs[pid].kernel_thread =
+            maps.empty() && read_text("/proc/" + std::to_string(pid) + "/stat").size() > 0;
         std::vector<ModuleEntry> modules;
         std::vector<agent::MapsLine> lines = agent::parse_exec_maps(maps);
         agent::add_unlisted_mappings(modules, lines, pid);
+        // Files by build-id, read through the process's root (its mount
+        // namespace), so that symbols are matched to the right file.
+        std::string root = "/proc/" + std::to_string(pid) + "/root";
+        for (ModuleEntry &m : modules) {
+            if (m.path.empty() || m.path[0] != '/' || !m.build_id.empty())
+                continue;
+            auto known = build_ids.find(root + m.path);
+            if (known == build_ids.end()) {
+                std::string id = symbolize::read_build_id(root + m.path);
+                if (id.empty())
+                    id = symbolize::read_build_id(m.path);
+                known = build_ids.emplace(root + m.path, id).first;
+            }
+            m.build_id = known->second;
+        }
+        // The vDSO, where it is this process's own image (the same kernel
+        // and word size): its unwind table and symbols come from ours.
+        for (auto l = lines.begin(); l != lines.end();) {
+            if (l->path != "[vdso]") {
+                ++l;
+            } else if (same_vdso(pid, l->start, l->end)) {
+                modules.push_back({l->start, l->end, 0, "[vdso]", own_vdso().build_id});
+                ++l;
+            } else {
+                l = lines.erase(l);
+            }
+        }
         // The kernel's frames: one module over its half of the addresses,
         // symbolized from /proc/kallsyms (symbolize/symbolizer.h).
         symbolize::Mapping k = symbolize::kernel_mapping();
@@ -187,6 +295,8 @@ struct Attach::Impl {
     }
 
     void flush(pid_t pid, Proc &p) {
+        if (!p.said_hello)
+            return; // its losses are told after its hello
         if (p.count > 0) {
             proto::Writer w(proto::Type::samples);
             w.put(static_cast<int32_t>(pid));
@@ -225,10 +335,31 @@ struct Attach::Impl {
     }
 
     void sample(const cpc_ring_record_t &r) {
+        if (r.pid == self)
+            return; // -a: the recorder reading the rings is not profiled
         auto it = procs.find(r.pid);
-        if (it == procs.end() || !it->second.alive)
-            return; // a process that has not said hello (a fork not yet read)
+        if (it == procs.end() && r.pid > 0 && kill(r.pid, 0) == 0) {
+            // The rings hold only the processes attached and their
+            // descendants: one whose fork record was lost is said now.
+            hello(r.pid, parent_of(r.pid));
+            threads_of(r.pid);
+            it = procs.find(r.pid);
+        }
+        if (it == procs.end()) {
+            ++(r.pid == 0 ? idle : unsaid); // the idle task, a process that ended unread
+            return;
+        }
+        if (!it->second.alive || !it->second.said_hello)
+            return; // a held child before its exec
         Proc &p = it->second;
+        last_sampled = r.pid;
+        if (r.time < p.image_ns) {
+            // The image before its exec (read late): its modules are
+            // gone; counted, not stored under the new image's.
+            ++p.taken;
+            ++p.dropped;
+            return;
+        }
         std::vector<uint64_t> frames;
         for (uint32_t i = 0; i < r.nkernel_pcs; ++i)
             frames.push_back(r.kernel_pcs[i]);
@@ -240,6 +371,8 @@ struct Attach::Impl {
         } else {
             for (uint32_t i = 0; i < r.nuser_pcs; ++i)
                 frames.push_back(r.user_pcs[i]);
+            // A kernel thread's stack ends in the kernel (ret_from_fork).
+            complete = p.kernel_thread && r.nkernel_pcs > 0 && r.nuser_pcs == 0;
         }
         if (frames.empty())
             frames.push_back(r.pc);
@@ -276,14 +409,80 @@ struct Attach::Impl {
         ++p.taken;
     }
 
+    // A sample or an exit, kept until the pass over every ring has read
+    // the processes' forks, execs and mappings: each CPU's ring is in time
+    // order, but a process's fork or exec on one CPU may be read after its
+    // samples on another.
+    struct Deferred {
+        cpc_ring_record_t r{};
+        std::vector<uint64_t> kernel_pcs, user_pcs, regs, values;
+        std::vector<unsigned char> stack;
+    };
+    std::vector<Deferred> deferred;
+    size_t ndeferred = 0; // in use (the vectors' storage is kept)
+
+    void defer(const cpc_ring_record_t &r) {
+        if (ndeferred == deferred.size())
+            deferred.emplace_back();
+        Deferred &d = deferred[ndeferred++];
+        d.r = r;
+        auto copy = [](std::vector<uint64_t> &v, const uint64_t *p, size_t n) {
+            v.assign(p, p + (p != nullptr ? n : 0));
+        };
+        copy(d.kernel_pcs, r.kernel_pcs, r.nkernel_pcs);
+        copy(d.user_pcs, r.user_pcs, r.nuser_pcs);
+        copy(d.regs, r.regs, r.regs != nullptr ? size_t(__builtin_popcountll(r.regs_mask)) : 0);
+        copy(d.values, r.values, r.nvalues);
+        const auto *st = static_cast<const unsigned char *>(r.stack);
+        d.stack.assign(st, st + (st != nullptr ? r.stack_size : 0));
+        d.r.path = d.r.comm = nullptr; // not a sample's or an exit's
+    }
+
+    // The deferred records in time order, then forgotten.
+    void run_deferred() {
+        std::vector<Deferred *> order;
+        order.reserve(ndeferred);
+        for (size_t i = 0; i < ndeferred; ++i)
+            order.push_back(&deferred[i]);
+        std::stable_sort(order.begin(), order.end(), [](const Deferred *a, const Deferred *b) {
+            return a->r.time < b->r.time;
+        });
+        for (Deferred *d : order) {
+            cpc_ring_record_t r = d->r;
+            r.kernel_pcs = d->kernel_pcs.data();
+            r.user_pcs = d->user_pcs.data();
+            r.regs = r.regs != nullptr ? d->regs.data() : nullptr;
+            r.values = d->values.data();
+            r.stack = r.stack != nullptr ? d->stack.data() : nullptr;
+            if (r.kind == CPC_RING_SAMPLE)
+                sample(r);
+            else
+                exited(r);
+        }
+        ndeferred = 0;
+    }
+
+    void exited(const cpc_ring_record_t &r) {
+        if (r.pid == r.tid && procs.count(r.pid) != 0 && procs[r.pid].alive &&
+            procs[r.pid].said_hello)
+            bye(r.pid, r.time);
+    }
+
     void record(const cpc_ring_record_t &r) {
         switch (r.kind) {
         case CPC_RING_SAMPLE:
-            sample(r);
+        case CPC_RING_EXIT:
+            defer(r);
             break;
         case CPC_RING_LOST: {
-            // The kernel does not say whose: the first process's.
-            Proc &p = procs[pids.front()];
+            // The kernel does not say whose: the first process's (-a: the
+            // last one sampled).
+            pid_t owner = !pids.empty() ? pids.front() : last_sampled;
+            if (owner == 0) {
+                unsaid += r.lost;
+                break;
+            }
+            Proc &p = procs[owner];
             p.taken += r.lost;
             p.dropped += r.lost;
             break;
@@ -303,17 +502,15 @@ struct Attach::Impl {
                 break;
             if (r.exec) {
                 flush(r.pid, procs[r.pid]);
-                hello(r.pid, r.pid); // the new image over the old
+                hello(r.pid, parent_of(r.pid)); // the new image over the old
+                procs[r.pid].image_ns = r.time;
             }
             thread(r.pid, r.tid, r.comm);
             break;
         case CPC_RING_MMAP:
-            if ((r.prot & PROT_EXEC) != 0 && procs.count(r.pid) != 0 && procs[r.pid].alive)
+            if ((r.prot & PROT_EXEC) != 0 && procs.count(r.pid) != 0 && procs[r.pid].alive &&
+                procs[r.pid].said_hello)
                 send_modules(r.pid, false);
-            break;
-        case CPC_RING_EXIT:
-            if (r.pid == r.tid && procs.count(r.pid) != 0 && procs[r.pid].alive)
-                bye(r.pid, r.time);
             break;
         default:
             break;
@@ -321,6 +518,8 @@ struct Attach::Impl {
     }
 
     bool any_alive() const {
+        if (system)
+            return true; // until stopped
         for (const auto &[pid, p] : procs)
             if (p.alive && (kill(pid, 0) == 0 || errno != ESRCH))
                 return true;
@@ -335,6 +534,10 @@ struct Attach::Impl {
         // sent from here, as the session reads them (a thousand threads'
         // names fill the channel).
         for (int pid : pids) {
+            if (held) {
+                procs[pid].said_hello = false; // at its exec
+                continue;
+            }
             hello(pid, parent_of(pid));
             threads_of(pid);
         }
@@ -344,6 +547,7 @@ struct Attach::Impl {
                             (deadline_ns != 0 && base::monotonic_ns() >= deadline_ns);
             for (cpc_ring_t *r : rings)
                 cpc_ring_read(r, this, on_record);
+            run_deferred();
             int64_t now = base::monotonic_ns();
             if (stopping || now - last_flush > 50 * 1000 * 1000) {
                 flush_all();
@@ -357,16 +561,31 @@ struct Attach::Impl {
                 if (cpc_ring_wait(r, int(50 / rings.size()) + 1) < 0 && errno != EINTR)
                     break;
         }
+        // What the processes wrote between the last pass and their end.
+        for (cpc_ring_t *r : rings)
+            cpc_ring_read(r, this, on_record);
+        run_deferred();
         flush_all();
+        if (system && unsaid + idle != 0) {
+            proto::Writer e(proto::Type::error);
+            e.put(int32_t(0));
+            e.put_string(std::to_string(idle) + " samples of the CPUs' idle time and " +
+                         std::to_string(unsaid) +
+                         " of processes that ended before the recorder read their first "
+                         "sample (or records the kernel lost then) are not in the profile");
+            send(e.finish());
+        }
         channel.reset(); // the session reads end-of-file
     }
 };
 
-std::unique_ptr<Attach> Attach::open(const Options &o, const Plan &plan, std::string *error) {
+std::unique_ptr<Attach> Attach::open(const Options &o, const Plan &plan,
+                                     const std::vector<int> &pids, bool held, std::string *error) {
     std::unique_ptr<Attach> a(new Attach());
     a->impl_ = std::make_unique<Impl>();
     Impl &im = *a->impl_;
-    im.pids = o.pids;
+    im.pids = pids;
+    im.held = held;
     im.max_depth = o.max_depth;
     im.nevents = plan.events.size();
     im.duration_s = o.duration.value_or(0);
@@ -392,7 +611,31 @@ std::unique_ptr<Attach> Attach::open(const Options &o, const Plan &plan, std::st
     uint_t ring_flags = o.call_graph == "none"    ? 0
                         : o.call_graph == "dwarf" ? CPC_RING_CALLCHAIN | CPC_RING_USER_STACK
                                                   : CPC_RING_CALLCHAIN;
-    for (int pid : o.pids) {
+    if (o.system_wide) {
+        im.system = true;
+        g_cpc_error.clear();
+        std::vector<processorid_t> cpus(o.cpus.begin(), o.cpus.end());
+        cpc_ring_t *r = cpc_ring_open(im.cpc, im.set, -1, cpus.data(), int(cpus.size()), ring_flags,
+                                      kStackCopyBytes);
+        if (r == nullptr) {
+            int e = errno;
+            std::string level = trimmed(read_text("/proc/sys/kernel/perf_event_paranoid"));
+            *error = e == EACCES || e == EPERM
+                         ? "cannot profile the whole system: it needs root, CAP_PERFMON or "
+                           "kernel.perf_event_paranoid at most 0 (it is " +
+                               (level.empty() ? std::string("unreadable") : level) + ")"
+                     : e == EINVAL && !cpus.empty()
+                         ? "cannot profile the whole system: --cpu names a CPU this machine "
+                           "does not have (it has " +
+                               std::to_string(sysconf(_SC_NPROCESSORS_CONF)) + ")"
+                         : "cannot profile the whole system: " +
+                               (g_cpc_error.empty() ? std::string(std::strerror(e)) : g_cpc_error);
+            return nullptr;
+        }
+        im.rings.push_back(r);
+        return a;
+    }
+    for (int pid : pids) {
         g_cpc_error.clear();
         cpc_ring_t *r = cpc_ring_open(im.cpc, im.set, pid, nullptr, 0, ring_flags, kStackCopyBytes);
         if (r == nullptr && errno == EACCES) {
@@ -408,6 +651,8 @@ std::unique_ptr<Attach> Attach::open(const Options &o, const Plan &plan, std::st
             }
             if (ok)
                 r = cpc_ring_open(im.cpc, user, pid, nullptr, 0, ring_flags, kStackCopyBytes);
+            if (r != nullptr && ring_flags != 0)
+                im.kernel_missing = kernel_frames_refused();
         }
         if (r == nullptr) {
             *error = "cannot attach to process " + std::to_string(pid) + ": " +

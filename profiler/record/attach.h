@@ -11,6 +11,8 @@
 // stack (stack_unwind.h), in fp mode as the kernel walked the frame
 // pointers (not marked complete).  Modules: /proc/PID/maps at the start
 // and again after every executable mapping or exec the rings tell of.
+// The same path samples a command that the agent cannot be loaded into
+// (record --capture ring): it is opened on the child before its exec.
 #pragma once
 
 #include "profiler/record/options.h"
@@ -22,14 +24,19 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace cpcprof::record {
 
 class Attach {
   public:
-    // Opens the rings of every process of o.pids (all or none): nullptr
-    // with *error naming the process and the reason.
-    static std::unique_ptr<Attach> open(const Options &o, const Plan &p, std::string *error);
+    // Opens the rings of every process of pids (all or none): nullptr
+    // with *error naming the process and the reason.  held: each is a
+    // child of ours held before its exec (record --capture ring), said to
+    // the session from its exec on.
+    static std::unique_ptr<Attach> open(const Options &o, const Plan &p,
+                                        const std::vector<int> &pids, bool held,
+                                        std::string *error);
     ~Attach(); // stops the reader and detaches
     Attach(const Attach &) = delete;
     Attach &operator=(const Attach &) = delete;

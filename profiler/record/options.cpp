@@ -15,8 +15,9 @@ const char *usage() {
     return "usage: cpcprof record [-e EVENT[,PERIOD]]... [-c PERIOD] [-F HZ] [-o FILE]\n"
            "                      [--call-graph dwarf|fp|none] [--max-depth N]\n"
            "                      [--no-children] [--ring-kb N] [--stats] [--no-symbolize]\n"
-           "                      [-q]\n"
+           "                      [--capture auto|agent|ring] [-q]\n"
            "                      -- CMD [ARGS]  |  -p PID[,PID...] [--duration SECONDS]\n"
+           "                      |  -a [--cpu LIST] [--duration SECONDS]\n"
            "\n"
            "  -e EVENT[,PERIOD]  event to count; the first one samples (every PERIOD\n"
            "                     events), the others are read at every sample\n"
@@ -33,12 +34,22 @@ const char *usage() {
            "  --stats            measure the sampler's cost per sample and print it\n"
            "  --no-symbolize     leave the addresses unresolved (cpcprof symbolize FILE\n"
            "                     does it later)\n"
+           "  --capture HOW      how CMD is sampled: agent (a library preloaded into\n"
+           "                     each process), ring (the kernel's sample rings, as\n"
+           "                     -p: for static programs and programs whose own\n"
+           "                     seccomp filter or signal handling the agent cannot\n"
+           "                     live with), auto (default: the agent, the rings for\n"
+           "                     a statically linked CMD)\n"
            "  -q                 no summary\n"
            "  -p PID[,PID...]    attach to running processes (all their threads, and\n"
            "                     the threads and processes they start) through the\n"
            "                     kernel's sample rings; until Ctrl-C, --duration or\n"
            "                     their end; they are not stopped, traced or signalled\n"
-           "  --duration SECONDS with -p: record that long\n";
+           "  -a                 every process on the machine (root, CAP_PERFMON or\n"
+           "                     kernel.perf_event_paranoid at most 0), until Ctrl-C\n"
+           "                     or --duration\n"
+           "  --cpu LIST         with -a: only these CPUs (0,2-3)\n"
+           "  --duration SECONDS with -p or -a: record that long\n";
 }
 
 namespace {
@@ -114,6 +125,33 @@ bool parse_value(const std::string &a, const std::string &v, Options *o, std::st
         }
         return true;
     }
+    if (a == "--cpu") {
+        size_t at = 0;
+        while (at <= v.size()) {
+            size_t comma = std::min(v.find(',', at), v.size());
+            std::string one = v.substr(at, comma - at);
+            size_t dash = one.find('-');
+            char *end = nullptr;
+            long first = std::strtol(one.c_str(), &end, 10), last = first;
+            bool ok = !one.empty() && std::isdigit(static_cast<unsigned char>(one[0])) &&
+                      (dash == std::string::npos ? *end == '\0' : end == one.c_str() + dash);
+            if (ok && dash != std::string::npos) {
+                const char *rest = one.c_str() + dash + 1;
+                ok = std::isdigit(static_cast<unsigned char>(*rest)) != 0;
+                last = std::strtol(rest, &end, 10);
+                ok = ok && *end == '\0';
+            }
+            if (!ok || first < 0 || last < first || last > 4095) {
+                *error = "--cpu takes CPU numbers and ranges (--cpu 0,2-3), not '" + v + "'";
+                return false;
+            }
+            for (long c = first; c <= last; ++c)
+                if (std::find(o->cpus.begin(), o->cpus.end(), int(c)) == o->cpus.end())
+                    o->cpus.push_back(int(c));
+            at = comma + 1;
+        }
+        return true;
+    }
     if (a == "--duration") {
         char *end = nullptr;
         double d = std::strtod(v.c_str(), &end);
@@ -122,6 +160,14 @@ bool parse_value(const std::string &a, const std::string &v, Options *o, std::st
             return false;
         }
         o->duration = d;
+        return true;
+    }
+    if (a == "--capture") {
+        if (v != "auto" && v != "agent" && v != "ring") {
+            *error = "--capture takes auto, agent or ring, not '" + v + "'";
+            return false;
+        }
+        o->capture = v;
         return true;
     }
     if (a == "--call-graph") {
@@ -170,6 +216,8 @@ bool parse_flag(const std::string &a, Options *o) {
         o->stats = true;
     else if (a == "--no-symbolize")
         o->symbolize = false;
+    else if (a == "-a")
+        o->system_wide = true;
     else
         return false;
     return true;
@@ -181,7 +229,7 @@ std::optional<Options> parse_options(const std::vector<std::string> &args, std::
     Options o;
     base::ArgWalk walk{.program = "cpcprof record",
                        .valued = {"-e", "-c", "-F", "--max-depth", "--ring-kb", "-o",
-                                  "--call-graph", "-p", "--duration"},
+                                  "--call-graph", "-p", "--duration", "--capture", "--cpu"},
                        .shared = [&](const std::vector<std::string> &a,
                                      size_t *i) { return parse_flag(a[*i], &o) ? 1 : 0; },
                        .value = [&](const std::string &a,
@@ -211,12 +259,28 @@ std::optional<Options> parse_options(const std::vector<std::string> &args, std::
         *error = "-p attaches to running processes: give it no command";
         return std::nullopt;
     }
-    if (o.duration && o.pids.empty()) {
-        *error = "--duration applies to -p (a command is recorded until it ends)";
+    if (o.system_wide && (!o.pids.empty() || !o.command.empty())) {
+        *error = "-a records every process: give it no command and no -p";
         return std::nullopt;
     }
-    if (o.command.empty() && o.pids.empty()) {
-        *error = "no command to record (or -p PID)";
+    if (!o.cpus.empty() && !o.system_wide) {
+        *error = "--cpu applies to -a";
+        return std::nullopt;
+    }
+    if (o.system_wide && o.capture == "agent") {
+        *error = "-a samples through the kernel's sample rings: --capture agent needs a command";
+        return std::nullopt;
+    }
+    if (!o.pids.empty() && o.capture == "agent") {
+        *error = "-p samples through the kernel's sample rings: --capture agent needs a command";
+        return std::nullopt;
+    }
+    if (o.duration && o.pids.empty() && !o.system_wide) {
+        *error = "--duration applies to -p and -a (a command is recorded until it ends)";
+        return std::nullopt;
+    }
+    if (o.command.empty() && o.pids.empty() && !o.system_wide) {
+        *error = "no command to record (or -p PID, or -a)";
         return std::nullopt;
     }
     return o;

@@ -33,8 +33,14 @@ struct Options {
     size_t ring_kb = 256;
     std::vector<std::string> command;
     std::vector<int> pids;          // -p: running processes to attach to (no command)
+    bool system_wide = false;       // -a: every process on the machine
+    std::vector<int> cpus;          // --cpu: with -a, only these CPUs (empty: all)
     std::optional<double> duration; // --duration: seconds to record an attach for
-    bool help = false;              // -h or --help before the command: nothing else is set
+    // --capture: how a command's samples are taken: "agent" (the library
+    // preloaded into each process), "ring" (the kernel's sample rings, as
+    // -p), or "auto" (the agent, and the rings for a static program).
+    std::string capture = "auto";
+    bool help = false; // -h or --help before the command: nothing else is set
 };
 
 // Parses argv after "record"; on error returns nullopt and sets *error.

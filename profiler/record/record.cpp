@@ -60,6 +60,15 @@ storage::RunInfo run_info(const Options &o, const Plan &p) {
             list += (list.empty() ? "" : ",") + std::to_string(pid);
         r.command = {"-p", list};
     }
+    if (o.system_wide) {
+        r.command = {"-a"};
+        if (!o.cpus.empty()) {
+            std::string list;
+            for (int c : o.cpus)
+                list += (list.empty() ? "" : ",") + std::to_string(c);
+            r.command.insert(r.command.end(), {"--cpu", list});
+        }
+    }
     for (size_t i = 0; i < p.events.size(); ++i)
         r.events.push_back({p.events[i].name, p.events[i].period, i == 0});
     r.start_ns = base::realtime_ns();
@@ -222,7 +231,7 @@ int record_attached(const Options &o, const Plan &plan) {
         nofile.rlim_cur = nofile.rlim_max;
         setrlimit(RLIMIT_NOFILE, &nofile);
     }
-    std::unique_ptr<Attach> attach = Attach::open(o, plan, &error);
+    std::unique_ptr<Attach> attach = Attach::open(o, plan, o.pids, false, &error);
     if (!attach)
         return fail(error);
     storage::RunInfo run = run_info(o, plan);
@@ -250,7 +259,12 @@ int record_attached(const Options &o, const Plan &plan) {
     sa.sa_handler = stop_attach;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    if (!o.quiet)
+    if (!o.quiet && o.system_wide)
+        std::fprintf(stderr, "cpcprof: recording every process%s%s; %s\n",
+                     o.cpus.empty() ? "" : " on CPUs ",
+                     o.cpus.empty() ? "" : run.command.back().c_str(),
+                     o.duration ? "until --duration has passed or Ctrl-C" : "Ctrl-C stops");
+    else if (!o.quiet)
         std::fprintf(stderr, "cpcprof: recording %s %s (not stopped or signalled); %s\n",
                      o.pids.size() == 1 ? "process" : "processes", run.command[1].c_str(),
                      o.duration ? "until --duration has passed, Ctrl-C or their end"
@@ -300,28 +314,66 @@ int record_main(const std::vector<std::string> &args) {
         return fail("cannot attach: -p samples through perf_event_open(2), which this "
                     "process may not use (" +
                     plan->backend_reason + ")");
+    if (o->system_wide && plan->backend != "perf_event")
+        return fail("cannot profile the whole system: -a samples through perf_event_open(2), "
+                    "which this process may not use (" +
+                    plan->backend_reason + ")");
+    if (o->capture == "ring" && plan->backend != "perf_event")
+        return fail("cannot use --capture ring: the kernel's sample rings are "
+                    "perf_event_open(2)'s, which this process may not use (" +
+                    plan->backend_reason + ")");
     if (!plan->notice.empty() && !o->quiet)
         std::fprintf(stderr, "cpcprof: %s\n", plan->notice.c_str());
     if (!plan->warning.empty())
         std::fprintf(stderr, "cpcprof: warning: %s\n", plan->warning.c_str());
-    if (!o->pids.empty())
+    if (!o->pids.empty() || o->system_wide)
         return record_attached(*o, *plan);
-    auto agent = find_agent(&error);
-    if (!agent)
-        return fail(error);
     if (!check_output_writable(o->output, &error))
         return fail(error);
     storage::RunInfo run = run_info(*o, *plan);
     // Orphaned descendants are reparented to us, so their exit is seen.
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    std::optional<std::string> static_exe = static_command(*o);
-    if (static_exe)
+    std::optional<std::string> static_exe =
+        o->capture == "agent" || o->capture == "auto" ? static_command(*o) : std::nullopt;
+    // The kernel's rings where asked, and for a static program, which the
+    // agent cannot be loaded into, where this process may open them.
+    bool ring = o->capture == "ring" ||
+                (o->capture == "auto" && static_exe && plan->backend == "perf_event");
+    if (static_exe && ring)
+        std::fprintf(stderr,
+                     "cpcprof: %s is statically linked: the profiler cannot be loaded into it, "
+                     "so it is sampled through the kernel's sample rings\n",
+                     static_exe->c_str());
+    else if (static_exe)
         std::fprintf(stderr,
                      "cpcprof: %s is statically linked: the profiler cannot be loaded into it, "
                      "so it runs unsampled\n",
                      static_exe->c_str());
-    CfiCacheDir cfi_cache;
-    auto target = spawn_target(*o, *plan, *agent, cfi_cache.path(), &error);
+    if (ring)
+        static_exe.reset(); // sampled: not a process that runs unsampled
+    std::unique_ptr<Attach> attach;
+    std::optional<Target> target;
+    std::optional<CfiCacheDir> cfi_cache; // the agents' unwind tables, for the recording
+    if (ring) {
+        // The child is held before its exec while the rings are opened on
+        // it: they follow it through the exec and into what it starts.
+        auto open_rings = [&](pid_t pid, std::string *why) {
+            attach = Attach::open(*o, *plan, {pid}, true, why);
+            return attach != nullptr;
+        };
+        target = spawn_held(*o, open_rings, &error);
+        if (target)
+            target->channel = attach->start();
+        if (target && !target->channel.valid())
+            return unrecorded(*target, std::string("cannot make the recorder's channel: ") +
+                                           std::strerror(errno));
+    } else {
+        auto agent = find_agent(&error);
+        if (!agent)
+            return fail(error);
+        cfi_cache.emplace();
+        target = spawn_target(*o, *plan, *agent, cfi_cache->path(), &error);
+    }
     if (!target)
         return fail(error, 127); // nothing was touched
     // The terminal's ^C reaches the target; the recorder finishes the file.
@@ -363,6 +415,11 @@ int record_main(const std::vector<std::string> &args) {
     if (static_exe)
         session.target_unsampled();
     Summary s = session.run();
+    if (attach) {
+        // As record_attached: the session's end first, then the reader.
+        target->channel.reset();
+        attach.reset();
+    }
     if (!s.write_error.empty())
         return cut_short(*o, *writer, s);
     if (!writer->finish(base::monotonic_ns(), &error))

@@ -299,7 +299,10 @@ void Session::on_error(proto::Reader &r) {
     std::string text = r.get_string();
     if (r.failed())
         return;
-    std::fprintf(stderr, "cpcprof: process %d: %s\n", pid, text.c_str());
+    if (pid == 0) // the recording's
+        std::fprintf(stderr, "cpcprof: %s\n", text.c_str());
+    else
+        std::fprintf(stderr, "cpcprof: process %d: %s\n", pid, text.c_str());
     w_.add_notice({pid, monotonic_ns(), text});
 }
 

@@ -7,6 +7,7 @@
 #include "profiler/protocol/protocol.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -96,21 +97,41 @@ std::optional<std::string> static_command(const Options &o) {
     return std::string(path);
 }
 
-std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::string &agent,
-                                   const std::string &cfi_cache, std::string *error) {
+namespace {
+
+// Forks and execs o.command.  With an agent: preloaded, the channel
+// inherited.  With before_exec: the child waits on a pipe before its exec
+// until the parent has called it.
+std::optional<Target> spawn(const Options &o, const Plan *p, const std::string *agent,
+                            const std::string &cfi_cache,
+                            const std::function<bool(pid_t, std::string *)> *before_exec,
+                            std::string *error) {
     // Every descriptor is owned from its creation: none is left open on an
     // early return (the child leaves by exec or _exit, running no destructor).
     int fds[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
-        *error = std::string("socketpair: ") + std::strerror(errno);
-        return std::nullopt;
+    base::ScopedFd ours, theirs;
+    if (agent != nullptr) {
+        if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) != 0) {
+            *error = std::string("socketpair: ") + std::strerror(errno);
+            return std::nullopt;
+        }
+        ours.reset(fds[0]);
+        theirs.reset(fds[1]);
     }
-    base::ScopedFd ours(fds[0]), theirs(fds[1]);
     if (pipe2(fds, O_CLOEXEC) != 0) { // exec failure: the child writes errno here
         *error = std::string("pipe: ") + std::strerror(errno);
         return std::nullopt;
     }
     base::ScopedFd report_in(fds[0]), report_out(fds[1]);
+    base::ScopedFd go_in, go_out; // held: one byte lets the child exec
+    if (before_exec != nullptr) {
+        if (pipe2(fds, O_CLOEXEC) != 0) {
+            *error = std::string("pipe: ") + std::strerror(errno);
+            return std::nullopt;
+        }
+        go_in.reset(fds[0]);
+        go_out.reset(fds[1]);
+    }
     std::vector<std::string> args = o.command;
     pid_t pid = fork();
     if (pid < 0) {
@@ -120,21 +141,33 @@ std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::s
     if (pid == 0) {
         ours.reset();
         report_in.reset();
-        // The agent finds it after exec, at a number far from the low ones
-        // that programs hand out to each other (fd 3 of a shell's "3>",
-        // systemd's LISTEN_FDS).
-        int channel = theirs.get();
-        rlimit rl{};
-        long high =
-            getrlimit(RLIMIT_NOFILE, &rl) == 0 ? long(std::min<rlim_t>(rl.rlim_cur, 1024)) - 32 : 0;
-        int moved = high > 10 ? fcntl(theirs.get(), F_DUPFD, static_cast<int>(high)) : -1;
-        if (moved >= 0) {
-            theirs.reset();
-            channel = moved;
-        } else {
-            fcntl(theirs.get(), F_SETFD, 0);
+        go_out.reset();
+        if (agent != nullptr) {
+            // The agent finds it after exec, at a number far from the low
+            // ones that programs hand out to each other (fd 3 of a shell's
+            // "3>", systemd's LISTEN_FDS).
+            int channel = theirs.get();
+            rlimit rl{};
+            long high = getrlimit(RLIMIT_NOFILE, &rl) == 0
+                            ? long(std::min<rlim_t>(rl.rlim_cur, 1024)) - 32
+                            : 0;
+            int moved = high > 10 ? fcntl(theirs.get(), F_DUPFD, static_cast<int>(high)) : -1;
+            if (moved >= 0) {
+                theirs.reset();
+                channel = moved;
+            } else {
+                fcntl(theirs.get(), F_SETFD, 0);
+            }
+            set_env(o, *p, *agent, channel, cfi_cache);
         }
-        set_env(o, p, agent, channel, cfi_cache);
+        if (go_in.valid()) {
+            char go = 0;
+            ssize_t got;
+            while ((got = read(go_in.get(), &go, 1)) < 0 && errno == EINTR) {
+            }
+            if (got != 1)
+                _exit(127); // the parent gave up: it says why
+        }
         std::vector<char *> argv;
         for (std::string &a : args)
             argv.push_back(a.data());
@@ -147,6 +180,22 @@ std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::s
     }
     theirs.reset();
     report_out.reset();
+    go_in.reset();
+    if (before_exec != nullptr) {
+        if (!(*before_exec)(pid, error)) {
+            go_out.reset(); // the child ends without running the command
+            waitpid(pid, nullptr, 0);
+            return std::nullopt;
+        }
+        char go = 1;
+        if (write(go_out.get(), &go, 1) != 1) {
+            *error = std::string("cannot start the command: ") + std::strerror(errno);
+            kill(pid, SIGKILL);
+            waitpid(pid, nullptr, 0);
+            return std::nullopt;
+        }
+        go_out.reset();
+    }
     int e = 0;
     ssize_t n = read(report_in.get(), &e, sizeof e);
     if (n == sizeof e) {
@@ -155,6 +204,19 @@ std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::s
         return std::nullopt;
     }
     return Target{pid, std::move(ours)};
+}
+
+} // namespace
+
+std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::string &agent,
+                                   const std::string &cfi_cache, std::string *error) {
+    return spawn(o, &p, &agent, cfi_cache, nullptr, error);
+}
+
+std::optional<Target> spawn_held(const Options &o,
+                                 const std::function<bool(pid_t, std::string *)> &before_exec,
+                                 std::string *error) {
+    return spawn(o, nullptr, nullptr, "", &before_exec, error);
 }
 
 } // namespace cpcprof::record

@@ -7,6 +7,7 @@
 
 #include "base/scoped_fd.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -27,6 +28,14 @@ std::optional<std::string> find_agent(std::string *error);
 // none).
 std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::string &agent,
                                    const std::string &cfi_cache, std::string *error);
+
+// Forks o.command without the agent, held before its exec until
+// before_exec(pid) has returned: true lets it exec, false kills it (with
+// *error set by before_exec).  For the kernel's sample rings, which follow
+// a process from its exec on.  The channel of the Target is invalid.
+std::optional<Target> spawn_held(const Options &o,
+                                 const std::function<bool(pid_t, std::string *)> &before_exec,
+                                 std::string *error);
 
 // The file o.command runs when it is a statically linked program, which
 // the agent cannot be loaded into; nullopt otherwise.

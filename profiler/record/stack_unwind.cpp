@@ -1,17 +1,22 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/record/stack_unwind.h"
 
+#include "profiler/agent/module_scan.h"
+
 #include "base/scoped_fd.h"
 
 #include <elf.h>
 #include <fcntl.h>
 #include <libunwind.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
+#include <map>
 
 // libunwind's search of a .eh_frame_hdr table in a remote address space
 // (exported, not declared in its header).
@@ -30,8 +35,15 @@ struct ElfFile {
     std::vector<Elf64_Phdr> loads;
     bool has_hdr = false;
     uint64_t hdr_vaddr = 0; // PT_GNU_EH_FRAME
+    bool mapped = false;    // image is our mapping of the file
+    // A file without .eh_frame_hdr (a static program: its libc registers
+    // its frames itself): a search table built from .eh_frame, as the
+    // header's would be, entries relative to eh_frame_vaddr.
+    uint64_t eh_frame_vaddr = 0, eh_frame_size = 0;
+    bool synth_built = false;
+    std::vector<int32_t> synth; // (start, FDE) pairs, sorted by start
     ~ElfFile() {
-        if (image != nullptr)
+        if (mapped)
             munmap(const_cast<unsigned char *>(image), size);
     }
     // The file at path; null when it is not a 64-bit ELF file.
@@ -44,8 +56,32 @@ struct ElfFile {
         if (p == MAP_FAILED)
             return nullptr;
         auto f = std::make_shared<ElfFile>();
-        f->image = static_cast<const unsigned char *>(p);
-        f->size = size_t(st.st_size);
+        f->mapped = true;
+        return parse(std::move(f), static_cast<const unsigned char *>(p), size_t(st.st_size));
+    }
+    // This process's vDSO, an ELF image in memory; null if there is none.
+    static std::shared_ptr<ElfFile> own_vdso() {
+        static const std::shared_ptr<ElfFile> vdso = [] {
+            const auto *image = reinterpret_cast<const unsigned char *>(getauxval(AT_SYSINFO_EHDR));
+            size_t size = 0; // its mapping's, from /proc/self/maps
+            base::ScopedFd fd(::open("/proc/self/maps", O_RDONLY | O_CLOEXEC));
+            std::string maps;
+            char buf[4096];
+            for (ssize_t n; fd.valid() && (n = read(fd.get(), buf, sizeof buf)) > 0;)
+                maps.append(buf, size_t(n));
+            for (const agent::MapsLine &l : agent::parse_exec_maps(maps))
+                if (l.path == "[vdso]" && l.start == uintptr_t(image))
+                    size = l.end - l.start;
+            if (image == nullptr || size < sizeof(Elf64_Ehdr))
+                return std::shared_ptr<ElfFile>();
+            return parse(std::make_shared<ElfFile>(), image, size);
+        }();
+        return vdso;
+    }
+    static std::shared_ptr<ElfFile> parse(std::shared_ptr<ElfFile> f, const unsigned char *image,
+                                          size_t size) {
+        f->image = image;
+        f->size = size;
         Elf64_Ehdr eh;
         std::memcpy(&eh, f->image, sizeof eh);
         if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
@@ -62,8 +98,182 @@ struct ElfFile {
                 f->hdr_vaddr = ph.p_vaddr;
             }
         }
+        if (!f->has_hdr)
+            f->find_eh_frame(eh);
         return f;
     }
+    // .eh_frame by the section headers' names.
+    void find_eh_frame(const Elf64_Ehdr &eh) {
+        if (eh.e_shentsize != sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum ||
+            eh.e_shoff + uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr) > size)
+            return;
+        auto section = [&](size_t i) {
+            Elf64_Shdr sh;
+            std::memcpy(&sh, image + eh.e_shoff + i * sizeof sh, sizeof sh);
+            return sh;
+        };
+        Elf64_Shdr names = section(eh.e_shstrndx);
+        for (size_t i = 0; i < eh.e_shnum; ++i) {
+            Elf64_Shdr sh = section(i);
+            if (names.sh_offset + sh.sh_name + sizeof ".eh_frame" > size ||
+                std::memcmp(image + names.sh_offset + sh.sh_name, ".eh_frame",
+                            sizeof ".eh_frame") != 0)
+                continue;
+            if (sh.sh_type == SHT_PROGBITS && at(sh.sh_addr, sh.sh_size) != nullptr) {
+                eh_frame_vaddr = sh.sh_addr;
+                eh_frame_size = sh.sh_size;
+            }
+        }
+    }
+    // The table of .eh_frame's FDEs; false when there is none.
+    bool build_synth() {
+        if (synth_built)
+            return !synth.empty();
+        synth_built = true;
+        const unsigned char *base = at(eh_frame_vaddr, eh_frame_size);
+        if (base == nullptr || eh_frame_size == 0)
+            return false;
+        std::vector<std::pair<int64_t, int64_t>> rows;
+        std::map<uint64_t, uint8_t> cie_encoding; // by the CIE's offset
+        EhFrameReader r{base, eh_frame_size, eh_frame_vaddr};
+        for (uint64_t off = 0; off + 4 <= eh_frame_size;) {
+            uint32_t len = r.u32(off);
+            if (len == 0)
+                break; // the terminator
+            if (len == 0xffffffff || off + 4 + len > eh_frame_size)
+                return false; // 64-bit lengths are not made by today's toolchains
+            uint64_t body = off + 4, end = body + len;
+            uint32_t id = r.u32(body);
+            if (id == 0) {
+                cie_encoding[off] = r.fde_encoding(body + 4, end);
+            } else {
+                uint64_t cie = body - id;
+                auto enc = cie_encoding.find(cie);
+                int64_t start = 0;
+                if (enc == cie_encoding.end() || !r.pointer(body + 4, enc->second, &start))
+                    return false;
+                rows.emplace_back(start - int64_t(eh_frame_vaddr), int64_t(off));
+            }
+            off = end;
+        }
+        std::sort(rows.begin(), rows.end());
+        for (const auto &[start, fde] : rows) {
+            if (start < INT32_MIN || start > INT32_MAX || fde > INT32_MAX)
+                return false;
+            synth.push_back(int32_t(start));
+            synth.push_back(int32_t(fde));
+        }
+        return !synth.empty();
+    }
+    // Reads .eh_frame's records (little-endian, as the file is this host's).
+    struct EhFrameReader {
+        const unsigned char *p;
+        uint64_t size, vaddr;
+        uint32_t u32(uint64_t at) const {
+            uint32_t v = 0;
+            if (at + 4 <= size)
+                std::memcpy(&v, p + at, 4);
+            return v;
+        }
+        uint64_t uleb(uint64_t *at, uint64_t end) const {
+            uint64_t v = 0;
+            for (int shift = 0; *at < end && shift < 64; shift += 7) {
+                unsigned char b = p[(*at)++];
+                v |= uint64_t(b & 0x7f) << shift;
+                if (!(b & 0x80))
+                    break;
+            }
+            return v;
+        }
+        // The CIE's FDE pointer encoding ('R'), DW_EH_PE_absptr without one.
+        uint8_t fde_encoding(uint64_t at, uint64_t end) const {
+            if (at >= end)
+                return 0;
+            uint8_t version = p[at++];
+            const char *aug = reinterpret_cast<const char *>(p + at);
+            size_t n = strnlen(aug, end - at);
+            at += n + 1;
+            if (aug[0] != 'z')
+                return 0;
+            if (n >= 3 && aug[1] == 'e' && aug[2] == 'h')
+                return 0;
+            uleb(&at, end); // code alignment
+            uleb(&at, end); // data alignment (an sleb: skipped alike)
+            if (version == 1)
+                ++at; // return register: a byte
+            else
+                uleb(&at, end);
+            uleb(&at, end); // augmentation data length
+            for (size_t i = 1; i < n && at < end; ++i) {
+                switch (aug[i]) {
+                case 'R':
+                    return p[at];
+                case 'L':
+                    ++at;
+                    break;
+                case 'P': {
+                    uint8_t e = p[at++];
+                    int64_t skip;
+                    if (!pointer(at, e, &skip, &at))
+                        return 0;
+                    break;
+                }
+                default: // 'S', 'B', ...: no data
+                    break;
+                }
+            }
+            return 0;
+        }
+        // A pointer of encoding enc at offset at: its value (pcrel ones
+        // made absolute); *next past it.
+        bool pointer(uint64_t at, uint8_t enc, int64_t *out, uint64_t *next = nullptr) const {
+            int64_t v = 0;
+            size_t n = 0;
+            switch (enc & 0x0f) {
+            case 0x00: // absptr
+            case 0x04: // udata8
+            case 0x0c: // sdata8
+                n = 8;
+                break;
+            case 0x03: // udata4
+            case 0x0b: // sdata4
+                n = 4;
+                break;
+            case 0x02: // udata2
+            case 0x0a: // sdata2
+                n = 2;
+                break;
+            default:
+                return false;
+            }
+            if (at + n > size)
+                return false;
+            if (n == 8) {
+                std::memcpy(&v, p + at, 8);
+            } else if (n == 4) {
+                uint32_t u;
+                std::memcpy(&u, p + at, 4);
+                v = (enc & 0x08) ? int64_t(int32_t(u)) : int64_t(u);
+            } else {
+                uint16_t u;
+                std::memcpy(&u, p + at, 2);
+                v = (enc & 0x08) ? int64_t(int16_t(u)) : int64_t(u);
+            }
+            switch (enc & 0x70) {
+            case 0x00:
+                break;
+            case 0x10: // pcrel
+                v += int64_t(vaddr + at);
+                break;
+            default:
+                return false;
+            }
+            if (next != nullptr)
+                *next = at + n;
+            *out = v;
+            return true;
+        }
+    };
     // The file's bytes at virtual address vaddr (n of them), or null.
     const unsigned char *at(uint64_t vaddr, size_t n) const {
         for (const Elf64_Phdr &ph : loads)
@@ -81,6 +291,11 @@ struct Module {
     bool table_read = false, has_table = false;
     unw_word_t table_data = 0, table_len = 0, segbase = 0;
 };
+
+// Where libunwind is told a built table lies: in the kernel's half of the
+// addresses, which no user stack or module holds; module i's at
+// kBuiltTables + (i << 32).
+constexpr uint64_t kBuiltTables = 0xffffc00000000000ull;
 
 // One walk's registers and stack copy.
 struct Walk {
@@ -120,6 +335,19 @@ struct CopiedStackUnwinder::Process {
             std::memcpy(out, walk->stack + (addr - walk->sp), 8);
             return true;
         }
+        if (addr >= kBuiltTables) {
+            uint64_t i = (addr - kBuiltTables) >> 32, off = (addr - kBuiltTables) & 0xffffffffu;
+            if (i >= modules.size())
+                return false;
+            const std::vector<int32_t> &t = modules[i].file->synth;
+            size_t bytes = t.size() * sizeof(int32_t);
+            if (off >= bytes)
+                return false;
+            *out = 0;
+            std::memcpy(out, reinterpret_cast<const char *>(t.data()) + off,
+                        std::min<size_t>(8, bytes - off));
+            return true;
+        }
         for (const Module &m : modules) {
             if (addr < m.bias)
                 continue;
@@ -137,8 +365,15 @@ struct CopiedStackUnwinder::Process {
         if (m.table_read)
             return m.has_table;
         m.table_read = true;
-        if (!m.file->has_hdr)
-            return false;
+        if (!m.file->has_hdr) {
+            if (!m.file->build_synth())
+                return false;
+            m.segbase = m.bias + m.file->eh_frame_vaddr;
+            m.table_data = kBuiltTables + (uint64_t(&m - modules.data()) << 32);
+            m.table_len = m.file->synth.size() * sizeof(int32_t) / sizeof(unw_word_t);
+            m.has_table = true;
+            return true;
+        }
         const unsigned char *h = m.file->at(m.file->hdr_vaddr, 12);
         // version 1; eh_frame_ptr pcrel|sdata4, fde_count udata4, table
         // datarel|sdata4.
@@ -267,10 +502,14 @@ void CopiedStackUnwinder::set_mappings(pid_t pid, const std::vector<Mapping> &ma
     std::vector<Module> modules;
     std::string root = "/proc/" + std::to_string(pid) + "/root";
     for (const Mapping &m : maps) {
-        if (m.path.empty() || m.path[0] != '/')
+        if (m.path != "[vdso]" && (m.path.empty() || m.path[0] != '/'))
             continue;
         std::shared_ptr<ElfFile> &f = p->files[m.path];
-        if (f == nullptr) {
+        if (f == nullptr && m.path == "[vdso]") {
+            f = ElfFile::own_vdso(); // the caller found the process's the same
+            if (f == nullptr)
+                continue;
+        } else if (f == nullptr) {
             // The process's own view of the file (another mount namespace),
             // else the path as this process sees it.
             f = ElfFile::open(root + m.path);

@@ -34,6 +34,8 @@ class CopiedStackUnwinder {
         std::string path;
     };
     // The process's executable mappings (all of them, replacing the last).
+    // A "[vdso]" mapping is unwound with this process's own vDSO: pass it
+    // only where the process's holds the same bytes.
     void set_mappings(pid_t pid, const std::vector<Mapping> &maps);
     // The process is gone: its files and caches are released.
     void forget(pid_t pid);

@@ -11,16 +11,19 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 
 using namespace cpcprof::test;
+namespace storage = cpcprof::storage;
 
 namespace {
 
@@ -203,4 +206,72 @@ TEST(RecordAttach, BadPidsAreRefusedWithTheReason) {
     r = run_cpcprof(dir, {"record", "-p", "1", "--", "/bin/true"});
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("give it no command"), std::string::npos) << r.err;
+}
+
+// -a: every process of every user, named by its command; the recorder
+// leaves itself out and says what it could not attribute.
+TEST(RecordAttach, SystemWideRecordsEveryUsersProcessesByName) {
+    if (geteuid() != 0)
+        GTEST_SKIP() << "-a and a second user need root here";
+    TempDir dir;
+    ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);
+    pid_t rec = start_cpcprof(
+        dir, {"record", "-a", "-F", "1000", "--duration", "120", "-o", dir.file("out.cpcprof")});
+    ASSERT_TRUE(wait_for_text(dir.file("stderr"), "recording every process"))
+        << read_file(dir.file("stderr"));
+    // Two users' programs, each spinning 0.4 s of CPU time, under names
+    // of their own (other tests may run the same program meanwhile).
+    std::string mine = dir.file("spin-root"), other_user = dir.file("spin-nobody");
+    for (const std::string &copy : {mine, other_user}) {
+        std::ofstream(copy, std::ios::binary)
+            << std::ifstream(TRAPPER_EXE, std::ios::binary).rdbuf();
+        ASSERT_EQ(chmod(copy.c_str(), 0755), 0);
+    }
+    Captured theirs;
+    std::thread other([&] { theirs = run_capturing({other_user, "dfl-before"}, {.uid = 65534}); });
+    RunResult ours = run_program(dir, {mine, "dfl-before"});
+    other.join();
+    kill(rec, SIGINT);
+    RunResult r = wait_cpcprof(dir, rec, 60);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(ours.status, 0) << ours.err;
+    EXPECT_EQ(theirs.status, 0) << theirs.err;
+    EXPECT_EQ(ours.out, theirs.out);
+    EXPECT_NE(r.err.find("samples of the CPUs' idle time"), std::string::npos) << r.err;
+
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    ProfileSymbols syms(*p.reader);
+    std::map<std::string, int> spinners; // by program
+    for (const storage::ProcessRecord &pr : p.reader->processes()) {
+        EXPECT_NE(pr.info.pid, rec) << "the recorder is not among the recorded";
+        EXPECT_FALSE(pr.info.exe.empty()) << "process " << pr.info.pid << " unnamed";
+        if (pr.info.exe == mine || pr.info.exe == other_user)
+            spinners[pr.info.exe] = pr.info.pid;
+    }
+    ASSERT_EQ(spinners.size(), 2u) << "root's and nobody's";
+    for (const auto &[exe, pid] : spinners)
+        EXPECT_GE(samples_in(p, syms, "tr_spin", pid), 200u) << "0.4 s of CPU at 1 kHz, " << exe;
+}
+
+// Where the caller may not see every process, -a stops with what would
+// allow it, before any file is made.
+TEST(RecordAttach, SystemWideWithoutLeaveSaysWhatWouldAllowIt) {
+    std::string paranoid = read_file("/proc/sys/kernel/perf_event_paranoid");
+    if (geteuid() != 0)
+        GTEST_SKIP() << "becoming a user without leave needs root";
+    if (std::atoi(paranoid.c_str()) <= 0)
+        GTEST_SKIP() << "perf_event_paranoid " << paranoid << " lets every user profile the system";
+    TempDir dir;
+    ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);
+    Captured r = run_capturing(
+        {CPCPROF_EXE, "record", "-a", "--duration", "1", "-o", dir.file("out.cpcprof")},
+        {.uid = 65534});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("cannot profile the whole system: it needs root, CAP_PERFMON or "
+                         "kernel.perf_event_paranoid at most 0 (it is " +
+                         std::to_string(std::atoi(paranoid.c_str())) + ")"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(access(dir.file("out.cpcprof").c_str(), F_OK), 0);
 }

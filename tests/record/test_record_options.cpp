@@ -67,15 +67,34 @@ TEST(RecordOptions, EachWrongOptionIsNamed) {
     EXPECT_EQ(error_of({"--call-graph", "lbr", "ls"}),
               "--call-graph takes dwarf, fp or none, not 'lbr'");
     EXPECT_EQ(error_of({"-c", "5", "-F", "5", "ls"}), "-c and -F exclude each other");
-    EXPECT_EQ(error_of({"-q"}), "no command to record (or -p PID)");
-    EXPECT_EQ(error_of({"-q", "--"}), "no command to record (or -p PID)");
+    EXPECT_EQ(error_of({"-q"}), "no command to record (or -p PID, or -a)");
+    EXPECT_EQ(error_of({"-q", "--"}), "no command to record (or -p PID, or -a)");
     EXPECT_EQ(error_of({"-p", "0"}), "-p takes process ids (-p 1234 or -p 1234,5678), not '0'");
     EXPECT_EQ(error_of({"-p", "12,"}), "-p takes process ids (-p 1234 or -p 1234,5678), not '12,'");
     EXPECT_EQ(error_of({"-p", "12", "ls"}), "-p attaches to running processes: give it no command");
     EXPECT_EQ(error_of({"--duration", "1", "ls"}),
-              "--duration applies to -p (a command is recorded until it ends)");
+              "--duration applies to -p and -a (a command is recorded until it ends)");
     EXPECT_EQ(error_of({"-p", "12", "--duration", "-1"}),
               "--duration takes a number of seconds, not '-1'");
+    EXPECT_EQ(error_of({"-a", "ls"}), "-a records every process: give it no command and no -p");
+    EXPECT_EQ(error_of({"-a", "-p", "12"}),
+              "-a records every process: give it no command and no -p");
+    EXPECT_EQ(error_of({"--cpu", "0", "ls"}), "--cpu applies to -a");
+    for (const char *bad : {"", "x", "1-", "-1", "3-1", "1,,2", "0x1", "1 "})
+        EXPECT_EQ(error_of({"-a", "--cpu", bad}),
+                  std::string("--cpu takes CPU numbers and ranges (--cpu 0,2-3), not '") + bad +
+                      "'");
+    EXPECT_EQ(error_of({"-a", "--capture", "agent"}),
+              "-a samples through the kernel's sample rings: --capture agent needs a command");
+}
+
+TEST(RecordOptions, SystemWideTakesCpusAndADuration) {
+    std::string error;
+    auto o = cpcprof::record::parse_options({"-a", "--cpu", "0,2-3,2", "--duration", "2"}, &error);
+    ASSERT_TRUE(o) << error;
+    EXPECT_TRUE(o->system_wide);
+    EXPECT_EQ(o->cpus, (std::vector<int>{0, 2, 3}));
+    EXPECT_EQ(o->duration, 2.0);
 }
 
 TEST(RecordOptions, AttachTakesPidsAndADuration) {

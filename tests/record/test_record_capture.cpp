@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: MIT
+// `cpcprof record --capture ring -- CMD` and its automatic use: a command
+// the agent cannot be loaded into (static) or must not be (its own
+// seccomp filter, a raw reset of SIGTRAP) is sampled through the kernel's
+// sample rings, opened on the child before its exec.  Its output and
+// status are those of the bare run, its processes and functions are in
+// the profile, and it says in one line how it was sampled.
+#include "tests/record/profile_symbols.h"
+#include "tests/record/record_harness.h"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <set>
+
+using namespace cpcprof::test;
+namespace storage = cpcprof::storage;
+
+namespace {
+
+std::vector<std::string> recorded(const std::vector<std::string> &options,
+                                  const std::vector<std::string> &cmd) {
+    std::vector<std::string> all{"record", "-o", "out.cpcprof"};
+    all.insert(all.end(), options.begin(), options.end());
+    all.emplace_back("--");
+    all.insert(all.end(), cmd.begin(), cmd.end());
+    return all;
+}
+
+std::string real_path(const char *path) {
+    char buf[PATH_MAX];
+    return realpath(path, buf) != nullptr ? std::string(buf) : std::string(path);
+}
+
+const storage::ProcessRecord *process_running(const Profile &p, const std::string &exe_end) {
+    for (const storage::ProcessRecord &r : p.reader->processes()) {
+        const std::string &e = r.info.exe;
+        if (e.size() >= exe_end.size() &&
+            e.compare(e.size() - exe_end.size(), exe_end.size(), exe_end) == 0)
+            return &r;
+    }
+    return nullptr;
+}
+
+size_t samples_of(const Profile &p, int pid) {
+    size_t n = 0;
+    for (const SampleCopy &s : p.samples)
+        n += s.pid == pid;
+    return n;
+}
+
+} // namespace
+
+// Static: no agent can be loaded, so the rings sample it (auto).
+TEST(RecordCapture, AStaticProgramIsSampledThroughTheRings) {
+    TempDir dir;
+    RunResult bare = run_program(dir, {STATIC_EXE, "3"});
+    ASSERT_EQ(bare.status, 3) << bare.err;
+    RunResult r = run_cpcprof(dir, recorded({"-F", "1000"}, {STATIC_EXE, "3"}));
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    EXPECT_EQ(count_lines_containing(r.err, real_path(STATIC_EXE) +
+                                                " is statically linked: the profiler cannot be "
+                                                "loaded into it, so it is sampled through the "
+                                                "kernel's sample rings"),
+              1u)
+        << r.err;
+    EXPECT_EQ(r.err.find("unsampled"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("stopped reporting"), std::string::npos) << r.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    const storage::ProcessRecord *proc = process_running(p, "record_static_exit");
+    ASSERT_NE(proc, nullptr) << "the static program is a process of the profile";
+    EXPECT_EQ(proc->exit_status, std::optional<int>(3));
+    EXPECT_EQ(proc->info.argv, (std::vector<std::string>{STATIC_EXE, "3"}));
+    // About 20 ms of CPU at 1 kHz: its samples, named from its own
+    // symbols, with no time counted unsampled.
+    ProfileSymbols syms(*p.reader);
+    size_t in_main = samples_in(p, syms, "main", proc->info.pid);
+    std::printf("static target: %zu samples, %zu in main\n", samples_of(p, proc->info.pid),
+                in_main);
+    EXPECT_GE(in_main, 8u) << p.samples.size() << " samples";
+    EXPECT_EQ(p.reader->accounting_total().unsampled_ns, 0u);
+    EXPECT_EQ(p.reader->accounting_total().taken,
+              p.samples.size() + p.reader->accounting_total().dropped);
+}
+
+// Where perf_event_open is refused (a container), the rings cannot be
+// had either: the static program runs unsampled, said in one line, and
+// its CPU time is counted as unsampled.
+TEST(RecordCapture, InAContainerAStaticProgramRunsUnsampledWithOneLine) {
+    TempDir dir;
+    RunResult r = run_cpcprof_in_container(dir, recorded({}, {STATIC_EXE, "3"}));
+    EXPECT_EQ(r.status, 3) << r.err;
+    EXPECT_EQ(count_lines_containing(r.err, "is statically linked: the profiler cannot be loaded "
+                                            "into it, so it runs unsampled"),
+              1u)
+        << r.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    EXPECT_GE(p.reader->accounting_total().unsampled_ns, 15'000'000u);
+    // Forced, the rings are refused with the reason, and nothing runs.
+    TempDir forced;
+    r = run_cpcprof_in_container(forced, recorded({"--capture", "ring"}, {STATIC_EXE, "3"}));
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find("cannot use --capture ring"), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << "the command must not run";
+}
+
+// --capture ring follows forks and execs: a dynamically linked parent
+// and the static program it execs in a fork child are both sampled.
+TEST(RecordCapture, RingsFollowForksAndExecs) {
+    TempDir dir;
+    std::vector<std::string> cmd{SPAWN_CHILD_EXE, STATIC_EXE, "4"};
+    RunResult bare = run_program(dir, cmd);
+    ASSERT_EQ(bare.status, 4) << bare.err;
+    RunResult r = run_cpcprof(dir, recorded({"--capture", "ring", "-F", "1000"}, cmd));
+    EXPECT_EQ(r.status, 4) << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    EXPECT_EQ(r.err.find("statically linked"), std::string::npos)
+        << "the rings sample it like any other: nothing to say\n"
+        << r.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    const storage::ProcessRecord *parent = process_running(p, "record_spawn_child");
+    const storage::ProcessRecord *child = process_running(p, "record_static_exit");
+    ASSERT_NE(parent, nullptr);
+    ASSERT_NE(child, nullptr);
+    EXPECT_EQ(child->info.ppid, parent->info.pid);
+    // Its exit status went to its parent, which reaped it (the rings do
+    // not carry it); the parent's, the recorder's child, is known.
+    EXPECT_EQ(parent->exit_status, std::optional<int>(4));
+    ProfileSymbols syms(*p.reader);
+    EXPECT_GE(samples_in(p, syms, "main", child->info.pid), 8u);
+    std::set<int> pids;
+    for (const SampleCopy &s : p.samples)
+        pids.insert(s.pid);
+    EXPECT_EQ(pids.count(parent->info.pid) + pids.count(child->info.pid), pids.size())
+        << "samples of the two processes only (none of the recorder's before the exec)";
+}
+
+// A program whose own seccomp filter refuses perf_event_open: the agent
+// cannot open counters inside it, the rings (opened by the recorder,
+// outside the filter) can.
+TEST(RecordCapture, AProgramWhoseFilterRefusesCountersIsSampledByTheRings) {
+    TempDir dir;
+    std::vector<std::string> cmd{SPAWN_CHILD_EXE, "--seccomp", "eperm", TRAPPER_EXE, "dfl-before"};
+    RunResult bare = run_program(dir, cmd);
+    ASSERT_EQ(bare.status, 0) << bare.err;
+    RunResult agent = run_cpcprof(dir, recorded({"--capture", "agent"}, cmd));
+    EXPECT_EQ(agent.status, 0) << agent.err;
+    EXPECT_NE(agent.err.find("seccomp"), std::string::npos)
+        << "the agent says it cannot sample under the filter:\n"
+        << agent.err;
+    TempDir ringdir;
+    RunResult r = run_cpcprof(ringdir, recorded({"--capture", "ring", "-F", "1000"}, cmd));
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    EXPECT_EQ(r.err.find("seccomp"), std::string::npos) << r.err;
+    Profile p = load_profile(ringdir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    const storage::ProcessRecord *trapper = process_running(p, "record_trapper");
+    ASSERT_NE(trapper, nullptr);
+    ProfileSymbols syms(*p.reader);
+    // 0.4 s of spinning at 1 kHz; half is a lenient floor on a busy host
+    // (samples follow the CPU time the program got).
+    EXPECT_GE(samples_in(p, syms, "tr_spin", trapper->info.pid), 200u) << p.samples.size();
+    EXPECT_EQ(p.reader->accounting_total().unsampled_ns, 0u);
+}
+
+// A program that resets SIGTRAP with its own system call instruction (Go's
+// runtime) at once: the agent's overflow signal could kill it before the
+// agent sees the change; the rings send it no signal at all.
+TEST(RecordCapture, ARawSigtrapResetIsHarmlessUnderTheRings) {
+    TempDir dir;
+    std::vector<std::string> cmd{TRAPPER_EXE, "raw-all-now"};
+    RunResult bare = run_program(dir, cmd);
+    ASSERT_EQ(bare.status, 0) << bare.err;
+    ASSERT_NE(bare.out.find("foreign 0"), std::string::npos) << bare.out;
+    for (int round = 0; round < 3; ++round) {
+        TempDir d;
+        RunResult r = run_cpcprof(d, recorded({"--capture", "ring", "-F", "2000"}, cmd));
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_EQ(r.out, bare.out) << "no foreign signal reached it";
+        Profile p = load_profile(d.file("out.cpcprof"));
+        ASSERT_TRUE(p) << p.error;
+        ProfileSymbols syms(*p.reader);
+        EXPECT_GE(samples_in(p, syms, "tr_spin"), 200u) << p.samples.size();
+    }
+}
+
+TEST(RecordCapture, BadCaptureChoicesAreRefused) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "--capture", "kernel", "--", "true"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--capture takes auto, agent or ring, not 'kernel'"), std::string::npos)
+        << r.err;
+    r = run_cpcprof(dir, {"record", "--capture", "agent", "-p", "1"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--capture agent needs a command"), std::string::npos) << r.err;
+    // A command that cannot be run: said, and no file.
+    r = run_cpcprof(dir, {"record", "--capture", "ring", "-o", dir.file("out.cpcprof"), "--",
+                          dir.file("no-such-program")});
+    EXPECT_EQ(r.status, 127) << r.err;
+    EXPECT_NE(r.err.find("cannot run"), std::string::npos) << r.err;
+    EXPECT_NE(access(dir.file("out.cpcprof").c_str(), F_OK), 0);
+}
+
+// A user whom perf_event_paranoid keeps from the kernel's frames: the
+// user's part of each stack is recorded, and the profile says once why the
+// kernel's is missing (report shows it).
+TEST(RecordCapture, WhereTheKernelsFramesAreRefusedTheProfileSaysWhy) {
+    std::string paranoid = read_file("/proc/sys/kernel/perf_event_paranoid");
+    if (geteuid() != 0)
+        GTEST_SKIP() << "becoming another user needs root";
+    if (std::atoi(paranoid.c_str()) <= 1)
+        GTEST_SKIP() << "perf_event_paranoid " << paranoid
+                     << " lets every user sample the kernel: nothing is refused";
+    TempDir dir;
+    ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);
+    std::string out = dir.file("out.cpcprof");
+    Captured r = run_capturing({CPCPROF_EXE, "record", "-F", "1000", "--capture", "ring", "-o", out,
+                                "--", TRAPPER_EXE, "dfl-before"},
+                               {.uid = 65534});
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::string why = "the kernel's part of the stacks is not recorded: perf_event_paranoid is " +
+                      std::to_string(std::atoi(paranoid.c_str()));
+    EXPECT_EQ(count_lines_containing(r.err, why), 1u) << r.err;
+    Profile p = load_profile(out);
+    ASSERT_TRUE(p) << p.error;
+    ProfileSymbols syms(*p.reader);
+    EXPECT_GE(samples_in(p, syms, "tr_spin"), 200u) << p.samples.size();
+    RunResult report = run_cpcprof(dir, {"report", out});
+    EXPECT_EQ(report.status, 0) << report.err;
+    EXPECT_NE(report.out.find("# notice: recording: " + why), std::string::npos) << report.out;
+}
