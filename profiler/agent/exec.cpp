@@ -132,8 +132,7 @@ void say_if_static(const char *file, bool search) {
         !cpcprof::elf::is_static_elf(path))
         return;
     send_unsampled(std::string("execs ") + path +
-                   ", which is statically linked: the profiler cannot be loaded into it; not "
-                   "sampled from there");
+                   ", which is statically linked: the profiler cannot be loaded into it");
 }
 
 // The file a posix_spawn(p) child runs when it is statically linked.
@@ -146,8 +145,7 @@ bool static_spawn(const char *file, bool search, char *path, size_t n) {
 void say_static_spawn(const char *path, const pid_t *child) {
     if (child != nullptr)
         send_unsampled(std::string("runs ") + path +
-                           ", which is statically linked: the profiler cannot be loaded into "
-                           "it; not sampled",
+                           ", which is statically linked: the profiler cannot be loaded into it",
                        *child);
 }
 

@@ -5,6 +5,7 @@
 
 #include "profiler/agent/cfi_cache.h"
 #include "profiler/agent/module_scan.h"
+#include "profiler/protocol/elf_static.h"
 #include "profiler/protocol/protocol.h"
 #include "symbolize/symbolizer.h"
 
@@ -26,6 +27,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -128,9 +130,10 @@ void keep_error(const char *fn, int, const char *fmt, va_list ap) {
 struct Attach::Impl {
     struct Proc {
         bool alive = true;
-        bool said_hello = true; // false: held before its exec
-        int64_t image_ns = 0;   // the exec of its current image, as the rings timed it
-        bool kernel_thread = false; // no user memory: its stacks are the kernel's whole
+        bool said_hello = true;       // false: held before its exec
+        int64_t image_ns = 0;         // the exec of its current image, as the rings timed it
+        bool kernel_thread = false;   // no user memory: its stacks are the kernel's whole
+        bool awaiting_static = false; // added (Attach::add): said once it runs a static program
         std::vector<ModuleEntry> modules;
         std::vector<char> samples; // SampleRecords, values and frames
         uint32_t count = 0;
@@ -145,8 +148,12 @@ struct Attach::Impl {
     cpc_set_t *set = nullptr;
     std::vector<cpc_ring_t *> rings;
     std::vector<int> pids;
-    bool held = false;   // the pids are held before their exec
-    bool system = false; // -a: every process, on the CPUs of cpus (all if empty)
+    bool held = false;    // the pids are held before their exec
+    bool system = false;  // -a: every process, on the CPUs of cpus (all if empty)
+    bool dynamic = false; // processes are added while it runs (Attach::add)
+    std::vector<PlannedEvent> events;
+    uint_t ring_flags = 0;
+    cpc_set_t *user_set = nullptr; // the events in user mode only (made when needed)
     std::vector<int> cpus;
     pid_t self = getpid();
     pid_t last_sampled = 0;
@@ -168,6 +175,8 @@ struct Attach::Impl {
 
     ~Impl() {
         for (cpc_ring_t *r : rings)
+            cpc_ring_close(r);
+        for (auto &[pid, r] : added)
             cpc_ring_close(r);
         if (cpc != nullptr)
             cpc_close(cpc);
@@ -349,6 +358,8 @@ struct Attach::Impl {
             ++(r.pid == 0 ? idle : unsaid); // the idle task, a process that ended unread
             return;
         }
+        if (it->second.awaiting_static)
+            said_if_static(r.pid, r.time);
         if (!it->second.alive || !it->second.said_hello)
             return; // a held child before its exec
         Proc &p = it->second;
@@ -500,10 +511,13 @@ struct Attach::Impl {
         case CPC_RING_COMM:
             if (procs.count(r.pid) == 0)
                 break;
+            if (r.exec && r.time <= procs[r.pid].image_ns)
+                break; // said already, from /proc, after this exec
             if (r.exec) {
                 flush(r.pid, procs[r.pid]);
                 hello(r.pid, parent_of(r.pid)); // the new image over the old
                 procs[r.pid].image_ns = r.time;
+                procs[r.pid].awaiting_static = false;
             }
             thread(r.pid, r.tid, r.comm);
             break;
@@ -517,7 +531,73 @@ struct Attach::Impl {
         }
     }
 
+    // Rings on pid: the kernel's frames too where the caller may see them
+    // (else *kernel_refused), nullptr with *error naming the process.
+    cpc_ring_t *open_pid(pid_t pid, bool *kernel_refused, std::string *error) {
+        g_cpc_error.clear();
+        cpc_ring_t *r = cpc_ring_open(cpc, set, pid, nullptr, 0, ring_flags, kStackCopyBytes);
+        if (r == nullptr && errno == EACCES) {
+            // Not allowed to see the kernel: the user's part alone.
+            if (user_set == nullptr) {
+                user_set = cpc_set_create(cpc);
+                for (size_t i = 0; i < events.size() && user_set != nullptr; ++i) {
+                    const PlannedEvent &e = events[i];
+                    uint64_t preset = i == 0 ? UINT64_MAX - (e.period - 1) : 0;
+                    if (cpc_set_add_request(cpc, user_set, e.name.c_str(), preset,
+                                            CPC_COUNT_USER | (i == 0 ? CPC_OVF_NOTIFY_EMT : 0), 0,
+                                            nullptr) < 0)
+                        user_set = nullptr;
+                }
+            }
+            if (user_set != nullptr)
+                r = cpc_ring_open(cpc, user_set, pid, nullptr, 0, ring_flags, kStackCopyBytes);
+            *kernel_refused = r != nullptr && ring_flags != 0;
+        }
+        if (r == nullptr)
+            *error = "cannot attach to process " + std::to_string(pid) + ": " +
+                     (g_cpc_error.empty() ? std::strerror(errno) : g_cpc_error);
+        return r;
+    }
+
+    // Processes added while the reader runs (Attach::add): their rings,
+    // taken by the reader at its next pass.
+    std::mutex added_lock;
+    std::vector<std::pair<pid_t, cpc_ring_t *>> added;
+
+    void take_added() {
+        std::vector<std::pair<pid_t, cpc_ring_t *>> fresh;
+        {
+            std::lock_guard<std::mutex> l(added_lock);
+            fresh.swap(added);
+        }
+        for (auto [pid, ring] : fresh) {
+            rings.push_back(ring);
+            if (procs.count(pid) != 0)
+                continue;
+            // Said now if it already runs the program the agent could not
+            // be loaded into; else at its exec (said_hello false).
+            procs[pid].said_hello = false;
+            procs[pid].awaiting_static = true;
+            said_if_static(pid, base::monotonic_ns());
+        }
+    }
+
+    // An added process is said once it runs a static program: its exec
+    // may be past before its rings opened (no exec record then).
+    void said_if_static(pid_t pid, int64_t when) {
+        Proc &p = procs[pid];
+        if (!p.awaiting_static ||
+            !elf::is_static_elf(("/proc/" + std::to_string(pid) + "/exe").c_str()))
+            return;
+        p.awaiting_static = false;
+        hello(pid, parent_of(pid));
+        threads_of(pid);
+        procs[pid].image_ns = when;
+    }
+
     bool any_alive() const {
+        if (dynamic)
+            return true; // until stopped
         if (system)
             return true; // until stopped
         for (const auto &[pid, p] : procs)
@@ -545,6 +625,7 @@ struct Attach::Impl {
         for (;;) {
             bool stopping = stop.load(std::memory_order_relaxed) ||
                             (deadline_ns != 0 && base::monotonic_ns() >= deadline_ns);
+            take_added();
             for (cpc_ring_t *r : rings)
                 cpc_ring_read(r, this, on_record);
             run_deferred();
@@ -560,8 +641,11 @@ struct Attach::Impl {
             for (cpc_ring_t *r : rings)
                 if (cpc_ring_wait(r, int(50 / rings.size()) + 1) < 0 && errno != EINTR)
                     break;
+            if (rings.empty())
+                usleep(20 * 1000); // none yet (Attach::add)
         }
         // What the processes wrote between the last pass and their end.
+        take_added();
         for (cpc_ring_t *r : rings)
             cpc_ring_read(r, this, on_record);
         run_deferred();
@@ -635,33 +719,39 @@ std::unique_ptr<Attach> Attach::open(const Options &o, const Plan &plan,
         im.rings.push_back(r);
         return a;
     }
+    im.events = plan.events;
+    im.ring_flags = ring_flags;
     for (int pid : pids) {
-        g_cpc_error.clear();
-        cpc_ring_t *r = cpc_ring_open(im.cpc, im.set, pid, nullptr, 0, ring_flags, kStackCopyBytes);
-        if (r == nullptr && errno == EACCES) {
-            // Not allowed to see the kernel: the user's part alone.
-            cpc_set_t *user = cpc_set_create(im.cpc);
-            bool ok = true;
-            for (size_t i = 0; i < plan.events.size() && ok; ++i) {
-                const PlannedEvent &e = plan.events[i];
-                uint64_t preset = i == 0 ? UINT64_MAX - (e.period - 1) : 0;
-                ok = cpc_set_add_request(im.cpc, user, e.name.c_str(), preset,
-                                         CPC_COUNT_USER | (i == 0 ? CPC_OVF_NOTIFY_EMT : 0), 0,
-                                         nullptr) >= 0;
-            }
-            if (ok)
-                r = cpc_ring_open(im.cpc, user, pid, nullptr, 0, ring_flags, kStackCopyBytes);
-            if (r != nullptr && ring_flags != 0)
-                im.kernel_missing = kernel_frames_refused();
-        }
-        if (r == nullptr) {
-            *error = "cannot attach to process " + std::to_string(pid) + ": " +
-                     (g_cpc_error.empty() ? std::strerror(errno) : g_cpc_error);
+        bool kernel_refused = false;
+        cpc_ring_t *r = im.open_pid(pid, &kernel_refused, error);
+        if (r == nullptr)
             return nullptr;
-        }
+        if (kernel_refused)
+            im.kernel_missing = kernel_frames_refused();
         im.rings.push_back(r);
     }
     return a;
+}
+
+std::unique_ptr<Attach> Attach::open_empty(const Options &o, const Plan &plan, std::string *error) {
+    Options none = o;
+    none.pids.clear();
+    none.system_wide = false;
+    none.duration.reset();
+    std::unique_ptr<Attach> a = open(none, plan, {}, false, error);
+    if (a)
+        a->impl_->dynamic = true;
+    return a;
+}
+
+bool Attach::add(pid_t pid, std::string *error) {
+    bool kernel_refused = false;
+    cpc_ring_t *r = impl_->open_pid(pid, &kernel_refused, error);
+    if (r == nullptr)
+        return false;
+    std::lock_guard<std::mutex> l(impl_->added_lock);
+    impl_->added.emplace_back(pid, r);
+    return true;
 }
 
 Attach::~Attach() {

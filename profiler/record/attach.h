@@ -37,6 +37,13 @@ class Attach {
     static std::unique_ptr<Attach> open(const Options &o, const Plan &p,
                                         const std::vector<int> &pids, bool held,
                                         std::string *error);
+    // Opens no ring: processes come with add(), and the reader runs until
+    // stop().  For the processes an agent cannot sample (record -- CMD).
+    static std::unique_ptr<Attach> open_empty(const Options &o, const Plan &p, std::string *error);
+    // Opens the rings of a running process (from another thread than the
+    // reader's); it is said to the session once it runs a program the
+    // agent cannot be loaded into (static), now or at its next exec.
+    bool add(pid_t pid, std::string *error);
     ~Attach(); // stops the reader and detaches
     Attach(const Attach &) = delete;
     Attach &operator=(const Attach &) = delete;

@@ -414,7 +414,25 @@ int record_main(const std::vector<std::string> &args) {
     Session session(*writer, *target, o->output, reserve);
     if (static_exe)
         session.target_unsampled();
+    // A static program an agent execs or spawns: its own rings, made when
+    // the first such process is said.
+    std::unique_ptr<Attach> fallback;
+    if (!ring && o->capture == "auto" && plan->backend == "perf_event")
+        session.set_ring_fallback([&](int pid) {
+            std::string why;
+            if (!fallback) {
+                fallback = Attach::open_empty(*o, *plan, &why);
+                base::ScopedFd channel = fallback ? fallback->start() : base::ScopedFd();
+                if (!channel.valid()) {
+                    fallback.reset();
+                    return false;
+                }
+                session.add_channel(std::move(channel), [&] { fallback->stop(); });
+            }
+            return fallback->add(pid, &why);
+        });
     Summary s = session.run();
+    fallback.reset(); // its reader has ended its channel
     if (attach) {
         // As record_attached: the session's end first, then the reader.
         target->channel.reset();

@@ -54,11 +54,13 @@ Summary Session::run() {
     int64_t last_data = start;
     last_commit_ = start;
     for (;;) {
-        pollfd pfd{target_.channel.get(), POLLIN, 0};
-        int rc = poll(&pfd, 1, 50);
+        pollfd pfd[2] = {{target_.channel.get(), POLLIN, 0}, {extra_.get(), POLLIN, 0}};
+        int rc = poll(pfd, extra_.valid() ? 2 : 1, 50);
         if (rc == 0)
             check_gone(); // nothing queued: every bye sent has been read
-        if (rc > 0) {
+        if (rc > 0 && extra_.valid() && pfd[1].revents != 0 && read_extra(buf))
+            last_data = monotonic_ns();
+        if (rc > 0 && pfd[0].revents != 0) {
             ssize_t n = recv(target_.channel.get(), buf.data(), buf.size(), 0);
             if (n == 0)
                 break; // every process holding the channel has gone
@@ -80,6 +82,18 @@ Summary Session::run() {
             errno == ECHILD)
             break;
     }
+    if (extra_.valid()) {
+        // The agents are gone: the rings' reader reads what is left and
+        // ends its channel (bounded: it stops within a pass).
+        stop_extra_();
+        int64_t until = monotonic_ns() + int64_t(10) * 1000 * 1000 * 1000;
+        while (extra_.valid() && monotonic_ns() < until) {
+            pollfd p{extra_.get(), POLLIN, 0};
+            if (poll(&p, 1, 100) > 0)
+                read_extra(buf);
+        }
+        extra_.reset();
+    }
     reap(true);
     check_gone();
     for (auto &[pid, proc] : procs_) {
@@ -98,6 +112,20 @@ Summary Session::run() {
     sum_.processes = procs_.size();
     sum_.threads = tids_.size();
     return sum_;
+}
+
+// One message of the second channel; false (and the channel closed) at
+// its end.
+bool Session::read_extra(std::vector<char> &buf) {
+    ssize_t n = recv(extra_.get(), buf.data(), buf.size(), MSG_DONTWAIT);
+    if (n > 0) {
+        handle(buf.data(), static_cast<size_t>(n));
+        check_writer();
+        return true;
+    }
+    if (n == 0 || (errno != EINTR && errno != EAGAIN))
+        extra_.reset();
+    return false;
 }
 
 void Session::handle(const char *msg, size_t n) {
@@ -314,10 +342,16 @@ void Session::on_unsampled(proto::Reader &r) {
     if (r.failed())
         return;
     Proc &proc = procs_[pid];
-    proc.unsampled = true;
     if (proc.unsampled_said == text)
         return; // a fork child that execs says it again as the new image
     proc.unsampled_said = text;
+    // A static program (the agent's words say so): the kernel's rings
+    // sample it where they can.
+    bool is_static = text.find("statically linked") != std::string::npos;
+    bool rings = is_static && ring_for_ && ring_for_(pid);
+    proc.unsampled = !rings;
+    if (is_static)
+        text += rings ? "; sampled through the kernel's sample rings instead" : "; not sampled";
     if (proc.name.empty()) // a process that never said hello (posix_spawn of a static program)
         std::fprintf(stderr, "cpcprof: process %d %s\n", pid, text.c_str());
     else

@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -59,6 +60,19 @@ class Session {
     // The target is a program the agent cannot be loaded into (static):
     // its CPU time counts as unsampled when it ends.
     void target_unsampled() { procs_[target_.pid].unsampled = true; }
+    // ring_for(pid) samples a process the agent says it cannot (a static
+    // program it execs or spawns) through the kernel's rings: true if it
+    // does.  It may call add_channel.
+    void set_ring_fallback(std::function<bool(int pid)> ring_for) {
+        ring_for_ = std::move(ring_for);
+    }
+    // A second channel of messages (the rings' reader), read beside the
+    // agents'.  Once the agents are gone, stop() is called and the
+    // channel read to its end.
+    void add_channel(base::ScopedFd fd, std::function<void()> stop) {
+        extra_ = std::move(fd);
+        stop_extra_ = std::move(stop);
+    }
     // Runs until the target and every recorded process are gone.
     Summary run();
 
@@ -111,8 +125,13 @@ class Session {
     void check_writer();
     void count_lost();
 
+    bool read_extra(std::vector<char> &buf);
+
     storage::Writer &w_;
     const Target &target_;
+    std::function<bool(int pid)> ring_for_;
+    base::ScopedFd extra_;
+    std::function<void()> stop_extra_;
     std::string output_;
     SpaceReserve &reserve_;
     bool storing_ = true; // false once the file has refused a write

@@ -237,7 +237,6 @@ TEST(RecordAttach, SystemWideRecordsEveryUsersProcessesByName) {
     EXPECT_EQ(ours.status, 0) << ours.err;
     EXPECT_EQ(theirs.status, 0) << theirs.err;
     EXPECT_EQ(ours.out, theirs.out);
-    EXPECT_NE(r.err.find("samples of the CPUs' idle time"), std::string::npos) << r.err;
 
     Profile p = load_profile(dir.file("out.cpcprof"));
     ASSERT_TRUE(p) << p.error;

@@ -193,6 +193,46 @@ TEST(RecordCapture, ARawSigtrapResetIsHarmlessUnderTheRings) {
     }
 }
 
+// A static program that a sampled (dynamically linked) process execs: its
+// agent says so before the exec, and the recorder opens the kernel's rings
+// on it then.  Its first moments (before the recorder has read the
+// agent's word) may be missed; the rest is sampled.
+TEST(RecordCapture, AStaticProgramExecdByASampledProcessIsSampledByTheRings) {
+    TempDir dir;
+    std::vector<std::string> cmd{SPAWN_CHILD_EXE, STATIC_EXE, "4", "300"};
+    RunResult bare = run_program(dir, cmd);
+    ASSERT_EQ(bare.status, 4) << bare.err;
+    RunResult r = run_cpcprof(dir, recorded({"-F", "1000"}, cmd));
+    EXPECT_EQ(r.status, 4) << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    EXPECT_EQ(count_lines_containing(r.err, "execs " + real_path(STATIC_EXE) +
+                                                ", which is statically linked: the profiler "
+                                                "cannot be loaded into it; sampled through the "
+                                                "kernel's sample rings instead"),
+              1u)
+        << r.err;
+    EXPECT_EQ(r.err.find("stopped reporting"), std::string::npos) << r.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    const storage::ProcessRecord *child = process_running(p, "record_static_exit");
+    ASSERT_NE(child, nullptr);
+    ProfileSymbols syms(*p.reader);
+    // 300 ms of CPU at 1 kHz; half of it is a floor that leaves the first
+    // moments and a busy host their due.
+    EXPECT_GE(samples_in(p, syms, "main", child->info.pid), 150u) << p.samples.size();
+    EXPECT_EQ(p.reader->accounting_total().unsampled_ns, 0u);
+    EXPECT_EQ(p.reader->accounting_total().taken,
+              p.samples.size() + p.reader->accounting_total().dropped);
+    // --capture agent keeps it unsampled, said so.
+    TempDir agent;
+    r = run_cpcprof(agent, recorded({"--capture", "agent"}, cmd));
+    EXPECT_EQ(r.status, 4) << r.err;
+    EXPECT_EQ(count_lines_containing(r.err, "which is statically linked: the profiler cannot be "
+                                            "loaded into it; not sampled"),
+              1u)
+        << r.err;
+}
+
 TEST(RecordCapture, BadCaptureChoicesAreRefused) {
     TempDir dir;
     RunResult r = run_cpcprof(dir, {"record", "--capture", "kernel", "--", "true"});
