@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <regex>
@@ -139,6 +140,18 @@ Profile load_profile(const std::string &path) {
         },
         &p.error);
     return p;
+}
+
+const storage::ProcessRecord *process_running(const Profile &p, const std::string &exe_end) {
+    for (const storage::ProcessRecord &r : p.reader->processes())
+        if (r.info.exe.ends_with(exe_end))
+            return &r;
+    return nullptr;
+}
+
+std::string real_path(const char *path) {
+    char buf[PATH_MAX];
+    return realpath(path, buf) != nullptr ? std::string(buf) : std::string(path);
 }
 
 } // namespace cpcprof::test

@@ -90,6 +90,14 @@ struct Profile {
 };
 Profile load_profile(const std::string &path);
 
+// The first process of p whose program's path ends with exe_end; null if
+// none.
+const storage::ProcessRecord *process_running(const Profile &p, const std::string &exe_end);
+
+// path with its links resolved (as the profiler names files); path itself
+// if it cannot be.
+std::string real_path(const char *path);
+
 // Whether libcpc's POSIX-timer backend took the profile's samples
 // (run.counters), and the samples a process's last stretch may lack there:
 // the kernel checks CPU timers only at a tick that finds the thread

@@ -31,21 +31,6 @@ std::vector<std::string> recorded(const std::vector<std::string> &options,
     return all;
 }
 
-std::string real_path(const char *path) {
-    char buf[PATH_MAX];
-    return realpath(path, buf) != nullptr ? std::string(buf) : std::string(path);
-}
-
-const storage::ProcessRecord *process_running(const Profile &p, const std::string &exe_end) {
-    for (const storage::ProcessRecord &r : p.reader->processes()) {
-        const std::string &e = r.info.exe;
-        if (e.size() >= exe_end.size() &&
-            e.compare(e.size() - exe_end.size(), exe_end.size(), exe_end) == 0)
-            return &r;
-    }
-    return nullptr;
-}
-
 size_t samples_of(const Profile &p, int pid) {
     size_t n = 0;
     for (const SampleCopy &s : p.samples)

@@ -37,21 +37,6 @@ std::vector<std::string> recorded(const std::vector<std::string> &cmd) {
     return all;
 }
 
-const storage::ProcessRecord *process_running(const Profile &p, const std::string &exe_end) {
-    for (const storage::ProcessRecord &r : p.reader->processes()) {
-        const std::string &e = r.info.exe;
-        if (e.size() >= exe_end.size() &&
-            e.compare(e.size() - exe_end.size(), exe_end.size(), exe_end) == 0)
-            return &r;
-    }
-    return nullptr;
-}
-
-std::string real_path(const char *path) {
-    char buf[PATH_MAX];
-    return realpath(path, buf) != nullptr ? std::string(buf) : std::string(path);
-}
-
 } // namespace
 
 // --capture agent: a static program cannot take the agent (by default

@@ -20,11 +20,6 @@ namespace storage = cpcprof::storage;
 
 namespace {
 
-std::string real_path(const char *path) {
-    char buf[PATH_MAX];
-    return realpath(path, buf) != nullptr ? std::string(buf) : std::string(path);
-}
-
 const storage::ProcessRecord *process(const Profile &p, int pid) {
     for (const storage::ProcessRecord &r : p.reader->processes())
         if (r.info.pid == pid)
