@@ -202,6 +202,8 @@ typedef struct __cpc_ring cpc_ring_t;
 #define CPC_RING_CALLCHAIN                                                                         \
     0x1 /* the kernel's part of the stack, and the user's by frame pointers */
 #define CPC_RING_USER_STACK 0x2 /* the user registers and a copy of the top of the user stack */
+#define CPC_RING_KERNEL_CALLCHAIN                                                                  \
+    0x4 /* the kernel's part of the stack only (the user's left to CPC_RING_USER_STACK) */
 
 typedef enum {
     CPC_RING_SAMPLE = 1, /* an overflow of the first request */

@@ -41,7 +41,8 @@ using namespace cpc;
 namespace {
 
 constexpr uint32_t kRingMagic = 0x43504352; // "CPCR"
-constexpr uint_t kAllRingFlags = CPC_RING_CALLCHAIN | CPC_RING_USER_STACK;
+constexpr uint_t kAllRingFlags =
+    CPC_RING_CALLCHAIN | CPC_RING_USER_STACK | CPC_RING_KERNEL_CALLCHAIN;
 constexpr uint_t kMaxStackBytes = 65528;
 // open_group's answer when only the group's values at each sample are
 // refused (not an errno).
@@ -171,7 +172,15 @@ perf_event_attr leader_attr(const Opener &o, bool with_values, uint32_t stack_by
     a.clockid = CLOCK_MONOTONIC;
     a.inherit = o.inherit ? 1 : 0;
     a.watermark = 1;
-    a.wakeup_watermark = 16 * 1024;
+    // With stack copies, the reader is woken once about sixteen samples
+    // wait (a quarter of a 1 MiB ring), not at each: every wake-up is a
+    // switch on a CPU the sampled threads run on, and a reader that takes
+    // samples by the dozen spends a third of the CPU per sample.
+    a.wakeup_watermark = std::clamp<uint32_t>(16 * stack_bytes, 16 * 1024, 256 * 1024);
+    // The user's part from the copied stack only: the kernel's walk of
+    // the user's frame pointers is work for nothing then.
+    a.exclude_callchain_user = (o.ring->flags & CPC_RING_KERNEL_CALLCHAIN) != 0 &&
+                               (o.ring->flags & CPC_RING_CALLCHAIN) == 0;
     a.sample_regs_user = o.ring->regs_mask;
     a.sample_stack_user = stack_bytes;
     return a;
@@ -493,7 +502,7 @@ cpc_ring_t *cpc_ring_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, const processor
     ring->values = ring->nreq > 1;
     ring->sample_type =
         PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
-    if (flags & CPC_RING_CALLCHAIN)
+    if (flags & (CPC_RING_CALLCHAIN | CPC_RING_KERNEL_CALLCHAIN))
         ring->sample_type |= PERF_SAMPLE_CALLCHAIN;
     uint32_t stack = 0;
     if (flags & CPC_RING_USER_STACK) {

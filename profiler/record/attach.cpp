@@ -693,7 +693,7 @@ std::unique_ptr<Attach> Attach::open(const Options &o, const Plan &plan,
     // dwarf: the top of each user stack copied and unwound here; fp: the
     // kernel's walk of the frame pointers.
     uint_t ring_flags = o.call_graph == "none"    ? 0
-                        : o.call_graph == "dwarf" ? CPC_RING_CALLCHAIN | CPC_RING_USER_STACK
+                        : o.call_graph == "dwarf" ? CPC_RING_KERNEL_CALLCHAIN | CPC_RING_USER_STACK
                                                   : CPC_RING_CALLCHAIN;
     if (o.system_wide) {
         im.system = true;

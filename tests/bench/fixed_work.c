@@ -16,12 +16,17 @@
  * clock for that percentage of the CPU time each round of the work took
  * (both threads): the run grows by EXTRA_PERCENT % of itself, all of it in
  * one function, as a regression would (tests/bench/bench_gate.py).
+ *
+ * With FW_GO_FILE set in the environment it prints "ready" and waits
+ * until that file exists before the timed work starts: a profiler can
+ * attach to it first (tests/bench/bench_attach.py).
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile uint64_t sink;
 static uint32_t *next_of;
@@ -91,6 +96,13 @@ int main(int argc, char **argv) {
     next_of = malloc(sizeof *next_of * 16 * kLines);
     for (uint32_t i = 0; i < kLines; i++)
         next_of[i * 16] = (uint32_t)((i * 2654435761u + 12345u) % kLines);
+    const char *go = getenv("FW_GO_FILE");
+    if (go != NULL) {
+        printf("ready\n");
+        fflush(stdout);
+        while (access(go, F_OK) != 0)
+            usleep(2000);
+    }
     double t0 = clock_s(CLOCK_MONOTONIC);
     double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     pthread_t t;

@@ -110,7 +110,7 @@ struct Seen {
     std::set<pid_t> forked_tids, exited_tids;
     std::vector<std::string> mapped;
     uint64_t in_function = 0; // samples in the functions the threads spin in
-    uint64_t with_stack = 0, regs_match_pc = 0, with_kernel_frames = 0;
+    uint64_t with_stack = 0, regs_match_pc = 0, with_kernel_frames = 0, with_user_frames = 0;
     std::vector<uint64_t> kernel_pcs;
 };
 
@@ -137,6 +137,7 @@ void collect(void *arg, const cpc_ring_record_t *r) {
         if (r->regs != nullptr && !r->in_kernel && r->regs[8] == r->pc)
             ++s->regs_match_pc;
 #endif
+        s->with_user_frames += r->nuser_pcs > 0;
         if (r->nkernel_pcs > 0) {
             ++s->with_kernel_frames;
             s->kernel_pcs.insert(s->kernel_pcs.end(), r->kernel_pcs,
@@ -269,6 +270,42 @@ TEST_F(Ring, UserRegistersAndStackCopy) {
     ASSERT_GT(seen.samples, 20u);
     EXPECT_EQ(seen.with_stack, seen.samples);
     EXPECT_EQ(seen.regs_match_pc, seen.samples) << "the IP register is the sample's PC";
+}
+
+// CPC_RING_KERNEL_CALLCHAIN: the kernel's frames as with
+// CPC_RING_CALLCHAIN, and no walk of the user's (the copy serves it).
+TEST_F(Ring, KernelCallchainAloneLeavesTheUsersToTheCopy) {
+#if !defined(__x86_64__)
+    GTEST_SKIP() << "user stacks are sampled on x86-64 only";
+#endif
+    add_clock(CPC_COUNT_USER | CPC_COUNT_SYSTEM);
+    for (uint_t chain : {uint_t(CPC_RING_CALLCHAIN), uint_t(CPC_RING_KERNEL_CALLCHAIN)}) {
+        ChildPlan plan;
+        plan.ms = 20;
+        plan.pages = 40000;
+        Child c = start_child(plan);
+        cpc_ring_t *ring =
+            cpc_ring_open(cpc_, set_, c.pid, nullptr, 0, chain | CPC_RING_USER_STACK, 8192);
+        if (ring == nullptr && errno == EACCES) {
+            kill(c.pid, SIGKILL);
+            waitpid(c.pid, nullptr, 0);
+            GTEST_SKIP() << "the kernel may not be sampled here (perf_event_paranoid " << paranoid()
+                         << ", no CAP_PERFMON)";
+        }
+        ASSERT_NE(ring, nullptr) << std::strerror(errno);
+        let_go(c);
+        Seen seen;
+        Ended e = read_until_exit(ring, c.pid, &seen);
+        cpc_ring_close(ring);
+        EXPECT_EQ(e.status, 0);
+        ASSERT_GT(seen.samples, 20u);
+        EXPECT_GT(seen.with_kernel_frames, 10u) << seen.samples << " samples";
+        EXPECT_EQ(seen.with_stack, seen.samples);
+        if (chain == CPC_RING_CALLCHAIN)
+            EXPECT_GT(seen.with_user_frames, seen.samples / 2) << "the kernel walked the user's";
+        else
+            EXPECT_EQ(seen.with_user_frames, 0u) << "the user's frames were walked";
+    }
 }
 
 // With the kernel counted, its frames come with the samples taken there:
