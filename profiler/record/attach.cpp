@@ -151,6 +151,9 @@ struct Attach::Impl {
     bool held = false;    // the pids are held before their exec
     bool system = false;  // -a: every process, on the CPUs of cpus (all if empty)
     bool dynamic = false; // processes are added while it runs (Attach::add)
+    // --no-children: the processes' own samples only (the rings follow
+    // their children all the same; those samples are left out).
+    bool children = true;
     std::vector<PlannedEvent> events;
     uint_t ring_flags = 0;
     cpc_set_t *user_set = nullptr; // the events in user mode only (made when needed)
@@ -347,7 +350,7 @@ struct Attach::Impl {
         if (r.pid == self)
             return; // -a: the recorder reading the rings is not profiled
         auto it = procs.find(r.pid);
-        if (it == procs.end() && r.pid > 0 && kill(r.pid, 0) == 0) {
+        if (it == procs.end() && r.pid > 0 && (children || system) && kill(r.pid, 0) == 0) {
             // The rings hold only the processes attached and their
             // descendants: one whose fork record was lost is said now.
             hello(r.pid, parent_of(r.pid));
@@ -499,7 +502,8 @@ struct Attach::Impl {
             break;
         }
         case CPC_RING_FORK:
-            if (r.pid != r.ppid && procs.count(r.ppid) != 0 && procs.count(r.pid) == 0) {
+            if (r.pid != r.ppid && procs.count(r.ppid) != 0 && procs.count(r.pid) == 0 &&
+                children) {
                 hello(r.pid, r.ppid);
                 threads_of(r.pid);
             } else if (r.pid == r.ppid && procs.count(r.pid) != 0) {
@@ -671,6 +675,7 @@ std::unique_ptr<Attach> Attach::open(const Options &o, const Plan &plan,
     im.pids = pids;
     im.held = held;
     im.max_depth = o.max_depth;
+    im.children = o.children;
     im.nevents = plan.events.size();
     im.duration_s = o.duration.value_or(0);
     im.cpc = cpc_open(CPC_VER_CURRENT);

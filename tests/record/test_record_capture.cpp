@@ -126,6 +126,17 @@ TEST(RecordCapture, RingsFollowForksAndExecs) {
         pids.insert(s.pid);
     EXPECT_EQ(pids.count(parent->info.pid) + pids.count(child->info.pid), pids.size())
         << "samples of the two processes only (none of the recorder's before the exec)";
+
+    // --no-children: the command's process alone.
+    TempDir alone;
+    r = run_cpcprof(alone, recorded({"--capture", "ring", "--no-children"}, cmd));
+    EXPECT_EQ(r.status, 4) << r.err;
+    Profile q = load_profile(alone.file("out.cpcprof"));
+    ASSERT_TRUE(q) << q.error;
+    EXPECT_EQ(process_running(q, "record_static_exit"), nullptr);
+    ASSERT_NE(process_running(q, "record_spawn_child"), nullptr);
+    for (const SampleCopy &s : q.samples)
+        EXPECT_EQ(s.pid, process_running(q, "record_spawn_child")->info.pid);
 }
 
 // A program whose own seccomp filter refuses perf_event_open: the agent
