@@ -12,11 +12,13 @@
 #include "base/clock.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <libcpc.h>
 #include <link.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -175,6 +177,8 @@ struct Attach::Impl {
     std::map<pid_t, Proc> procs;
     // Build-ids of the processes' files, by the path read ("" for none).
     std::map<std::string, std::string> build_ids;
+    // Files that this namespace does not have, held open (Attach::held_files)
+    std::shared_ptr<HeldFiles> held_files = std::make_shared<HeldFiles>();
 
     ~Impl() {
         for (cpc_ring_t *r : rings)
@@ -249,6 +253,26 @@ struct Attach::Impl {
             thread(pid, t, trimmed(read_text(dir + "/" + std::to_string(t) + "/comm")));
     }
 
+    // Opens the file at theirs (PATH under /proc/PID/root) and keeps it,
+    // when ours (PATH here) is not the same file: the process is in
+    // another mount namespace (a container), and its file may be gone
+    // with the namespace before the profile is symbolized.
+    void hold_if_elsewhere(const std::string &theirs, const std::string &ours,
+                           const std::string &build_id) {
+        if (build_id.empty() || held_files->count(build_id) != 0)
+            return;
+        struct stat a {
+        }, b{};
+        if (stat(theirs.c_str(), &a) != 0 ||
+            (stat(ours.c_str(), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+            return;
+        base::ScopedFd fd(::open(theirs.c_str(), O_RDONLY | O_CLOEXEC));
+        // The build-id was read from theirs a moment ago; checked again on
+        // the held file when it is symbolized.
+        if (fd.valid())
+            held_files->emplace(build_id, std::move(fd));
+    }
+
     // The process's executable mappings, sent when they changed.
     void send_modules(pid_t pid, bool force) {
         // Empty for a kernel thread (or a process gone): the kernel alone.
@@ -270,6 +294,7 @@ struct Attach::Impl {
                 if (id.empty())
                     id = symbolize::read_build_id(m.path);
                 known = build_ids.emplace(root + m.path, id).first;
+                hold_if_elsewhere(root + m.path, m.path, id);
             }
             m.build_id = known->second;
         }
@@ -757,6 +782,17 @@ bool Attach::add(pid_t pid, std::string *error) {
     std::lock_guard<std::mutex> l(impl_->added_lock);
     impl_->added.emplace_back(pid, r);
     return true;
+}
+
+std::shared_ptr<const HeldFiles> Attach::held_files() const {
+    return impl_->held_files;
+}
+
+std::map<std::string, std::string> held_file_paths(const HeldFiles &files) {
+    std::map<std::string, std::string> paths;
+    for (const auto &[build_id, fd] : files)
+        paths.emplace(build_id, "/proc/self/fd/" + std::to_string(fd.get()));
+    return paths;
 }
 
 Attach::~Attach() {

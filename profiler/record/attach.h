@@ -21,12 +21,22 @@
 #include "base/scoped_fd.h"
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
 namespace cpcprof::record {
+
+// The files of recorded processes that the recorder's mount namespace
+// does not have (a process in a container: /proc/PID/root/PATH is not
+// PATH here), held open by build-id so that the profile is symbolized
+// from them after the processes, and their namespaces, are gone.
+using HeldFiles = std::map<std::string, base::ScopedFd>;
+
+// build-id -> "/proc/self/fd/N", for symbolize_profile::Options::files.
+std::map<std::string, std::string> held_file_paths(const HeldFiles &files);
 
 class Attach {
   public:
@@ -52,6 +62,9 @@ class Attach {
     // reads end-of-file once the reader has stopped: at stop(), after the
     // duration, or when every process has ended.
     base::ScopedFd start();
+    // The files held so far; the reader adds to them until the Attach is
+    // destroyed, so they are read after that.
+    std::shared_ptr<const HeldFiles> held_files() const;
     // [async-signal-safe] Asks the reader to stop (Ctrl-C).
     void stop() { stop_.store(true, std::memory_order_relaxed); }
 

@@ -168,9 +168,15 @@ int cut_short(const Options &o, storage::Writer &w, const Summary &s) {
 // Resolves the new profile's addresses.  A failure leaves the recording
 // as it is (unsymbolized, which `cpcprof symbolize` can redo) and does not
 // change the exit status, which is the target's.
-void symbolize(const Options &o) {
+// held: the recorded processes' files that this namespace does not have
+// (Attach), read in their place.
+void symbolize(const Options &o, const std::vector<std::shared_ptr<const HeldFiles>> &held = {}) {
     std::string error;
-    auto summary = symbolize_profile::symbolize_profile(o.output, {}, &error);
+    symbolize_profile::Options options;
+    for (const std::shared_ptr<const HeldFiles> &files : held)
+        if (files)
+            options.files.merge(held_file_paths(*files));
+    auto summary = symbolize_profile::symbolize_profile(o.output, options, &error);
     if (!summary)
         std::fprintf(stderr,
                      "cpcprof record: symbolizing failed, the profile is kept "
@@ -274,6 +280,7 @@ int record_attached(const Options &o, const Plan &plan) {
     Session session(*writer, target, o.output, reserve);
     Summary s = session.run();
     g_attach.store(nullptr);
+    std::shared_ptr<const HeldFiles> held = attach->held_files();
     // The session's end closed first: a reader blocked sending into a
     // channel nobody reads any more (the session stopped on an error)
     // gets EPIPE and stops, instead of the join waiting for it forever.
@@ -288,7 +295,7 @@ int record_attached(const Options &o, const Plan &plan) {
     if (!o.quiet)
         print_summary(o, s, o.symbolize);
     if (o.symbolize)
-        symbolize(o);
+        symbolize(o, {held});
     return 0;
 }
 
@@ -432,6 +439,10 @@ int record_main(const std::vector<std::string> &args) {
             return fallback->add(pid, &why);
         });
     Summary s = session.run();
+    std::vector<std::shared_ptr<const HeldFiles>> held;
+    for (const std::unique_ptr<Attach> *a : {&attach, &fallback})
+        if (*a)
+            held.push_back((*a)->held_files());
     fallback.reset(); // its reader has ended its channel
     if (attach) {
         // As record_attached: the session's end first, then the reader.
@@ -453,7 +464,7 @@ int record_main(const std::vector<std::string> &args) {
         // the file complete and unsymbolized.
         signal(SIGINT, old_int);
         signal(SIGQUIT, old_quit);
-        symbolize(*o);
+        symbolize(*o, held);
     }
     if (o->stats)
         print_stats(s);

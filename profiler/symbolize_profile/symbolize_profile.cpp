@@ -27,8 +27,10 @@ struct Image {
     uint64_t address(uint64_t offset) const { return offset + shift; }
 };
 
-Image module_image(std::span<const AddressToResolve> addrs) {
+Image module_image(std::span<const AddressToResolve> addrs, const Options &options) {
     const AddressToResolve &first = addrs.front();
+    auto held = first.build_id.empty() ? options.files.end() : options.files.find(first.build_id);
+    std::string file = held == options.files.end() ? "" : held->second;
     Image image;
     image.shift = first.mapping_start - first.mapping_file_offset;
     // File-offset ranges [begin, end) of the mappings, merged where they
@@ -39,7 +41,7 @@ Image module_image(std::span<const AddressToResolve> addrs) {
                             a.mapping_file_offset + (a.mapping_end - a.mapping_start));
     for (const auto &[begin, end] : base::merge_ranges(std::move(ranges)))
         image.mappings.push_back(
-            {first.path, first.build_id, image.address(begin), image.address(end), begin});
+            {first.path, first.build_id, image.address(begin), image.address(end), begin, file});
     return image;
 }
 
@@ -47,12 +49,13 @@ Image module_image(std::span<const AddressToResolve> addrs) {
 // hands the answers to the writer.
 void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToResolve> addrs,
                       const Options &options, Summary *summary) {
-    Image image = module_image(addrs);
+    Image image = module_image(addrs, options);
     symbolize::Session session(image.mappings, options.debug_dirs, options.kallsyms);
     // An address no symbol names is stored as its function by the FDE
     // ("liblzma.so.5+0x15b40", schema.cpp "symbol"), so that a stripped
     // module's samples group by function, not by address.
     bool named = false; // by the last frames_at(): a symbol or DWARF, not the FDE
+    uint64_t resolved = 0, by_fde = 0;
     auto frames_at = [&](const AddressToResolve &a, bool return_address) {
         std::vector<storage::SymbolFrame> frames;
         symbolize::Location loc = session.resolve(image.address(a.offset), return_address);
@@ -74,8 +77,8 @@ void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToRe
         std::vector<storage::SymbolFrame> frames = frames_at(a, a.return_address && !apart);
         if (!frames.empty())
             writer.add(a.module_id, a.offset, frames);
-        summary->resolved += named;
-        summary->by_fde += !named && !frames.empty();
+        resolved += named;
+        by_fde += !named && !frames.empty();
         if (apart) {
             std::vector<storage::SymbolFrame> caller = frames_at(a, true);
             if (caller != frames)
@@ -83,8 +86,16 @@ void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToRe
         }
     }
     bool has_symbols = session.modules_without_symbols().empty();
-    writer.set_module_symbols(addrs.front().module_id, has_symbols);
+    // Names found before, from a file not readable now, are not lost.
+    if (!has_symbols && writer.keep_earlier(addrs.front().module_id)) {
+        summary->kept_earlier.push_back(addrs.front().path);
+        summary->addresses -= addrs.size();
+        return;
+    }
     ++summary->modules;
+    summary->resolved += resolved;
+    summary->by_fde += by_fde;
+    writer.set_module_symbols(addrs.front().module_id, has_symbols);
     if (!has_symbols)
         summary->modules_without_symbols.push_back(addrs.front().path);
     for (std::string &why : session.why_without_symbols())
@@ -128,6 +139,13 @@ std::string describe(const Summary &s) {
         for (size_t i = 0; i < s.modules_without_symbols.size(); ++i)
             text += (i ? ", " : "") + s.modules_without_symbols[i];
         text += ")";
+    }
+    if (!s.kept_earlier.empty()) {
+        text += "; the earlier names of " + std::to_string(s.kept_earlier.size()) +
+                (s.kept_earlier.size() == 1 ? " module" : " modules") +
+                " kept, its file no longer readable here: ";
+        for (size_t i = 0; i < s.kept_earlier.size(); ++i)
+            text += (i ? ", " : "") + s.kept_earlier[i];
     }
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, " in %.2f s", s.seconds);

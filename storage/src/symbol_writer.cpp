@@ -176,6 +176,42 @@ void SymbolWriter::set_module_symbols(int64_t module_id, bool has_symbols) {
         m.module_symbols[module_id] = has_symbols;
 }
 
+bool SymbolWriter::keep_earlier(int64_t module_id) {
+    Impl &m = *impl_;
+    if (!m.usable("keep_earlier()") || !m.known_module("keep_earlier()", module_id))
+        return false;
+    Statement had;
+    if (!m.prepare(had, "SELECT has_symbols FROM module WHERE id = ?1"))
+        return false;
+    had.bind(1, module_id);
+    if (had.step() != SQLITE_ROW || had.optional_int64(0) != 1)
+        return false;
+    Statement rows;
+    if (!m.prepare(rows, "SELECT s.file_offset, f.name, sf.path, s.line, s.inlined "
+                         "FROM symbol s LEFT JOIN function_name f ON f.id = s.function "
+                         "LEFT JOIN source_file sf ON sf.id = s.source "
+                         "WHERE s.module = ?1 ORDER BY s.file_offset, s.depth"))
+        return false;
+    rows.bind(1, module_id);
+    std::map<std::pair<int64_t, int64_t>, std::vector<SymbolFrame>> earlier;
+    int rc = SQLITE_ROW;
+    while ((rc = rows.step()) == SQLITE_ROW)
+        earlier[{module_id, rows.int64(0)}].push_back({rows.is_null(1) ? "" : rows.text(1),
+                                                       rows.is_null(2) ? "" : rows.text(2),
+                                                       int(rows.int64(3)), rows.int64(4) != 0});
+    if (rc != SQLITE_DONE) {
+        m.fail(sql::describe(m.db.get(), rc, "read the earlier symbols"));
+        return false;
+    }
+    if (earlier.empty())
+        return false;
+    m.answers.erase(m.answers.lower_bound({module_id, INT64_MIN}),
+                    m.answers.upper_bound({module_id, INT64_MAX}));
+    m.answers.merge(earlier);
+    m.module_symbols[module_id] = true;
+    return true;
+}
+
 bool SymbolWriter::Impl::write_strings(Interner &functions, Interner &files) {
     Statement ins;
     const std::pair<Interner *, const char *> tables[] = {

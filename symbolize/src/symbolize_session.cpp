@@ -123,8 +123,10 @@ Dwfl_Module *report(Dwfl *dwfl, const ModuleMap::Module &module, ModuleState *st
                       module.path == "[vdso]";
     if (vdso && module.build_id.empty()) // cannot tell whether ours is the same
         return nullptr;
+    const std::string &file =
+        module.mappings.front().file.empty() ? module.path : module.mappings.front().file;
     base::ScopedFd fd =
-        vdso ? own_vdso_fd() : base::ScopedFd(open(module.path.c_str(), O_RDONLY | O_CLOEXEC));
+        vdso ? own_vdso_fd() : base::ScopedFd(open(file.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd.valid())
         return nullptr;
     bool fixed = false;
@@ -454,7 +456,7 @@ std::string module_plus(const std::string &module, uint64_t offset) {
 
 Mapping kernel_mapping() {
     constexpr uint64_t half = uint64_t(1) << 63;
-    return {kKernelModule, "", half, UINT64_MAX, half};
+    return {kKernelModule, "", half, UINT64_MAX, half, ""};
 }
 
 std::string fallback_name(const Location &loc) {

@@ -20,6 +20,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 using namespace cpcprof::test;
@@ -121,6 +122,84 @@ TEST(RecordAttach, ARunningProcessIsRecordedWithoutNoticingAndItsNewThreadsToo) 
                       report.out.find("clear_page") != std::string::npos ||
                       report.out.find("handle_mm_fault") != std::string::npos;
     EXPECT_TRUE(fault_path) << "the page faults of att_touch_pages:\n" << report.out;
+}
+
+// A process in a mount namespace of its own (as in a container): its
+// program is on a file system that the recorder's namespace does not
+// have, and it is gone with the namespace when the process ends, before
+// the profile is symbolized.  Its functions are named all the same.
+TEST(RecordAttach, AProcessInAnotherMountNamespaceIsNamedFromItsOwnFiles) {
+    if (geteuid() != 0)
+        GTEST_SKIP() << "a mount namespace of its own (unshare -m) needs root here";
+    if (access("/usr/bin/unshare", X_OK) != 0)
+        GTEST_SKIP() << "/usr/bin/unshare (util-linux) is not installed";
+    TempDir dir;
+    std::string inside = dir.file("inside");
+    ASSERT_EQ(mkdir(inside.c_str(), 0755), 0);
+    std::string exe = inside + "/attachee-ns", go = dir.file("go");
+    // Mounts of a new namespace are private: the tmpfs and the copy on it
+    // are seen by the attachee only.
+    std::string script = "mount -t tmpfs tmpfs '" + inside + "' && cp '" + ATTACHEE_EXE + "' '" +
+                         exe + "' && exec '" + exe + "' '" + go + "' 1 0";
+    pid_t pid = start_program(dir, {"/usr/bin/unshare", "-m", "/bin/sh", "-c", script},
+                              {.out = "attachee.out", .err = "attachee.err"});
+    ASSERT_TRUE(wait_for_text(dir.file("attachee.out"), "ready"))
+        << "the attachee did not start in its namespace: " << read_file(dir.file("attachee.err"));
+    ASSERT_NE(access(exe.c_str(), F_OK), 0) << "the copy is seen outside its namespace";
+    pid_t rec =
+        start_cpcprof(dir, {"record", "-p", std::to_string(pid), "-o", dir.file("out.cpcprof")});
+    ASSERT_TRUE(wait_for_text(dir.file("stderr"), "recording process"))
+        << read_file(dir.file("stderr"));
+    std::ofstream(go) << "";
+    RunResult target = wait_program(dir, pid, {.out = "attachee.out", .err = "attachee.err"}, 60);
+    RunResult r = wait_cpcprof(dir, rec, 60);
+    EXPECT_EQ(target.status, 0) << target.err;
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err.find("without symbols: " + exe), std::string::npos) << r.err;
+
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    ASSERT_EQ(p.reader->processes().size(), 1u);
+    EXPECT_EQ(p.reader->processes()[0].info.exe, exe) << "named by its path in its namespace";
+    // The names the profile holds (the file is gone now): att_compute,
+    // called by rounds only, from the attachee's own source.
+    auto callers = [&](const std::string &file) {
+        RunResult report =
+            run_cpcprof(dir, {"report", file, "--callers", "att_compute", "--format", "csv"});
+        EXPECT_EQ(report.status, 0) << report.err;
+        return report.out;
+    };
+    auto check_names = [&](const std::string &csv) {
+        std::map<int, std::map<std::string, long>> by_depth; // depth -> function -> samples
+        std::istringstream rows(csv);
+        std::string row;
+        std::getline(rows, row); // header
+        while (std::getline(rows, row)) {
+            std::vector<std::string> f;
+            std::istringstream cells(row);
+            for (std::string c; std::getline(cells, c, ',');)
+                f.push_back(c);
+            ASSERT_GE(f.size(), 6u) << row;
+            by_depth[std::stoi(f[0])][f[1]] += std::stol(f[5]);
+        }
+        EXPECT_GT(by_depth[1]["att_compute"], 20) << csv;
+        EXPECT_EQ(by_depth[2].size(), 1u) << csv;
+        EXPECT_EQ(by_depth[2]["rounds"], by_depth[1]["att_compute"]) << csv;
+    };
+    std::string first = callers(dir.file("out.cpcprof"));
+    check_names(first);
+    RunResult lines = run_cpcprof(dir, {"report", dir.file("out.cpcprof"), "--top", "0"});
+    EXPECT_NE(lines.out.find("attachee.c"), std::string::npos) << lines.out;
+    // Symbolized again later, without the process and its file: the
+    // names stay, and it says why.
+    RunResult again = run_cpcprof(dir, {"symbolize", dir.file("out.cpcprof")});
+    EXPECT_EQ(again.status, 0) << again.err;
+    EXPECT_NE(again.err.find("the earlier names of 1 module kept, its file no longer readable "
+                             "here: " +
+                             exe),
+              std::string::npos)
+        << again.err;
+    EXPECT_EQ(callers(dir.file("out.cpcprof")), first);
 }
 
 // --duration ends the recording; the process runs on to its own end.

@@ -177,6 +177,43 @@ TEST(SymbolizeCli, StrippedModuleHasNoSymbolsUntilItsDebugFileIsGiven) {
     expect_workload_names(dir.file("out.cpcprof"));
 }
 
+// A program deleted (or rebuilt elsewhere, or in a container that has
+// ended) after its recording: symbolizing again keeps the names that its
+// file gave, says so, and names what it can read as before.
+TEST(SymbolizeCli, AModuleWhoseFileIsGoneKeepsItsEarlierNames) {
+    TempDir dir;
+    std::string copy = dir.file("workload_copy");
+    fs::copy_file(WORKLOAD_FP, copy);
+    RunResult r = run_cpcprof(dir, record_args(copy, {}));
+    ASSERT_EQ(r.status, 0) << r.err;
+    expect_workload_names(dir.file("out.cpcprof"));
+    FunctionCounts before = counts_of(dir.file("out.cpcprof"));
+    fs::remove(copy);
+
+    RunResult s = run_cpcprof(dir, {"symbolize", "out.cpcprof"});
+    ASSERT_EQ(s.status, 0) << s.err;
+    EXPECT_TRUE(contains(s.err, "the earlier names of 1 module kept, its file no longer "
+                                "readable here: " +
+                                    copy))
+        << s.err;
+    auto line = symbolize_line(s.err);
+    ASSERT_TRUE(line) << s.err;
+    EXPECT_FALSE(contains(line->rest, "without symbols: " + copy)) << line->rest;
+    EXPECT_GT(line->resolved, 0u) << "libc is named again";
+    expect_workload_names(dir.file("out.cpcprof"));
+    FunctionCounts after = counts_of(dir.file("out.cpcprof"));
+    EXPECT_EQ(after.total, before.total);
+    auto reader = storage::Reader::open(dir.file("out.cpcprof"), &s.err);
+    ASSERT_NE(reader, nullptr) << s.err;
+    bool found = false;
+    for (const storage::ModuleRecord &m : reader->modules())
+        if (m.info.path == copy) {
+            found = true;
+            EXPECT_EQ(m.has_symbols, std::optional<bool>(true));
+        }
+    EXPECT_TRUE(found) << copy << " is not a module of the profile";
+}
+
 TEST(SymbolizeCli, RefusesWhatIsNotAProfile) {
     TempDir dir;
     const std::string junk = "not a profile\n";

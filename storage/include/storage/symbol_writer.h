@@ -64,6 +64,13 @@ class SymbolWriter {
     // Whether the symbolizer found symbols in the module's file.  Modules
     // never set are stored as not looked at (NULL).
     void set_module_symbols(int64_t module_id, bool has_symbols);
+    // For a module whose file gave no symbols now: if the profile names
+    // its addresses from before (its file was readable then - the file of
+    // a process in a container since gone, a library since removed), those
+    // earlier answers replace this writer's for it and stay, with its
+    // has_symbols, and true is returned; otherwise false and nothing
+    // changes.
+    bool keep_earlier(int64_t module_id);
 
     // Writes everything in one transaction, replacing all previous symbols,
     // and sets run.symbolized_ns to now (CLOCK_REALTIME).  Closes the file.

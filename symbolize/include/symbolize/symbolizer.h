@@ -67,6 +67,12 @@ struct Mapping {
     std::string path;
     std::string build_id; // lowercase hex, as in .build-id/ paths
     uint64_t start = 0, end = 0, file_offset = 0;
+    // Where path's file is read when this reader's path does not hold it
+    // (the file of a process in another mount namespace, held open by the
+    // recorder: "/proc/self/fd/N"); empty: at path.  Its build-id is
+    // checked as path's would be.  path still names the module, and its
+    // directory is where a .gnu_debuglink file is looked for.
+    std::string file = {};
 };
 
 struct Frame {
