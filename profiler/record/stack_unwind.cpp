@@ -11,10 +11,12 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <cstring>
 #include <map>
 
@@ -297,6 +299,14 @@ struct Module {
 // kBuiltTables + (i << 32).
 constexpr uint64_t kBuiltTables = 0xffffc00000000000ull;
 
+// glibc's x86-64 signal trampoline (__restore_rt): mov $15, %rax; syscall.
+constexpr unsigned char kRestoreRt[] = {0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05};
+// Where the general registers lie in the ucontext that the trampoline's
+// stack pointer points at (the rt_sigframe once the handler returned).
+constexpr size_t kGregsAt = offsetof(ucontext_t, uc_mcontext.gregs);
+// perf_regs bits of AX..IP and R8..R15.
+constexpr uint64_t kAllRegs = 0x1ffu | (uint64_t(0xff) << 16);
+
 // One walk's registers and stack copy.
 struct Walk {
     CopiedStackUnwinder::Process *proc;
@@ -394,6 +404,20 @@ struct CopiedStackUnwinder::Process {
 namespace {
 
 using Process = CopiedStackUnwinder::Process;
+
+// Whether ip follows the trampoline's syscall: the thread is in
+// rt_sigreturn.  The code is read from the module's file.
+bool in_sigreturn(Process &p, uint64_t ip) {
+    if (ip < sizeof kRestoreRt)
+        return false;
+    unsigned char code[16];
+    unw_word_t w0 = 0, w1 = 0;
+    if (!p.read(ip - sizeof kRestoreRt, &w0) || !p.read(ip - sizeof kRestoreRt + 8, &w1))
+        return false;
+    std::memcpy(code, &w0, 8);
+    std::memcpy(code + 8, &w1, 8);
+    return std::memcmp(code, kRestoreRt, sizeof kRestoreRt) == 0;
+}
 
 int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi, int need_unwind_info,
                    void *arg) {
@@ -557,6 +581,27 @@ bool CopiedStackUnwinder::unwind(pid_t pid, const uint64_t *regs, uint64_t regs_
         return false;
     w.sp = sp;
     p.walk = &w;
+    // Stopped inside the signal trampoline's rt_sigreturn (a sample in
+    // the kernel as a handler returns): libunwind knows the trampoline by
+    // its first byte only, as a return address.  The context to go on
+    // from is the ucontext at sp, in the copy.
+    uint64_t interrupted[17];
+    if (stack_size >= kGregsAt + 23 * 8 && in_sigreturn(p, ip)) {
+        const unsigned char *g = w.stack + kGregsAt;
+        // perf_regs order (AX..IP, R8..R15) from the ucontext's gregs.
+        constexpr int kFrom[17] = {REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI,
+                                   REG_RBP, REG_RSP, REG_RIP, REG_R8,  REG_R9,  REG_R10,
+                                   REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
+        for (int i = 0; i < 17; ++i)
+            std::memcpy(&interrupted[i], g + size_t(kFrom[i]) * 8, 8);
+        frames->push_back(ip);
+        if (--max_depth <= 0) {
+            p.walk = nullptr;
+            return false;
+        }
+        w.regs = interrupted;
+        w.regs_mask = kAllRegs;
+    }
     unw_cursor_t c;
     bool complete = false;
     if (unw_init_remote(&c, p.as, &w) == 0) {

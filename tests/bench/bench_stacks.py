@@ -7,14 +7,17 @@ Runs on demand (not by ctest):
     python3 tests/bench/bench_stacks.py [--build build/dev] [--hz 1000] [--runs N]
                                         [--only NAME]
 
-Each program runs once (--runs: N times) under each of three tools,
-sampling user-mode cpu-clock at --hz: under `cpcprof record` (dwarf call
-graph, with --stats), under
+Each program runs once (--runs: N times) under each of four tools,
+sampling cpu-clock at --hz (perf: user mode only): under `cpcprof record`
+(dwarf call graph, with --stats) through its agent, under `cpcprof record
+--capture ring` (the kernel's sample rings with copies of the user stack,
+unwound in the recorder by libunwind, as `record -p` does), under
 `perf record --call-graph dwarf` and under `perf record -g`.  A stack is
 complete when it passes where a program's or a thread's stack begins
 (_start, __libc_start_call_main, __libc_start_main, clone3, clone,
-start_thread: stripped programs have no name for _start, and frame
-pointers end at __libc_start_call_main), judged by the same rule for
+start_thread, and _dl_start for the loader's work before main: stripped
+programs have no name for _start, and frame pointers end at
+__libc_start_call_main), judged by the same rule for
 every tool, from
 `cpcprof export --format folded` and `perf script`.  cpcprof's own flag
 (the walk reached a frame the CFI marks outermost) is printed beside it.
@@ -39,8 +42,10 @@ import tempfile
 
 from bench_common import built_tools
 
+# _dl_start: the dynamic loader's own start, where a program's first
+# samples (before main) begin; ld.so's entry has no symbol of its own.
 ROOTS = {"_start", "__libc_start_call_main", "__libc_start_main", "__libc_start_main_impl",
-         "clone3", "clone", "start_thread"}
+         "clone3", "clone", "start_thread", "_dl_start"}
 
 
 def programs(build, tmp):
@@ -87,9 +92,9 @@ def folded_roots(lines):
     return complete, total
 
 
-def cpcprof_run(cpcprof, hz, cmd, out):
+def cpcprof_run(cpcprof, hz, cmd, out, capture="agent"):
     p = subprocess.run([cpcprof, "record", "--stats", "-F", str(hz), "--call-graph", "dwarf",
-                        "-o", out, "--"] + cmd, stdout=subprocess.DEVNULL,
+                        "--capture", capture, "-o", out, "--"] + cmd, stdout=subprocess.DEVNULL,
                        stderr=subprocess.PIPE, text=True, errors="replace")
     if p.returncode != 0:
         return None
@@ -155,7 +160,7 @@ def main():
     print(f"complete stacks at {a.hz} Hz of user-mode cpu-clock (the stack passes where a "
           f"program's or thread's stack begins)")
     print(f"{'program':<16} {'cpcprof dwarf':>22} {'(own flag)':>10} {'handler us med/p99':>19} "
-          f"{'perf --call-graph dwarf':>24} {'perf -g':>22}")
+          f"{'cpcprof ring':>22} {'perf --call-graph dwarf':>24} {'perf -g':>22}")
     for name, cmd in programs(a.build, tmp):
         if a.only and a.only not in name:
             continue
@@ -165,13 +170,14 @@ def main():
         for run in range(a.runs):
             out = os.path.join(tmp, "out")
             c = cpcprof_run(cpcprof, a.hz, cmd, out + ".cpcprof")
+            r = cpcprof_run(cpcprof, a.hz, cmd, out + ".ring.cpcprof", "ring")
             pd = perf_run("dwarf", a.hz, cmd, out + ".dwarf.data")
             pg = perf_run("fp", a.hz, cmd, out + ".fp.data")
             flag = f"{c['flagged']:6.2f} %" if c else ""
             h = f"{c['handler'][0]:.2f}/{c['handler'][1]:.2f}" if c and c["handler"] else "-"
             label = name if a.runs == 1 else f"{name} #{run + 1}"
-            print(f"{label:<16} {share(c):>22} {flag:>10} {h:>19} {share(pd):>24} "
-                  f"{share(pg):>22}", flush=True)
+            print(f"{label:<16} {share(c):>22} {flag:>10} {h:>19} {share(r):>22} "
+                  f"{share(pd):>24} {share(pg):>22}", flush=True)
     shutil.rmtree(tmp, ignore_errors=True)
 
 

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The agent's DWARF walk against libunwind's on the same stack: 45 calls
 // deep in code built without frame pointers, from a context taken at the
-// bottom (getcontext), the cost of one walk to the first frame.  Runs on
-// demand:
+// bottom (getcontext), the cost of one walk to the first frame.  And the
+// recorder's walk of a copy of that stack (record -p, --capture ring:
+// the kernel copies the user registers and the top 16 KiB of the stack
+// with each sample, and the recorder unwinds the copy with libunwind's
+// remote mode, profiler/record/stack_unwind.h), warm as in a recording.
+// Runs on demand:
 //
 //     build/dev/tests/bench/bench_unwind [ITERATIONS]
 //
@@ -15,6 +19,9 @@
 #include "profiler/agent/cfi_tables.h"
 #include "profiler/agent/state.h"
 #include "profiler/agent/unwind.h"
+#include "profiler/record/stack_unwind.h"
+
+#include "profiler/agent/module_scan.h"
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -27,6 +34,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 namespace cpcprof::agent {
@@ -69,7 +80,19 @@ void thread_stack(uintptr_t *lo, uintptr_t *hi) {
     *hi = *lo + size;
 }
 
-Figures g_agent, g_unw_cached, g_unw_none;
+Figures g_agent, g_unw_cached, g_unw_none, g_copied;
+
+// This process's executable mappings, for the copied-stack unwinder.
+std::vector<cpcprof::record::CopiedStackUnwinder::Mapping> own_mappings() {
+    std::ifstream in("/proc/self/maps");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::vector<cpcprof::record::CopiedStackUnwinder::Mapping> maps;
+    for (const cpcprof::agent::MapsLine &l : cpcprof::agent::parse_exec_maps(text.str()))
+        if (l.path != "[vdso]")
+            maps.push_back({l.start, l.end, l.file_offset, l.path});
+    return maps;
+}
 
 // getcontext returns once here (nothing calls setcontext): no variable is
 // clobbered by a second return.
@@ -107,6 +130,35 @@ __attribute__((noinline)) void measure() {
         t = now_ns() - t0;
     }
     g_unw_none = summarize(ns, n);
+
+    // The sample as the ring gives it: AX..IP and R8..R15 (perf_regs bits
+    // 0-8, 16-23, lowest first) and the stack from SP up, at most 16 KiB.
+    cpcprof::record::CopiedStackUnwinder copied;
+    copied.set_mappings(getpid(), own_mappings());
+    const uint64_t mask = 0x1ffu | (0xffu << 16);
+    std::vector<unsigned char> stack(16 * 1024);
+    std::vector<uint64_t> walked;
+    walked.reserve(256);
+    complete = false;
+    for (uint64_t &t : ns) {
+        ucontext_t uc;
+        getcontext(&uc);
+        const greg_t *g = uc.uc_mcontext.gregs;
+        uint64_t regs[17] = {uint64_t(g[REG_RAX]), uint64_t(g[REG_RBX]), uint64_t(g[REG_RCX]),
+                             uint64_t(g[REG_RDX]), uint64_t(g[REG_RSI]), uint64_t(g[REG_RDI]),
+                             uint64_t(g[REG_RBP]), uint64_t(g[REG_RSP]), uint64_t(g[REG_RIP]),
+                             uint64_t(g[REG_R8]),  uint64_t(g[REG_R9]),  uint64_t(g[REG_R10]),
+                             uint64_t(g[REG_R11]), uint64_t(g[REG_R12]), uint64_t(g[REG_R13]),
+                             uint64_t(g[REG_R14]), uint64_t(g[REG_R15])};
+        uintptr_t sp = uintptr_t(g[REG_RSP]);
+        size_t size = std::min<size_t>(stack.size(), hi - sp);
+        std::memcpy(stack.data(), reinterpret_cast<const void *>(sp), size);
+        walked.clear();
+        uint64_t t0 = now_ns();
+        complete = copied.unwind(getpid(), regs, mask, stack.data(), size, 256, &walked);
+        t = now_ns() - t0;
+    }
+    g_copied = summarize(ns, complete ? int(walked.size()) : -int(walked.size()));
 }
 #pragma GCC diagnostic pop
 
@@ -137,6 +189,7 @@ int main(int argc, char **argv) {
     row("cpcprof agent (compiled rows)", g_agent);
     row("libunwind, global cache", g_unw_cached);
     row("libunwind, UNW_CACHE_NONE", g_unw_none);
-    std::printf("(agent frames negative: the walk did not reach the first frame)\n");
+    row("recorder: libunwind remote, copy", g_copied);
+    std::printf("(agent and recorder frames negative: the walk did not reach the first frame)\n");
     return 0;
 }
