@@ -421,6 +421,8 @@ int record_main(const std::vector<std::string> &args) {
     Session session(*writer, *target, o->output, reserve);
     if (static_exe)
         session.target_unsampled();
+    if (!ring && plan->backend == "perf_event")
+        session.set_ring_hint();
     // A static program an agent execs or spawns: its own rings, made when
     // the first such process is said.
     std::unique_ptr<Attach> fallback;

@@ -352,6 +352,9 @@ void Session::on_unsampled(proto::Reader &r) {
     proc.unsampled = !rings;
     if (is_static)
         text += rings ? "; sampled through the kernel's sample rings instead" : "; not sampled";
+    else if (ring_hint_ && text.find("seccomp filter") != std::string::npos)
+        text += " (record --capture ring samples it through the kernel's sample rings, from "
+                "outside the filter)";
     if (proc.name.empty()) // a process that never said hello (posix_spawn of a static program)
         std::fprintf(stderr, "cpcprof: process %d %s\n", pid, text.c_str());
     else

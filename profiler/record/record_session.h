@@ -66,6 +66,10 @@ class Session {
     void set_ring_fallback(std::function<bool(int pid)> ring_for) {
         ring_for_ = std::move(ring_for);
     }
+    // The kernel's rings could sample what runs under a seccomp filter of
+    // its own (the recorder is outside it): the agent's word for such a
+    // process says that --capture ring does.
+    void set_ring_hint() { ring_hint_ = true; }
     // A second channel of messages (the rings' reader), read beside the
     // agents'.  Once the agents are gone, stop() is called and the
     // channel read to its end.
@@ -130,6 +134,7 @@ class Session {
     storage::Writer &w_;
     const Target &target_;
     std::function<bool(int pid)> ring_for_;
+    bool ring_hint_ = false;
     base::ScopedFd extra_;
     std::function<void()> stop_extra_;
     std::string output_;
