@@ -12,16 +12,20 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace cpcprof::gui {
 
@@ -96,7 +100,15 @@ MainWindow::MainWindow(QWidget *parent)
     makeActions();
 
     QSettings settings;
-    restoreGeometry(settings.value("window/geometry").toByteArray());
+    if (!restoreGeometry(settings.value("window/geometry").toByteArray())) {
+        // The first start: most of the screen, not the layouts' size hint
+        // (about 600 by 350 pixels, too small for a flame graph).
+        const QScreen *s = screen() != nullptr ? screen() : QGuiApplication::primaryScreen();
+        if (s != nullptr) {
+            QRect area = s->availableGeometry();
+            resize(std::min(1400, area.width() * 4 / 5), std::min(900, area.height() * 4 / 5));
+        }
+    }
     tabs_->setCurrentIndex(settings.value("window/view", int(FlameTab)).toInt());
 }
 

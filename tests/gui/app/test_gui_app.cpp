@@ -25,6 +25,8 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScreen>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
@@ -34,6 +36,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 namespace cpcprof::test {
@@ -237,6 +240,27 @@ TEST(GuiApp, RemembersLastViewAndRecentFiles) {
     // Open Recent opens it.
     recent->actions().front()->trigger();
     EXPECT_TRUE(wait_for([&] { return again.profile() && again.profile()->path == file; }));
+}
+
+// The first start fills most of the screen (the layouts alone ask for
+// about 600 by 350 pixels); the size the user gave it is kept after.
+TEST(GuiApp, FirstStartFillsMostOfTheScreenAndTheUsersSizeIsKept) {
+    QSettings().remove("window/geometry");
+    QSize first, users;
+    {
+        MainWindow w;
+        w.show();
+        QRect area = w.screen()->availableGeometry();
+        first = w.size();
+        EXPECT_GE(first.width(), std::min(1400, area.width() * 4 / 5) - 1) << area.width();
+        EXPECT_GE(first.height(), std::min(900, area.height() * 4 / 5) - 1) << area.height();
+        w.resize(first.width() + 100, first.height() + 50);
+        users = w.size();
+        w.close();
+    }
+    EXPECT_NE(users, first);
+    MainWindow again;
+    EXPECT_EQ(again.size(), users);
 }
 
 TEST(GuiApp, DroppedFileOpensAndReloadReadsItAgain) {
