@@ -141,9 +141,10 @@ std::string describe(const Summary &s) {
         text += ")";
     }
     if (!s.kept_earlier.empty()) {
-        text += "; the earlier names of " + std::to_string(s.kept_earlier.size()) +
-                (s.kept_earlier.size() == 1 ? " module" : " modules") +
-                " kept, its file no longer readable here: ";
+        text +=
+            "; the earlier names of " + std::to_string(s.kept_earlier.size()) +
+            (s.kept_earlier.size() == 1 ? " module kept, its file" : " modules kept, their files") +
+            " no longer readable here: ";
         for (size_t i = 0; i < s.kept_earlier.size(); ++i)
             text += (i ? ", " : "") + s.kept_earlier[i];
     }
