@@ -76,4 +76,8 @@ void publish_cfi(const CfiIndex *index);
 // null; *bias is then the module's load bias.
 const CfiRow *find_cfi(uintptr_t pc, uintptr_t *bias);
 
+// [async-signal-safe] The same in a given index (the recorder keeps one
+// per process whose copied stacks it unwinds).
+const CfiRow *find_cfi_in(const CfiIndex &index, uintptr_t pc, uintptr_t *bias);
+
 } // namespace cpcprof::agent

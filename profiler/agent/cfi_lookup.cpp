@@ -21,9 +21,11 @@ void publish_cfi(const CfiIndex *index) {
 
 const CfiRow *find_cfi(uintptr_t pc, uintptr_t *bias) {
     const CfiIndex *idx = g_index.load(std::memory_order_acquire);
-    if (idx == nullptr)
-        return nullptr;
-    const auto &mods = idx->modules;
+    return idx != nullptr ? find_cfi_in(*idx, pc, bias) : nullptr;
+}
+
+const CfiRow *find_cfi_in(const CfiIndex &index, uintptr_t pc, uintptr_t *bias) {
+    const auto &mods = index.modules;
     size_t lo = 0, hi = mods.size();
     while (lo < hi) { // last module with lo <= pc
         size_t mid = (lo + hi) / 2;

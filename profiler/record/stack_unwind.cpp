@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/record/stack_unwind.h"
 
+#include "profiler/agent/cfi.h"
+#include "profiler/agent/cfi_walk.h"
+#include "profiler/agent/eh_frame.h"
 #include "profiler/agent/module_scan.h"
 
 #include "base/scoped_fd.h"
@@ -44,6 +47,11 @@ struct ElfFile {
     uint64_t eh_frame_vaddr = 0, eh_frame_size = 0;
     bool synth_built = false;
     std::vector<int32_t> synth; // (start, FDE) pairs, sorted by start
+    // The compiled rows (the agent's, agent/cfi.h), pcs relative to the
+    // file's virtual addresses; none without .eh_frame_hdr.
+    bool rows_built = false;
+    std::vector<agent::CfiRow> rows;
+    std::vector<uint32_t> pcs;
     ~ElfFile() {
         if (mapped)
             munmap(const_cast<unsigned char *>(image), size);
@@ -276,6 +284,31 @@ struct ElfFile {
             return true;
         }
     };
+    // Compiles the rows once, from the segment that holds .eh_frame_hdr:
+    // its bytes lie in the image as they would in memory, so a row's pc
+    // is relative to the image's own "bias" for that segment, which makes
+    // it a virtual address of the file.  The compiler reads only inside
+    // that segment (a .eh_frame elsewhere gives no rows: libunwind walks
+    // the module then).
+    void build_rows() {
+        if (rows_built)
+            return;
+        rows_built = true;
+        if (!has_hdr)
+            return;
+        for (const Elf64_Phdr &ph : loads) {
+            if (hdr_vaddr < ph.p_vaddr || hdr_vaddr - ph.p_vaddr >= ph.p_filesz)
+                continue;
+            const unsigned char *seg = image + ph.p_offset;
+            agent::CfiMemory readable{seg, seg + ph.p_filesz};
+            uintptr_t bias = uintptr_t(seg) - ph.p_vaddr;
+            rows = agent::compile_eh_frame(seg + (hdr_vaddr - ph.p_vaddr), bias, {&readable, 1});
+            pcs.resize(rows.size());
+            for (size_t i = 0; i < rows.size(); ++i)
+                pcs[i] = rows[i].pc;
+            return;
+        }
+    }
     // The file's bytes at virtual address vaddr (n of them), or null.
     const unsigned char *at(uint64_t vaddr, size_t n) const {
         for (const Elf64_Phdr &ph : loads)
@@ -322,6 +355,7 @@ struct CopiedStackUnwinder::Process {
     pid_t pid = 0;
     std::vector<Module> modules; // sorted by start
     std::map<std::string, std::shared_ptr<ElfFile>> files;
+    agent::CfiIndex index; // the modules' rows, for the rows walk
     unw_addr_space_t as = nullptr;
     Walk *walk = nullptr;
 
@@ -560,6 +594,13 @@ void CopiedStackUnwinder::set_mappings(pid_t pid, const std::vector<Mapping> &ma
     std::sort(modules.begin(), modules.end(),
               [](const Module &a, const Module &b) { return a.start < b.start; });
     p->modules = std::move(modules);
+    p->index.modules.clear();
+    for (const Module &m : p->modules) {
+        m.file->build_rows();
+        if (!m.file->rows.empty())
+            p->index.modules.push_back({m.start, m.end, m.bias, m.file->rows.data(),
+                                        m.file->pcs.data(), uint32_t(m.file->rows.size())});
+    }
     if (p->as != nullptr)
         unw_flush_cache(p->as, 0, 0);
 }
@@ -568,13 +609,14 @@ void CopiedStackUnwinder::forget(pid_t pid) {
     procs_.erase(pid);
 }
 
-bool CopiedStackUnwinder::unwind(pid_t pid, const uint64_t *regs, uint64_t regs_mask,
-                                 const void *stack, uint64_t stack_size, int max_depth,
-                                 std::vector<uint64_t> *frames) {
-    auto it = procs_.find(pid);
-    if (it == procs_.end() || it->second->as == nullptr || regs == nullptr)
+namespace {
+
+// libunwind's remote walk of the copy (the rows' fallback, and the
+// whole walk where the rows are not used).
+bool libunwind_walk(Process &p, const uint64_t *regs, uint64_t regs_mask, const void *stack,
+                    uint64_t stack_size, int max_depth, std::vector<uint64_t> *frames) {
+    if (p.as == nullptr)
         return false;
-    Process &p = *it->second;
     Walk w{&p, regs, regs_mask, static_cast<const unsigned char *>(stack), stack_size, 0};
     uint64_t sp = 0, ip = 0;
     if (!reg_value(w, 7, &sp) || !reg_value(w, 8, &ip))
@@ -623,6 +665,75 @@ bool CopiedStackUnwinder::unwind(pid_t pid, const uint64_t *regs, uint64_t regs_
     if (frames->empty())
         frames->push_back(ip);
     return complete;
+}
+
+// The rows walk's view of a process (agent/cfi_walk.h): its modules'
+// rows, its code read from their files, no code of the profiler's.
+struct CopyEnv {
+    Process &p;
+    const agent::CfiRow *find(uintptr_t pc, uintptr_t *bias) const {
+        return agent::find_cfi_in(p.index, pc, bias);
+    }
+    // pc starts the trampoline, or follows its syscall: a sample in the
+    // kernel's rt_sigreturn as a handler returns (the kernel's copy then
+    // starts at the ucontext, as after the handler's return).
+    bool restore_rt(uintptr_t pc) const {
+        return trampoline_at(pc) ||
+               (pc > sizeof kRestoreRt && trampoline_at(pc - sizeof kRestoreRt));
+    }
+    bool trampoline_at(uintptr_t pc) const {
+        Module *m = p.module_at(pc);
+        const unsigned char *code =
+            m != nullptr && pc >= m->bias ? m->file->at(pc - m->bias, sizeof kRestoreRt) : nullptr;
+        return code != nullptr && std::memcmp(code, kRestoreRt, sizeof kRestoreRt) == 0;
+    }
+    static bool own(uintptr_t) { return false; }
+};
+
+} // namespace
+
+bool CopiedStackUnwinder::unwind(pid_t pid, const uint64_t *regs, uint64_t regs_mask,
+                                 const void *stack, uint64_t stack_size, int max_depth,
+                                 std::vector<uint64_t> *frames) {
+    auto it = procs_.find(pid);
+    if (it == procs_.end() || regs == nullptr || max_depth <= 0)
+        return false;
+    Process &p = *it->second;
+    if (method_ == Method::libunwind || (regs_mask & kAllRegs) != kAllRegs)
+        return libunwind_walk(p, regs, regs_mask, stack, stack_size, max_depth, frames);
+    // The ucontext's registers, from perf_regs' (AX..IP, R8..R15).
+    constexpr int kTo[17] = {REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI,
+                             REG_RBP, REG_RSP, REG_RIP, REG_R8,  REG_R9,  REG_R10,
+                             REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
+    const Walk w{&p, regs, regs_mask, nullptr, 0, 0};
+    greg_t gregs[NGREG] = {};
+    for (int i = 0, bit = 0; bit < 24; ++bit) {
+        uint64_t v = 0;
+        if (((kAllRegs >> bit) & 1) != 0 && reg_value(w, bit, &v))
+            gregs[kTo[i++]] = greg_t(v);
+    }
+    agent::walk::Frame f;
+    f.interrupted(gregs);
+    const uintptr_t sp = f.sp, delta = uintptr_t(stack) - sp;
+    const size_t first = frames->size();
+    frames->resize(first + size_t(max_depth));
+    bool complete = false;
+    int n = agent::walk::dwarf(f, {sp, sp + stack_size, sp, delta}, CopyEnv{p},
+                               frames->data() + first, max_depth, &complete);
+    frames->resize(first + size_t(n));
+    if (complete || method_ == Method::rows)
+        return complete;
+    // Short of the first frame: libunwind's walk (it knows modules
+    // without .eh_frame_hdr and a few rules the rows do not keep), kept
+    // when it goes further.
+    std::vector<uint64_t> other;
+    bool other_complete = libunwind_walk(p, regs, regs_mask, stack, stack_size, max_depth, &other);
+    if (other_complete || other.size() > size_t(n)) {
+        frames->resize(first);
+        frames->insert(frames->end(), other.begin(), other.end());
+        return other_complete;
+    }
+    return false;
 }
 
 } // namespace cpcprof::record

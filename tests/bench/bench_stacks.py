@@ -11,7 +11,7 @@ Each program runs once (--runs: N times) under each of four tools,
 sampling cpu-clock at --hz (perf: user mode only): under `cpcprof record`
 (dwarf call graph, with --stats) through its agent, under `cpcprof record
 --capture ring` (the kernel's sample rings with copies of the user stack,
-unwound in the recorder by libunwind, as `record -p` does), under
+unwound in the recorder, as `record -p` does), under
 `perf record --call-graph dwarf` and under `perf record -g`.  A stack is
 complete when it passes where a program's or a thread's stack begins
 (_start, __libc_start_call_main, __libc_start_main, clone3, clone,

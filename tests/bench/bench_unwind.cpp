@@ -80,7 +80,7 @@ void thread_stack(uintptr_t *lo, uintptr_t *hi) {
     *hi = *lo + size;
 }
 
-Figures g_agent, g_unw_cached, g_unw_none, g_copied;
+Figures g_agent, g_unw_cached, g_unw_none, g_copied_rows, g_copied_unw;
 
 // This process's executable mappings, for the copied-stack unwinder.
 std::vector<cpcprof::record::CopiedStackUnwinder::Mapping> own_mappings() {
@@ -98,6 +98,41 @@ std::vector<cpcprof::record::CopiedStackUnwinder::Mapping> own_mappings() {
 // clobbered by a second return.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wclobbered"
+// The recorder's walks of copies of this stack, as the ring gives them:
+// AX..IP and R8..R15 (perf_regs bits 0-8, 16-23, lowest first) and the
+// stack from SP up, at most 16 KiB.  rows: the compiled rows first (as
+// recordings walk), else libunwind's remote mode alone.
+Figures copied_walks(bool rows, uintptr_t hi, std::vector<uint64_t> &ns) {
+    cpcprof::record::CopiedStackUnwinder copied;
+    copied.set_method(rows ? cpcprof::record::CopiedStackUnwinder::Method::rows_then_libunwind
+                           : cpcprof::record::CopiedStackUnwinder::Method::libunwind);
+    copied.set_mappings(getpid(), own_mappings());
+    const uint64_t mask = 0x1ffu | (0xffu << 16);
+    std::vector<unsigned char> stack(16 * 1024);
+    std::vector<uint64_t> walked;
+    walked.reserve(256);
+    bool complete = false;
+    for (uint64_t &t : ns) {
+        ucontext_t uc;
+        getcontext(&uc);
+        const greg_t *g = uc.uc_mcontext.gregs;
+        uint64_t regs[17] = {uint64_t(g[REG_RAX]), uint64_t(g[REG_RBX]), uint64_t(g[REG_RCX]),
+                             uint64_t(g[REG_RDX]), uint64_t(g[REG_RSI]), uint64_t(g[REG_RDI]),
+                             uint64_t(g[REG_RBP]), uint64_t(g[REG_RSP]), uint64_t(g[REG_RIP]),
+                             uint64_t(g[REG_R8]),  uint64_t(g[REG_R9]),  uint64_t(g[REG_R10]),
+                             uint64_t(g[REG_R11]), uint64_t(g[REG_R12]), uint64_t(g[REG_R13]),
+                             uint64_t(g[REG_R14]), uint64_t(g[REG_R15])};
+        uintptr_t sp = uintptr_t(g[REG_RSP]);
+        size_t size = std::min<size_t>(stack.size(), hi - sp);
+        std::memcpy(stack.data(), reinterpret_cast<const void *>(sp), size);
+        walked.clear();
+        uint64_t t0 = now_ns();
+        complete = copied.unwind(getpid(), regs, mask, stack.data(), size, 256, &walked);
+        t = now_ns() - t0;
+    }
+    return summarize(ns, complete ? int(walked.size()) : -int(walked.size()));
+}
+
 __attribute__((noinline)) void measure() {
     uintptr_t lo, hi;
     thread_stack(&lo, &hi);
@@ -133,32 +168,8 @@ __attribute__((noinline)) void measure() {
 
     // The sample as the ring gives it: AX..IP and R8..R15 (perf_regs bits
     // 0-8, 16-23, lowest first) and the stack from SP up, at most 16 KiB.
-    cpcprof::record::CopiedStackUnwinder copied;
-    copied.set_mappings(getpid(), own_mappings());
-    const uint64_t mask = 0x1ffu | (0xffu << 16);
-    std::vector<unsigned char> stack(16 * 1024);
-    std::vector<uint64_t> walked;
-    walked.reserve(256);
-    complete = false;
-    for (uint64_t &t : ns) {
-        ucontext_t uc;
-        getcontext(&uc);
-        const greg_t *g = uc.uc_mcontext.gregs;
-        uint64_t regs[17] = {uint64_t(g[REG_RAX]), uint64_t(g[REG_RBX]), uint64_t(g[REG_RCX]),
-                             uint64_t(g[REG_RDX]), uint64_t(g[REG_RSI]), uint64_t(g[REG_RDI]),
-                             uint64_t(g[REG_RBP]), uint64_t(g[REG_RSP]), uint64_t(g[REG_RIP]),
-                             uint64_t(g[REG_R8]),  uint64_t(g[REG_R9]),  uint64_t(g[REG_R10]),
-                             uint64_t(g[REG_R11]), uint64_t(g[REG_R12]), uint64_t(g[REG_R13]),
-                             uint64_t(g[REG_R14]), uint64_t(g[REG_R15])};
-        uintptr_t sp = uintptr_t(g[REG_RSP]);
-        size_t size = std::min<size_t>(stack.size(), hi - sp);
-        std::memcpy(stack.data(), reinterpret_cast<const void *>(sp), size);
-        walked.clear();
-        uint64_t t0 = now_ns();
-        complete = copied.unwind(getpid(), regs, mask, stack.data(), size, 256, &walked);
-        t = now_ns() - t0;
-    }
-    g_copied = summarize(ns, complete ? int(walked.size()) : -int(walked.size()));
+    g_copied_rows = copied_walks(true, hi, ns);
+    g_copied_unw = copied_walks(false, hi, ns);
 }
 #pragma GCC diagnostic pop
 
@@ -189,7 +200,8 @@ int main(int argc, char **argv) {
     row("cpcprof agent (compiled rows)", g_agent);
     row("libunwind, global cache", g_unw_cached);
     row("libunwind, UNW_CACHE_NONE", g_unw_none);
-    row("recorder: libunwind remote, copy", g_copied);
+    row("recorder: rows over the copy", g_copied_rows);
+    row("recorder: libunwind remote, copy", g_copied_unw);
     std::printf("(agent and recorder frames negative: the walk did not reach the first frame)\n");
     return 0;
 }

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // The recorder's walk of a copied user stack (profiler/record/
-// stack_unwind.h), on this process's own stack: a sample that the kernel
-// takes as a signal handler returns (the thread inside the trampoline's
-// rt_sigreturn) goes on through the code the signal interrupted, to the
-// stack's first frame.
+// stack_unwind.h), on this process's own stack, with the compiled rows
+// (as recordings walk) and with libunwind alone (their fallback): an
+// ordinary stack gives both the same frames, to the first; a sample that
+// the kernel takes as a signal handler returns (the thread inside the
+// trampoline's rt_sigreturn) goes on through the code the signal
+// interrupted, to the stack's first frame.
 #include "profiler/agent/module_scan.h"
 #include "profiler/record/stack_unwind.h"
 
@@ -74,17 +76,75 @@ std::vector<CopiedStackUnwinder::Mapping> own_mappings() {
     return maps;
 }
 
-} // namespace
-
-TEST(CopiedStack, ASampleInSigreturnIsUnwoundThroughTheInterruptedCode) {
+uintptr_t stack_top() {
     pthread_attr_t attr;
-    ASSERT_EQ(pthread_getattr_np(pthread_self(), &attr), 0);
+    if (pthread_getattr_np(pthread_self(), &attr) != 0)
+        return 0;
     void *base = nullptr;
     size_t size = 0;
     pthread_attr_getstack(&attr, &base, &size);
     pthread_attr_destroy(&attr);
-    g_stack_top = reinterpret_cast<uintptr_t>(base) + size;
+    return reinterpret_cast<uintptr_t>(base) + size;
+}
 
+constexpr uint64_t kAllRegs = 0x1ffu | (uint64_t(0xff) << 16);
+
+// A sample taken 20 calls deep in ordinary code (getcontext's registers).
+__attribute__((noinline)) void take_ordinary(Sample *out) {
+    ucontext_t uc;
+    getcontext(&uc);
+    const greg_t *g = uc.uc_mcontext.gregs;
+    const int order[17] = {REG_RAX, REG_RBX, REG_RCX, REG_RDX, REG_RSI, REG_RDI,
+                           REG_RBP, REG_RSP, REG_RIP, REG_R8,  REG_R9,  REG_R10,
+                           REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
+    for (int i = 0; i < 17; ++i)
+        out->regs[i] = uint64_t(g[order[i]]);
+    out->size = std::min<size_t>(sizeof out->stack, g_stack_top - uintptr_t(g[REG_RSP]));
+    copy_stack(out->stack, uintptr_t(g[REG_RSP]), out->size);
+}
+
+__attribute__((noinline)) int nest(int depth, Sample *out) {
+    if (depth == 0) {
+        take_ordinary(out);
+        return 0;
+    }
+    int r = nest(depth - 1, out);
+    asm volatile("" ::: "memory"); // not a tail call
+    return r + 1;
+}
+
+// The rows alone (true) or libunwind alone (false).
+class CopiedStack : public ::testing::TestWithParam<bool> {
+  protected:
+    void SetUp() override {
+        g_stack_top = stack_top();
+        ASSERT_NE(g_stack_top, 0u);
+        unwinder.set_method(GetParam() ? CopiedStackUnwinder::Method::rows
+                                       : CopiedStackUnwinder::Method::libunwind);
+        unwinder.set_mappings(getpid(), own_mappings());
+    }
+    CopiedStackUnwinder unwinder;
+};
+
+} // namespace
+
+TEST_P(CopiedStack, AnOrdinaryStackIsWalkedToItsFirstFrameAsLibunwindWalksIt) {
+    static Sample sample;
+    nest(20, &sample);
+    std::vector<uint64_t> frames, reference;
+    bool complete =
+        unwinder.unwind(getpid(), sample.regs, kAllRegs, sample.stack, sample.size, 128, &frames);
+    EXPECT_TRUE(complete) << frames.size() << " frames: the walk stopped short of the first frame";
+    EXPECT_GE(frames.size(), 22u) << "20 nested calls, the sampling function, main's";
+    CopiedStackUnwinder libunwind;
+    libunwind.set_method(CopiedStackUnwinder::Method::libunwind);
+    libunwind.set_mappings(getpid(), own_mappings());
+    EXPECT_TRUE(libunwind.unwind(getpid(), sample.regs, kAllRegs, sample.stack, sample.size, 128,
+                                 &reference));
+    EXPECT_EQ(frames, reference);
+}
+
+TEST_P(CopiedStack, ASampleInSigreturnIsUnwoundThroughTheInterruptedCode) {
     struct sigaction sa {
     }, old{};
     sa.sa_sigaction = handler;
@@ -95,13 +155,16 @@ TEST(CopiedStack, ASampleInSigreturnIsUnwoundThroughTheInterruptedCode) {
     sigaction(SIGUSR2, &old, nullptr);
     ASSERT_GT(g_sample.size, 0u);
 
-    CopiedStackUnwinder unwinder;
-    unwinder.set_mappings(getpid(), own_mappings());
     std::vector<uint64_t> frames;
-    bool complete = unwinder.unwind(getpid(), g_sample.regs, 0x1ffu | (uint64_t(0xff) << 16),
-                                    g_sample.stack, g_sample.size, 128, &frames);
+    bool complete = unwinder.unwind(getpid(), g_sample.regs, kAllRegs, g_sample.stack,
+                                    g_sample.size, 128, &frames);
     ASSERT_GE(frames.size(), 3u);
     EXPECT_EQ(frames[0], g_sample.trampoline + 9) << "the leaf: where the trampoline is";
     EXPECT_EQ(frames[1], g_sample.interrupted_pc) << "then the code the signal interrupted";
     EXPECT_TRUE(complete) << frames.size() << " frames: the walk stopped short of the first frame";
 }
+
+INSTANTIATE_TEST_SUITE_P(Walks, CopiedStack, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool> &i) {
+                             return i.param ? "Rows" : "Libunwind";
+                         });
