@@ -101,7 +101,8 @@ struct ElfFile {
         for (int i = 0; i < eh.e_phnum; ++i) {
             Elf64_Phdr ph;
             std::memcpy(&ph, f->image + eh.e_phoff + uint64_t(i) * sizeof ph, sizeof ph);
-            if (ph.p_type == PT_LOAD && ph.p_offset + ph.p_filesz <= f->size)
+            if (ph.p_type == PT_LOAD && ph.p_offset <= f->size &&
+                ph.p_filesz <= f->size - ph.p_offset)
                 f->loads.push_back(ph);
             if (ph.p_type == PT_GNU_EH_FRAME) {
                 f->has_hdr = true;
@@ -312,7 +313,8 @@ struct ElfFile {
     // The file's bytes at virtual address vaddr (n of them), or null.
     const unsigned char *at(uint64_t vaddr, size_t n) const {
         for (const Elf64_Phdr &ph : loads)
-            if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr + n <= ph.p_filesz)
+            if (vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr <= ph.p_filesz &&
+                n <= ph.p_filesz - (vaddr - ph.p_vaddr))
                 return image + ph.p_offset + (vaddr - ph.p_vaddr);
         return nullptr;
     }
@@ -375,7 +377,10 @@ struct CopiedStackUnwinder::Process {
 
     // 8 bytes at addr from the stack copy or a module's file.
     bool read(uint64_t addr, unw_word_t *out) {
-        if (walk != nullptr && addr >= walk->sp && addr + 8 <= walk->sp + walk->stack_size) {
+        // (Compared without sums: libunwind asks for any address, up to
+        // UINT64_MAX, and addr + 8 would wrap.)
+        if (walk != nullptr && walk->stack_size >= 8 && addr >= walk->sp &&
+            addr - walk->sp <= walk->stack_size - 8) {
             std::memcpy(out, walk->stack + (addr - walk->sp), 8);
             return true;
         }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -142,6 +143,23 @@ TEST_P(CopiedStack, AnOrdinaryStackIsWalkedToItsFirstFrameAsLibunwindWalksIt) {
     EXPECT_TRUE(libunwind.unwind(getpid(), sample.regs, kAllRegs, sample.stack, sample.size, 128,
                                  &reference));
     EXPECT_EQ(frames, reference);
+}
+
+// A copy whose words are all ones (a stack the walk cannot make sense
+// of, as -a meets in processes it knows nothing of): the walk asks for
+// addresses up to UINT64_MAX and ends, without a fault.
+TEST_P(CopiedStack, AStackOfOnesEndsTheWalkWithoutAFault) {
+    static Sample sample;
+    std::memset(sample.stack, 0xff, sizeof sample.stack);
+    sample.size = sizeof sample.stack;
+    for (uint64_t &r : sample.regs)
+        r = UINT64_MAX;
+    sample.regs[7] = reinterpret_cast<uintptr_t>(&sample) & ~uint64_t(15); // sp
+    sample.regs[8] = reinterpret_cast<uintptr_t>(&take_ordinary);          // ip: real code
+    std::vector<uint64_t> frames;
+    unwinder.unwind(getpid(), sample.regs, kAllRegs, sample.stack, sample.size, 128, &frames);
+    ASSERT_FALSE(frames.empty());
+    EXPECT_EQ(frames[0], sample.regs[8]);
 }
 
 TEST_P(CopiedStack, ASampleInSigreturnIsUnwoundThroughTheInterruptedCode) {
