@@ -59,6 +59,8 @@ bool read_config(Config &c) {
         c.ring_bytes = std::max<size_t>(16, std::strtoull(r, nullptr, 10)) * 1024;
     if (const char *k = std::getenv(proto::kEnvChildren))
         c.children = std::strcmp(k, "0") != 0;
+    if (const char *k = std::getenv(proto::kEnvRings))
+        c.rings = std::strcmp(k, "1") == 0;
     return true;
 }
 
@@ -90,8 +92,8 @@ void keep_to_this_process() {
     }
     for (const char *v :
          {proto::kEnvChannel, proto::kEnvEvents, proto::kEnvCallGraph, proto::kEnvMaxDepth,
-          proto::kEnvRingKb, proto::kEnvChildren, proto::kEnvStats, proto::kEnvSigemtStable,
-          proto::kEnvCfiCache, proto::kEnvSeccompFilters})
+          proto::kEnvRingKb, proto::kEnvChildren, proto::kEnvStats, proto::kEnvRings,
+          proto::kEnvSigemtStable, proto::kEnvCfiCache, proto::kEnvSeccompFilters})
         unsetenv(v);
 }
 

@@ -17,6 +17,7 @@ inline constexpr int kMaxDepthLimit = 1024;
 struct Config {
     int channel = -1;
     bool children = true;
+    bool rings = false; // kEnvRings: the recorder's rings sample a filtered process
     CallGraph call_graph = CallGraph::dwarf;
     int max_depth = 128;
     size_t ring_bytes = 256 * 1024;

@@ -62,9 +62,13 @@ void after_fork_child() {
         close_channel();
         return;
     }
-    send_hello();
-    if (mode() == Mode::passive || under_seccomp()) {
-        go_passive(seccomp_known() ? kSeccompReason : nullptr);
+    // Under a filter with the recorder's rings: they say it (start.cpp).
+    bool filtered = under_seccomp();
+    bool hello = !filtered || !s.cfg.rings;
+    if (hello)
+        send_hello();
+    if (mode() == Mode::passive || filtered) {
+        go_passive(filtered ? kSeccompReason : nullptr, hello);
         return;
     }
     send_inherited_modules();

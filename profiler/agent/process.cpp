@@ -74,9 +74,11 @@ std::string process_name() {
     return s;
 }
 
-void send_hello() {
-    proto::Writer w(proto::Type::hello);
-    w.put(static_cast<int32_t>(getpid()));
+namespace {
+
+// A hello's fields after the pid: parent, start time, executable and
+// arguments.
+void put_hello_fields(proto::Writer &w) {
     w.put(static_cast<int32_t>(getppid()));
     w.put(base::monotonic_ns()); // the same clock in every process
     char exe[4096];
@@ -107,6 +109,14 @@ void send_hello() {
     w.put(static_cast<uint32_t>(argv.size()));
     for (const std::string &a : argv)
         w.put_string(a);
+}
+
+} // namespace
+
+void send_hello() {
+    proto::Writer w(proto::Type::hello);
+    w.put(static_cast<int32_t>(getpid()));
+    put_hello_fields(w);
     send_message(w.finish());
 }
 
@@ -122,6 +132,14 @@ void send_unsampled(const std::string &reason, pid_t pid) {
     proto::Writer w(proto::Type::unsampled);
     w.put(static_cast<int32_t>(pid != 0 ? pid : getpid()));
     w.put_string(reason);
+    send_message(w.finish());
+}
+
+void send_unsampled_instead_of_hello(const std::string &reason) {
+    proto::Writer w(proto::Type::unsampled);
+    w.put(static_cast<int32_t>(getpid()));
+    w.put_string(reason);
+    put_hello_fields(w);
     send_message(w.finish());
 }
 

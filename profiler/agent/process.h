@@ -48,6 +48,10 @@ void send_bye(int exit_status);
 // not sampled.
 void send_unsampled(const std::string &reason, pid_t pid = 0);
 
+// The same of this process in place of its hello (kEnvRings: the
+// recorder's rings say it): the hello's fields follow the reason.
+void send_unsampled_instead_of_hello(const std::string &reason);
+
 // thread_setup.cpp ----------------------------------------------------------
 
 // When a thread's ring pages are faulted in: at its set-up, or by the
@@ -63,8 +67,9 @@ void prepare_thread(RingPages pages = RingPages::now);
 inline constexpr const char *kSeccompReason = "runs under a seccomp filter; not sampled";
 
 // The process is recorded but not sampled: reason (null: the error was
-// sent already) goes to the recorder, its exit status will.
-void go_passive(const char *reason);
+// sent already) goes to the recorder, its exit status will.  hello_said
+// false: with the hello's fields (send_unsampled_instead_of_hello).
+void go_passive(const char *reason, bool hello_said = true);
 
 // Binds the set to the calling thread, inherited by the threads it starts;
 // false, the error sent, when the kernel refuses.

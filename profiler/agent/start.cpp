@@ -155,10 +155,14 @@ __attribute__((constructor)) void agent_init() {
     if (!s.cfg.children)
         keep_to_this_process();
     set_agent_pid();
-    send_hello();
-    if (under_seccomp()) {
-        // No perf_event_open here: the filter may kill the process for it.
-        go_passive(kSeccompReason);
+    // No perf_event_open under a filter: it may kill the process for it.
+    // The recorder's rings sample it where they may (their hello).
+    bool filtered = under_seccomp();
+    bool hello = !filtered || !s.cfg.rings;
+    if (hello)
+        send_hello();
+    if (filtered) {
+        go_passive(kSeccompReason, hello);
         return;
     }
     cfi_cache_init();
@@ -196,10 +200,12 @@ bool bind_this_thread(State &s) {
     return true;
 }
 
-void go_passive(const char *reason) {
+void go_passive(const char *reason, bool hello_said) {
     set_mode(Mode::passive);
-    if (reason != nullptr)
+    if (reason != nullptr && hello_said)
         send_unsampled(reason);
+    else if (reason != nullptr)
+        send_unsampled_instead_of_hello(reason);
     register_process_hooks();
 }
 

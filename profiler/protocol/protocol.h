@@ -24,7 +24,10 @@
 //   unsampled pid, reason: the process (or what it execs) is not sampled
 //            and the reason says why; the recorder prints it with the
 //            process's name, and does not count the process among those
-//            that stopped reporting
+//            that stopped reporting.  Under kEnvRings, a process under a
+//            seccomp filter sends it in place of its hello, the hello's
+//            fields after the reason: the recorder's rings say the
+//            process and sample it; the agent says only its bye
 #pragma once
 
 #include <cstddef>
@@ -140,6 +143,10 @@ inline constexpr const char *kEnvMaxDepth = "CPCPROF_MAX_DEPTH";
 inline constexpr const char *kEnvRingKb = "CPCPROF_RING_KB";
 inline constexpr const char *kEnvChildren = "CPCPROF_CHILDREN"; // 1 follow, 0 not
 inline constexpr const char *kEnvStats = "CPCPROF_STATS";       // 1: measure handler cost
+// 1: the recorder samples through the kernel's sample rings a process
+// whose agent finds a seccomp filter (the rings are opened from outside
+// it); the agent then says why and its bye, and leaves the rest to them.
+inline constexpr const char *kEnvRings = "CPCPROF_RINGS";
 // A private directory of compiled unwind tables shared by the recording's
 // processes (the agent's cfi_cache.h): the user's cache, kept between
 // recordings, or one the recorder removes at the end (record's

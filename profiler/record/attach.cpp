@@ -30,6 +30,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <vector>
 
@@ -137,6 +138,8 @@ struct Attach::Impl {
         bool kernel_thread = false;   // no user memory: its stacks are the kernel's whole
         bool awaiting_static = false; // added (Attach::add): said once it runs a static program
         std::vector<ModuleEntry> modules;
+        std::string exe; // as said, and its arguments
+        std::vector<std::string> argv;
         std::vector<char> samples; // SampleRecords, values and frames
         uint32_t count = 0;
         uint64_t taken = 0, dropped = 0; // since the last account
@@ -183,8 +186,8 @@ struct Attach::Impl {
     ~Impl() {
         for (cpc_ring_t *r : rings)
             cpc_ring_close(r);
-        for (auto &[pid, r] : added)
-            cpc_ring_close(r);
+        for (const Added &a : added)
+            cpc_ring_close(a.ring);
         if (cpc != nullptr)
             cpc_close(cpc);
     }
@@ -195,33 +198,56 @@ struct Attach::Impl {
         ::send(channel.get(), msg.data(), msg.size(), MSG_NOSIGNAL);
     }
 
-    void hello(pid_t pid, pid_t ppid) {
+    // Says pid from /proc.  A process gone before this (a fork read late)
+    // is said with its agent's fields where it sent them (agent), else
+    // with its parent's program, which a fork child runs.
+    void hello(pid_t pid, pid_t ppid, const storage::ProcessInfo *agent = nullptr) {
         std::string base = "/proc/" + std::to_string(pid);
         char exe[4096];
         ssize_t n = readlink((base + "/exe").c_str(), exe, sizeof exe - 1);
         std::string cmdline = read_text(base + "/cmdline");
-        std::vector<std::string> argv;
+        storage::ProcessInfo info;
+        info.pid = pid;
+        info.ppid = ppid;
+        info.start_ns = base::monotonic_ns();
         for (size_t at = 0; at < cmdline.size();) {
             size_t end = cmdline.find('\0', at);
             if (end == std::string::npos)
                 end = cmdline.size();
-            argv.push_back(cmdline.substr(at, end - at));
+            info.argv.push_back(cmdline.substr(at, end - at));
             at = end + 1;
         }
+        std::string comm = trimmed(read_text(base + "/comm"));
+        bool gone = n <= 0 && info.argv.empty() && comm.empty();
+        auto parent = procs.find(ppid);
+        if (gone && agent != nullptr) {
+            info = *agent;
+        } else if (gone && parent != procs.end() && !parent->second.exe.empty()) {
+            info.exe = parent->second.exe;
+            info.argv = parent->second.argv;
+        } else {
+            // A kernel thread has neither a program nor arguments: "[kworker/0:1]".
+            info.exe = n > 0               ? std::string(exe, size_t(n))
+                       : info.argv.empty() ? "[" + comm + "]"
+                                           : info.argv[0];
+        }
+        say_hello(info);
+    }
+
+    void say_hello(const storage::ProcessInfo &info) {
+        const pid_t pid = info.pid;
         proto::Writer w(proto::Type::hello);
         w.put(static_cast<int32_t>(pid));
-        w.put(static_cast<int32_t>(ppid));
-        w.put(base::monotonic_ns());
-        // A kernel thread has neither a program nor arguments: "[kworker/0:1]".
-        std::string name = n > 0          ? std::string(exe, size_t(n))
-                           : argv.empty() ? "[" + trimmed(read_text(base + "/comm")) + "]"
-                                          : argv[0];
-        w.put_string(name);
-        w.put(static_cast<uint32_t>(argv.size()));
-        for (const std::string &a : argv)
+        w.put(static_cast<int32_t>(info.ppid));
+        w.put(info.start_ns);
+        w.put_string(info.exe);
+        w.put(static_cast<uint32_t>(info.argv.size()));
+        for (const std::string &a : info.argv)
             w.put_string(a);
         send(w.finish());
         procs[pid].said_hello = true;
+        procs[pid].exe = info.exe;
+        procs[pid].argv = info.argv;
         send_modules(pid, true);
         if (!kernel_missing.empty()) {
             proto::Writer e(proto::Type::error);
@@ -590,24 +616,57 @@ struct Attach::Impl {
 
     // Processes added while the reader runs (Attach::add): their rings,
     // taken by the reader at its next pass.
+    struct Added {
+        pid_t pid;
+        cpc_ring_t *ring;
+        std::optional<storage::ProcessInfo> hello; // said at once, with these fields if gone
+    };
     std::mutex added_lock;
-    std::vector<std::pair<pid_t, cpc_ring_t *>> added;
+    std::vector<Added> added;
+
+    void read_rings() {
+        auto on_record = [](void *arg, const cpc_ring_record_t *r) {
+            static_cast<Impl *>(arg)->record(*r);
+        };
+        for (cpc_ring_t *r : rings)
+            cpc_ring_read(r, this, on_record);
+    }
 
     void take_added() {
-        std::vector<std::pair<pid_t, cpc_ring_t *>> fresh;
+        std::vector<Added> fresh;
         {
             std::lock_guard<std::mutex> l(added_lock);
             fresh.swap(added);
         }
-        for (auto [pid, ring] : fresh) {
-            rings.push_back(ring);
-            if (procs.count(pid) != 0)
+        for (Added &a : fresh) {
+            // A child of a process the rings follow was forked into them
+            // (its fork record is in them by the time its agent spoke),
+            // and an exec keeps them: no second ring, whose samples would
+            // be counted twice.
+            read_rings();
+            auto known = procs.find(a.pid);
+            if (known != procs.end() && known->second.alive && known->second.said_hello) {
+                cpc_ring_close(a.ring);
+                continue;
+            }
+            rings.push_back(a.ring);
+            if (a.hello) {
+                // Its agent said no hello: said here, as it runs now (it
+                // may have exec'd since; its agent's fields if it is
+                // gone).  It ran this image when its ring was opened:
+                // every sample in it counts.
+                hello(a.pid, a.hello->ppid, &*a.hello);
+                threads_of(a.pid);
+                procs[a.pid].image_ns = 0;
+                continue;
+            }
+            if (known != procs.end())
                 continue;
             // Said now if it already runs the program the agent could not
             // be loaded into; else at its exec (said_hello false).
-            procs[pid].said_hello = false;
-            procs[pid].awaiting_static = true;
-            said_if_static(pid, base::monotonic_ns());
+            procs[a.pid].said_hello = false;
+            procs[a.pid].awaiting_static = true;
+            said_if_static(a.pid, base::monotonic_ns());
         }
     }
 
@@ -636,9 +695,6 @@ struct Attach::Impl {
     }
 
     void run(const std::atomic<bool> &stop) {
-        auto on_record = [](void *arg, const cpc_ring_record_t *r) {
-            static_cast<Impl *>(arg)->record(*r);
-        };
         // Hello, threads and modules of every process before its samples;
         // sent from here, as the session reads them (a thousand threads'
         // names fill the channel).
@@ -655,8 +711,7 @@ struct Attach::Impl {
             bool stopping = stop.load(std::memory_order_relaxed) ||
                             (deadline_ns != 0 && base::monotonic_ns() >= deadline_ns);
             take_added();
-            for (cpc_ring_t *r : rings)
-                cpc_ring_read(r, this, on_record);
+            read_rings();
             run_deferred();
             int64_t now = base::monotonic_ns();
             if (stopping || now - last_flush > 50 * 1000 * 1000) {
@@ -675,8 +730,7 @@ struct Attach::Impl {
         }
         // What the processes wrote between the last pass and their end.
         take_added();
-        for (cpc_ring_t *r : rings)
-            cpc_ring_read(r, this, on_record);
+        read_rings();
         run_deferred();
         flush_all();
         if (system && unsaid + idle != 0) {
@@ -774,13 +828,14 @@ std::unique_ptr<Attach> Attach::open_empty(const Options &o, const Plan &plan, s
     return a;
 }
 
-bool Attach::add(pid_t pid, std::string *error) {
+bool Attach::add(pid_t pid, const storage::ProcessInfo *hello, std::string *error) {
     bool kernel_refused = false;
     cpc_ring_t *r = impl_->open_pid(pid, &kernel_refused, error);
     if (r == nullptr)
         return false;
     std::lock_guard<std::mutex> l(impl_->added_lock);
-    impl_->added.emplace_back(pid, r);
+    impl_->added.push_back(
+        {pid, r, hello != nullptr ? std::optional<storage::ProcessInfo>(*hello) : std::nullopt});
     return true;
 }
 

@@ -18,6 +18,8 @@
 #include "profiler/record/options.h"
 #include "profiler/record/plan.h"
 
+#include "storage/profile.h"
+
 #include "base/scoped_fd.h"
 
 #include <atomic>
@@ -51,9 +53,15 @@ class Attach {
     // stop().  For the processes an agent cannot sample (record -- CMD).
     static std::unique_ptr<Attach> open_empty(const Options &o, const Plan &p, std::string *error);
     // Opens the rings of a running process (from another thread than the
-    // reader's); it is said to the session once it runs a program the
-    // agent cannot be loaded into (static), now or at its next exec.
-    bool add(pid_t pid, std::string *error);
+    // reader's).  hello: it runs the program to sample already (its agent
+    // found a seccomp filter and sent these fields in place of its hello):
+    // it is said to the session at once (as it runs then, or with these
+    // fields when it is gone); no second ring is opened for a process the
+    // rings follow already (a child of one they sample, an exec).  Null:
+    // said once it runs a program the agent cannot be loaded into
+    // (static), now or at its next exec.  False with *error when its
+    // rings cannot be opened.
+    bool add(pid_t pid, const storage::ProcessInfo *hello, std::string *error);
     ~Attach(); // stops the reader and detaches
     Attach(const Attach &) = delete;
     Attach &operator=(const Attach &) = delete;

@@ -423,23 +423,27 @@ int record_main(const std::vector<std::string> &args) {
         session.target_unsampled();
     if (!ring && plan->backend == "perf_event")
         session.set_ring_hint();
-    // A static program an agent execs or spawns: its own rings, made when
-    // the first such process is said.
+    // A static program an agent execs or spawns, and a process under a
+    // seccomp filter of its own: their rings, made when the first such
+    // process is said.
     std::unique_ptr<Attach> fallback;
-    if (!ring && o->capture == "auto" && plan->backend == "perf_event")
-        session.set_ring_fallback([&](int pid) {
-            std::string why;
-            if (!fallback) {
-                fallback = Attach::open_empty(*o, *plan, &why);
-                base::ScopedFd channel = fallback ? fallback->start() : base::ScopedFd();
-                if (!channel.valid()) {
-                    fallback.reset();
-                    return false;
+    if (!ring && ring_fallback(*o, *plan))
+        session.set_ring_fallback(
+            [&](int pid, const storage::ProcessInfo *hello, std::string *why) {
+                if (!fallback) {
+                    fallback = Attach::open_empty(*o, *plan, why);
+                    base::ScopedFd channel = fallback ? fallback->start() : base::ScopedFd();
+                    if (!channel.valid()) {
+                        if (fallback)
+                            *why = std::string("cannot make the recorder's channel: ") +
+                                   std::strerror(errno);
+                        fallback.reset();
+                        return false;
+                    }
+                    session.add_channel(std::move(channel), [&] { fallback->stop(); });
                 }
-                session.add_channel(std::move(channel), [&] { fallback->stop(); });
-            }
-            return fallback->add(pid, &why);
-        });
+                return fallback->add(pid, hello, why);
+            });
     Summary s = session.run();
     std::vector<std::shared_ptr<const HeldFiles>> held;
     for (const std::unique_ptr<Attach> *a : {&attach, &fallback})

@@ -176,8 +176,11 @@ void Session::on_hello(proto::Reader &r) {
     uint32_t argc = r.get<uint32_t>();
     for (uint32_t i = 0; i < argc && !r.failed(); ++i)
         p.argv.push_back(r.get_string());
-    if (r.failed())
-        return;
+    if (!r.failed())
+        say(p);
+}
+
+void Session::say(const storage::ProcessInfo &p) {
     // An exec keeps the pid: the new image is recorded over the old one,
     // and the old image's modules are unloaded.
     auto it = procs_.find(p.pid);
@@ -187,9 +190,18 @@ void Session::on_hello(proto::Reader &r) {
             w_.unload_module(p.pid, std::get<0>(m), monotonic_ns());
         it->second.modules.clear();
     }
-    procs_[p.pid].name = base::base_name(p.exe);
+    Proc &proc = procs_[p.pid];
+    proc.name = base::base_name(p.exe);
+    proc.said_hello = true;
     w_.add_process(p);
     watch(p.pid);
+    if (proc.early_bye) {
+        auto [code, end] = *proc.early_bye;
+        proc.early_bye.reset();
+        if (!proc.ended && p.pid != target_.pid)
+            w_.set_process_exit(p.pid, end, code >= 0 ? std::optional<int>(code) : std::nullopt,
+                                std::nullopt);
+    }
 }
 
 void Session::on_thread(proto::Reader &r) {
@@ -290,7 +302,15 @@ void Session::on_bye(proto::Reader &r) {
     if (r.failed())
         return;
     Proc &proc = procs_[pid];
+    // A process the rings say has two: its agent's (with its exit code)
+    // and the rings' (-1): the one with the code stands.
+    if (proc.said_bye && code < 0)
+        return;
     proc.said_bye = true;
+    if (!proc.said_hello) {
+        proc.early_bye = {code, end}; // written with the hello
+        return;
+    }
     if (!proc.ended && pid != target_.pid) {
         // Not our child: its exit code is what it passed to exit().
         w_.set_process_exit(pid, end, code >= 0 ? std::optional<int>(code) : std::nullopt,
@@ -345,16 +365,42 @@ void Session::on_unsampled(proto::Reader &r) {
     if (proc.unsampled_said == text)
         return; // a fork child that execs says it again as the new image
     proc.unsampled_said = text;
-    // A static program (the agent's words say so): the kernel's rings
-    // sample it where they can.
+    // A static program, a process under a seccomp filter (the agent's
+    // words say so): the kernel's rings sample it where they can.
     bool is_static = text.find("statically linked") != std::string::npos;
-    bool rings = is_static && ring_for_ && ring_for_(pid);
+    bool filtered = text.find("seccomp filter") != std::string::npos;
+    // In place of its hello (kEnvRings): the hello's fields follow.
+    std::optional<storage::ProcessInfo> hello;
+    if (filtered && ring_for_) {
+        storage::ProcessInfo h;
+        h.pid = pid;
+        h.ppid = r.get<int32_t>();
+        h.start_ns = r.get<int64_t>();
+        h.exe = r.get_string();
+        uint32_t argc = r.get<uint32_t>();
+        for (uint32_t i = 0; i < argc && !r.failed(); ++i)
+            h.argv.push_back(r.get_string());
+        if (!r.failed())
+            hello = std::move(h);
+    }
+    std::string why;
+    bool rings =
+        (is_static || hello) && ring_for_ && ring_for_(pid, hello ? &*hello : nullptr, &why);
     proc.unsampled = !rings;
     if (is_static)
         text += rings ? "; sampled through the kernel's sample rings instead" : "; not sampled";
-    else if (ring_hint_ && text.find("seccomp filter") != std::string::npos)
+    else if (hello && rings)
+        text = "runs under a seccomp filter; sampled through the kernel's sample rings, from "
+               "outside the filter";
+    else if (hello)
+        text += " (" + why + ")";
+    else if (ring_hint_ && filtered)
         text += " (record --capture ring samples it through the kernel's sample rings, from "
                 "outside the filter)";
+    if (hello && !rings)
+        say(*hello); // recorded all the same, unsampled
+    if (proc.name.empty() && hello)
+        proc.name = base::base_name(hello->exe);
     if (proc.name.empty()) // a process that never said hello (posix_spawn of a static program)
         std::fprintf(stderr, "cpcprof: process %d %s\n", pid, text.c_str());
     else

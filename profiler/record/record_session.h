@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <tuple>
@@ -60,12 +61,16 @@ class Session {
     // The target is a program the agent cannot be loaded into (static):
     // its CPU time counts as unsampled when it ends.
     void target_unsampled() { procs_[target_.pid].unsampled = true; }
-    // ring_for(pid) samples a process the agent says it cannot (a static
-    // program it execs or spawns) through the kernel's rings: true if it
-    // does.  It may call add_channel.
-    void set_ring_fallback(std::function<bool(int pid)> ring_for) {
-        ring_for_ = std::move(ring_for);
-    }
+    // ring_for(pid, hello) samples a process the agent says it cannot
+    // through the kernel's rings: true if it does.  hello: the process
+    // runs the program already (under a seccomp filter) and its agent
+    // sent these fields in place of its hello: the rings say it, unsampled
+    // if they cannot be opened.  Null: a static program it execs or
+    // spawns.  It may call add_channel.
+    // *why: the reason when they do not.
+    using RingFor =
+        std::function<bool(int pid, const storage::ProcessInfo *hello, std::string *why)>;
+    void set_ring_fallback(RingFor ring_for) { ring_for_ = std::move(ring_for); }
     // The kernel's rings could sample what runs under a seccomp filter of
     // its own (the recorder is outside it): the agent's word for such a
     // process says that --capture ring does.
@@ -103,6 +108,10 @@ class Session {
         std::set<std::tuple<uint64_t, uint64_t, uint64_t, std::string, std::string>> modules;
         bool ended = false;
         bool said_bye = false;
+        bool said_hello = false;
+        // A bye read before the process's hello (a process the rings say,
+        // whose agent's bye came first): its exit code and end time.
+        std::optional<std::pair<int, int64_t>> early_bye;
         bool exited = false;        // ended by exit, not by a signal (our children)
         int pidfd = -1;             // a process we cannot reap: readable once it has gone
         std::string name;           // its program's file name, from its hello
@@ -112,6 +121,7 @@ class Session {
 
     void handle(const char *msg, size_t n);
     void on_hello(proto::Reader &r);
+    void say(const storage::ProcessInfo &p); // a hello's process into the profile
     void on_thread(proto::Reader &r);
     void on_modules(proto::Reader &r);
     void on_samples(proto::Reader &r);
@@ -133,7 +143,7 @@ class Session {
 
     storage::Writer &w_;
     const Target &target_;
-    std::function<bool(int pid)> ring_for_;
+    RingFor ring_for_;
     bool ring_hint_ = false;
     base::ScopedFd extra_;
     std::function<void()> stop_extra_;

@@ -23,6 +23,14 @@ struct Target {
 // tree or the installed tree.
 std::optional<std::string> find_agent(std::string *error);
 
+// Whether the processes of o.command that the agent cannot sample (a
+// static program, one under a seccomp filter of its own) are sampled
+// through the kernel's sample rings: --capture auto, where this process
+// may open them.
+inline bool ring_fallback(const Options &o, const Plan &p) {
+    return o.capture == "auto" && p.backend == "perf_event";
+}
+
 // Forks and execs o.command; an exec failure is reported as *error.
 // cfi_cache names the recording's table directory for the agents ("" for
 // none).

@@ -15,6 +15,8 @@
 
 #include <climits>
 #include <cstdlib>
+#include <map>
+#include <optional>
 #include <set>
 
 using namespace cpcprof::test;
@@ -169,6 +171,84 @@ TEST(RecordCapture, AProgramWhoseFilterRefusesCountersIsSampledByTheRings) {
     // (samples follow the CPU time the program got).
     EXPECT_GE(samples_in(p, syms, "tr_spin", trapper->info.pid), 200u) << p.samples.size();
     EXPECT_EQ(p.reader->accounting_total().unsampled_ns, 0u);
+}
+
+// The same without asking: where the recorder may open the rings, a
+// process whose agent finds a filter is sampled through them on its own,
+// said in one line, once in the profile, with its exit status.
+TEST(RecordCapture, AProgramUnderItsOwnFilterIsSampledByTheRingsWithoutAsking) {
+    TempDir dir;
+    std::vector<std::string> cmd{SPAWN_CHILD_EXE, "--seccomp", "eperm", TRAPPER_EXE, "dfl-before"};
+    RunResult bare = run_program(dir, cmd);
+    ASSERT_EQ(bare.status, 0) << bare.err;
+    RunResult r = run_cpcprof(dir, recorded({"-F", "1000"}, cmd));
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, bare.out);
+    EXPECT_EQ(count_lines_containing(r.err, "runs under a seccomp filter; sampled through the "
+                                            "kernel's sample rings, from outside the filter"),
+              1u)
+        << r.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    const storage::ProcessRecord *trapper = process_running(p, "record_trapper");
+    ASSERT_NE(trapper, nullptr) << "the process as it runs: the program it exec'd";
+    EXPECT_EQ(trapper->exit_status, std::optional<int>(0));
+    size_t rows = 0;
+    for (const storage::ProcessRecord &proc : p.reader->processes())
+        rows += proc.info.pid == trapper->info.pid;
+    EXPECT_EQ(rows, 1u) << "said once, by the rings (its agent said no hello)";
+    ProfileSymbols syms(*p.reader);
+    // 0.4 s of CPU time spinning at 1 kHz: half is a lenient floor on a
+    // busy host; a second ring on the process would double them.
+    size_t spun = samples_in(p, syms, "tr_spin", trapper->info.pid);
+    EXPECT_GE(spun, 200u) << p.samples.size();
+    EXPECT_LE(spun, 520u) << "0.4 s of CPU time at 1 kHz";
+    EXPECT_EQ(p.reader->accounting_total().unsampled_ns, 0u);
+}
+
+// A filtered program that forks once its rings are open (after 0.2 s):
+// its child is followed by its parent's rings (the kernel's inheritance),
+// not by a second ring of its own; each spins 0.3 s of CPU time in its
+// own function, and the child's exit status (its parent reaps it) comes
+// from its agent.
+TEST(RecordCapture, AFilteredProgramsForkChildIsSampledOnceThroughItsParentsRings) {
+    TempDir dir;
+    std::vector<std::string> cmd{SPAWN_CHILD_EXE, "--seccomp", "eperm", FORKER_EXE,
+                                 "fork",          "exit",      "late"};
+    RunResult bare = run_program(dir, cmd);
+    ASSERT_EQ(bare.status, 0) << bare.err;
+    RunResult r = run_cpcprof(dir, recorded({"-F", "1000"}, cmd));
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(count_lines_containing(r.err, "runs under a seccomp filter; sampled through"), 2u)
+        << "the forker and its child:\n"
+        << r.err;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    ProfileSymbols syms(*p.reader);
+    std::map<int, int> rows;
+    int parent = 0, child = 0;
+    for (const storage::ProcessRecord &proc : p.reader->processes()) {
+        if (proc.info.exe.find("record_forker") == std::string::npos)
+            continue;
+        ++rows[proc.info.pid];
+        if (samples_in(p, syms, "fk_parent_busy", proc.info.pid) > 0)
+            parent = proc.info.pid;
+        if (samples_in(p, syms, "fk_child_busy", proc.info.pid) > 0) {
+            child = proc.info.pid;
+            EXPECT_EQ(proc.exit_status, std::optional<int>(3)) << "its agent's bye";
+        }
+    }
+    ASSERT_NE(parent, 0) << r.err;
+    ASSERT_NE(child, 0) << r.err;
+    EXPECT_NE(parent, child);
+    for (const auto &[pid, n] : rows)
+        EXPECT_EQ(n, 1) << "pid " << pid;
+    for (auto [fn, pid] : {std::pair<const char *, int>{"fk_parent_busy", parent},
+                           std::pair<const char *, int>{"fk_child_busy", child}}) {
+        size_t n = samples_in(p, syms, fn, pid);
+        EXPECT_GE(n, 150u) << fn;
+        EXPECT_LE(n, 400u) << fn << ": 0.3 s of CPU time at 1 kHz, not counted twice";
+    }
 }
 
 // A program that resets SIGTRAP with its own system call instruction (Go's

@@ -2,8 +2,10 @@
 /*
  * forker: processes that fork, exec and load libraries, one mode per run.
  *
- *   forker fork [exit|_exit|return]
- *       fork without exec: the child spins 0.3 s in fk_child_busy() and
+ *   forker fork [exit|_exit|return [late]]
+ *       fork without exec (late: after 0.2 s spun in fk_before_fork(), so
+ *       that a profiler that comes to the process from outside is there
+ *       at the fork): the child spins 0.3 s in fk_child_busy() and
  *       ends with status 3 - by exit(3) (the default), by _exit(3) as fork
  *       children often do, or by returning 3 from main; the parent spins
  *       0.3 s in fk_parent_busy(), reaps the child, prints "child PID
@@ -67,6 +69,9 @@ NOINLINE void fk_child_busy(void) {
 NOINLINE void fk_parent_busy(void) {
     fk_sink = fk_spin(0.3) + 2;
 }
+NOINLINE void fk_before_fork(void) {
+    fk_sink = fk_spin(0.2) + 5;
+}
 NOINLINE void fk_chain_stage(double seconds) {
     fk_sink = fk_spin(seconds) + 3;
 }
@@ -83,7 +88,9 @@ static void self_exe(char *buf, size_t size) {
 
 /* Returns 0 in the parent; in the child, 3 to be returned from main, or
  * does not return. */
-static int mode_fork(const char *how) {
+static int mode_fork(const char *how, int late) {
+    if (late)
+        fk_before_fork();
     fflush(stdout);
     pid_t pid = fork();
     if (pid < 0)
@@ -196,7 +203,7 @@ static int mode_list_fds(void) {
 int main(int argc, char **argv) {
     const char *mode = argc > 1 ? argv[1] : "";
     if (strcmp(mode, "fork") == 0)
-        return mode_fork(argc > 2 ? argv[2] : "exit");
+        return mode_fork(argc > 2 ? argv[2] : "exit", argc > 3 && strcmp(argv[3], "late") == 0);
     if (strcmp(mode, "chain") == 0 && argc > 2)
         return mode_chain(atoi(argv[2]), argc > 3 ? argv[3] : "0.2", argc > 4 ? argv[4] : NULL);
     if (strcmp(mode, "dlopen") == 0 && argc > 3)
@@ -205,7 +212,8 @@ int main(int argc, char **argv) {
         return mode_exec_lister();
     if (strcmp(mode, "list-fds") == 0)
         return mode_list_fds();
-    fprintf(stderr, "usage: forker fork [exit|_exit|return] | chain N [SECONDS [LAST]] | dlopen N "
-                    "LIBRARY | exec-lister | list-fds\n");
+    fprintf(stderr,
+            "usage: forker fork [exit|_exit|return [late]] | chain N [SECONDS [LAST]] | dlopen N "
+            "LIBRARY | exec-lister | list-fds\n");
     return 2;
 }
