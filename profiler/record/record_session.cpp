@@ -193,6 +193,7 @@ void Session::say(const storage::ProcessInfo &p) {
     Proc &proc = procs_[p.pid];
     proc.name = base::base_name(p.exe);
     proc.said_hello = true;
+    proc.said_bye = proc.early_bye.has_value(); // a pid used again starts afresh
     w_.add_process(p);
     watch(p.pid);
     if (proc.early_bye) {
