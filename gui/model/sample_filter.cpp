@@ -23,6 +23,13 @@ std::string tids(const char *what, const std::vector<ThreadId> &threads) {
     return out;
 }
 
+std::string cpu_list(const std::vector<int> &cpus) {
+    std::string out = cpus.size() == 1 ? "only CPU " : "only CPUs ";
+    for (size_t i = 0; i < cpus.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(cpus[i]);
+    return out;
+}
+
 bool contains(const std::vector<ThreadId> &threads, ThreadId t) {
     return std::find(threads.begin(), threads.end(), t) != threads.end();
 }
@@ -39,6 +46,8 @@ std::string describe(const FilterStep &step) {
         parts.push_back(tids("only", step.only));
     if (!step.without.empty())
         parts.push_back(tids("without", step.without));
+    if (!step.cpus.empty())
+        parts.push_back(cpu_list(step.cpus));
     for (const std::string &f : step.through)
         parts.push_back("through " + f);
     for (const std::string &f : step.not_through)
@@ -52,8 +61,13 @@ std::string describe(const FilterStep &step) {
 std::optional<analysis::QueryFilter> as_query_filter(const std::vector<FilterStep> &steps) {
     analysis::QueryFilter f;
     for (const FilterStep &s : steps) {
-        if (!s.without.empty() || s.only.size() > 1)
+        if (!s.without.empty() || s.only.size() > 1 || s.cpus.size() > 1)
             return std::nullopt;
+        if (s.cpus.size() == 1) {
+            if (f.cpu && *f.cpu != s.cpus[0])
+                return std::nullopt;
+            f.cpu = s.cpus[0];
+        }
         if (s.time) {
             f.from_ns = std::max(f.from_ns.value_or(INT64_MIN), s.time->from_ns);
             f.to_ns = std::min(f.to_ns.value_or(INT64_MAX), s.time->to_ns);
@@ -107,10 +121,25 @@ SampleTest::SampleTest(const Query &q, const std::vector<FilterStep> &steps) : q
             from_ns_ = std::max(from_ns_, s.time->from_ns);
             to_ns_ = std::min(to_ns_, s.time->to_ns);
         }
+    // Processors: kept by every step that names some.
+    for (const FilterStep &s : steps) {
+        if (s.cpus.empty())
+            continue;
+        std::vector<int> named = s.cpus;
+        std::sort(named.begin(), named.end());
+        if (by_cpu_)
+            std::erase_if(named, [&](int c) {
+                return !std::binary_search(cpu_ok_.begin(), cpu_ok_.end(), c);
+            });
+        cpu_ok_ = std::move(named);
+        by_cpu_ = true;
+    }
 }
 
 bool SampleTest::keeps(size_t i) const {
     const Query::KeptSample &s = q_.kept_samples()[i];
+    if (by_cpu_ && !std::binary_search(cpu_ok_.begin(), cpu_ok_.end(), s.cpu))
+        return false;
     return pair_ok_[s.stack_thread] && s.time_ns >= from_ns_ && s.time_ns < to_ns_;
 }
 

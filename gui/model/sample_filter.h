@@ -40,6 +40,7 @@ struct FilterStep {
     std::optional<int> pid;        // only this process
     std::vector<ThreadId> only;    // only these threads (empty: any)
     std::vector<ThreadId> without; // not these threads
+    std::vector<int> cpus;         // only the samples taken on these processors (empty: any)
     // Only stacks with a frame of each function named here / with none of
     // these (exact names, any module): `cpcprof report --through F
     // --not-through G`.
@@ -48,15 +49,15 @@ struct FilterStep {
 };
 
 // "0.250-0.500 s", "only process 1234", "only thread 1235", "without
-// threads 1235, 1236", "through f", "not through g": its parts joined by
-// ", ".
+// threads 1235, 1236", "only CPU 1", "through f", "not through g": its
+// parts joined by ", ".
 std::string describe(const FilterStep &step);
 
 // The command-line filter that keeps the same samples as steps, when
-// there is one (--pid, --tid, --time, --through, --not-through: one
-// process, one thread, the intersection of the time ranges, every
-// function test); nullopt when steps need more (two
-// threads, a thread left out).  An empty intersection of ranges gives
+// there is one (--pid, --tid, --cpu, --time, --through, --not-through:
+// one process, one thread, one processor, the intersection of the time
+// ranges, every function test); nullopt when steps need more (two
+// threads, a thread left out, two processors).  An empty intersection of ranges gives
 // from == to, which keeps nothing (as no --time does).
 std::optional<analysis::QueryFilter> as_query_filter(const std::vector<FilterStep> &steps);
 
@@ -71,6 +72,8 @@ class SampleTest {
     const analysis::Query &q_;
     std::vector<uint8_t> pair_ok_;
     int64_t from_ns_ = INT64_MIN, to_ns_ = INT64_MAX;
+    bool by_cpu_ = false;     // some step keeps only some processors
+    std::vector<int> cpu_ok_; // those every such step keeps, sorted
 };
 
 // The profile of loaded's samples that pass every step, with its trees

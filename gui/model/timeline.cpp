@@ -30,7 +30,10 @@ Timeline make_timeline(const Query &q) {
         proc.process = true;
         proc.id = {pid, 0};
         std::string name = names[pid];
-        name = base::base_name(name);
+        // A program by its file's name; a kernel thread ("[kworker/0:1]")
+        // as the kernel names it.
+        if (!name.starts_with('['))
+            name = base::base_name(name);
         proc.label = std::to_string(pid) + (name.empty() ? "" : " " + name);
         size_t at = t.rows.size();
         t.rows.push_back(std::move(proc));
@@ -44,6 +47,27 @@ Timeline make_timeline(const Query &q) {
             t.rows[at].cost.add(row.cost);
             t.rows.push_back(std::move(row));
         }
+    }
+    // The processors that took samples, each with their cost.
+    std::map<int, analysis::Cost> by_cpu;
+    const size_t nevents = q.events().size();
+    auto kept = q.kept_samples();
+    for (size_t i = 0; i < kept.size(); ++i) {
+        if (kept[i].cpu < 0)
+            continue;
+        analysis::Cost &c = by_cpu[kept[i].cpu];
+        c.values.resize(nevents, 0);
+        c.samples = analysis::saturating_add(c.samples, 1);
+        auto values = q.kept_values(i);
+        for (size_t e = 0; e < nevents && e < values.size(); ++e)
+            c.values[e] = analysis::saturating_add(c.values[e], values[e]);
+    }
+    for (auto &[cpu, cost] : by_cpu) {
+        TimelineRow row;
+        row.cpu = cpu;
+        row.label = "CPU " + std::to_string(cpu);
+        row.cost = std::move(cost);
+        t.rows.push_back(std::move(row));
     }
     return t;
 }
@@ -78,9 +102,13 @@ std::vector<std::vector<uint64_t>> Timeline::density(const Query &q, int event, 
     const auto &threads = q.threads();
     std::vector<uint32_t> thread_row(threads.size(), 0), proc_row(threads.size(), 0);
     uint32_t proc = 0;
+    // Processors' rows, by processor number (rows are in that order).
+    std::vector<std::pair<int, uint32_t>> cpu_row;
     for (uint32_t r = 0; r < rows.size(); ++r) {
         if (rows[r].process) {
             proc = r;
+        } else if (rows[r].cpu >= 0) {
+            cpu_row.emplace_back(rows[r].cpu, r);
         } else if (rows[r].thread < threads.size()) {
             thread_row[rows[r].thread] = r;
             proc_row[rows[r].thread] = proc;
@@ -99,6 +127,12 @@ std::vector<std::vector<uint64_t>> Timeline::density(const Query &q, int event, 
         size_t b = bin_of(t, bins, window);
         out[thread_row[th]][b] = analysis::saturating_add(out[thread_row[th]][b], v);
         out[proc_row[th]][b] = analysis::saturating_add(out[proc_row[th]][b], v);
+        if (const int c = samples[i].cpu; c >= 0) {
+            auto at =
+                std::lower_bound(cpu_row.begin(), cpu_row.end(), std::pair<int, uint32_t>{c, 0});
+            if (at != cpu_row.end() && at->first == c)
+                out[at->second][b] = analysis::saturating_add(out[at->second][b], v);
+        }
     }
     return out;
 }

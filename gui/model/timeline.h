@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The timeline's data, without Qt: one row per process and, below it, one
-// per thread that kept samples, and the density of a chosen event over
-// the run, per row, in equal time slices.  Built from the loaded (whole)
-// profile's kept samples (QueryOptions::keep_samples).
+// per thread that kept samples; then, where the profile says which
+// processor took each sample (format 5 on), one row per processor that
+// took any; and the density of a chosen event over the run, per row, in
+// equal time slices.  Built from the loaded (whole) profile's kept samples
+// (QueryOptions::keep_samples).
 //
 //   Timeline t = make_timeline(*profile->query);
 //   auto bins = t.density(*profile->query, event, 800); // per row
@@ -19,16 +21,20 @@ namespace cpcprof::gui {
 
 struct TimelineRow {
     bool process = false; // a process's row (the sum of its threads)
-    ThreadId id;          // tid 0 for a process row
-    std::string label;    // "1234 cpcprof-demo", "worker (1235)"
+    ThreadId id;          // tid 0 for a process row; {0, 0} for a processor's
+    std::string label;    // "1234 cpcprof-demo", "worker (1235)", "CPU 1"
     uint32_t thread = 0;  // Query::threads() index of a thread row
+    int cpu = -1;         // a processor's row: its number; -1 for the others
     analysis::Cost cost;  // its kept samples' cost
+
+    bool is_thread() const { return !process && cpu < 0; }
 };
 
 struct Timeline {
     // Samples lie in [0, duration_ns): the run's end (or the last sample).
     int64_t duration_ns = 1;
-    // Processes by pid, each followed by its threads in order of first sample.
+    // Processes by pid, each followed by its threads in order of first
+    // sample; then the processors by number.
     std::vector<TimelineRow> rows;
 
     // The whole run, [0, duration_ns).

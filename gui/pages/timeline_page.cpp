@@ -22,7 +22,8 @@ TimelinePage::TimelinePage(QWidget *parent)
     zoom_out_->setObjectName("zoomOut");
     zoom_out_->setToolTip(tr("Back to the time shown before the last zoom"));
     filter_in_->setObjectName("filterIn");
-    filter_in_->setToolTip(tr("Show only the samples in the time range and threads selected"));
+    filter_in_->setToolTip(
+        tr("Show only the samples in the time range, threads and processors selected"));
     exclude_->setObjectName("excludeThread");
     exclude_->setToolTip(tr("Leave the selected threads' samples out"));
     only_process_->setObjectName("onlyProcess");
@@ -71,7 +72,8 @@ void TimelinePage::setSteps(const std::vector<FilterStep> &steps) {
 void TimelinePage::selectionChanged() {
     auto range = view_->selectedRange();
     auto threads = view_->selectedThreads();
-    filter_in_->setEnabled(range || !threads.empty());
+    auto cpus = view_->selectedCpus();
+    filter_in_->setEnabled(range || !threads.empty() || !cpus.empty());
     exclude_->setEnabled(!threads.empty());
     only_process_->setEnabled(!threads.empty());
     zoom_in_->setEnabled(range && range->to_ns - range->from_ns >= 1000);
@@ -79,10 +81,11 @@ void TimelinePage::selectionChanged() {
     FilterStep s;
     s.time = range;
     s.only = threads;
-    QString text = range || !threads.empty()
+    s.cpus = cpus;
+    QString text = range || !threads.empty() || !cpus.empty()
                        ? tr("Selected: %1").arg(QString::fromStdString(describe(s)))
                        : tr("Drag across the rows to select a time range; click a row to "
-                            "select its thread (Ctrl: add)");
+                            "select its thread or processor (Ctrl: add)");
     if (view_->zoomed()) {
         FilterStep shown;
         shown.time = view_->window();
@@ -98,7 +101,8 @@ void TimelinePage::filterIn() {
     FilterStep s;
     s.time = view_->selectedRange();
     s.only = view_->selectedThreads();
-    if (!s.time && s.only.empty())
+    s.cpus = view_->selectedCpus();
+    if (!s.time && s.only.empty() && s.cpus.empty())
         return;
     view_->clearSelection();
     emit filterRequested(s);

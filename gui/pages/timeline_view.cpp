@@ -2,6 +2,7 @@
 #include "gui/pages/timeline_view.h"
 
 #include <QContextMenuEvent>
+#include <QFontMetrics>
 #include <QHelpEvent>
 #include <QLocale>
 #include <QMenu>
@@ -55,6 +56,7 @@ void TimelineView::setProfile(ProfilePtr profile) {
     zooms_.clear();
     range_.reset();
     threads_.clear();
+    cpus_.clear();
     steps_.clear();
     updateGeometry();
     stale_ = true;
@@ -77,6 +79,7 @@ void TimelineView::setSteps(std::vector<FilterStep> steps) {
 void TimelineView::clearSelection() {
     range_.reset();
     threads_.clear();
+    cpus_.clear();
     update();
     emit selectionChanged();
 }
@@ -171,8 +174,14 @@ void TimelineView::rebin() {
                         : std::vector<std::vector<uint64_t>>{};
 }
 
-// Whether the filters in force keep the row's thread (all of a process row).
+// Whether the filters in force keep the row's thread (all of a process
+// row), or its processor.
 bool TimelineView::shown(const TimelineRow &row) const {
+    if (row.cpu >= 0)
+        return std::all_of(steps_.begin(), steps_.end(), [&](const FilterStep &s) {
+            return s.cpus.empty() ||
+                   std::find(s.cpus.begin(), s.cpus.end(), row.cpu) != s.cpus.end();
+        });
     for (const FilterStep &s : steps_) {
         if (s.pid && *s.pid != row.id.pid)
             return false;
@@ -194,12 +203,14 @@ void TimelineView::paintEvent(QPaintEvent *) {
     if (stale_)
         rebin();
     paintAxis(p);
-    uint64_t peak[2] = {1, 1}; // thread rows, process rows
+    // Each kind of row against its own busiest column.
+    auto group = [](const TimelineRow &row) { return row.process ? 1 : row.cpu >= 0 ? 2 : 0; };
+    uint64_t peak[3] = {1, 1, 1}; // thread rows, process rows, processor rows
     for (size_t r = 0; r < density_.size(); ++r)
         for (uint64_t v : density_[r])
-            peak[timeline_.rows[r].process] = std::max(peak[timeline_.rows[r].process], v);
+            peak[group(timeline_.rows[r])] = std::max(peak[group(timeline_.rows[r])], v);
     for (size_t r = 0; r < timeline_.rows.size() && r < density_.size(); ++r)
-        paintRow(p, r, peak[timeline_.rows[r].process]);
+        paintRow(p, r, peak[group(timeline_.rows[r])]);
 
     const int top = kAxis, bottom = kAxis + kRow * int(timeline_.rows.size());
     // Time the filters leave out, shaded.
@@ -254,21 +265,28 @@ void TimelineView::paintAxis(QPainter &p) const {
 void TimelineView::paintRow(QPainter &p, size_t r, uint64_t peak) const {
     const TimelineRow &row = timeline_.rows[r];
     const QRect band(0, kAxis + int(r) * kRow, width(), kRow);
-    const bool selected = !row.process && has(threads_, row.id);
+    const bool selected = row.cpu >= 0
+                              ? std::find(cpus_.begin(), cpus_.end(), row.cpu) != cpus_.end()
+                              : !row.process && has(threads_, row.id);
     if (selected)
         p.fillRect(band, palette().highlight().color().lighter(170));
     else if (row.process)
         p.fillRect(band, palette().alternateBase());
+    if (row.cpu >= 0 && r > 0 && timeline_.rows[r - 1].cpu < 0) {
+        // The processors' rows begin: a line apart from the processes.
+        p.setPen(QPen(palette().text().color(), 2));
+        p.drawLine(0, band.top() + 1, width(), band.top() + 1);
+    }
     const bool kept = shown(row);
     QFont f = font();
     f.setBold(row.process);
     p.setFont(f);
     p.setPen(kept ? palette().text().color() : palette().placeholderText().color());
-    QRect label = band.adjusted(row.process ? 4 : 18, 0, 0, 0);
+    QRect label = band.adjusted(row.is_thread() ? 18 : 4, 0, 0, 0);
     label.setRight(kLabel - 6);
-    p.drawText(
-        label, Qt::AlignLeft | Qt::AlignVCenter,
-        fontMetrics().elidedText(QString::fromStdString(row.label), Qt::ElideRight, label.width()));
+    p.drawText(label, Qt::AlignLeft | Qt::AlignVCenter,
+               QFontMetrics(f).elidedText(QString::fromStdString(row.label), Qt::ElideRight,
+                                          label.width()));
     p.setFont(font());
     const int hue = hue_of(event_);
     const int inner = kRow - 4, base = band.bottom() - 1;
@@ -287,6 +305,21 @@ void TimelineView::paintRow(QPainter &p, size_t r, uint64_t peak) const {
 }
 
 void TimelineView::selectRow(int r, bool toggle) {
+    if (r >= 0 && timeline_.rows[size_t(r)].cpu >= 0) {
+        const int cpu = timeline_.rows[size_t(r)].cpu;
+        const bool in = std::find(cpus_.begin(), cpus_.end(), cpu) != cpus_.end();
+        if (!toggle) {
+            cpus_ = {cpu};
+            threads_.clear();
+        } else if (in) {
+            std::erase(cpus_, cpu);
+        } else {
+            cpus_.push_back(cpu);
+        }
+        return;
+    }
+    if (!toggle)
+        cpus_.clear();
     std::vector<ThreadId> ids;
     if (r >= 0) {
         const TimelineRow &row = timeline_.rows[size_t(r)];
@@ -294,7 +327,7 @@ void TimelineView::selectRow(int r, bool toggle) {
             ids.push_back(row.id);
         else
             for (const TimelineRow &t : timeline_.rows)
-                if (!t.process && t.id.pid == row.id.pid)
+                if (t.is_thread() && t.id.pid == row.id.pid)
                     ids.push_back(t.id);
     }
     if (!toggle) {
@@ -394,15 +427,20 @@ void TimelineView::contextMenuEvent(QContextMenuEvent *e) {
     if (!profile_)
         return;
     int r = rowAt(e->pos().y());
-    if (r >= 0 && !timeline_.rows[size_t(r)].process &&
-        !has(threads_, timeline_.rows[size_t(r)].id)) {
-        selectRow(r, false);
-        update();
-        emit selectionChanged();
+    if (r >= 0) {
+        const TimelineRow &row = timeline_.rows[size_t(r)];
+        const bool unselected = row.cpu >= 0
+                                    ? std::find(cpus_.begin(), cpus_.end(), row.cpu) == cpus_.end()
+                                    : row.is_thread() && !has(threads_, row.id);
+        if (unselected) {
+            selectRow(r, false);
+            update();
+            emit selectionChanged();
+        }
     }
     QMenu menu(this);
     menu.addAction(tr("Filter in on selection"), this, &TimelineView::filterInRequested)
-        ->setEnabled(range_ || !threads_.empty());
+        ->setEnabled(range_ || !threads_.empty() || !cpus_.empty());
     menu.addAction(tr("Exclude thread"), this, &TimelineView::excludeThreadsRequested)
         ->setEnabled(!threads_.empty());
     menu.addAction(tr("Only this process"), this, &TimelineView::onlyProcessRequested)

@@ -5,8 +5,13 @@
 // event's sum in that slice of time against the busiest slice of any
 // thread, in the event's colour.  A time axis on top.
 //
+// Below the processes, where the profile says which processor took each
+// sample, one row per processor ("CPU 1"): the samples taken on it,
+// whatever their thread.
+//
 // Dragging across the rows selects a time range; clicking a row selects
-// its thread (a process row: all its threads; Ctrl adds or removes).
+// its thread (a process row: all its threads; a processor's row: that
+// processor; Ctrl adds or removes).
 // The filters in force (setSteps) are drawn: time outside them shaded,
 // threads they leave out greyed.  A row's tooltip gives its samples and
 // the chosen event's sum, and that of the column under the pointer.
@@ -41,6 +46,7 @@ class TimelineView : public QWidget {
     const Timeline &timeline() const { return timeline_; }
     std::optional<TimeRange> selectedRange() const { return range_; }
     std::vector<ThreadId> selectedThreads() const { return threads_; }
+    std::vector<int> selectedCpus() const { return cpus_; }
     void clearSelection();
 
     // The time shown across the plot: the whole run, or a zoom.
@@ -108,6 +114,7 @@ class TimelineView : public QWidget {
     std::vector<TimeRange> zooms_; // the windows zoomed from
     void setWindow(TimeRange w);
     std::vector<ThreadId> threads_;
+    std::vector<int> cpus_;
     std::optional<int> drag_from_; // x where a press began
     bool dragging_ = false;
 };

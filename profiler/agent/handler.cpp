@@ -12,6 +12,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <sched.h>
 #include <time.h>
 #include <ucontext.h>
 
@@ -74,9 +75,12 @@ void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *value
         depth = walk(s, slot, si, uc, frames, &complete);
     else
         frames[0] = pc;
-    proto::SampleRecord r;
+    proto::SampleRecord r{};
     r.time_ns = when;
     r.tid = slot->tid.load(std::memory_order_relaxed);
+    // glibc reads it from the thread's rseq area (or the vDSO): no lock,
+    // no system call; -1 where it cannot say.
+    r.cpu = sched_getcpu();
     r.depth = static_cast<uint16_t>(depth);
     r.complete = complete;
     r.nvalues = static_cast<uint8_t>(nv);

@@ -102,7 +102,7 @@ struct Query::Impl {
     std::vector<Cost> stack_costs;
 
     Cost total;
-    uint64_t kept = 0, read = 0, complete = 0;
+    uint64_t kept = 0, read = 0, complete = 0, with_cpu = 0;
     uint32_t truncated_fn = kNoFunction;
     std::vector<Cost> fself, ftotal;
     std::vector<ThreadCost> threads;
@@ -233,6 +233,8 @@ struct Query::Impl {
             return false;
         if (filter.tid && s.tid != *filter.tid)
             return false;
+        if (filter.cpu && s.cpu != *filter.cpu)
+            return false;
         int64_t t = reader->since_start(s.time_ns);
         if (filter.from_ns && t < *filter.from_ns)
             return false;
@@ -241,8 +243,9 @@ struct Query::Impl {
         return true;
     }
 
-    void keep_sample(int64_t time_ns, uint32_t stack_thread, std::span<const uint64_t> values) {
-        samples.push_back({time_ns, stack_thread});
+    void keep_sample(int64_t time_ns, uint32_t stack_thread, int32_t cpu,
+                     std::span<const uint64_t> values) {
+        samples.push_back({time_ns, stack_thread, cpu});
         size_t nv = std::min(values.size(), nevents);
         sample_values.insert(sample_values.end(), values.begin(), values.begin() + nv);
         sample_values.resize(sample_values.size() + (nevents - nv), 0);
@@ -353,6 +356,7 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
     bool ok = r.for_each_sample(
         [&](const StoredSample &s) {
             ++q.read;
+            q.with_cpu += s.cpu >= 0 ? 1 : 0;
             std::string why = impossible_values(r.run(), s.values);
             if (!why.empty() && impossible++ == 0)
                 first_impossible = "sample " + std::to_string(q.read) + " (pid " +
@@ -390,7 +394,7 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
             for (size_t e = 0; e < nv; ++e)
                 sum[1 + e] = saturating_add(sum[1 + e], s.values[e]);
             if (q.keep_samples)
-                q.keep_sample(r.since_start(s.time_ns), st, s.values);
+                q.keep_sample(r.since_start(s.time_ns), st, s.cpu, s.values);
         },
         error, Reader::Frames::skip);
     for (size_t st = 0; st < q.stack_threads.size(); ++st) {
@@ -486,6 +490,7 @@ std::unique_ptr<Query> Query::subset(const std::function<bool(size_t)> &keep,
     b.nevents = a.nevents;
     b.modules = a.modules;
     b.read = a.read;
+    b.with_cpu = a.with_cpu;
     b.total.values.assign(b.nevents, 0);
     const Cost zero{0, std::vector<uint64_t>(b.nevents)};
     std::vector<uint32_t> st_map(a.stack_threads.size(), kNone);
@@ -518,7 +523,7 @@ std::unique_ptr<Query> Query::subset(const std::function<bool(size_t)> &keep,
         std::span<const uint64_t> values = kept_values(i);
         for (size_t e = 0; e < b.nevents; ++e)
             c.values[e] = saturating_add(c.values[e], values[e]);
-        b.keep_sample(s.time_ns, st, values);
+        b.keep_sample(s.time_ns, st, s.cpu, values);
     }
     b.compact_from(a);
     return Impl::finish(std::move(impl));
@@ -641,6 +646,9 @@ uint64_t Query::samples_kept() const {
 }
 uint64_t Query::samples_read() const {
     return impl_->read;
+}
+uint64_t Query::samples_with_cpu() const {
+    return impl_->with_cpu;
 }
 const std::vector<Cost> &Query::function_self() const {
     return impl_->fself;

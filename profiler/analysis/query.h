@@ -53,6 +53,9 @@ struct QueryFilter {
     // Sample times in ns since the run's start: [from_ns, to_ns).
     std::optional<int64_t> from_ns;
     std::optional<int64_t> to_ns;
+    // Only the samples taken on this processor (a sample whose processor
+    // is not known is on none).
+    std::optional<int> cpu;
     // false: an inlined call is not a frame of its own; its cost goes to
     // the function it was inlined into, at the line of the inlined call.
     bool inline_frames = true;
@@ -66,8 +69,8 @@ inline constexpr size_t kMaxFunctionTests = 64;
 
 // What open() keeps beside the aggregates.
 struct QueryOptions {
-    // Each kept sample's time, (stack, thread) pair and values, for
-    // kept_samples() and subset(): 16 + 8 x events bytes per sample.
+    // Each kept sample's time, (stack, thread) pair, processor and values,
+    // for kept_samples() and subset(): 16 + 8 x events bytes per sample.
     bool keep_samples = false;
 };
 
@@ -199,6 +202,9 @@ class Query {
     // Samples the filter kept / read.
     uint64_t samples_kept() const;
     uint64_t samples_read() const;
+    // Samples read that say the processor they were taken on (format 5
+    // on); 0: QueryFilter::cpu can keep none.
+    uint64_t samples_with_cpu() const;
 
     // Per function (index = function), self and total.
     const std::vector<Cost> &function_self() const;
@@ -253,6 +259,7 @@ class Query {
     struct KeptSample {
         int64_t time_ns = 0;       // since the run's start (Reader::since_start)
         uint32_t stack_thread = 0; // index in stack_thread_costs()
+        int32_t cpu = -1;          // the processor it was taken on; -1 not known
     };
     // In arrival order.
     std::span<const KeptSample> kept_samples() const;

@@ -131,6 +131,8 @@ std::string describe(const analysis::Query &q, const Options &o, int event) {
         s += ", pid " + std::to_string(*f.pid);
     if (f.tid)
         s += ", tid " + std::to_string(*f.tid);
+    if (f.cpu)
+        s += ", cpu " + std::to_string(*f.cpu);
     if (f.from_ns || f.to_ns) {
         s += ", time ";
         if (f.from_ns)

@@ -60,11 +60,14 @@ struct Header {
 struct SampleRecord {
     int64_t time_ns; // CLOCK_MONOTONIC
     int32_t tid;
+    int32_t cpu;      // the processor it was taken on; -1 not known
     uint16_t depth;   // frames that follow the values
     uint8_t complete; // the unwind reached the thread's first frame
     uint8_t nvalues;
+    uint32_t unused; // 0; keeps the record a multiple of 8 bytes
     // uint64_t values[nvalues]; uint64_t frames[depth]; (leaf first)
 };
+static_assert(sizeof(SampleRecord) % 8 == 0, "the ring's records are 8-byte aligned");
 
 inline constexpr size_t kMaxMessage = 60 * 1024; // under the socket's buffer
 

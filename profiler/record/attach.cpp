@@ -448,6 +448,7 @@ struct Attach::Impl {
         proto::SampleRecord s{};
         s.time_ns = r.time;
         s.tid = r.tid;
+        s.cpu = r.cpu;
         s.depth = static_cast<uint16_t>(frames.size());
         s.complete = complete && frames.size() <= size_t(max_depth) ? 1 : 0;
         // The sampling event stands for its period; the others count

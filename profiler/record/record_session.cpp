@@ -270,6 +270,7 @@ void Session::on_samples(proto::Reader &r) {
         s.tid = rec.tid;
         s.time_ns = rec.time_ns;
         s.complete = rec.complete != 0;
+        s.cpu = rec.cpu;
         s.frames = frames;
         s.values = values;
         w_.add_sample(s);

@@ -74,6 +74,7 @@ Json filter_json(const analysis::QueryFilter &f) {
     Json filter = Json::object();
     filter["pid"] = f.pid ? Json(*f.pid) : Json(nullptr);
     filter["tid"] = f.tid ? Json(*f.tid) : Json(nullptr);
+    filter["cpu"] = f.cpu ? Json(*f.cpu) : Json(nullptr);
     filter["from_s"] = secs(f.from_ns);
     filter["to_s"] = secs(f.to_ns);
     filter["inline"] = f.inline_frames;

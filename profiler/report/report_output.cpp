@@ -224,6 +224,8 @@ std::string text_header(const ReportContext &c) {
         add("pid " + std::to_string(*f.pid));
     if (f.tid)
         add("tid " + std::to_string(*f.tid));
+    if (f.cpu)
+        add("cpu " + std::to_string(*f.cpu));
     if (f.from_ns || f.to_ns)
         add("time [" + (f.from_ns ? analysis::fixed(double(*f.from_ns) / 1e9, 3) : std::string()) +
             ", " + (f.to_ns ? analysis::fixed(double(*f.to_ns) / 1e9, 3) : std::string()) + ") s");

@@ -20,6 +20,8 @@ namespace cpcprof::view {
 const char kViewOptionsHelp[] =
     "  --pid PID           only the samples of process PID\n"
     "  --tid TID           only the samples of thread TID\n"
+    "  --cpu N             only the samples taken on processor N (where the\n"
+    "                      profile says it: format 5 on)\n"
     "  --time START,END    only samples in [START, END) seconds since the run's\n"
     "                      start (either side may be empty: 2.5, or ,1)\n"
     "  --through FUNC      only samples with FUNC on their stack (exact name; again\n"
@@ -47,8 +49,8 @@ int parse_view_option(const char *cmd, const std::vector<std::string> &args, siz
         out->filter.inline_frames = false;
         return 1;
     }
-    if (a != "--pid" && a != "--tid" && a != "--time" && a != "--event" && a != "--through" &&
-        a != "--not-through")
+    if (a != "--pid" && a != "--tid" && a != "--cpu" && a != "--time" && a != "--event" &&
+        a != "--through" && a != "--not-through")
         return 0;
     if (*i + 1 >= args.size()) {
         std::fprintf(stderr, "cpcprof %s: %s needs a value\n", cmd, a.c_str());
@@ -83,6 +85,16 @@ int parse_view_option(const char *cmd, const std::vector<std::string> &args, siz
             return -1;
         }
         (a == "--pid" ? out->filter.pid : out->filter.tid) = int(*id);
+        return 1;
+    }
+    if (a == "--cpu") {
+        auto n = base::parse_whole(v, 0, INT32_MAX);
+        if (!n) {
+            std::fprintf(stderr, "cpcprof %s: --cpu '%s': not a processor number (0, 1, ...)\n",
+                         cmd, v.c_str());
+            return -1;
+        }
+        out->filter.cpu = int(*n);
         return 1;
     }
     size_t comma = v.find(',');
@@ -156,6 +168,11 @@ std::unique_ptr<analysis::Query> open_profile(const char *cmd, const std::string
                          cmd, path.c_str());
         return nullptr;
     }
+    if (options.filter.cpu && q->samples_read() != 0 && q->samples_with_cpu() == 0)
+        std::fprintf(stderr,
+                     "cpcprof %s: %s: --cpu: this profile does not say which processor took its "
+                     "samples (profiles say it from format version 5 on), so none is kept\n",
+                     cmd, path.c_str());
     // What `cpcprof check` reports about a file that opened: the costs
     // shown may be off, so say so, in check's words.
     std::vector<std::string> problems = storage::accounting_problems(r);

@@ -4,6 +4,7 @@
 // opening the file.
 //
 //   --pid PID  --tid TID     keep one process's / thread's samples
+//   --cpu N                  keep the samples taken on processor N
 //   --time START,END         keep samples in [START, END) seconds since the
 //                            run's start; either side may be empty
 //   --event NAME             the event that weighs samples (default: the

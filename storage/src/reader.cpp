@@ -182,7 +182,7 @@ bool Reader::Impl::scan(const std::function<void(const StoredSample &)> &visit,
     std::vector<uint64_t> per_thread(p.threads.size(), 0);
     auto thread = p.thread_index.end(); // of the row before, mostly the same
     int64_t last_thread_id = 0;
-    SampleRows rows(db.get()); // db is its thread's until rows is gone
+    SampleRows rows(db.get(), p.layout->cpus); // db is its thread's until rows is gone
     for (const SampleBatch *b = rows.next(); b != nullptr; b = rows.next()) {
         for (const SampleRow &row : b->rows) {
             id = row.id;
@@ -230,8 +230,13 @@ bool Reader::Impl::scan(const std::function<void(const StoredSample &)> &visit,
             }
             ++per_thread[thread->second];
             const ThreadInfo &t = p.threads[thread->second];
+            if (row.cpu < -1 || row.cpu > INT32_MAX) {
+                if (report("has cpu " + std::to_string(row.cpu)))
+                    continue;
+                return false;
+            }
             visit(StoredSample{t.pid, t.tid, p.abs(row.time_ns), row.complete != 0, stack, frames,
-                               values});
+                               values, int(row.cpu)});
         }
     }
     if (!rows.error().empty()) {

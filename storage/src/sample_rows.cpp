@@ -5,7 +5,7 @@
 
 namespace cpcprof::storage {
 
-SampleRows::SampleRows(sqlite3 *db) : thread_([this, db] { read(db); }) {}
+SampleRows::SampleRows(sqlite3 *db, bool cpus) : thread_([this, db, cpus] { read(db, cpus); }) {}
 
 SampleRows::~SampleRows() {
     {
@@ -26,10 +26,12 @@ const SampleBatch *SampleRows::next() {
     return &ring_[taken_++ % kBatches];
 }
 
-void SampleRows::read(sqlite3 *db) {
+void SampleRows::read(sqlite3 *db, bool cpus) {
     sql::Statement s;
-    int rc = s.query(db, "SELECT id, thread, time_ns, stack, complete, value, more_values "
-                         "FROM sample ORDER BY id");
+    int rc = s.query(db, cpus ? "SELECT id, thread, time_ns, stack, complete, value, more_values, "
+                                "cpu FROM sample ORDER BY id"
+                              : "SELECT id, thread, time_ns, stack, complete, value, more_values, "
+                                "NULL FROM sample ORDER BY id");
     while (rc == SQLITE_ROW) {
         SampleBatch *b = nullptr;
         {
@@ -43,8 +45,9 @@ void SampleRows::read(sqlite3 *db) {
         b->more.clear();
         for (; rc == SQLITE_ROW && b->rows.size() < kRows && b->more.size() < kBytes;
              rc = s.step()) {
-            SampleRow r{s.int64(0),    s.int64(1), s.int64(2), s.int64(3), s.int64(4),
-                        !s.is_null(5), s.int64(5), 0,          0};
+            SampleRow r{
+                s.int64(0),    s.int64(1), s.int64(2), s.int64(3), s.int64(4),
+                !s.is_null(5), s.int64(5), 0,          0,          s.is_null(7) ? -1 : s.int64(7)};
             std::span<const uint8_t> more = s.blob(6);
             r.more_first = uint32_t(b->more.size());
             r.more_size = uint32_t(more.size());

@@ -35,6 +35,7 @@ struct SampleRow {
     bool has_value = false; // value not NULL
     int64_t value = 0;
     uint32_t more_first = 0, more_size = 0; // more_values: bytes in SampleBatch::more
+    int64_t cpu = -1;                       // NULL (or no such column) reads as -1
 };
 
 struct SampleBatch {
@@ -49,8 +50,9 @@ class SampleRows {
   public:
     static constexpr size_t kRows = 4096, kBytes = size_t{1} << 20, kBatches = 8;
 
-    // Starts reading db's samples in id order.
-    explicit SampleRows(sqlite3 *db);
+    // Starts reading db's samples in id order; cpus: the file has
+    // sample.cpu (format 5 on).
+    SampleRows(sqlite3 *db, bool cpus);
     // Stops the reading thread (within one batch) and waits for it.
     ~SampleRows();
     SampleRows(const SampleRows &) = delete;
@@ -63,7 +65,7 @@ class SampleRows {
     const std::string &error() const { return error_; }
 
   private:
-    void read(sqlite3 *db);
+    void read(sqlite3 *db, bool cpus);
 
     std::mutex mutex_;
     std::condition_variable filled_cv_, freed_cv_;

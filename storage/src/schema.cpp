@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// THE .cpcprof FILE FORMAT, version 4
+// THE .cpcprof FILE FORMAT, version 5
 // ===================================
 //
 // A .cpcprof file is one SQLite 3 database holding one recording: the run,
@@ -10,7 +10,8 @@
 // Version 2 added the symbol tables, run.symbolized_ns and
 // module.has_symbols; version 3 the notice table and
 // accounting.unsampled_ns, and taken counts overflows merged into one
-// signal; version 4 run.counters and run.counters_reason.
+// signal; version 4 run.counters and run.counters_reason; version 5
+// sample.cpu.
 //
 // Older versions
 //   A reader reads every version this project has written, for as long as
@@ -22,16 +23,15 @@
 //   reads as never symbolized, module.has_symbols unknown), versions 1
 //   and 2 no notices and no accounting.unsampled_ns (read as 0: that
 //   cpcprof did not measure it), versions 1 to 3 no run.counters (read as
-//   "": not said).  Version 3 has three layouts: two branches each made a
-//   version 3 (one with the notice table, one with unsampled_ns; each
-//   landed and wrote files) before they met in the final one with both.
-//   Reading never converts or writes the file.  Symbolizing writes the
-//   symbol tables, which versions 2 to 4 share, in place and leaves the
-//   version as it is; a version-1 file has no symbol tables to write and
-//   is refused by SymbolWriter.  Versions newer than this one are refused.
+//   "": not said), versions 1 to 4 no sample.cpu (read as NULL: not known).  Version 3 has three
+//   layouts: two branches each made a version 3 (one with the notice table, one with unsampled_ns;
+//   each landed and wrote files) before they met in the final one with both. Reading never converts
+//   or writes the file.  Symbolizing writes the symbol tables, which versions 2 to 5 share, in
+//   place and leaves the version as it is; a version-1 file has no symbol tables to write and is
+//   refused by SymbolWriter.  Versions newer than this one are refused.
 //
 // Identification
-//   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 4.
+//   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 5.
 //   Text encoding UTF-8 (paths and arguments are stored byte for byte, so
 //   a TEXT value is not guaranteed to be valid UTF-8).  A reader refuses
 //   versions it does not know: a version changes whenever a table, a column or the
@@ -120,12 +120,14 @@
 //     interrupted PC when it is a sample's stack node, a return address
 //     otherwise.  (parent, address) is unique: the same stack is stored
 //     once, and stacks that share their outermost frames share those nodes.
-//   sample(id, thread, time_ns, stack, complete, value, more_values)
+//   sample(id, thread, time_ns, stack, complete, value, more_values, cpu)
 //     One row per stored sample, id in arrival order (roughly, not strictly,
 //     time order across threads).  thread -> thread.id; stack ->
 //     stack_node.id of the leaf, 0 for a sample without frames; complete =
 //     0 when the stack was cut short (depth bound reached or the unwinder
-//     gave up), so its outermost node is not a true root.
+//     gave up), so its outermost node is not a true root.  cpu: the
+//     processor the sample was taken on (0, 1, ...), as the kernel's
+//     sample ring says it; NULL where not known (the agent's samples).
 //     Values (one per event, in event.idx order):
 //       value        the first request's value (NULL if the sample has none);
 //       more_values  the others as unsigned LEB128 varints (7 bits per byte,
@@ -263,7 +265,8 @@ constexpr const char *kTables[] = {
 
     "CREATE TABLE sample("
     "id INTEGER PRIMARY KEY, thread INTEGER NOT NULL, time_ns INTEGER NOT NULL, "
-    "stack INTEGER NOT NULL, complete INTEGER NOT NULL, value INTEGER, more_values BLOB)",
+    "stack INTEGER NOT NULL, complete INTEGER NOT NULL, value INTEGER, more_values BLOB, "
+    "cpu INTEGER)",
 
     "CREATE TABLE accounting("
     "pid INTEGER PRIMARY KEY, taken INTEGER NOT NULL, stored INTEGER NOT NULL, "

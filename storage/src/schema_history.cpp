@@ -11,13 +11,14 @@
 //   3        notice, no unsampled 3565fec .. 21cae17 (branch wip-sig)
 //   3        unsampled, no notice 934cf0e, cab1682, 0c7e100
 //   3        final (both)         3e61bb3 (the merge) .. 2d7ac46
-//   4        current              e7cac72 ..
+//   4        -                    e7cac72 .. 8c53fa9
+//   5        current              (sample.cpu) ..
 #include "storage/src/schema.h"
 
 namespace cpcprof::storage::schema {
 namespace {
 
-// The tables no version changed, spelled as every version wrote them.
+// The tables no version before 5 changed, spelled as every version wrote them.
 constexpr const char *kCommandArg =
     "CREATE TABLE command_arg(pos INTEGER PRIMARY KEY, arg TEXT NOT NULL)";
 constexpr const char *kEvent =
@@ -44,12 +45,13 @@ constexpr const char *kMapping =
 constexpr const char *kStackNode =
     "CREATE TABLE stack_node("
     "id INTEGER PRIMARY KEY, parent INTEGER NOT NULL, address INTEGER NOT NULL)";
+// Versions 1 to 4 (version 5 added sample.cpu).
 constexpr const char *kSample =
     "CREATE TABLE sample("
     "id INTEGER PRIMARY KEY, thread INTEGER NOT NULL, time_ns INTEGER NOT NULL, "
     "stack INTEGER NOT NULL, complete INTEGER NOT NULL, value INTEGER, more_values BLOB)";
 
-// Version 2's symbol tables, the same in versions 3 and 4.
+// Version 2's symbol tables, the same in versions 3 to 5.
 constexpr const char *kFunctionName =
     "CREATE TABLE function_name(id INTEGER PRIMARY KEY, name TEXT NOT NULL)";
 constexpr const char *kSourceFile =
@@ -59,6 +61,16 @@ constexpr const char *kSymbol =
     "module INTEGER NOT NULL, file_offset INTEGER NOT NULL, depth INTEGER NOT NULL, "
     "function INTEGER, source INTEGER, line INTEGER NOT NULL, inlined INTEGER NOT NULL, "
     "PRIMARY KEY (module, file_offset, depth)) WITHOUT ROWID";
+
+// Version 4: run.counters, run.counters_reason.
+constexpr const char *kRunV4 =
+    "CREATE TABLE run("
+    "id INTEGER PRIMARY KEY CHECK (id = 1), "
+    "start_ns INTEGER NOT NULL, start_mono_ns INTEGER NOT NULL, end_ns INTEGER, "
+    "host TEXT NOT NULL, kernel TEXT NOT NULL, cpu_model TEXT NOT NULL, "
+    "hw_pmu INTEGER NOT NULL, counters TEXT NOT NULL, counters_reason TEXT NOT NULL, "
+    "call_graph TEXT NOT NULL, max_depth INTEGER NOT NULL, "
+    "complete INTEGER NOT NULL, symbolized_ns INTEGER)";
 
 constexpr const char *kRunV1 =
     "CREATE TABLE run("
@@ -80,7 +92,7 @@ constexpr const char *kRunV2 =
 constexpr const char *kModuleV1 =
     "CREATE TABLE module(id INTEGER PRIMARY KEY, path TEXT NOT NULL, build_id TEXT NOT NULL)";
 
-// Versions 2 to 4: has_symbols.
+// Versions 2 to 5: has_symbols.
 constexpr const char *kModuleV2 =
     "CREATE TABLE module("
     "id INTEGER PRIMARY KEY, path TEXT NOT NULL, build_id TEXT NOT NULL, has_symbols INTEGER)";
@@ -90,13 +102,13 @@ constexpr const char *kAccountingV1 =
     "pid INTEGER PRIMARY KEY, taken INTEGER NOT NULL, stored INTEGER NOT NULL, "
     "dropped INTEGER NOT NULL)";
 
-// Version 3 (both later forms) and 4: unsampled_ns.
+// Version 3 (both later forms) to 5: unsampled_ns.
 constexpr const char *kAccountingV3 =
     "CREATE TABLE accounting("
     "pid INTEGER PRIMARY KEY, taken INTEGER NOT NULL, stored INTEGER NOT NULL, "
     "dropped INTEGER NOT NULL, unsampled_ns INTEGER NOT NULL)";
 
-// Version 3 (two of its forms) and 4.
+// Version 3 (two of its forms) to 5.
 constexpr const char *kNotice =
     "CREATE TABLE notice("
     "id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, time_ns INTEGER NOT NULL, text TEXT NOT NULL)";
@@ -133,21 +145,29 @@ constexpr const char *kTablesV3[] = {
     kAccountingV3, kNotice,     kFunctionName, kSourceFile, kSymbol,
 };
 
+// e7cac72 .. 8c53fa9.
+constexpr const char *kTablesV4[] = {
+    kRunV4,        kCommandArg, kEvent,        kProcess,    kProcessArg,
+    kThread,       kModuleV2,   kMapping,      kStackNode,  kSample,
+    kAccountingV3, kNotice,     kFunctionName, kSourceFile, kSymbol,
+};
+
 } // namespace
 
 std::span<const Layout> layouts(int32_t version) {
-    // Version 4's statements are tables() (schema.cpp), the ones the
+    // Version 5's statements are tables() (schema.cpp), the ones the
     // writer runs.
-    static const Layout kV4[] = {{4, "", true, true, true, true, tables()}};
+    static const Layout kV5[] = {{5, "", true, true, true, true, true, tables()}};
+    static const Layout kV4[] = {{4, "", true, true, true, true, false, kTablesV4}};
     static const Layout kV3[] = {
-        {3, "", true, true, true, false, kTablesV3},
+        {3, "", true, true, true, false, false, kTablesV3},
         {3, "an early form with notices and without accounting.unsampled_ns", true, true, false,
-         false, kTablesV3Notice},
+         false, false, kTablesV3Notice},
         {3, "an early form with accounting.unsampled_ns and without notices", true, false, true,
-         false, kTablesV3Unsampled},
+         false, false, kTablesV3Unsampled},
     };
-    static const Layout kV2[] = {{2, "", true, false, false, false, kTablesV2}};
-    static const Layout kV1[] = {{1, "", false, false, false, false, kTablesV1}};
+    static const Layout kV2[] = {{2, "", true, false, false, false, false, kTablesV2}};
+    static const Layout kV1[] = {{1, "", false, false, false, false, false, kTablesV1}};
     switch (version) {
     case 1:
         return kV1;
@@ -157,6 +177,8 @@ std::span<const Layout> layouts(int32_t version) {
         return kV3;
     case 4:
         return kV4;
+    case 5:
+        return kV5;
     default:
         return {};
     }

@@ -419,6 +419,8 @@ void Writer::add_sample(const Sample &sample) {
     if (!sample.values.empty())
         ins.bind(5, bits(sample.values[0]));
     ins.bind_blob(6, m.more_values);
+    if (sample.cpu >= 0)
+        ins.bind(7, int64_t{sample.cpu});
     m.check(ins.run(), "insert sample");
 }
 

@@ -56,8 +56,8 @@ struct WriterStatements {
          "load_ns, unload_ns) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL)"},
         {&unload_mapping, "UPDATE mapping SET unload_ns = ?2 WHERE id = ?1"},
         {&insert_node, "INSERT INTO stack_node(id, parent, address) VALUES (?1, ?2, ?3)"},
-        {&insert_sample, "INSERT INTO sample(thread, time_ns, stack, complete, value, more_values) "
-                         "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"},
+        {&insert_sample, "INSERT INTO sample(thread, time_ns, stack, complete, value, more_values, "
+                         "cpu) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"},
         {&add_accounting,
          "INSERT INTO accounting(pid, taken, stored, dropped, unsampled_ns) "
          "VALUES (?1, ?2, ?3, ?4, ?5) "

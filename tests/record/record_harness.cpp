@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "tests/record/record_harness.h"
 
+#include <sched.h>
+
 #include "tests/support/binomial.h"
 
 #include <gtest/gtest.h>
@@ -125,6 +127,7 @@ storage::StoredSample SampleCopy::view() const {
     s.time_ns = time_ns;
     s.complete = complete;
     s.frames = frames;
+    s.cpu = cpu;
     return s;
 }
 
@@ -136,10 +139,23 @@ Profile load_profile(const std::string &path) {
     p.reader->for_each_sample(
         [&](const storage::StoredSample &s) {
             p.samples.push_back({s.pid, s.tid, s.time_ns, s.complete,
-                                 std::vector<uint64_t>(s.frames.begin(), s.frames.end())});
+                                 std::vector<uint64_t>(s.frames.begin(), s.frames.end()), s.cpu});
         },
         &p.error);
     return p;
+}
+
+int usable_cpus() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+std::set<int> cpus_of(const Profile &p) {
+    std::set<int> cpus;
+    for (const SampleCopy &c : p.samples)
+        cpus.insert(c.cpu);
+    return cpus;
 }
 
 const storage::ProcessRecord *process_running(const Profile &p, const std::string &exe_end) {

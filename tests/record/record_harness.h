@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,7 @@ struct SampleCopy {
     int64_t time_ns = 0;
     bool complete = false;
     std::vector<uint64_t> frames;
+    int cpu = -1;
     storage::StoredSample view() const; // spans into this copy
 };
 
@@ -89,6 +91,12 @@ struct Profile {
     explicit operator bool() const { return reader != nullptr && error.empty(); }
 };
 Profile load_profile(const std::string &path);
+
+// The processors this test may run on (its affinity mask): where there
+// are two or more, a recording of two busy threads has samples on two.
+int usable_cpus();
+// The distinct processors p's samples say they were taken on (-1: not said).
+std::set<int> cpus_of(const Profile &p);
 
 // The first process of p whose program's path ends with exe_end; null if
 // none.

@@ -156,6 +156,14 @@ TEST(RecordCli, SummaryAccountsForEverySample) {
         complete += c.complete ? 1 : 0;
     EXPECT_EQ(std::stoull(m[1]) * 10 + std::stoull(m[2]), complete * 1000 / p.samples.size())
         << r.err << complete << " of " << p.samples.size();
+    // Each says the processor it was taken on (the agent asks as it takes
+    // it): two threads busy at once were on two, where there are two.
+    const std::set<int> cpus = cpus_of(p);
+    EXPECT_GE(*cpus.begin(), 0) << "a sample does not say its processor";
+    EXPECT_LT(*cpus.rbegin(), sysconf(_SC_NPROCESSORS_CONF));
+    if (usable_cpus() >= 2) {
+        EXPECT_GE(cpus.size(), 2u) << "the main thread and the worker on one processor only";
+    }
 }
 
 TEST(RecordCli, KeepsAnExistingOutputFileAsOld) {

@@ -330,6 +330,59 @@ TEST(RecordAttach, SystemWideRecordsEveryUsersProcessesByName) {
     ASSERT_EQ(spinners.size(), 2u) << "root's and nobody's";
     for (const auto &[exe, pid] : spinners)
         EXPECT_GE(samples_in(p, syms, "tr_spin", pid), 200u) << "0.4 s of CPU at 1 kHz, " << exe;
+    // Every sample says its processor, as the kernel's ring gave it: the
+    // two programs ran at once, on two processors where there are two.
+    const std::set<int> cpus = cpus_of(p);
+    EXPECT_GE(*cpus.begin(), 0) << "a sample does not say its processor";
+    EXPECT_LT(*cpus.rbegin(), sysconf(_SC_NPROCESSORS_CONF));
+    if (usable_cpus() >= 2) {
+        EXPECT_GE(cpus.size(), 2u) << "a whole machine's samples on one processor only";
+    }
+}
+
+// -a --cpu 0: only what ran on processor 0, and every sample says so; a
+// program pinned to processor 0 is there, one pinned elsewhere is not.
+TEST(RecordAttach, SystemWideOnOneProcessorKeepsOnlyItsSamples) {
+    if (geteuid() != 0)
+        GTEST_SKIP() << "-a needs root here";
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        GTEST_SKIP() << "one processor online: nothing runs elsewhere to leave out";
+    TempDir dir;
+    pid_t rec = start_cpcprof(dir, {"record", "-a", "--cpu", "0", "-F", "1000", "--duration", "120",
+                                    "-o", dir.file("out.cpcprof")});
+    ASSERT_TRUE(wait_for_text(dir.file("stderr"), "recording every process"))
+        << read_file(dir.file("stderr"));
+    // The same program under two names, each pinned to one processor.
+    std::string on0 = dir.file("spin-cpu0"), on1 = dir.file("spin-cpu1");
+    for (const std::string &copy : {on0, on1}) {
+        std::ofstream(copy, std::ios::binary)
+            << std::ifstream(TRAPPER_EXE, std::ios::binary).rdbuf();
+        ASSERT_EQ(chmod(copy.c_str(), 0755), 0);
+    }
+    RunResult a = run_program(dir, {"/usr/bin/taskset", "-c", "0", on0, "dfl-before"});
+    RunResult b = run_program(dir, {"/usr/bin/taskset", "-c", "1", on1, "dfl-before"});
+    kill(rec, SIGINT);
+    RunResult r = wait_cpcprof(dir, rec, 60);
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_EQ(a.status, 0) << a.err;
+    ASSERT_EQ(b.status, 0) << b.err;
+
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    ASSERT_FALSE(p.samples.empty());
+    for (const SampleCopy &c : p.samples)
+        ASSERT_EQ(c.cpu, 0) << "a sample of process " << c.pid << " from another processor";
+    ProfileSymbols syms(*p.reader);
+    std::map<std::string, int> spinners;
+    for (const storage::ProcessRecord &pr : p.reader->processes())
+        if (pr.info.exe == on0 || pr.info.exe == on1)
+            spinners[pr.info.exe] = pr.info.pid;
+    ASSERT_EQ(spinners.count(on0), 1u) << "the program pinned to processor 0 is missing";
+    EXPECT_GE(samples_in(p, syms, "tr_spin", spinners[on0]), 200u) << "0.4 s of CPU at 1 kHz";
+    if (spinners.count(on1) != 0) {
+        EXPECT_EQ(samples_in(p, syms, "tr_spin", spinners[on1]), 0u)
+            << "the program pinned to processor 1 was sampled on processor 0";
+    }
 }
 
 // Where the caller may not see every process, -a stops with what would

@@ -8,6 +8,7 @@
 // self 1 (5 faults); main on 10 stacks, compute on 6.
 #include "tests/report/report_test_util.h"
 #include "tests/support/binomial.h"
+#include "tests/support/folded_profile.h"
 #include "tests/view_common/view_harness.h"
 
 #include "storage/reader.h"
@@ -377,6 +378,7 @@ TEST_F(ReportTest, BadInput) {
         {{"report", known, "--format", "xml"}, 2, "xml"},
         {{"report", known, "--top", "-3"}, 2, "-3"},
         {{"report", known, "--time", "2,1"}, 2, "2,1"},
+        {{"report", known, "--cpu", "-1"}, 2, "--cpu '-1': not a processor number"},
         {{"report", known, "--frobnicate"}, 2, "--frobnicate"},
         {{"report", known, "--callers", "main", "--callees", "main"}, 2, "one tree"},
         {{"report", known, known}, 2, "one profile"},
@@ -390,6 +392,24 @@ TEST_F(ReportTest, BadInput) {
     RunResult help = cpcprof(dir, {"report", "--help"});
     EXPECT_EQ(help.status, 0);
     EXPECT_NE(help.out.find("--callers"), std::string::npos);
+}
+
+// --cpu keeps the samples taken on one processor; the header says so,
+// and a sample that does not say its processor is on none.
+TEST(ReportCpu, KeepsTheSamplesTakenOnOneProcessor) {
+    TempDir dir;
+    std::string file = make_folded_profile(
+        dir.path(), {"cpu0/main;a 7", "cpu1/main;b 3", "cpu1/101:worker;b 2", "main;c 4"});
+    RunResult r = cpcprof(dir, {"report", file, "--cpu", "1"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# samples: 5 kept / 16 stored"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("# filter: cpu 1\n"), std::string::npos) << r.out;
+    TextTable t = parse_table(r.out);
+    EXPECT_EQ(t.cell(t.find("function", "b"), "samples"), "5");
+    EXPECT_EQ(t.find("function", "a"), -1) << r.out;
+    r = cpcprof(dir, {"report", file, "--cpu", "2"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# samples: 0 kept / 16 stored"), std::string::npos) << r.out;
 }
 
 TEST(ReportDerived, RatiosOfCounterEvents) {

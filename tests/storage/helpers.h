@@ -37,7 +37,8 @@ struct OwnedSample {
     int64_t time_ns = kStartMono;
     bool complete = true;
     std::vector<uint64_t> frames, values;
-    Sample view() const { return {pid, tid, time_ns, complete, frames, values}; }
+    int cpu = -1;
+    Sample view() const { return {pid, tid, time_ns, complete, frames, values, cpu}; }
 };
 
 // Sample i of a deterministic family: 3 threads of 2 processes, stacks

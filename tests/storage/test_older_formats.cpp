@@ -28,6 +28,7 @@ struct OldProfile {
     int version;
     const char *form; // schema::Layout::form
     bool symbols, notices, unsampled;
+    const char *counters = ""; // run.counters: none said before version 4
 };
 
 constexpr const char *kEarlyNotice = "an early form with notices and without "
@@ -41,6 +42,7 @@ const OldProfile kOldProfiles[] = {
     {"format-3-early-notice.cpcprof", 3, kEarlyNotice, true, true, false},
     {"format-3-early-unsampled.cpcprof", 3, kEarlyUnsampled, true, false, true},
     {"format-3.cpcprof", 3, "", true, true, true},
+    {"format-4.cpcprof", 4, "", true, true, true, "perf_event"},
 };
 
 std::string fixture(const OldProfile &p) {
@@ -69,7 +71,7 @@ TEST_P(OlderFormat, ReadsWhatTheFileHoldsWithoutWritingIt) {
     EXPECT_TRUE(r->complete());
     EXPECT_FALSE(r->run().events.empty());
     EXPECT_EQ(r->run().events[0].name, "cpu-clock");
-    EXPECT_EQ(r->run().counters, "") << "no version before 4 said";
+    EXPECT_EQ(r->run().counters, p.counters);
     EXPECT_EQ(r->run().counters_reason, "");
 
     // What the file holds, by plain SQL.
@@ -78,8 +80,16 @@ TEST_P(OlderFormat, ReadsWhatTheFileHoldsWithoutWritingIt) {
     EXPECT_EQ(r->sample_count(), samples);
     uint64_t visited = 0;
     std::set<std::string> functions;
-    EXPECT_TRUE(r->for_each_sample([&](const StoredSample &) { ++visited; }, &error)) << error;
+    uint64_t with_cpu = 0;
+    EXPECT_TRUE(r->for_each_sample(
+        [&](const StoredSample &s) {
+            ++visited;
+            with_cpu += s.cpu != -1;
+        },
+        &error))
+        << error;
     EXPECT_EQ(visited, samples);
+    EXPECT_EQ(with_cpu, 0u) << "no version before 5 kept a sample's processor";
     EXPECT_EQ(r->threads().size(), std::stoull(query_text(file, "SELECT count(*) FROM thread")));
     EXPECT_EQ(r->accounting_total().stored,
               std::stoull(query_text(file, "SELECT sum(stored) FROM accounting")));
@@ -114,7 +124,7 @@ TEST_P(OlderFormat, ReadsWhatTheFileHoldsWithoutWritingIt) {
     EXPECT_TRUE(file_state(file) == before) << file << " changed, or a file appeared beside it";
 }
 
-// Versions 2 and 3 have this version's symbol tables: symbolize rewrites
+// Versions 2 to 4 have this version's symbol tables: symbolize rewrites
 // them in place and leaves the version as it is.  Version 1 has none to
 // write, and is refused with what to do.
 TEST_P(OlderFormat, SymbolizeRewritesInPlaceOrRefusesVersionOne) {
@@ -181,7 +191,7 @@ TEST(SchemaHistory, EveryReadableVersionHasLayouts) {
     const schema::Layout &now = schema::layouts(schema::kVersion).front();
     EXPECT_TRUE(std::equal(now.tables.begin(), now.tables.end(), schema::tables().begin(),
                            schema::tables().end()));
-    EXPECT_TRUE(now.symbols && now.notices && now.unsampled && now.counters);
+    EXPECT_TRUE(now.symbols && now.notices && now.unsampled && now.counters && now.cpus);
     EXPECT_EQ(schema::layouts(3).size(), 3u);
 }
 

@@ -28,6 +28,7 @@ struct ReadSample {
     bool complete;
     uint64_t stack;
     std::vector<uint64_t> frames, values;
+    int cpu;
 };
 
 // Every sample; checked: also those with another number of values than
@@ -43,7 +44,8 @@ std::vector<ReadSample> read_all(const Reader &r, bool checked = false) {
                        s.complete,
                        s.stack,
                        {s.frames.begin(), s.frames.end()},
-                       {s.values.begin(), s.values.end()}});
+                       {s.values.begin(), s.values.end()},
+                       s.cpu});
     };
     bool ok = checked ? r.for_each_sample_checked(
                             visit, [&](const std::string &bad) { ADD_FAILURE() << bad; }, &error)
@@ -159,6 +161,10 @@ TEST_F(StorageTest, RoundTripKeepsEverything) {
     written.push_back({300, 301, kStartMono + 30, true, {0x10}, {}});  // no values, new thread
     written.push_back({200, 200, kStartMono + 40, true, {0x20}, {5}}); // one value
     written.push_back({200, 200, kStartMono + 50, true, {0x20}, {5, 6, top, 0}});
+    // The processor it was taken on, where the recorder knew it.
+    written[0].cpu = 0;
+    written[1].cpu = 1;
+    written[5].cpu = 4095;
     for (size_t i = 0; i < written.size(); ++i) {
         w->add_sample(written[i].view());
         if (i == 2) {
@@ -217,6 +223,7 @@ TEST_F(StorageTest, RoundTripKeepsEverything) {
         EXPECT_EQ(read[i].complete, written[i].complete);
         EXPECT_EQ(read[i].frames, written[i].frames);
         EXPECT_EQ(read[i].values, written[i].values);
+        EXPECT_EQ(read[i].cpu, written[i].cpu);
         EXPECT_EQ(read[i].stack == 0, written[i].frames.empty());
     }
     EXPECT_EQ(read[4].stack, read[5].stack);

@@ -29,6 +29,7 @@ struct Frame {
 
 struct Line {
     int tid = kPid;
+    int cpu = -1;
     bool truncated = false;
     std::vector<Frame> frames; // root first
     uint64_t count = 0;
@@ -121,6 +122,13 @@ Line parse_line(const std::string &text, size_t lineno, size_t nevents) {
             std::to_string(l.values.size()) + " values for " + std::to_string(nevents) +
                 " events (give every event's value or none)");
 
+    if (rest.rfind("cpu", 0) == 0) {
+        size_t slash = rest.find('/');
+        if (slash == std::string::npos || slash == 3 || !all_digits(rest.substr(3, slash - 3)))
+            bad(lineno, text, "cpuN/ needs a processor number");
+        l.cpu = static_cast<int>(number(rest.substr(3, slash - 3), lineno, text));
+        rest = rest.substr(slash + 1);
+    }
     size_t colon = rest.find(':');
     if (colon != std::string::npos && all_digits(rest.substr(0, colon))) {
         l.tid = static_cast<int>(number(rest.substr(0, colon), lineno, text));
@@ -261,7 +269,7 @@ std::string make_folded_profile(const std::string &dir, const std::vector<std::s
             values[0] = events[0].period;
         }
         for (uint64_t k = 0; k < l.count; ++k)
-            w->add_sample({kPid, l.tid, t += 1'000'000, !l.truncated, stacks[i], values});
+            w->add_sample({kPid, l.tid, t += 1'000'000, !l.truncated, stacks[i], values, l.cpu});
         samples += l.count;
     }
     w->add_accounting(kPid, {samples, samples, 0});

@@ -7,7 +7,7 @@
 //
 //   std::string path = make_folded_profile(dir, {"main;a;b 10", "main;c 5"});
 //
-// A line:   [TID:][...;]FRAME;FRAME;... COUNT [VALUE...]
+// A line:   [cpuN/][TID:][...;]FRAME;FRAME;... COUNT [VALUE...]
 //   FRAME   root first, as in flame graph tools' folded stacks:
 //           NAME[:LINE][[inline]]  a function of the program, /opt/prog
 //                                  unless make_folded_profile says (source file
@@ -17,6 +17,7 @@
 //                                  module without symbols (Query names it
 //                                  "MODULE+0xHEX")
 //   ...;    the stack was cut short (truncated): its first frame is no root
+//   cpuN/   the samples were taken on processor N; not known when left out
 //   TID:    the thread (pid 100; named "t<TID>"); 100 when left out
 //   COUNT   how many samples have this stack
 //   VALUE   each sample's value of every event, in events' order (all of

@@ -25,20 +25,22 @@ struct OldProfile {
     const char *file;
     const char *version_text; // what check says after "format version "
     bool symbolized;
+    const char *counters = ""; // run.counters: none said before version 4
 };
 
 const OldProfile kOldProfiles[] = {
-    {"format-1.cpcprof", "1 (read by migration; this cpcprof writes 4)", false},
-    {"format-2.cpcprof", "2 (read by migration; this cpcprof writes 4)", true},
+    {"format-1.cpcprof", "1 (read by migration; this cpcprof writes 5)", false},
+    {"format-2.cpcprof", "2 (read by migration; this cpcprof writes 5)", true},
     {"format-3-early-notice.cpcprof",
      "3 (an early form with notices and without accounting.unsampled_ns; read by migration; "
-     "this cpcprof writes 4)",
+     "this cpcprof writes 5)",
      true},
     {"format-3-early-unsampled.cpcprof",
      "3 (an early form with accounting.unsampled_ns and without notices; read by migration; "
-     "this cpcprof writes 4)",
+     "this cpcprof writes 5)",
      true},
-    {"format-3.cpcprof", "3 (read by migration; this cpcprof writes 4)", true},
+    {"format-3.cpcprof", "3 (read by migration; this cpcprof writes 5)", true},
+    {"format-4.cpcprof", "4 (read by migration; this cpcprof writes 5)", true, "perf_event"},
 };
 
 struct OlderFormatCommands : ::testing::TestWithParam<OldProfile> {
@@ -75,7 +77,7 @@ TEST_P(OlderFormatCommands, EveryReadingCommandReadsItAndNoneWritesIt) {
     EXPECT_EQ(report.at("run").at("samples").at("stored"), samples);
     EXPECT_EQ(report.at("run").at("samples").at("kept"), samples);
     EXPECT_EQ(report.at("run").at("symbolized"), p.symbolized);
-    EXPECT_EQ(report.at("run").at("counters"), "");
+    EXPECT_EQ(report.at("run").at("counters"), p.counters);
     std::set<std::string> functions;
     uint64_t self_samples = 0;
     for (const json &row : report.at("rows")) {
@@ -85,6 +87,13 @@ TEST_P(OlderFormatCommands, EveryReadingCommandReadsItAndNoneWritesIt) {
     EXPECT_EQ(self_samples, samples) << "every sample's leaf in one row";
     for (const char *fn : {"main", "matrix_multiply", "walk_list"})
         EXPECT_EQ(functions.count(fn), p.symbolized ? 1u : 0u) << fn;
+    // No version before 5 says which processor took a sample: --cpu keeps
+    // none, and says why.
+    r = cpcprof(dir, {"report", file, "--cpu", "0"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("--cpu: this profile does not say which processor took its samples"),
+              std::string::npos)
+        << r.err;
     r = cpcprof(dir, {"report", file});
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out.find("matrix_multiply") != std::string::npos, p.symbolized) << r.out;
@@ -139,7 +148,7 @@ TEST_P(OlderFormatCommands, DiffAgainstTheCurrentVersion) {
     const OldProfile &p = GetParam();
     const std::string &now = demo_profile();
     ASSERT_FALSE(now.empty());
-    ASSERT_EQ(query_text(now, "PRAGMA user_version"), "4");
+    ASSERT_EQ(query_text(now, "PRAGMA user_version"), "5");
     const FileState before = file_state(file);
     RunResult r = cpcprof(dir, {"diff", file, now});
     EXPECT_EQ(r.status, 0) << r.out << r.err;

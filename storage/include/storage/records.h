@@ -103,6 +103,7 @@ struct Sample {
     bool complete = true; // false: the stack was cut short (depth bound, unwinder gave up)
     std::span<const uint64_t> frames; // leaf first: [0] the interrupted PC, then return addresses
     std::span<const uint64_t> values; // one per event, in RunInfo::events order
+    int cpu = -1; // the processor it was taken on; -1 not known (the agent's samples)
 };
 
 // Sample accounting; see balanced().
@@ -167,6 +168,7 @@ struct StoredSample {
     uint64_t stack = 0;               // trie node of frames[0]; 0 = no frames; equal = same stack
     std::span<const uint64_t> frames; // leaf first, exactly as written
     std::span<const uint64_t> values;
+    int cpu = -1; // the processor it was taken on; -1 not known (or a file before format 5)
 };
 
 // ---- Symbols ---------------------------------------------------------------

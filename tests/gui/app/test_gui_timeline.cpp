@@ -3,7 +3,8 @@
 // recording of cpcprof-demo (two threads): drag across the timeline,
 // Filter in on selection, and every view shows the samples in that range
 // -- the numbers `cpcprof report --time` gives; click the worker's row
-// and Exclude thread; Back undoes each step.
+// and Exclude thread; Back undoes each step; click a processor's row and
+// Filter in: the samples `cpcprof report --cpu` gives.
 #include "tests/gui/app/gui_harness.h"
 
 #include "gui/app/main_window.h"
@@ -26,6 +27,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <unistd.h>
 
 namespace cpcprof::test {
 namespace {
@@ -141,7 +143,7 @@ TEST(GuiTimeline, DragFilterExcludeAndUndo) {
     // Click the worker's row (the thread with fewer samples) and exclude it.
     size_t worker = 0;
     for (size_t i = 0; i < t.rows.size(); ++i)
-        if (!t.rows[i].process &&
+        if (t.rows[i].is_thread() &&
             (worker == 0 || t.rows[i].cost.samples < t.rows[worker].cost.samples))
             worker = i;
     ASSERT_NE(worker, 0u);
@@ -280,6 +282,51 @@ TEST(GuiTimeline, OnlyThisProcessIsReportPid) {
     expect_same(flame_total(w),
                 report_total(report_json(file, {"--pid", std::to_string(thread.id.pid)})),
                 "only the process");
+}
+
+// Every sample of a recording says the processor it was taken on: the
+// processors' rows hold all of them between them, and clicking one's row
+// and Filter in shows what `cpcprof report --cpu N` gives.
+TEST(GuiTimeline, AProcessorsRowFiltersInTheSamplesTakenOnIt) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    const std::string &file = demo_profile();
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    w.openFile(QString::fromStdString(file));
+    ASSERT_TRUE(wait_for([&] { return w.profile() && !w.loader()->busy(); }));
+    w.tabs()->setCurrentIndex(MainWindow::TimelineTab);
+    gui::TimelinePage *page = w.timelinePage();
+    gui::TimelineView *view = page->view();
+    ASSERT_TRUE(wait_for([&] { return view->isVisible() && view->plotWidth() > 400; }));
+    const gui::Timeline &t = view->timeline();
+    const cpcprof::analysis::Cost all = flame_total(w);
+    uint64_t on_cpus = 0;
+    size_t busiest = 0;
+    for (size_t i = 0; i < t.rows.size(); ++i)
+        if (t.rows[i].cpu >= 0) {
+            on_cpus += t.rows[i].cost.samples;
+            if (busiest == 0 || t.rows[i].cost.samples > t.rows[busiest].cost.samples)
+                busiest = i;
+        }
+    ASSERT_NE(busiest, 0u) << "no processor rows";
+    EXPECT_EQ(on_cpus, all.samples) << "every sample says its processor";
+    EXPECT_LT(t.rows[busiest].cpu, sysconf(_SC_NPROCESSORS_CONF));
+
+    QTest::mouseClick(view, Qt::LeftButton, {}, QPoint(40, view->yOfRow(busiest)));
+    ASSERT_EQ(view->selectedCpus(), std::vector<int>{t.rows[busiest].cpu});
+    EXPECT_TRUE(view->selectedThreads().empty());
+    EXPECT_TRUE(page->findChild<QLabel *>("timelineSelection")
+                    ->text()
+                    .endsWith(QString("only CPU %1").arg(t.rows[busiest].cpu)));
+    QTest::mouseClick(page->filterInButton(), Qt::LeftButton);
+    ASSERT_TRUE(wait_filters(w, 1));
+    json r = report_json(file, {"--cpu", std::to_string(t.rows[busiest].cpu)});
+    expect_same(flame_total(w), report_total(r), "flame graph after the processor filter");
+    EXPECT_EQ(flame_total(w).samples, t.rows[busiest].cost.samples);
+    EXPECT_EQ(r.at("run").at("filter").at("cpu").get<int>(), t.rows[busiest].cpu);
+    EXPECT_TRUE(w.filterBar()->text().endsWith(QString("only CPU %1").arg(t.rows[busiest].cpu)))
+        << w.filterBar()->text().toStdString();
 }
 
 } // namespace

@@ -2,9 +2,9 @@
 // The filter stack and the timeline's data (gui/model/sample_filter.h,
 // timeline.h) on folded-stack profiles: a filtered profile has the
 // numbers Query::open gives with the same filter (what `cpcprof report
-// --pid/--tid/--time` prints), steps combine, leaving a thread out
+// --pid/--tid/--cpu/--time` prints), steps combine, leaving a thread out
 // removes exactly its cost, and the timeline's densities add up to the
-// threads' costs.
+// threads' and the processors' costs.
 #include "tests/gui/model/model_test_util.h"
 
 #include "gui/model/cost_tree.h"
@@ -25,10 +25,20 @@ const std::vector<std::string> kLines = {"main;a;b 10 1000 7",      "101:worker;
                                          "main;a 4 1000 1",         "...;b 3 1000 2",
                                          "main;c[inline] 5 1000 9", "101:worker;spin;b 2 1000 4"};
 
+// Samples that say their processor (format 5, a system-wide or attached
+// recording): both threads ran on CPU 0 and CPU 1 in turn, and one line
+// is of a sample that does not say.
+const std::vector<std::string> kCpuLines = {
+    "cpu0/main;a;b 10 1000 7", "cpu1/101:worker;spin 6 1000 3",
+    "cpu1/main;a 4 1000 1",    "cpu0/101:worker;spin;b 2 1000 4",
+    "main;c 5 1000 9",         "cpu3/main;a;b 1 1000 2"};
+
 struct Filters : ProfileTest {
+    // The profile's folded lines.
+    virtual const std::vector<std::string> &lines() const { return kLines; }
     void SetUp() override {
         ProfileTest::SetUp();
-        ASSERT_NO_FATAL_FAILURE(load_folded({"cycles", "misses"}, kLines, 1000));
+        ASSERT_NO_FATAL_FAILURE(load_folded({"cycles", "misses"}, lines(), 1000));
     }
     ProfilePtr filtered(const std::vector<FilterStep> &steps) {
         std::atomic<bool> cancel{false};
@@ -310,6 +320,97 @@ TEST_F(Filters, TimelineDensityOverAWindowHoldsOnlyItsSamples) {
     EXPECT_EQ(t.bin_of(window.to_ns - 1, n, window), n - 1);
     EXPECT_EQ(t.time_of_bin(0, n, window), window.from_ns);
     EXPECT_EQ(t.time_of_bin(double(n), n, window), window.to_ns);
+}
+
+struct CpuFilters : Filters {
+    const std::vector<std::string> &lines() const override { return kCpuLines; }
+};
+
+// One row per processor that took samples, after the processes, each
+// with the samples taken on it; their densities add up to those costs.
+TEST_F(CpuFilters, TimelineHasARowPerProcessorWithItsSamples) {
+    const Query &q = *profile->query;
+    Timeline t = make_timeline(q);
+    ASSERT_EQ(t.rows.size(), 6u); // process 100, threads 100 and 101, CPUs 0, 1, 3
+    EXPECT_TRUE(t.rows[0].process);
+    EXPECT_TRUE(t.rows[1].is_thread() && t.rows[2].is_thread());
+    const int cpus[] = {0, 1, 3};
+    const uint64_t samples[] = {12, 10, 1}, misses[] = {10 * 7 + 2 * 4, 6 * 3 + 4 * 1, 2};
+    for (size_t i = 0; i < 3; ++i) {
+        const TimelineRow &row = t.rows[3 + i];
+        EXPECT_EQ(row.cpu, cpus[i]);
+        EXPECT_FALSE(row.process || row.is_thread());
+        EXPECT_EQ(row.label, "CPU " + std::to_string(cpus[i]));
+        EXPECT_EQ(row.cost.samples, samples[i]) << row.label;
+        EXPECT_EQ(row.cost.values[1], misses[i]) << row.label;
+    }
+    for (int event : {0, 1}) {
+        auto bins = t.density(q, event, 41);
+        ASSERT_EQ(bins.size(), t.rows.size());
+        for (size_t r = 0; r < t.rows.size(); ++r) {
+            uint64_t sum = 0;
+            for (uint64_t v : bins[r])
+                sum += v;
+            EXPECT_EQ(sum, t.rows[r].cost.values[event]) << t.rows[r].label << " event " << event;
+        }
+    }
+}
+
+// A profile that never says (the folded lines of the other tests): no
+// processor rows.
+TEST_F(Filters, TimelineHasNoProcessorRowsWhereTheProfileDoesNotSay) {
+    for (const TimelineRow &row : make_timeline(*profile->query).rows)
+        EXPECT_LT(row.cpu, 0) << row.label;
+}
+
+// Keeping one processor gives what `cpcprof report --cpu` gives; a sample
+// that does not say its processor is on none.
+TEST_F(CpuFilters, OneProcessorGivesWhatOpenWithTheCpuGives) {
+    FilterStep s;
+    s.cpus = {1};
+    ProfilePtr p = filtered({s});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->query->samples_kept(), 10u);
+    cpcprof::analysis::QueryFilter f;
+    f.cpu = 1;
+    expect_like_open(*p, profile->path, f);
+    auto qf = as_query_filter({s});
+    ASSERT_TRUE(qf);
+    EXPECT_EQ(qf->cpu, 1);
+    EXPECT_EQ(describe(s), "only CPU 1");
+}
+
+// Two processors: their samples, more than one CPU can say on the
+// command line; steps intersect.
+TEST_F(CpuFilters, ProcessorStepsKeepTheirSamplesAndIntersect) {
+    FilterStep two;
+    two.cpus = {0, 3};
+    ProfilePtr p = filtered({two});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->query->samples_kept(), 13u);
+    EXPECT_FALSE(as_query_filter({two})) << "--cpu takes one processor";
+    EXPECT_EQ(describe(two), "only CPUs 0, 3");
+    FilterStep zero;
+    zero.cpus = {0};
+    p = filtered({two, zero});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->query->samples_kept(), 12u);
+    FilterStep one;
+    one.cpus = {1};
+    p = filtered({two, one});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->query->samples_kept(), 0u);
+    EXPECT_FALSE(as_query_filter({zero, one})) << "no one processor keeps both";
+    // With a thread: the worker's samples on CPU 0.
+    FilterStep worker;
+    worker.only = {{100, 101}};
+    p = filtered({zero, worker});
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->query->samples_kept(), 2u);
+    cpcprof::analysis::QueryFilter f;
+    f.cpu = 0;
+    f.tid = 101;
+    expect_like_open(*p, profile->path, f);
 }
 
 } // namespace
