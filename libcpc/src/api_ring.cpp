@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -68,11 +69,12 @@ class RingMap {
         if (page_ != nullptr)
             munmap(page_, bytes_);
     }
-    // Maps fd's ring: the largest of 1 MiB down to 64 KiB of data the
-    // kernel grants (perf_event_mlock_kb, RLIMIT_MEMLOCK).
-    bool map(int fd) {
+    // Maps fd's ring: the largest of `most` bytes of data (a power of
+    // two) down to 64 KiB the kernel grants (perf_event_mlock_kb,
+    // RLIMIT_MEMLOCK).
+    bool map(int fd, size_t most) {
         long page = sysconf(_SC_PAGESIZE);
-        for (size_t data = 1u << 20; data >= (64u << 10); data /= 2) {
+        for (size_t data = most; data >= (64u << 10); data /= 2) {
             size_t bytes = size_t(page) + data;
             void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
             if (p != MAP_FAILED) {
@@ -103,9 +105,18 @@ struct CpuRing {
     RingMap map;
 };
 
+// Ring data beyond 1 MiB per CPU asked for by the rings open in this
+// process: the part of kRingBudget they hold.
+std::atomic<size_t> g_ring_extra{0};
+constexpr size_t kRingBudget = 64u << 20;
+
 } // namespace
 
 struct __cpc_ring {
+    __cpc_ring() = default;
+    __cpc_ring(const __cpc_ring &) = delete;
+    __cpc_ring &operator=(const __cpc_ring &) = delete;
+    ~__cpc_ring() { g_ring_extra.fetch_sub(extra); }
     uint32_t magic = kRingMagic;
     cpc_t *cpc = nullptr;
     uint_t flags = 0;
@@ -116,6 +127,8 @@ struct __cpc_ring {
     std::vector<ScopedFd> fds;
     std::vector<CpuRing> rings;
     std::vector<unsigned char> bounce; // a record that wraps the ring's end
+    size_t ring_bytes = 1u << 20;      // each CPU's ring's data, as asked
+    size_t extra = 0;                  // its part of g_ring_extra
 };
 
 namespace {
@@ -173,7 +186,7 @@ perf_event_attr leader_attr(const Opener &o, bool with_values, uint32_t stack_by
     a.inherit = o.inherit ? 1 : 0;
     a.watermark = 1;
     // With stack copies, the reader is woken once about sixteen samples
-    // wait (a quarter of a 1 MiB ring), not at each: every wake-up is a
+    // wait (256 KiB at most), not at each: every wake-up is a
     // switch on a CPU the sampled threads run on, and a reader that takes
     // samples by the dozen spends a third of the CPU per sample.
     a.wakeup_watermark = std::clamp<uint32_t>(16 * stack_bytes, 16 * 1024, 256 * 1024);
@@ -213,7 +226,7 @@ int open_group(Opener &o, pid_t pid, CpuRing &cpu, uint32_t stack_bytes) {
         o.ring->fds.emplace_back(fd);
     }
     if (cpu.leader < 0) {
-        if (!cpu.map.map(leader))
+        if (!cpu.map.map(leader, o.ring->ring_bytes))
             return errno == 0 ? ENOMEM : errno;
         cpu.leader = leader;
     } else if (ioctl(leader, PERF_EVENT_IOC_SET_OUTPUT, cpu.leader) != 0) {
@@ -511,6 +524,21 @@ cpc_ring_t *cpc_ring_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, const processor
         stack = (stack_bytes + 7) & ~7u;
         if (stack > kMaxStackBytes)
             stack = kMaxStackBytes;
+    }
+    // Each CPU's ring holds what its CPU samples while the reader is held
+    // up: 8 MiB (half a second of 16 KiB stack copies at 1 kHz) while the
+    // rings open in this process stay within 64 MiB; 1 MiB where they
+    // would not.
+    {
+        size_t n = std::max<size_t>(1, cpu_list.size());
+        size_t held = g_ring_extra.load();
+        size_t room = held < kRingBudget ? kRingBudget - held : 0;
+        size_t per_cpu = std::clamp<size_t>(std::bit_floor(room / n), 1u << 20, 8u << 20);
+        // Another thread's open meanwhile may take some of the room: the
+        // budget is a bound on what is asked, not a reservation.
+        ring->ring_bytes = per_cpu;
+        ring->extra = (per_cpu - (1u << 20)) * n;
+        g_ring_extra.fetch_add(ring->extra);
     }
     for (int c : cpu_list) {
         CpuRing r;

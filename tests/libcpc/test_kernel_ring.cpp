@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/sysinfo.h>
 
 #include <algorithm>
 #include <atomic>
@@ -306,6 +307,86 @@ TEST_F(Ring, KernelCallchainAloneLeavesTheUsersToTheCopy) {
         else
             EXPECT_EQ(seen.with_user_frames, 0u) << "the user's frames were walked";
     }
+}
+
+// A reader held up (a busy machine, a recorder descheduled) loses
+// nothing while the rings can hold what came meanwhile: a process's 0.3 s
+// of CPU with 16 KiB stack copies, read only once it has ended.
+TEST_F(Ring, AReaderHeldUpAQuarterSecondLosesNothing) {
+#if !defined(__x86_64__)
+    GTEST_SKIP() << "user stacks are sampled on x86-64 only";
+#endif
+    if (geteuid() != 0)
+        GTEST_SKIP() << "rings of several MiB need more locked memory than perf_event_mlock_kb "
+                        "grants a user who is not root";
+    add_clock();
+    ChildPlan plan;
+    plan.ms = 300;
+    Child c = start_child(plan);
+    cpc_ring_t *ring = cpc_ring_open(cpc_, set_, c.pid, nullptr, 0, CPC_RING_USER_STACK, 16384);
+    ASSERT_NE(ring, nullptr) << std::strerror(errno);
+    let_go(c);
+    int st = 0;
+    rusage ru{};
+    ASSERT_EQ(wait4(c.pid, &st, 0, &ru), c.pid);
+    Seen seen;
+    cpc_ring_read(ring, &seen, collect);
+    cpc_ring_close(ring);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    double user_ms = double(ru.ru_utime.tv_sec) * 1e3 + double(ru.ru_utime.tv_usec) / 1e3;
+    EXPECT_EQ(seen.lost, 0u) << seen.samples << " samples kept of " << user_ms
+                             << " ms of user CPU time";
+    EXPECT_GE(double(seen.samples), 0.5 * user_ms) << "one sample per ms of user CPU time";
+    EXPECT_EQ(seen.with_stack, seen.samples);
+}
+
+// The bytes of this process's perf rings, from its own mappings.
+size_t perf_ring_bytes() {
+    std::ifstream maps("/proc/self/maps");
+    size_t total = 0;
+    for (std::string line; std::getline(maps, line);) {
+        if (line.find("[perf_event]") == std::string::npos)
+            continue;
+        unsigned long lo = 0, hi = 0;
+        if (std::sscanf(line.c_str(), "%lx-%lx", &lo, &hi) == 2)
+            total += hi - lo;
+    }
+    return total;
+}
+
+// Large rings are a budget of the process, not of each ring: twenty
+// rings open at once lock about 64 MiB beyond 1 MiB per CPU each, not
+// twenty times 8 MiB per CPU; closing them gives it back.
+TEST_F(Ring, ManyRingsShareOneBudget) {
+    if (geteuid() != 0)
+        GTEST_SKIP() << "rings of several MiB need more locked memory than perf_event_mlock_kb "
+                        "grants a user who is not root";
+    add_clock();
+    ChildPlan plan;
+    plan.ms = 1;
+    Child c = start_child(plan);
+    const size_t cpus = size_t(get_nprocs());
+    std::vector<cpc_ring_t *> rings;
+    for (int i = 0; i < 20; ++i) {
+        cpc_ring_t *r = cpc_ring_open(cpc_, set_, c.pid, nullptr, 0, 0, 0);
+        ASSERT_NE(r, nullptr) << std::strerror(errno);
+        rings.push_back(r);
+    }
+    size_t mib = size_t(1) << 20;
+    size_t held = perf_ring_bytes();
+    EXPECT_GE(held, 8 * mib * cpus) << "the first ring's 8 MiB per CPU";
+    EXPECT_LE(held, 64 * mib + 20 * cpus * (mib + 64 * 1024)) << held / mib << " MiB";
+    for (cpc_ring_t *r : rings)
+        cpc_ring_close(r);
+    EXPECT_EQ(perf_ring_bytes(), 0u);
+    // Given back: the next ring is a large one again.
+    cpc_ring_t *r = cpc_ring_open(cpc_, set_, c.pid, nullptr, 0, 0, 0);
+    ASSERT_NE(r, nullptr) << std::strerror(errno);
+    EXPECT_GE(perf_ring_bytes(), 8 * mib * cpus);
+    cpc_ring_close(r);
+    let_go(c);
+    int st = 0;
+    waitpid(c.pid, &st, 0);
 }
 
 // With the kernel counted, its frames come with the samples taken there:

@@ -328,8 +328,15 @@ TEST(RecordAttach, SystemWideRecordsEveryUsersProcessesByName) {
             spinners[pr.info.exe] = pr.info.pid;
     }
     ASSERT_EQ(spinners.size(), 2u) << "root's and nobody's";
-    for (const auto &[exe, pid] : spinners)
-        EXPECT_GE(samples_in(p, syms, "tr_spin", pid), 200u) << "0.4 s of CPU at 1 kHz, " << exe;
+    for (const auto &[exe, pid] : spinners) {
+        size_t of_pid = 0;
+        for (const SampleCopy &s : p.samples)
+            of_pid += s.pid == pid;
+        EXPECT_GE(samples_in(p, syms, "tr_spin", pid), 200u)
+            << "0.4 s of CPU at 1 kHz, " << exe << ": " << of_pid << " samples of the process, "
+            << p.reader->accounting_total().dropped << " dropped in all\n"
+            << read_file(dir.file("stderr"));
+    }
     // Every sample says its processor, as the kernel's ring gave it: the
     // two programs ran at once, on two processors where there are two.
     const std::set<int> cpus = cpus_of(p);
