@@ -166,6 +166,17 @@ extern int cpc_set_restart(cpc_t *cpc, cpc_set_t *set);
  */
 extern int64_t cpc_set_merged_overflows(cpc_t *cpc, cpc_set_t *set, uint64_t *pcs, int max,
                                         int *npcs);
+/*
+ * Linux extension.  [async-signal-safe; from the SIGEMT handler of the
+ * thread that bound set with cpc_bind_curlwp]  The kernel's part of the
+ * stack where the overflow this SIGEMT reports was taken in the kernel
+ * (a first request with CPC_COUNT_SYSTEM): up to max PCs, innermost first,
+ * stored in pcs; returns how many, 0 for an overflow in user mode or where
+ * the kernel kept no record (the signal's ucontext holds the user's part:
+ * where the thread returns to); -1 with errno EINVAL when set is not bound
+ * to the calling thread.  See cpc_bind_curlwp(3CPC).
+ */
+extern int cpc_set_kernel_frames(cpc_t *cpc, cpc_set_t *set, uint64_t *pcs, int max);
 
 /* Buffers. */
 extern cpc_buf_t *cpc_buf_create(cpc_t *cpc, cpc_set_t *set);

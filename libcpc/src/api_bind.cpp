@@ -261,6 +261,13 @@ int64_t cpc_set_merged_overflows(cpc_t *, cpc_set_t *set, uint64_t *pcs, int max
     return static_cast<int64_t>(c->merged_overflows(pcs, max, npcs));
 }
 
+int cpc_set_kernel_frames(cpc_t *, cpc_set_t *set, uint64_t *pcs, int max) {
+    Counting *c = current_counting();
+    if (c == nullptr || c->spec().owner != set || max < 0 || (max > 0 && pcs == nullptr))
+        return fail(EINVAL);
+    return c->kernel_frames(pcs, max);
+}
+
 int cpc_set_sample(cpc_t *cpc, cpc_set_t *set, cpc_buf_t *buf) {
     if (!valid_handle(cpc) || !valid_set(cpc, set) || !valid_buf(cpc, buf) || buf->set != set ||
         buf->nreqs != static_cast<int>(set->requests.size()))

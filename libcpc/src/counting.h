@@ -92,6 +92,10 @@ class Counting {
     // the PCs of up to max of them, oldest first, in pcs (where the kernel
     // kept them).
     virtual uint64_t merged_overflows(uint64_t *pcs, int max, int *npcs) const = 0;
+    // [async-signal-safe] The kernel's frames of the overflow the last
+    // SIGEMT reported, innermost first, up to max in pcs: how many (0 where
+    // it was taken in user mode or the kernel kept none).
+    virtual int kernel_frames(uint64_t *, int) const { return 0; }
 
     // Forgets the kernel's objects without touching them (a fork child:
     // perf's descriptors are the parent's counters; timers are not

@@ -113,8 +113,9 @@ int PerfCounting::open_group() {
             return e;
         }
         s.fd.reset(fd);
+        // Without the ring, overflows read the group.
         if (s.notify && g_rings.load(std::memory_order_relaxed))
-            s.ring.map(fd); // without it, overflows read the group
+            s.ring.map(fd, (s.attr.sample_type & PERF_SAMPLE_CALLCHAIN) != 0);
         if (i == 0)
             leader = fd;
     }
@@ -199,6 +200,13 @@ uint64_t PerfCounting::merged_overflows(uint64_t *pcs, int max, int *npcs) const
         pcs[i] = merged_.pcs[i];
     *npcs = n < 0 ? 0 : n;
     return merged_count_;
+}
+
+int PerfCounting::kernel_frames(uint64_t *pcs, int max) const {
+    int n = std::min(max, merged_.nkernel);
+    for (int i = 0; i < n; ++i)
+        pcs[i] = merged_.kernel_pcs[i];
+    return n < 0 ? 0 : n;
 }
 
 int PerfCounting::freeze() {

@@ -51,6 +51,7 @@ class PerfCounting final : public Counting {
     void freeze_at_overflow() override;
     Trap on_trap(const siginfo_t *si) override;
     uint64_t merged_overflows(uint64_t *pcs, int max, int *npcs) const override;
+    int kernel_frames(uint64_t *pcs, int max) const override;
     void abandon() override;
 
     // [async-signal-safe] The kernel's overflow of request index.  Returns

@@ -31,19 +31,29 @@ size_t data_bytes() {
 } // namespace
 
 SampleRing::SampleRing(SampleRing &&o) noexcept
-    : page_(std::exchange(o.page_, nullptr)), map_bytes_(std::exchange(o.map_bytes_, 0)) {}
+    : page_(std::exchange(o.page_, nullptr)), map_bytes_(std::exchange(o.map_bytes_, 0)),
+      callchain_(o.callchain_) {}
 
 SampleRing &SampleRing::operator=(SampleRing &&o) noexcept {
     if (this != &o) {
         unmap();
         page_ = std::exchange(o.page_, nullptr);
         map_bytes_ = std::exchange(o.map_bytes_, 0);
+        callchain_ = o.callchain_;
     }
     return *this;
 }
 
 void SampleRing::prepare(perf_event_attr *attr) {
     attr->sample_type |= PERF_SAMPLE_IP | PERF_SAMPLE_READ;
+    if (!attr->exclude_kernel) {
+        // The kernel's frames of an overflow there; the user's are the
+        // handler's to walk (it has the registers), so the kernel's walk
+        // of them is left out.
+        attr->sample_type |= PERF_SAMPLE_CALLCHAIN;
+        attr->exclude_callchain_user = 1;
+        attr->sample_max_stack = RingHarvest::kMaxKernelPcs;
+    }
     // The kernel wakes the ring's readers (an IRQ-work interrupt, costly
     // in a VM) each time this many bytes have been written: with the
     // default, half the buffer, that is every few dozen samples.
@@ -51,8 +61,9 @@ void SampleRing::prepare(perf_event_attr *attr) {
     attr->wakeup_watermark = static_cast<uint32_t>(data_bytes());
 }
 
-bool SampleRing::map(int fd) {
+bool SampleRing::map(int fd, bool callchain) {
     unmap();
+    callchain_ = callchain;
     size_t bytes = page_size() + data_bytes();
     void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED)
@@ -102,7 +113,12 @@ bool SampleRing::take_latest(uint64_t *out, size_t n, RingHarvest *h) {
     };
     uint64_t head = __atomic_load_n(&page_->data_head, __ATOMIC_ACQUIRE); // see discard()
     uint64_t tail = page_->data_tail; // written by this thread only
-    h->full = head - tail + sizeof(perf_event_header) + (n + 1) * sizeof(uint64_t) > size;
+    // A sample: IP, the group's n words, then (callchain_) nr and nr
+    // frames, PERF_CONTEXT_* markers among them.
+    const size_t fixed = (n + 1) * sizeof(uint64_t);
+    const size_t most =
+        fixed + (callchain_ ? (2 + 4 + RingHarvest::kMaxKernelPcs) * sizeof(uint64_t) : 0);
+    h->full = head - tail + sizeof(perf_event_header) + most > size;
     bool found = false;
     uint64_t newest_pc = 0;
     // Records are 8-byte aligned, so a header never wraps; a body may.
@@ -113,12 +129,28 @@ bool SampleRing::take_latest(uint64_t *out, size_t n, RingHarvest *h) {
             break; // not a record: give the ring back as it is
         size_t body = hd.size - sizeof hd;
         uint64_t at = tail + sizeof hd;
-        if (hd.type == PERF_RECORD_SAMPLE && body == (n + 1) * sizeof(uint64_t)) {
+        uint64_t nr = 0;
+        if (hd.type == PERF_RECORD_SAMPLE && callchain_ && body >= fixed + sizeof nr)
+            copy(&nr, at + fixed, sizeof nr);
+        if (hd.type == PERF_RECORD_SAMPLE &&
+            body == fixed + (callchain_ ? (nr + 1) * sizeof(uint64_t) : 0)) {
             // An older sample's PC is kept before the newer one replaces it.
             if (found && h->npcs < RingHarvest::kMaxPcs)
                 h->pcs[h->npcs++] = newest_pc;
             copy(&newest_pc, at, sizeof newest_pc);
             copy(out, at + sizeof newest_pc, n * sizeof(uint64_t));
+            // The kernel's frames follow PERF_CONTEXT_KERNEL; the user's
+            // part (PERF_CONTEXT_USER) is left out by the event.
+            h->nkernel = 0;
+            bool kernel = false;
+            for (uint64_t i = 0; i < nr; ++i) {
+                uint64_t pc;
+                copy(&pc, at + fixed + (1 + i) * sizeof pc, sizeof pc);
+                if (pc >= uint64_t(PERF_CONTEXT_MAX))
+                    kernel = pc == uint64_t(PERF_CONTEXT_KERNEL);
+                else if (kernel && h->nkernel < RingHarvest::kMaxKernelPcs)
+                    h->kernel_pcs[h->nkernel++] = pc;
+            }
             ++h->samples;
             found = true;
         } else if (hd.type == PERF_RECORD_LOST && body >= 2 * sizeof(uint64_t)) {

@@ -28,6 +28,7 @@ namespace cpc {
 // What one pass over the ring found besides the newest sample.
 struct RingHarvest {
     static constexpr int kMaxPcs = 32;
+    static constexpr int kMaxKernelPcs = 48;
     uint64_t samples = 0; // PERF_RECORD_SAMPLE records consumed
     uint64_t lost = 0;    // overflows the kernel could not write (PERF_RECORD_LOST)
     int npcs = 0;         // PCs of the samples before the newest, oldest first
@@ -35,6 +36,10 @@ struct RingHarvest {
     // The ring had no room for another sample: the kernel has been losing
     // them, and says how many only in a record written once there is room.
     bool full = false;
+    // The newest sample's kernel frames, innermost first (an overflow in
+    // the kernel, where the event counts there): nkernel of them.
+    int nkernel = 0;
+    uint64_t kernel_pcs[kMaxKernelPcs];
 };
 
 class SampleRing {
@@ -46,13 +51,16 @@ class SampleRing {
     SampleRing &operator=(const SampleRing &) = delete;
     ~SampleRing() { unmap(); }
 
-    // Sets what the event must write (PERF_SAMPLE_READ) and how seldom it
+    // Sets what the event must write (PERF_SAMPLE_READ; the kernel's part
+    // of the stack where the event counts in the kernel) and how seldom it
     // wakes a reader nobody runs: once per buffer's worth of records.
     static void prepare(perf_event_attr *attr);
 
     // [async-signal-safe] Maps the ring of perf event fd, not inherited by
-    // fork children.  False, leaving no ring, when the kernel refuses.
-    bool map(int fd);
+    // fork children; callchain: its samples carry the kernel's frames
+    // (attr's PERF_SAMPLE_CALLCHAIN, as prepare set it).  False, leaving no
+    // ring, when the kernel refuses.
+    bool map(int fd, bool callchain = false);
     // [async-signal-safe] munmap(2) only.
     void unmap();
     // In a fork child, where the mapping does not exist: forgets it
@@ -72,6 +80,7 @@ class SampleRing {
   private:
     perf_event_mmap_page *page_ = nullptr;
     size_t map_bytes_ = 0;
+    bool callchain_ = false;
 };
 
 } // namespace cpc
