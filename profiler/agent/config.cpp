@@ -61,6 +61,8 @@ bool read_config(Config &c) {
         c.children = std::strcmp(k, "0") != 0;
     if (const char *k = std::getenv(proto::kEnvRings))
         c.rings = std::strcmp(k, "1") == 0;
+    if (const char *k = std::getenv(proto::kEnvKernel))
+        c.kernel = std::strcmp(k, "1") == 0;
     return true;
 }
 
@@ -90,10 +92,10 @@ void keep_to_this_process() {
         else
             setenv("LD_PRELOAD", kept.c_str(), 1);
     }
-    for (const char *v :
-         {proto::kEnvChannel, proto::kEnvEvents, proto::kEnvCallGraph, proto::kEnvMaxDepth,
-          proto::kEnvRingKb, proto::kEnvChildren, proto::kEnvStats, proto::kEnvRings,
-          proto::kEnvSigemtStable, proto::kEnvCfiCache, proto::kEnvSeccompFilters})
+    for (const char *v : {proto::kEnvChannel, proto::kEnvEvents, proto::kEnvCallGraph,
+                          proto::kEnvMaxDepth, proto::kEnvRingKb, proto::kEnvChildren,
+                          proto::kEnvStats, proto::kEnvRings, proto::kEnvKernel,
+                          proto::kEnvSigemtStable, proto::kEnvCfiCache, proto::kEnvSeccompFilters})
         unsetenv(v);
 }
 

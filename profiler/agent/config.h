@@ -17,7 +17,8 @@ inline constexpr int kMaxDepthLimit = 1024;
 struct Config {
     int channel = -1;
     bool children = true;
-    bool rings = false; // kEnvRings: the recorder's rings sample a filtered process
+    bool rings = false;  // kEnvRings: the recorder's rings sample a filtered process
+    bool kernel = false; // kEnvKernel: count in the kernel, keep its frames
     CallGraph call_graph = CallGraph::dwarf;
     int max_depth = 128;
     size_t ring_bytes = 256 * 1024;

@@ -14,6 +14,7 @@
 #include "base/computed_once.h"
 
 #include <dlfcn.h>
+#include <libcpc.h>
 #include <sched.h>
 #include <spawn.h>
 #include <time.h>
@@ -149,11 +150,31 @@ void say_static_spawn(const char *path, const pid_t *child) {
                        *child);
 }
 
+// Counting in the kernel, an overflow inside the exec itself leaves its
+// SIGTRAP pending for the new image, whose default action kills it (seen
+// with bash exec'ing a script's interpreter): this thread's counters stop
+// before the exec (the image's other threads end in it).  True when they
+// did, to start again if the exec fails.
+bool unbind_for_exec() {
+    State &s = state();
+    return s.cfg.kernel && s.set != nullptr && getpid() == agent_pid() &&
+           cpc_unbind(s.cpc, s.set) == 0;
+}
+
+void rebind_after_failed_exec(bool unbound) {
+    int e = errno;
+    if (unbound)
+        bind_this_thread(state());
+    errno = e;
+}
+
 template <class F> int around_exec(F &&call) {
     bool stopped = flush_before_exec();
+    bool unbound = unbind_for_exec();
     signals_before_exec(); // an ignored SIGTRAP stays ignored in the new image
     int rc = call();
     signals_after_failed_exec();
+    rebind_after_failed_exec(unbound);
     resume_after_failed_exec(stopped);
     return rc;
 }

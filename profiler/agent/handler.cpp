@@ -35,9 +35,9 @@ void account_cost(const State &s, Slot *slot, int which, uint64_t ticks) {
     slot->cost[which][b < kCostBuckets ? b : kCostBuckets - 1]++;
 }
 
-int walk(const State &s, Slot *slot, siginfo_t *si, void *ucv, uint64_t *frames, bool *complete) {
+int walk(const State &s, Slot *slot, siginfo_t *si, void *ucv, uint64_t *frames, int max,
+         bool *complete) {
     auto pc = reinterpret_cast<uintptr_t>(si->si_addr);
-    int max = s.cfg.max_depth;
     // Until the thread's start wrapper has found its stack bounds, no frame
     // can be read safely: record the PC alone.
     if (s.cfg.call_graph == CallGraph::none || !slot->ready.load(std::memory_order_acquire)) {
@@ -71,10 +71,19 @@ void record(State &s, Slot *slot, siginfo_t *si, void *uc, const uint64_t *value
     auto *frames = reinterpret_cast<uint64_t *>(out + head);
     bool complete = false;
     int depth = 1;
-    if (si != nullptr)
-        depth = walk(s, slot, si, uc, frames, &complete);
-    else
+    if (si != nullptr) {
+        // An overflow in the kernel: its frames first, from the kernel's
+        // record (the signal's context holds where the thread returns to
+        // user mode, whence the user's walk starts).
+        int nk = 0;
+        if (s.cfg.kernel && most > 1) {
+            nk = cpc_set_kernel_frames(s.cpc, s.set, frames, most - 1);
+            nk = nk < 0 ? 0 : nk;
+        }
+        depth = nk + walk(s, slot, si, uc, frames + nk, most - nk, &complete);
+    } else {
         frames[0] = pc;
+    }
     proto::SampleRecord r{};
     r.time_ns = when;
     r.tid = slot->tid.load(std::memory_order_relaxed);

@@ -121,7 +121,9 @@ bool setup_counters(State &s) {
     for (int i = 0; i < s.cfg.nevents; ++i) {
         bool sampling = i == 0;
         uint64_t preset = sampling ? UINT64_MAX - (s.cfg.periods[0] - 1) : 0;
-        uint_t flags = CPC_COUNT_USER | (sampling ? CPC_OVF_NOTIFY_EMT : 0);
+        // The POSIX-timer backend's clock counts the kernel's time already.
+        uint_t count = CPC_COUNT_USER | (s.cfg.kernel && !s.timer_backend ? CPC_COUNT_SYSTEM : 0);
+        uint_t flags = count | (sampling ? CPC_OVF_NOTIFY_EMT : 0);
         if (cpc_set_add_request(s.cpc, s.set, s.cfg.event_names[i], preset, flags, 0, nullptr) <
             0) {
             send_error("event " + std::string(s.cfg.event_names[i]) + ": " + cpc_error);

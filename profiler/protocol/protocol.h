@@ -150,6 +150,9 @@ inline constexpr const char *kEnvStats = "CPCPROF_STATS";       // 1: measure ha
 // whose agent finds a seccomp filter (the rings are opened from outside
 // it); the agent then says why and its bye, and leaves the rest to them.
 inline constexpr const char *kEnvRings = "CPCPROF_RINGS";
+// 1: count in the kernel too and keep the kernel's frames of the samples
+// taken there (the recorder found that this user may).
+inline constexpr const char *kEnvKernel = "CPCPROF_KERNEL";
 // A private directory of compiled unwind tables shared by the recording's
 // processes (the agent's cfi_cache.h): the user's cache, kept between
 // recordings, or one the recorder removes at the end (record's

@@ -71,15 +71,6 @@ pid_t parent_of(pid_t pid) {
     return pid_t(ppid);
 }
 
-// Why the kernel's frames are missing where the kernel refused them.
-std::string kernel_frames_refused() {
-    std::string level = trimmed(read_text("/proc/sys/kernel/perf_event_paranoid"));
-    return "the kernel's part of the stacks is not recorded: perf_event_paranoid is " +
-           (level.empty() ? std::string("unreadable") : level) +
-           " and this user has neither CAP_PERFMON nor root (the kernel's frames need "
-           "perf_event_paranoid 1 or lower)";
-}
-
 // This process's vDSO: where it is mapped, and its build-id.
 struct Vdso {
     uint64_t start = 0, end = 0;

@@ -15,7 +15,7 @@ const char *usage() {
     return "usage: cpcprof record [-e EVENT[,PERIOD]]... [-c PERIOD] [-F HZ] [-o FILE]\n"
            "                      [--call-graph dwarf|fp|none] [--max-depth N]\n"
            "                      [--no-children] [--ring-kb N] [--stats] [--no-symbolize]\n"
-           "                      [--capture auto|agent|ring] [-q]\n"
+           "                      [--capture auto|agent|ring] [--kernel] [-q]\n"
            "                      -- CMD [ARGS]  |  -p PID[,PID...] [--duration SECONDS]\n"
            "                      |  -a [--cpu LIST] [--duration SECONDS]\n"
            "\n"
@@ -40,6 +40,9 @@ const char *usage() {
            "                     seccomp filter or signal handling the agent cannot\n"
            "                     live with), auto (default: the agent, the rings for\n"
            "                     a statically linked CMD)\n"
+           "  --kernel           CMD's processes count in the kernel too, and samples\n"
+           "                     taken there keep the kernel's frames (as -p, -a and\n"
+           "                     the rings always do where this user may)\n"
            "  -q                 no summary\n"
            "  -p PID[,PID...]    attach to running processes (all their threads, and\n"
            "                     the threads and processes they start) through the\n"
@@ -214,6 +217,8 @@ bool parse_flag(const std::string &a, Options *o) {
         o->quiet = true;
     else if (a == "--stats")
         o->stats = true;
+    else if (a == "--kernel")
+        o->kernel = true;
     else if (a == "--no-symbolize")
         o->symbolize = false;
     else if (a == "-a")

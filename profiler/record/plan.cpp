@@ -84,12 +84,12 @@ uint64_t default_period(const std::string &e, double hz, std::optional<uint64_t>
 // events from its overflow: with the agent's preset, a short period
 // (cpu-clock fires after 10 us) overflowed in this probe, and SIGEMT,
 // whose default action is to terminate, killed the recorder.
-bool check_set(cpc_t *cpc, const Plan &p, std::string *error) {
+bool check_set(cpc_t *cpc, const Plan &p, std::string *error, uint_t count = CPC_COUNT_USER) {
     cpc_set_t *s = cpc_set_create(cpc);
     for (size_t i = 0; i < p.events.size(); ++i) {
         const PlannedEvent &e = p.events[i];
         uint64_t preset = 0;
-        uint_t flags = CPC_COUNT_USER | (i == 0 ? CPC_OVF_NOTIFY_EMT : 0);
+        uint_t flags = count | (i == 0 ? CPC_OVF_NOTIFY_EMT : 0);
         if (cpc_set_add_request(cpc, s, e.name.c_str(), preset, flags, 0, nullptr) < 0) {
             *error = "event '" + e.name + "': " + g_last_error;
             return false;
@@ -180,11 +180,30 @@ std::optional<Plan> plan_events(const Options &o, std::string *error) {
     }
     if (!check_set(cpc, p, error))
         return std::nullopt;
+    // --kernel: the kernel's part of the stacks, where this user may count
+    // there (the agent's processes run as this user).
+    std::string no_kernel;
+    p.kernel = o.kernel && p.backend == "perf_event" &&
+               check_set(cpc, p, &no_kernel, CPC_COUNT_USER | CPC_COUNT_SYSTEM);
+    if (o.kernel && !p.kernel)
+        p.kernel_missing = p.backend == "perf_event"
+                               ? kernel_frames_refused()
+                               : "the kernel's part of the stacks is not recorded: POSIX CPU "
+                                 "timers do not see it";
     if (!p.notice.empty() && time_based(p.events[0].name))
         p.notice += " every " + std::to_string(p.events[0].period / 1000) + " us";
     if (p.backend == "posix-timer")
         p.notice += std::string("; hardware events need ") + remedy;
     return p;
+}
+
+std::string kernel_frames_refused() {
+    std::string level;
+    std::ifstream("/proc/sys/kernel/perf_event_paranoid") >> level;
+    return "the kernel's part of the stacks is not recorded: perf_event_paranoid is " +
+           (level.empty() ? std::string("unreadable") : level) +
+           " and this user has neither CAP_PERFMON nor root (the kernel's frames need "
+           "perf_event_paranoid 1 or lower)";
 }
 
 std::string events_env(const Plan &p) {

@@ -25,9 +25,17 @@ struct Plan {
     std::string cpu_model;
     std::string notice;  // said once before recording (e.g. no PMU)
     std::string warning; // said even with -q (the period slows the program)
+    // --kernel: the events count in the kernel too and samples taken there
+    // keep the kernel's frames; where the user may not, why (said once,
+    // kept in the profile).
+    bool kernel = false;
+    std::string kernel_missing;
 };
 
 std::optional<Plan> plan_events(const Options &o, std::string *error);
+
+// Why the kernel's frames are not sampled for this user.
+std::string kernel_frames_refused();
 
 // "ev@period;ev@0" for the agent.
 std::string events_env(const Plan &p);

@@ -421,6 +421,10 @@ int record_main(const std::vector<std::string> &args) {
     Session session(*writer, *target, o->output, reserve);
     if (static_exe)
         session.target_unsampled();
+    if (plan->kernel)
+        session.set_kernel_frames();
+    else if (!plan->kernel_missing.empty())
+        session.say(plan->kernel_missing, o->quiet);
     if (!ring && plan->backend == "perf_event")
         session.set_ring_hint();
     // A static program an agent execs or spawns, and a process under a

@@ -4,6 +4,7 @@
 
 #include "base/clock.h"
 #include "profiler/protocol/protocol.h"
+#include "symbolize/symbolizer.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -242,6 +243,19 @@ void Session::on_modules(proto::Reader &r) {
     }
     if (r.failed())
         return; // a short message: the table as it was
+    if (kernel_frames_) {
+        symbolize::Mapping k = symbolize::kernel_mapping();
+        storage::ModuleInfo m;
+        m.pid = pid;
+        m.start = k.start;
+        m.end = k.end;
+        m.file_offset = k.file_offset;
+        m.path = k.path;
+        m.load_ns = when;
+        auto key = std::make_tuple(m.start, m.end, m.file_offset, m.path, m.build_id);
+        if (now.insert(key).second && !proc.modules.count(key))
+            fresh.push_back(std::move(m));
+    }
     for (const auto &key : proc.modules)
         if (!now.count(key))
             w_.unload_module(pid, std::get<0>(key), when);
@@ -349,11 +363,20 @@ void Session::on_error(proto::Reader &r) {
     std::string text = r.get_string();
     if (r.failed())
         return;
-    if (pid == 0) // the recording's
-        std::fprintf(stderr, "cpcprof: %s\n", text.c_str());
-    else
-        std::fprintf(stderr, "cpcprof: process %d: %s\n", pid, text.c_str());
+    if (pid == 0) { // the recording's
+        say(text);
+        return;
+    }
+    std::fprintf(stderr, "cpcprof: process %d: %s\n", pid, text.c_str());
     w_.add_notice({pid, monotonic_ns(), text});
+}
+
+void Session::say(const std::string &text, bool quiet) {
+    if (!said_.insert(text).second)
+        return;
+    if (!quiet)
+        std::fprintf(stderr, "cpcprof: %s\n", text.c_str());
+    w_.add_notice({0, monotonic_ns(), text});
 }
 
 // Said even with -q: the recording lacks that process's samples and

@@ -61,6 +61,12 @@ class Session {
     // The target is a program the agent cannot be loaded into (static):
     // its CPU time counts as unsampled when it ends.
     void target_unsampled() { procs_[target_.pid].unsampled = true; }
+    // The samples may hold the kernel's frames: every process's modules
+    // include the kernel's ([kernel], symbolize/symbolizer.h).
+    void set_kernel_frames() { kernel_frames_ = true; }
+    // A word on the whole recording, kept in the profile and printed
+    // (unless quiet), once however often it is said.
+    void say(const std::string &text, bool quiet = false);
     // ring_for(pid, hello) samples a process the agent says it cannot
     // through the kernel's rings: true if it does.  hello: the process
     // runs the program already (under a seccomp filter) and its agent
@@ -145,6 +151,8 @@ class Session {
     const Target &target_;
     RingFor ring_for_;
     bool ring_hint_ = false;
+    bool kernel_frames_ = false;
+    std::set<std::string> said_; // say()
     base::ScopedFd extra_;
     std::function<void()> stop_extra_;
     std::string output_;

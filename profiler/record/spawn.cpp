@@ -62,6 +62,10 @@ void set_env(const Options &o, const Plan &p, const std::string &agent, int fd,
         setenv(proto::kEnvCfiCache, cfi_cache.c_str(), 1);
     if (o.stats)
         setenv(proto::kEnvStats, "1", 1);
+    if (p.kernel)
+        setenv(proto::kEnvKernel, "1", 1);
+    else
+        unsetenv(proto::kEnvKernel);
     if (ring_fallback(o, p))
         setenv(proto::kEnvRings, "1", 1);
     else

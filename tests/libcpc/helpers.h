@@ -10,6 +10,7 @@
 
 #include <dirent.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -25,6 +26,16 @@
 #include <vector>
 
 namespace cpctest {
+
+// Installs h as the SIGEMT handler (SA_SIGINFO | SA_RESTART, nothing
+// blocked); false where sigaction fails.
+inline bool install_sigemt(void (*h)(int, siginfo_t *, void *)) {
+    struct sigaction sa {};
+    sa.sa_sigaction = h;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(SIGEMT, &sa, nullptr) == 0;
+}
 
 // Faults in n fresh pages: n page-faults of the calling thread.  Not
 // instrumented: AddressSanitizer's shadow memory would fault pages too.

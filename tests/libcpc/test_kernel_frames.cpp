@@ -92,11 +92,7 @@ struct KernelFrames : ::testing::Test {
         g_set = cpc_set_create(g_cpc);
         g_signals = g_with_frames = g_not_kernel = g_errors = 0;
         g_nleaves = g_nframes = 0;
-        struct sigaction sa {};
-        sa.sa_sigaction = on_emt;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        ASSERT_EQ(sigaction(SIGEMT, &sa, nullptr), 0);
+        ASSERT_TRUE(cpctest::install_sigemt(on_emt));
     }
     void TearDown() override {
         if (g_cpc != nullptr)

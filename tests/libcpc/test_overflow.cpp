@@ -90,11 +90,7 @@ struct Overflow : ::testing::TestWithParam<bool> {
         g_counted = g_merged = 0;
         g_restart = true;
         g_new_preset = 0;
-        struct sigaction sa {};
-        sa.sa_sigaction = on_emt;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        ASSERT_EQ(sigaction(SIGEMT, &sa, nullptr), 0);
+        ASSERT_TRUE(cpctest::install_sigemt(on_emt));
     }
     void TearDown() override {
         cpc_close(g_cpc);
@@ -180,11 +176,7 @@ bool stable_promised() {
     return v != nullptr && std::strcmp(v, "1") == 0;
 }
 void install_emt(void (*h)(int, siginfo_t *, void *)) {
-    struct sigaction sa {};
-    sa.sa_sigaction = h;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGEMT, &sa, nullptr);
+    cpctest::install_sigemt(h);
 }
 
 // Binds, overflows about ten times, installs on_emt_b in place of on_emt

@@ -113,11 +113,7 @@ struct Merged : ::testing::TestWithParam<bool> {
         g_cpc = cpc_open(CPC_VER_CURRENT);
         ASSERT_NE(g_cpc, nullptr);
         g_set = cpc_set_create(g_cpc);
-        struct sigaction sa {};
-        sa.sa_sigaction = on_emt;
-        sa.sa_flags = SA_SIGINFO | SA_RESTART;
-        sigemptyset(&sa.sa_mask);
-        ASSERT_EQ(sigaction(SIGEMT, &sa, nullptr), 0);
+        ASSERT_TRUE(cpctest::install_sigemt(on_emt));
     }
     void TearDown() override {
         cpc_close(g_cpc);

@@ -93,11 +93,7 @@ void on_emt(int sig, siginfo_t *si, void *ucv) {
 }
 
 void install_emt(void (*h)(int, siginfo_t *, void *)) {
-    struct sigaction sa {};
-    sa.sa_sigaction = h;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGEMT, &sa, nullptr);
+    cpctest::install_sigemt(h);
 }
 
 // Spins in timer_spin until n overflows were signalled, or a deadline of
