@@ -606,7 +606,7 @@ int cpc_ring_wait(cpc_ring_t *ring, int timeout_ms) {
     auto ready = [ring] {
         for (const CpuRing &c : ring->rings) {
             perf_event_mmap_page *pg = c.map.page();
-            if (__atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) != pg->data_tail)
+            if (pg != nullptr && __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE) != pg->data_tail)
                 return true;
         }
         return false;
@@ -655,6 +655,10 @@ int64_t cpc_ring_read(cpc_ring_t *ring, void *arg,
     int64_t count = 0;
     for (CpuRing &c : ring->rings) {
         perf_event_mmap_page *pg = c.map.page();
+        // A CPU whose first group never opened (the threads ended while
+        // the others opened: a process that exits at once) has no ring.
+        if (pg == nullptr)
+            continue;
         uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
         uint64_t tail = pg->data_tail;
         while (tail + sizeof(perf_event_header) <= head) {
