@@ -525,11 +525,12 @@ cpc_ring_t *cpc_ring_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, const processor
         if (stack > kMaxStackBytes)
             stack = kMaxStackBytes;
     }
-    // Each CPU's ring holds what its CPU samples while the reader is held
-    // up: 8 MiB (half a second of 16 KiB stack copies at 1 kHz) while the
-    // rings open in this process stay within 64 MiB; 1 MiB where they
-    // would not.
-    {
+    // Whole CPUs: each CPU's ring holds what it samples while the reader
+    // is held up, 8 MiB (half a second of 16 KiB stack copies at 1 kHz)
+    // while the rings open in this process stay within 64 MiB; 1 MiB
+    // where they would not, and for a process's rings (larger ones made
+    // a process that ends at once go unread more often).
+    if (pid == -1) {
         size_t n = std::max<size_t>(1, cpu_list.size());
         size_t held = g_ring_extra.load();
         size_t room = held < kRingBudget ? kRingBudget - held : 0;
