@@ -220,7 +220,7 @@ struct Query::Impl {
             leaf = frame_node(loc, node.parent);
             auto [first, count] = append_frames(node, node.leaf_chain);
             for (uint32_t k = count; k-- > 0;)
-                leaf = push_frame(leaf, node_frames[first + k]);
+                leaf = push_frame(leaf, node_frames[first + k], {node.where, n});
         }
         stacks.push_back({leaf, truncated});
         stack_costs.push_back(Cost{0, std::vector<uint64_t>(nevents)});

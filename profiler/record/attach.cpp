@@ -759,8 +759,10 @@ std::unique_ptr<Attach> Attach::open(const Options &o, const Plan &plan,
     for (size_t i = 0; i < plan.events.size(); ++i) {
         const PlannedEvent &e = plan.events[i];
         uint64_t preset = i == 0 ? UINT64_MAX - (e.period - 1) : 0;
-        // The kernel's part of each stack where the caller may see it.
-        uint_t flags = CPC_COUNT_USER | CPC_COUNT_SYSTEM | (i == 0 ? CPC_OVF_NOTIFY_EMT : 0);
+        // The kernel's part of each stack where the caller may see it,
+        // unless --no-kernel.
+        uint_t flags = CPC_COUNT_USER | (o.kernel.value_or(true) ? CPC_COUNT_SYSTEM : 0) |
+                       (i == 0 ? CPC_OVF_NOTIFY_EMT : 0);
         if (cpc_set_add_request(im.cpc, im.set, e.name.c_str(), preset, flags, 0, nullptr) < 0) {
             *error = "event '" + e.name + "': " + g_cpc_error;
             return nullptr;

@@ -15,7 +15,7 @@ const char *usage() {
     return "usage: cpcprof record [-e EVENT[,PERIOD]]... [-c PERIOD] [-F HZ] [-o FILE]\n"
            "                      [--call-graph dwarf|fp|none] [--max-depth N]\n"
            "                      [--no-children] [--ring-kb N] [--stats] [--no-symbolize]\n"
-           "                      [--capture auto|agent|ring] [--kernel] [-q]\n"
+           "                      [--capture auto|agent|ring] [--[no-]kernel] [-q]\n"
            "                      -- CMD [ARGS]  |  -p PID[,PID...] [--duration SECONDS]\n"
            "                      |  -a [--cpu LIST] [--duration SECONDS]\n"
            "\n"
@@ -42,7 +42,8 @@ const char *usage() {
            "                     a statically linked CMD)\n"
            "  --kernel           CMD's processes count in the kernel too, and samples\n"
            "                     taken there keep the kernel's frames (as -p, -a and\n"
-           "                     the rings always do where this user may)\n"
+           "                     the rings do by default where this user may)\n"
+           "  --no-kernel        count in user mode alone, the rings too\n"
            "  -q                 no summary\n"
            "  -p PID[,PID...]    attach to running processes (all their threads, and\n"
            "                     the threads and processes they start) through the\n"
@@ -219,6 +220,8 @@ bool parse_flag(const std::string &a, Options *o) {
         o->stats = true;
     else if (a == "--kernel")
         o->kernel = true;
+    else if (a == "--no-kernel")
+        o->kernel = false;
     else if (a == "--no-symbolize")
         o->symbolize = false;
     else if (a == "-a")

@@ -30,10 +30,10 @@ struct Options {
     bool quiet = false;
     bool stats = false;    // measure and print the agent's handler cost
     bool symbolize = true; // resolve the profile's addresses when the recording ends
-    // --kernel: the agent's processes count in the kernel too, and their
-    // samples taken there keep the kernel's frames (the rings always do,
-    // where this user may).
-    bool kernel = false;
+    // The events count in the kernel too and samples taken there keep the
+    // kernel's frames: --kernel (said if refused), --no-kernel (user mode
+    // alone), or unset: the rings do where this user may, the agent not.
+    std::optional<bool> kernel;
     size_t ring_kb = 256;
     std::vector<std::string> command;
     std::vector<int> pids;          // -p: running processes to attach to (no command)

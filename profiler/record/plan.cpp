@@ -183,9 +183,10 @@ std::optional<Plan> plan_events(const Options &o, std::string *error) {
     // --kernel: the kernel's part of the stacks, where this user may count
     // there (the agent's processes run as this user).
     std::string no_kernel;
-    p.kernel = o.kernel && p.backend == "perf_event" &&
+    bool want_kernel = o.kernel.value_or(false);
+    p.kernel = want_kernel && p.backend == "perf_event" &&
                check_set(cpc, p, &no_kernel, CPC_COUNT_USER | CPC_COUNT_SYSTEM);
-    if (o.kernel && !p.kernel)
+    if (want_kernel && !p.kernel)
         p.kernel_missing = p.backend == "perf_event"
                                ? kernel_frames_refused()
                                : "the kernel's part of the stacks is not recorded: POSIX CPU "

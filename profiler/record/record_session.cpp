@@ -476,10 +476,16 @@ void Session::ended(pid_t pid, int status, const struct rusage &usage) {
         // program that chose the default action (docs/profiler.md, "So
         // does the overflow signal").  Said, and kept in the file, so that
         // the death is not taken for the program's own.
+        // Counting the kernel, an overflow inside an exec the agent did not
+        // see (a raw execve system call) leaves its signal pending for the
+        // new image, whose default action kills it.
         std::string text = "was killed by SIGTRAP, the signal of the counters' overflows, "
                            "while sampled: if the program does not raise SIGTRAP itself, it "
                            "reset SIGTRAP with a raw rt_sigaction system call, which the "
                            "profiler sees too late to keep an overflow from killing it";
+        if (kernel_frames_)
+            text += ", or made a raw execve system call while its counters counted the "
+                    "kernel (as --kernel has them do)";
         std::fprintf(stderr, "cpcprof: process %d (%s) %s\n", pid, proc.name.c_str(), text.c_str());
         w_.add_notice({pid, monotonic_ns(), text});
     }

@@ -4,6 +4,7 @@
 // another sample's caller frame (a return address, looked up inside its
 // call), and the two answers are kept apart; and functions that the
 // symbolizer named by their FDE count as having no symbol.
+#include "profiler/analysis/function_costs.h"
 #include "profiler/analysis/query.h"
 #include "tests/storage/helpers.h"
 
@@ -185,4 +186,41 @@ TEST_F(RolesTest, FdeNamedFunctionsAreOneFunctionWithoutSymbols) {
     EXPECT_EQ(lacking[0].path, "/lib/libz.so");
     EXPECT_EQ(lacking[0].cost.samples, 5u);
     EXPECT_TRUE(q->functions()[q->find_functions("main")[0]].has_symbols);
+}
+
+// Per instruction (annotate --disassemble, the viewer's source page): the
+// samples that stopped at 0x2005 are its own, though 0x2005 is also a
+// return address, whose two samples count in the call before it.
+TEST_F(RolesTest, PerInstructionCostsKeepAnAddressUsedBothWays) {
+    write();
+    std::string error;
+    auto s = SymbolWriter::open(file, &error);
+    ASSERT_TRUE(s) << error;
+    int64_t prog = 0;
+    for (const AddressToResolve &a : s->addresses()) {
+        if (a.path != "/opt/prog")
+            continue;
+        prog = a.module_id;
+        if (a.offset == 0x2005) {
+            s->add(a.module_id, a.offset, at("f", 21));
+            s->add_return(a.module_id, a.offset, at("f", 20));
+        } else {
+            s->add(a.module_id, a.offset, at(a.offset == 0x1010 ? "main" : "g", int(a.offset)));
+        }
+    }
+    ASSERT_TRUE(s->finish(&error)) << error;
+    auto q = Query::open(file, {}, &error);
+    ASSERT_TRUE(q) << error;
+    Disassembly d;
+    d.start = 0x2000;
+    d.end = 0x2008;
+    d.instructions.resize(2);
+    d.instructions[0].address = d.instructions[0].offset = 0x2000;
+    d.instructions[1].address = d.instructions[1].offset = 0x2005;
+    std::vector<InstructionCost> costs = instruction_costs(*q, prog, d);
+    ASSERT_EQ(costs.size(), 2u);
+    EXPECT_EQ(costs[1].self.samples, 3u) << "the samples that stopped at 0x2005";
+    EXPECT_EQ(costs[1].total.samples, 3u);
+    EXPECT_EQ(costs[0].self.samples, 0u);
+    EXPECT_EQ(costs[0].total.samples, 2u) << "the call that returns to 0x2005";
 }

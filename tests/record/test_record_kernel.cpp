@@ -3,7 +3,7 @@
 // CMD`): where this user may count in the kernel, the samples taken there
 // keep the kernel's part of the stack above the program's, as the rings
 // do; where not, the profile says why once.  Without --kernel the agent
-// counts in user mode only.
+// counts in user mode only, and with --no-kernel so do the rings.
 #include "tests/record/profile_symbols.h"
 #include "tests/record/record_harness.h"
 #include "tests/support/process.h"
@@ -99,6 +99,33 @@ TEST(RecordKernel, TheAgentKeepsTheKernelsFramesAboveTheProgramsOwn) {
     for (const SampleCopy &s : u.samples)
         for (uint64_t pc : s.frames)
             ASSERT_FALSE(is_kernel(pc)) << "a kernel frame without --kernel";
+}
+
+// The rings keep the kernel's frames by default where this user may;
+// --no-kernel counts in user mode alone there too.
+TEST(RecordKernel, NoKernelLeavesTheRingsInUserMode) {
+    if (!kernel_countable())
+        GTEST_SKIP() << "this user may not count in the kernel (perf_event_paranoid above 1, not "
+                        "root): the rings count in user mode whatever the option";
+    TempDir dir;
+    std::ofstream(dir.file("go")) << "";
+    auto kernel_samples = [&](const std::vector<std::string> &extra, const char *name) {
+        std::vector<std::string> args = {"record", "--capture", "ring", "-o", dir.file(name)};
+        args.insert(args.end(), extra.begin(), extra.end());
+        args.insert(args.end(), {"--", ATTACHEE_EXE, dir.file("go"), "0"});
+        RunResult r = run_cpcprof(dir, args);
+        EXPECT_EQ(r.status, 0) << r.err;
+        Profile p = load_profile(dir.file(name));
+        EXPECT_TRUE(p) << p.error;
+        size_t n = 0;
+        for (const SampleCopy &s : p.samples)
+            n += std::any_of(s.frames.begin(), s.frames.end(), is_kernel);
+        EXPECT_GT(p.samples.size(), 100u) << r.err;
+        return n;
+    };
+    EXPECT_GT(kernel_samples({}, "rings.cpcprof"), 10u)
+        << "a program faulting in pages a quarter of its time";
+    EXPECT_EQ(kernel_samples({"--no-kernel"}, "user.cpcprof"), 0u);
 }
 
 // Counting in the kernel, an overflow inside exec itself would leave its
