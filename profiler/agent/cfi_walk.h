@@ -194,11 +194,11 @@ struct Bounds {
 };
 
 // The walk from frame f, leaf first, into frames (at most max); *complete
-// when it reached a frame the rows mark outermost, or a zero return
-// address.  Code (the Env): env.find(pc, &bias), the row that covers pc;
-// env.restore_rt(pc), whether pc starts glibc's signal trampoline;
-// env.own(pc), whether pc is the profiler's own code (left out of the
-// frames but as the leaf).
+// when it reached a frame the rows mark outermost, a zero return address,
+// or, above a frame without rows, a zero frame pointer.  Code (the Env):
+// env.find(pc, &bias), the row that covers pc; env.restore_rt(pc), whether
+// pc starts glibc's signal trampoline; env.own(pc), whether pc is the
+// profiler's own code (left out of the frames but as the leaf).
 template <class Env>
 int dwarf(Frame f, Bounds b, const Env &env, uint64_t *frames, int max, bool *complete) {
     *complete = false;
@@ -239,6 +239,14 @@ int dwarf(Frame f, Bounds b, const Env &env, uint64_t *frames, int max, bool *co
             continue;
         }
         if (row == nullptr || kind == CfiRow::gap) {
+            // A caller's frame without rows whose frame pointer is 0 ends
+            // the chain, as the psABI marks the outermost frame (Go's
+            // runtime.goexit under each goroutine's first function).
+            uintptr_t fp;
+            if (!exact && f.get(kDwarfRbp, &fp) && fp == 0) {
+                *complete = true;
+                return n;
+            }
             if (!fp_step(b.lo, b.hi, b.delta, &f))
                 return n;
         } else {

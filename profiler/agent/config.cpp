@@ -63,6 +63,8 @@ bool read_config(Config &c) {
         c.rings = std::strcmp(k, "1") == 0;
     if (const char *k = std::getenv(proto::kEnvKernel))
         c.kernel = std::strcmp(k, "1") == 0;
+    if (const char *k = std::getenv(proto::kEnvStackCopies))
+        c.stack_copies = std::strcmp(k, "1") == 0;
     return true;
 }
 
@@ -92,10 +94,11 @@ void keep_to_this_process() {
         else
             setenv("LD_PRELOAD", kept.c_str(), 1);
     }
-    for (const char *v : {proto::kEnvChannel, proto::kEnvEvents, proto::kEnvCallGraph,
-                          proto::kEnvMaxDepth, proto::kEnvRingKb, proto::kEnvChildren,
-                          proto::kEnvStats, proto::kEnvRings, proto::kEnvKernel,
-                          proto::kEnvSigemtStable, proto::kEnvCfiCache, proto::kEnvSeccompFilters})
+    for (const char *v :
+         {proto::kEnvChannel, proto::kEnvEvents, proto::kEnvCallGraph, proto::kEnvMaxDepth,
+          proto::kEnvRingKb, proto::kEnvChildren, proto::kEnvStats, proto::kEnvRings,
+          proto::kEnvKernel, proto::kEnvSigemtStable, proto::kEnvCfiCache,
+          proto::kEnvSeccompFilters, proto::kEnvStackCopies})
         unsetenv(v);
 }
 

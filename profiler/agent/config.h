@@ -19,6 +19,11 @@ struct Config {
     bool children = true;
     bool rings = false;  // kEnvRings: the recorder's rings sample a filtered process
     bool kernel = false; // kEnvKernel: count in the kernel, keep its frames
+    // kEnvStackCopies: the handler may copy a stack of the program's own
+    // making with process_vm_readv (unwind.h, Scratch), which the seccomp
+    // filters the recorder found (the only ones a sampled process runs
+    // under) let return.
+    bool stack_copies = false;
     CallGraph call_graph = CallGraph::dwarf;
     int max_depth = 128;
     size_t ring_bytes = 256 * 1024;

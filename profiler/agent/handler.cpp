@@ -2,6 +2,7 @@
 // Signal context: no malloc, no locks, no stdio; errno preserved; bounded.
 #include "profiler/agent/handler.h"
 
+#include "profiler/agent/seccomp.h"
 #include "profiler/agent/signals.h"
 #include "profiler/agent/state.h"
 #include "profiler/agent/unwind.h"
@@ -48,8 +49,12 @@ int walk(const State &s, Slot *slot, siginfo_t *si, void *ucv, uint64_t *frames,
     if (s.cfg.call_graph == CallGraph::fp)
         return unwind_fp(static_cast<ucontext_t *>(ucv), slot->stack_lo, slot->stack_hi, frames,
                          max, complete);
+    Scratch copy;
+    // Not once the program installed a filter of its own (seccomp.h).
+    if (s.cfg.stack_copies && !seccomp_known())
+        copy = {slot->stack_copy, sizeof slot->stack_copy};
     return unwind_dwarf(static_cast<ucontext_t *>(ucv), slot->stack_lo, slot->stack_hi, frames, max,
-                        complete);
+                        complete, copy);
 }
 
 // Writes one sample into the ring.  The record is reserved for the

@@ -27,6 +27,11 @@
 
 namespace cpcprof::agent {
 
+// The copy of a stack of the program's own making (a coroutine's, a Go
+// goroutine's) that the handler walks (unwind.h, Scratch): as much as
+// perf's default stack copy, twice.
+inline constexpr size_t kStackCopyBytes = 16 * 1024;
+
 // Handler cost histograms: 25 ns buckets up to 20 us, then one overflow.
 inline constexpr int kCostBuckets = 801;
 inline constexpr uint64_t kCostBucketNs = 25;
@@ -62,6 +67,9 @@ struct Slot {
     // TSC ticks spent in the handler, written by the handler only:
     // [0] PC + unwind + ring push, [1] entry to exit (libcpc calls included).
     uint32_t cost[2][kCostBuckets] = {};
+    // The handler's copy of a stack it cannot read in place (unwind.h);
+    // its pages are touched only by a thread that runs on such a stack.
+    unsigned char stack_copy[kStackCopyBytes] = {};
 };
 // Zero bytes are a free slot (see above): nothing to run at destruction,
 // and every member's initial value is zero.

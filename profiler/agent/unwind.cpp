@@ -7,6 +7,10 @@
 #include "profiler/agent/cfi.h"
 #include "profiler/agent/cfi_walk.h"
 
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <signal.h>
@@ -77,12 +81,34 @@ bool alternate_stack(uintptr_t sp, uintptr_t *lo, uintptr_t *hi) {
     *hi = base + ss.ss_size;
     return true;
 }
+
+// A copy of the stack from sp up, as much as is mapped of scratch.size
+// bytes: process_vm_readv on this process stops at the first page it
+// cannot read, where reading in place would fault.  One iovec per page,
+// since the call does not split an iovec.  The bytes copied; 0 if none.
+// Not inlined: its iovecs are on the handler's stack only while it copies.
+__attribute__((noinline)) size_t copy_stack(uintptr_t sp, Scratch scratch) {
+    if (scratch.data == nullptr)
+        return 0;
+    constexpr size_t kPage = 4096, kMaxPieces = 8;
+    iovec local{scratch.data, scratch.size};
+    iovec remote[kMaxPieces];
+    size_t pieces = 0, at = 0;
+    while (at < scratch.size && pieces < kMaxPieces) {
+        size_t len = std::min(scratch.size - at, kPage - ((sp + at) % kPage));
+        remote[pieces++] = {reinterpret_cast<void *>(sp + at), len};
+        at += len;
+    }
+    local.iov_len = at;
+    ssize_t n = process_vm_readv(getpid(), &local, 1, remote, pieces, 0);
+    return n > 0 ? size_t(n) : 0;
+}
 #endif
 
 } // namespace
 
 int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *frames, int max,
-                 bool *complete) {
+                 bool *complete, Scratch scratch) {
     *complete = false;
 #if defined(__x86_64__)
     walk::Frame f;
@@ -91,18 +117,24 @@ int unwind_dwarf(const ucontext_t *uc, uintptr_t lo, uintptr_t hi, uint64_t *fra
         lo = hi = f.sp; // bounds unknown: read nothing
     // Interrupted on the program's alternate signal stack: walk it first,
     // then the thread's stack from the signal frame that leads there.
-    uintptr_t thread_lo = 0, thread_hi = 0;
+    uintptr_t thread_lo = 0, thread_hi = 0, delta = 0;
+    bool own = false; // a stack of the program's own: read in its copy
     if ((f.sp < lo || f.sp >= hi) && hi != lo) {
         thread_lo = lo;
         thread_hi = hi;
-        if (!alternate_stack(f.sp, &lo, &hi))
-            lo = hi = f.sp;
+        if (!alternate_stack(f.sp, &lo, &hi)) {
+            own = true;
+            lo = f.sp;
+            hi = f.sp + copy_stack(f.sp, scratch);
+            delta = reinterpret_cast<uintptr_t>(scratch.data) - f.sp;
+            thread_lo = thread_hi = 0;
+        }
     }
-    uintptr_t bottom = lo; // the stack's lowest address, 0 when unknown
+    uintptr_t bottom = own ? 0 : lo; // the stack's lowest address, 0 when unknown
     if (lo == 0 || f.sp > lo)
         lo = f.sp; // nothing below the interrupted stack pointer is a frame
-    return walk::dwarf(f, {lo, hi, bottom, 0, thread_lo, thread_hi}, InPlace{state()}, frames, max,
-                       complete);
+    return walk::dwarf(f, {lo, hi, bottom, delta, thread_lo, thread_hi}, InPlace{state()}, frames,
+                       max, complete);
 #else
     return unwind_fp(uc, lo, hi, frames, max, complete);
 #endif

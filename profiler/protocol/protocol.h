@@ -166,6 +166,10 @@ inline constexpr const char *kCfiCacheFolder = "cfi3";
 // may make the call (the agent's seccomp.h).  Unset when it runs under
 // none, or its kernel does not count them.
 inline constexpr const char *kEnvSeccompFilters = "CPCPROF_SECCOMP_FILTERS";
+// 1: the recorder's seccomp filters (none, or the ones above) let
+// process_vm_readv on oneself return: the agent may copy a stack of the
+// program's own making to walk it (the agent's unwind.h).
+inline constexpr const char *kEnvStackCopies = "CPCPROF_STACK_COPIES";
 // libcpc's: the SIGEMT disposition does not change while a set is bound
 // (the agent guards it), so libcpc reads it at bind, not at each overflow.
 inline constexpr const char *kEnvSigemtStable = "CPC_SIGEMT_STABLE";

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,6 +30,27 @@
 namespace cpcprof::record {
 
 namespace {
+
+// Whether this process's seccomp filters, which the command inherits, let
+// process_vm_readv on oneself return (the agent's copy of a stack of the
+// program's own making, profiler/agent/unwind.h): tried in a fork child,
+// which a filter's kill action may kill without harm.
+bool stack_copies_allowed() {
+    pid_t pid = fork();
+    if (pid < 0)
+        return false;
+    if (pid == 0) {
+        uint64_t word = 1, out = 0;
+        iovec local{&out, sizeof out}, remote{&word, sizeof word};
+        ssize_t n = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        _exit(n == ssize_t(sizeof out) && out == 1 ? 0 : 1);
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return false;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
 
 std::string self_dir() {
     char buf[4096];
@@ -58,6 +80,10 @@ void set_env(const Options &o, const Plan &p, const std::string &agent, int fd,
         setenv(proto::kEnvSeccompFilters, std::to_string(sc.filters).c_str(), 1);
     else
         unsetenv(proto::kEnvSeccompFilters);
+    if (sc.mode == 0 || (sc.mode == 2 && stack_copies_allowed()))
+        setenv(proto::kEnvStackCopies, "1", 1);
+    else
+        unsetenv(proto::kEnvStackCopies);
     if (!cfi_cache.empty())
         setenv(proto::kEnvCfiCache, cfi_cache.c_str(), 1);
     if (o.stats)

@@ -26,11 +26,12 @@ ring push, median and p99).
 
 Programs: python3 (hashlib and json), sqlite3 (a recursive query), xz and
 bzip2 (compressing random data), openssl speed sha512 and rsa2048, node
-(JIT code, V8's builtins without unwind information), and
-the bundled asmframes and sigspin targets, and sigloop (half its CPU time
-in its own SIGALRM handler while its loop runs: every 10 ms, on an
-alternate signal stack, every 0.9 ms).  One that is not installed is
-skipped with a line saying so.  Needs linux-perf.
+(JIT code, V8's builtins without unwind information), the bundled
+asmframes and sigspin targets, sigloop (half its CPU time in its own
+SIGALRM handler while its loop runs: every 10 ms, on an alternate signal
+stack, every 0.9 ms), and the bundled Go program built with cgo
+(goroutines on stacks of Go's own, Go code without unwind rows).  One that
+is not installed is skipped with a line saying so.  Needs linux-perf.
 """
 import argparse
 import os
@@ -44,8 +45,27 @@ from bench_common import built_tools
 
 # _dl_start: the dynamic loader's own start, where a program's first
 # samples (before main) begin; ld.so's entry has no symbol of its own.
+# runtime.goexit: where every Go goroutine's stack begins; runtime.mstart
+# and runtime.rt0_go, the Go runtime's system stacks.
 ROOTS = {"_start", "__libc_start_call_main", "__libc_start_main", "__libc_start_main_impl",
-         "clone3", "clone", "start_thread", "_dl_start"}
+         "clone3", "clone", "start_thread", "_dl_start", "runtime.goexit", "runtime.goexit.abi0",
+         "runtime.mstart", "runtime.rt0_go", "runtime.rt0_go.abi0"}
+
+
+def go_program(tmp):
+    """The bundled Go target (cgo, dynamically linked: the agent's path),
+    built with Debian's golang-go into tmp; a path that does not exist
+    when Go is not installed or the build fails."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "record", "targets",
+                       "gotrap")
+    exe = os.path.join(tmp, "gotrap")
+    if shutil.which("go") is None:
+        return "/usr/bin/go"
+    env = dict(os.environ, GOCACHE=os.path.join(tmp, "go-cache"), GOFLAGS="-mod=mod",
+               GOPROXY="off", GOTOOLCHAIN="local", CGO_ENABLED="1")
+    subprocess.run(["go", "build", "-o", exe, "."], cwd=src, env=env, check=False,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return exe
 
 
 def programs(build, tmp):
@@ -76,6 +96,7 @@ def programs(build, tmp):
         ("sigloop", [os.path.join(targets, "record_sigloop"), "2", "plain"]),
         ("sigloop altstack", [os.path.join(targets, "record_sigloop"), "2", "altstack"]),
         ("sigloop fast", [os.path.join(targets, "record_sigloop"), "2", "fast"]),
+        ("go (cgo)", [go_program(tmp)]),
     ]
 
 

@@ -44,7 +44,7 @@ const ElfSymbols *ProfileSymbols::symbols_of(const std::string &path) const {
     return it->second ? &*it->second : nullptr;
 }
 
-std::string ProfileSymbols::function(int pid, uint64_t addr, int64_t time_ns) const {
+std::string ProfileSymbols::function(int pid, uint64_t addr, int64_t time_ns, bool whole) const {
     const storage::ModuleRecord *m = module(pid, addr, time_ns);
     if (m == nullptr)
         return {};
@@ -53,14 +53,16 @@ std::string ProfileSymbols::function(int pid, uint64_t addr, int64_t time_ns) co
         return {};
     auto vaddr = syms->vaddr_of_offset(addr - m->info.start + m->info.file_offset);
     const ElfSymbol *s = vaddr ? syms->at(*vaddr) : nullptr;
-    return s != nullptr ? base_name(s->name) : std::string();
+    if (s == nullptr)
+        return {};
+    return whole ? s->name : base_name(s->name);
 }
 
-std::vector<std::string> ProfileSymbols::stack(const storage::StoredSample &s) const {
+std::vector<std::string> ProfileSymbols::stack(const storage::StoredSample &s, bool whole) const {
     std::vector<std::string> out;
     out.reserve(s.frames.size());
     for (size_t i = 0; i < s.frames.size(); ++i)
-        out.push_back(function(s.pid, i == 0 ? s.frames[i] : s.frames[i] - 1, s.time_ns));
+        out.push_back(function(s.pid, i == 0 ? s.frames[i] : s.frames[i] - 1, s.time_ns, whole));
     return out;
 }
 

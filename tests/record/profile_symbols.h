@@ -26,14 +26,14 @@ class ProfileSymbols {
     // across an exec or a dlclose/dlopen, the one mapped then), or null.
     const storage::ModuleRecord *module(int pid, uint64_t addr, int64_t time_ns) const;
 
-    // The function at addr, compiler suffixes removed (base_name); "" when
-    // no module or no symbol covers it.
-    std::string function(int pid, uint64_t addr, int64_t time_ns) const;
+    // The function at addr, compiler suffixes removed (base_name) unless
+    // whole (Go's "main.main"); "" when no module or no symbol covers it.
+    std::string function(int pid, uint64_t addr, int64_t time_ns, bool whole = false) const;
 
     // A sample's frames as function names, leaf first.  Return addresses
     // (every frame but the first) are looked up at addr - 1, inside the
     // call instruction.
-    std::vector<std::string> stack(const storage::StoredSample &s) const;
+    std::vector<std::string> stack(const storage::StoredSample &s, bool whole = false) const;
 
   private:
     const ElfSymbols *symbols_of(const std::string &path) const;

@@ -50,10 +50,10 @@ RunResult run_cpcprof(const TempDir &dir, const std::vector<std::string> &args, 
 
 #ifdef REFUSE_PERF_EXE
 RunResult run_cpcprof_in_container(const TempDir &dir, const std::vector<std::string> &args,
-                                   const std::vector<std::string> &env) {
+                                   const std::vector<std::string> &env, const char *filter) {
     std::vector<std::string> all{"/usr/bin/env"};
     all.insert(all.end(), env.begin(), env.end());
-    all.insert(all.end(), {REFUSE_PERF_EXE, "seccomp", CPCPROF_EXE});
+    all.insert(all.end(), {REFUSE_PERF_EXE, filter, CPCPROF_EXE});
     all.insert(all.end(), args.begin(), args.end());
     return wait_cpcprof(dir, start_program(dir, all, cpcprof_options()));
 }

@@ -35,9 +35,11 @@ RunResult run_cpcprof(const TempDir &dir, const std::vector<std::string> &args, 
 // run_cpcprof as a container runs it: cpcprof and everything it starts
 // under a seccomp filter that answers EPERM to perf_event_open
 // (tests/support/refuse_perf), with env ("NAME=VALUE") added.  Where
-// REFUSE_PERF_EXE is defined (test_record).
+// REFUSE_PERF_EXE is defined (test_record).  filter: refuse_perf's mode
+// ("seccomp-kill-readv": a filter that also kills for process_vm_readv).
 RunResult run_cpcprof_in_container(const TempDir &dir, const std::vector<std::string> &args,
-                                   const std::vector<std::string> &env = {});
+                                   const std::vector<std::string> &env = {},
+                                   const char *filter = "seccomp");
 
 // The figures of cpcprof's summary line.
 struct Summary {

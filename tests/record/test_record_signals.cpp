@@ -6,6 +6,7 @@
 // its own signals, and the recording says what happened - sampling goes on
 // where the agent could keep the signal, and stops, said once with the
 // process's pid and name, where the program took it behind its back.
+#include "tests/record/profile_symbols.h"
 #include "tests/record/record_harness.h"
 
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <regex>
 #include <string>
@@ -283,6 +285,26 @@ TEST(RecordSigtrap, GoProgram) {
     EXPECT_EQ(count_lines_containing(r.run.err, "sampling stopped"), 0u) << r.run.err;
     EXPECT_EQ(count_lines_containing(r.run.err, kKept), 1u) << r.run.err;
     ASSERT_TRUE(r.profile) << r.profile.error;
-    std::printf("Go: %zu samples\n", r.profile.samples.size());
-    EXPECT_GT(r.profile.samples.size(), 200u); // 0.4 s of CPU time
+    // Goroutines run on stacks of the runtime's own (the walk copies them),
+    // Go's code has no unwind rows but keeps frame pointers, and each
+    // goroutine's first function returns into runtime.goexit with a zero
+    // frame pointer: the stacks go from gotrapSpin through its goroutine's
+    // function to goexit, and end there complete.
+    ProfileSymbols syms(*r.profile.reader);
+    size_t spin = 0, through = 0;
+    for (const SampleCopy &s : r.profile.samples) {
+        std::vector<std::string> names = syms.stack(s.view(), true);
+        if (std::find(names.begin(), names.end(), "main.gotrapSpin") == names.end())
+            continue;
+        ++spin;
+        bool caller = std::any_of(names.begin(), names.end(), [](const std::string &n) {
+            return n.rfind("main.main", 0) == 0;
+        });
+        through += s.complete && caller && names.back().rfind("runtime.goexit", 0) == 0;
+    }
+    std::printf("Go: %zu samples, %zu in gotrapSpin, %zu of them complete through main.main* to "
+                "runtime.goexit\n",
+                r.profile.samples.size(), spin, through);
+    EXPECT_GT(spin, 200u); // 0.4 s of CPU time
+    EXPECT_GE(double(through), 0.95 * double(spin));
 }

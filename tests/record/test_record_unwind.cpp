@@ -118,6 +118,53 @@ TEST(RecordUnwind, ProgramsOwnSignalHandlerStacksAreCompleteInEveryShape) {
     }
 }
 
+// A coroutine on a stack of the program's own (makecontext on mmap'd
+// memory, as coroutine libraries and Go's goroutines run), whose bounds the
+// agent cannot know: its copy is walked, through co_body to glibc's
+// __start_context, the coroutine's outermost frame (which no unwind row
+// marks outermost, so the stacks are not flagged complete).
+TEST(RecordUnwind, ACoroutinesOwnStackIsWalked) {
+    TempDir dir;
+    Profile p = record(dir, "dwarf", {COROUTINE_EXE});
+    ASSERT_TRUE(p) << p.error;
+    ProfileSymbols syms(*p.reader);
+    size_t in_spin = 0, through = 0;
+    for (const SampleCopy &s : p.samples) {
+        std::vector<std::string> names = syms.stack(s.view());
+        if (!has(names, "co_spin"))
+            continue;
+        ++in_spin;
+        through += has(names, "co_body");
+    }
+    std::printf("coroutine: %zu of %zu samples in co_spin through co_body\n", through, in_spin);
+    ASSERT_GT(in_spin, 200u) << "0.4 s of CPU time in co_spin";
+    EXPECT_GE(double(through), 0.99 * double(in_spin));
+}
+
+// Under seccomp filters that would kill a process for process_vm_readv,
+// the recorder finds so first (in a child of its own) and the agent reads
+// no such stack: the coroutine runs to its end unharmed, its samples keep
+// their leaf.
+TEST(RecordUnwind, AFilterThatForbidsTheCopyLeavesTheCoroutineUnharmed) {
+    TempDir dir;
+    RunResult r = run_cpcprof_in_container(
+        dir, {"record", "-o", dir.file("out.cpcprof"), "--", COROUTINE_EXE}, {},
+        "seccomp-kill-readv");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("coroutine done"), std::string::npos) << r.out;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    ProfileSymbols syms(*p.reader);
+    size_t in_spin = 0, through = 0;
+    for (const SampleCopy &s : p.samples) {
+        std::vector<std::string> names = syms.stack(s.view());
+        in_spin += !names.empty() && names[0] == "co_spin";
+        through += has(names, "co_body");
+    }
+    EXPECT_GT(in_spin, 100u) << r.err;
+    EXPECT_EQ(through, 0u) << "a stack copied though the filter forbids it";
+}
+
 // fp mode, frame-pointer build: the second thread's stacks pass through
 // the agent's and libcpc's thread-start wrappers to libc's thread start,
 // and no frame but a leaf is in the profiler's code, in either mode.

@@ -8,6 +8,9 @@
  *       Docker, containerd and podman do for a process without
  *       CAP_PERFMON) and everything else allowed, and execs COMMAND:
  *       it and every process it starts run under the filter.
+ *   refuse_perf seccomp-kill-readv COMMAND [ARGS...]
+ *       the same filter, which also kills the process that calls
+ *       process_vm_readv(2) (as a stricter profile may).
  *   refuse_perf unprivileged COMMAND [ARGS...]
  *       as root, becomes the user nobody (no capabilities) and execs
  *       COMMAND, where perf_event_paranoid refuses that user
@@ -38,7 +41,7 @@ static void die(const char *what) {
     exit(125);
 }
 
-static void refuse_with_seccomp(void) {
+static void refuse_with_seccomp(int kill_readv) {
 #if defined(__x86_64__)
     const unsigned arch = AUDIT_ARCH_X86_64;
 #elif defined(__aarch64__)
@@ -53,6 +56,8 @@ static void refuse_with_seccomp(void) {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, kill_readv ? SECCOMP_RET_KILL_PROCESS : SECCOMP_RET_ALLOW),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
     };
     struct sock_fprog prog = {sizeof code / sizeof code[0], code};
@@ -100,12 +105,15 @@ static void become_nobody(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 3 || (strcmp(argv[1], "seccomp") != 0 && strcmp(argv[1], "unprivileged") != 0)) {
-        fprintf(stderr, "usage: refuse_perf seccomp|unprivileged COMMAND [ARGS...]\n");
+    if (argc < 3 ||
+        (strcmp(argv[1], "seccomp") != 0 && strcmp(argv[1], "seccomp-kill-readv") != 0 &&
+         strcmp(argv[1], "unprivileged") != 0)) {
+        fprintf(stderr,
+                "usage: refuse_perf seccomp|seccomp-kill-readv|unprivileged COMMAND [ARGS...]\n");
         return 2;
     }
-    if (strcmp(argv[1], "seccomp") == 0)
-        refuse_with_seccomp();
+    if (strcmp(argv[1], "seccomp") == 0 || strcmp(argv[1], "seccomp-kill-readv") == 0)
+        refuse_with_seccomp(strcmp(argv[1], "seccomp-kill-readv") == 0);
     else
         become_nobody();
     fflush(stdout);
