@@ -135,8 +135,9 @@ void print_silent(const std::vector<int> &pids) {
         list += ", ...";
     std::fprintf(stderr,
                  "cpcprof: %zu process%s stopped reporting before %s ended (pid %s): the program "
-                 "closed the profiler's channel, or exec'd a program the profiler cannot be "
-                 "loaded into (static); samples after that are missing\n",
+                 "closed the profiler's channel, exec'd a program the profiler cannot be loaded "
+                 "into (static), or ended by a raw exit_group system call that runs no exit "
+                 "handler (as Go's runtime does); samples after the last report are missing\n",
                  pids.size(), pids.size() == 1 ? "" : "es", pids.size() == 1 ? "it" : "they",
                  list.c_str());
 }

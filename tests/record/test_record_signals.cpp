@@ -284,6 +284,9 @@ TEST(RecordSigtrap, GoProgram) {
     EXPECT_EQ(lines_with(r.run.out, "gotrap ok trap received").size(), 1u) << r.run.out;
     EXPECT_EQ(count_lines_containing(r.run.err, "sampling stopped"), 0u) << r.run.err;
     EXPECT_EQ(count_lines_containing(r.run.err, kKept), 1u) << r.run.err;
+    // Go's runtime ends the process with a raw exit_group: no exit handler
+    // runs, and the recorder names that among the causes of the silence.
+    EXPECT_EQ(count_lines_containing(r.run.err, "raw exit_group system call"), 1u) << r.run.err;
     ASSERT_TRUE(r.profile) << r.profile.error;
     // Goroutines run on stacks of the runtime's own (the walk copies them),
     // Go's code has no unwind rows but keeps frame pointers, and each
