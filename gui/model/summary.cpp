@@ -49,6 +49,8 @@ std::string process_end_text(const storage::ProcessRecord &p) {
     }
     if (p.exit_status)
         return "exit " + std::to_string(*p.exit_status);
+    if (p.end_ns)
+        return "ended, how not known"; // its parent reaped it before it could be read
     return "running at the end";
 }
 

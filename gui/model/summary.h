@@ -38,7 +38,8 @@ struct Summary {
 Summary make_summary(const ProfileData &profile, int event, size_t top = 15);
 
 // Exit status or signal of a process, as the summary states it:
-// "exit 0", "killed by signal 9 (SIGKILL)", "running at the end".
+// "exit 0", "killed by signal 9 (SIGKILL)", "ended, how not known",
+// "running at the end".
 std::string process_end_text(const storage::ProcessRecord &p);
 
 } // namespace cpcprof::gui

@@ -8,6 +8,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -17,6 +18,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -101,8 +104,6 @@ Summary Session::run() {
         settle(pid, proc);
         if (proc.exited && !proc.said_bye && !proc.unsampled)
             sum_.silent.push_back(pid);
-        if (proc.pidfd >= 0)
-            close(proc.pidfd);
     }
     // The last batch, committed here so that a file full at the very end
     // also gets its loss counted.
@@ -195,14 +196,18 @@ void Session::say(const storage::ProcessInfo &p) {
     proc.name = base::base_name(p.exe);
     proc.said_hello = true;
     proc.said_bye = proc.early_bye.has_value(); // a pid used again starts afresh
+    proc.unknown_end.reset();
     w_.add_process(p);
     watch(p.pid);
     if (proc.early_bye) {
         auto [code, end] = *proc.early_bye;
         proc.early_bye.reset();
-        if (!proc.ended && p.pid != target_.pid)
+        if (!proc.ended && p.pid != target_.pid) {
             w_.set_process_exit(p.pid, end, code >= 0 ? std::optional<int>(code) : std::nullopt,
                                 std::nullopt);
+            if (code < 0)
+                proc.unknown_end = end;
+        }
     }
 }
 
@@ -331,30 +336,98 @@ void Session::on_bye(proto::Reader &r) {
         // Not our child: its exit code is what it passed to exit().
         w_.set_process_exit(pid, end, code >= 0 ? std::optional<int>(code) : std::nullopt,
                             std::nullopt);
+        if (code < 0)
+            proc.unknown_end = end; // the rings': how it ended is its pidfd's to say
     }
 }
 
 // A descendant that is not our child (its parent reaps it) and dies
-// without a word (a signal) still gets an end: when, though not how.
+// without a word (a signal), or that the rings alone saw end, still gets
+// an end and, where its pidfd can tell, how.
 void Session::watch(int pid) {
     Proc &proc = procs_[pid];
-    if (pid == target_.pid || proc.pidfd >= 0)
+    if (pid == target_.pid || proc.pidfd.valid())
         return;
-    proc.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    proc.pidfd.reset(static_cast<int>(syscall(SYS_pidfd_open, pid, 0)));
 }
+
+namespace {
+
+// What the kernel's PIDFD_GET_INFO fills (Linux 6.15's layout, the first
+// 64 bytes, which every later kernel still accepts).
+struct PidfdInfo {
+    uint64_t mask;
+    uint64_t cgroupid;
+    uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+    int32_t exit_code;
+};
+static_assert(sizeof(PidfdInfo) == 64);
+constexpr unsigned long kPidfdGetInfo = _IOWR(0xFF, 11, PidfdInfo);
+constexpr uint64_t kPidfdInfoExit = uint64_t(1) << 3;
+
+// The exit code of a reaped process (Linux 6.15 and later keep it for
+// its pidfd's holders).
+std::optional<int> reaped_status(int pidfd) {
+    PidfdInfo info{};
+    info.mask = kPidfdInfoExit;
+    if (ioctl(pidfd, kPidfdGetInfo, &info) != 0 || (info.mask & kPidfdInfoExit) == 0)
+        return std::nullopt;
+    return info.exit_code;
+}
+
+// The wait status of a process that has gone, as its parent's wait would
+// read it: the zombie's own exit_code (field 52 of /proc/PID/stat) until
+// its parent reaps it, the pidfd's exit information afterwards.
+std::optional<int> gone_status(int pidfd, int pid) {
+    if (auto status = reaped_status(pidfd))
+        return status;
+    std::string path = "/proc/" + std::to_string(pid) + "/stat";
+    std::string stat;
+    if (FILE *f = std::fopen(path.c_str(), "re")) {
+        char buf[1024];
+        size_t n = std::fread(buf, 1, sizeof buf, f);
+        stat.assign(buf, n);
+        std::fclose(f);
+    }
+    std::optional<int> status;
+    size_t paren = stat.rfind(')');
+    if (paren != std::string::npos) {
+        std::istringstream in(stat.substr(paren + 1));
+        std::string field;
+        std::vector<std::string> fields; // from field 3, the state
+        while (in >> field)
+            fields.push_back(field);
+        if (fields.size() >= 50 && fields[0] == "Z")
+            status = std::atoi(fields[49].c_str());
+    }
+    // Read from this process only if it was not reaped since (the pid may
+    // have been given to another): a zombie still takes signal 0.
+    if (status && syscall(SYS_pidfd_send_signal, pidfd, 0, nullptr, 0) == 0)
+        return status;
+    return reaped_status(pidfd);
+}
+
+} // namespace
 
 void Session::check_gone() {
     for (auto &[pid, proc] : procs_) {
-        if (proc.pidfd < 0 || proc.ended)
+        if (!proc.pidfd.valid() || proc.ended)
             continue;
-        pollfd p{proc.pidfd, POLLIN, 0};
+        pollfd p{proc.pidfd.get(), POLLIN, 0};
         if (poll(&p, 1, 0) != 1)
             continue;
-        if (!proc.said_bye)
-            w_.set_process_exit(pid, monotonic_ns(), std::nullopt, std::nullopt);
+        if (!proc.said_bye || proc.unknown_end) {
+            std::optional<int> code, sig;
+            if (std::optional<int> status = gone_status(proc.pidfd.get(), pid)) {
+                if (WIFEXITED(*status))
+                    code = WEXITSTATUS(*status);
+                else if (WIFSIGNALED(*status))
+                    sig = WTERMSIG(*status);
+            }
+            w_.set_process_exit(pid, proc.unknown_end.value_or(monotonic_ns()), code, sig);
+        }
         proc.ended = true;
-        close(proc.pidfd);
-        proc.pidfd = -1;
+        proc.pidfd.reset();
     }
 }
 

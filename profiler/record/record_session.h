@@ -10,6 +10,8 @@
 
 #include "profiler/protocol/protocol.h"
 
+#include "base/scoped_fd.h"
+
 #include "storage/profile.h"
 
 #include <sys/resource.h>
@@ -118,8 +120,11 @@ class Session {
         // A bye read before the process's hello (a process the rings say,
         // whose agent's bye came first): its exit code and end time.
         std::optional<std::pair<int, int64_t>> early_bye;
-        bool exited = false;        // ended by exit, not by a signal (our children)
-        int pidfd = -1;             // a process we cannot reap: readable once it has gone
+        bool exited = false;  // ended by exit, not by a signal (our children)
+        base::ScopedFd pidfd; // a process we cannot reap: readable once it has gone
+        // A bye without its exit code (the rings'): when it ended, written
+        // until its pidfd says how.
+        std::optional<int64_t> unknown_end;
         std::string name;           // its program's file name, from its hello
         bool unsampled = false;     // it said why it is not sampled
         std::string unsampled_said; // the last reason printed (an exec repeats it)

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <climits>
+#include <csignal>
 #include <cstdlib>
 
 #include <algorithm>
@@ -139,6 +140,33 @@ INSTANTIATE_TEST_SUITE_P(ChildEnds, ForkWithoutExec, testing::Values("exit", "_e
                              return std::string(info.param[0] == '_' ? "underscore_exit"
                                                                      : info.param);
                          });
+
+// A fork child that its own parent reaps, killed by a signal: it says
+// nothing as it dies and the recorder cannot wait for it, so only the
+// kernel knows how it ended (the zombie's exit code, read before its
+// parent reaps it 0.3 s later).  Both capture paths.
+class ForkChildKilled : public testing::TestWithParam<const char *> {};
+
+TEST_P(ForkChildKilled, ItsSignalIsInTheProfile) {
+    TempDir dir;
+    RunResult r = run_cpcprof(dir, {"record", "--capture", GetParam(), "-o", "out.cpcprof", "--",
+                                    FORKER_EXE, "fork", "kill"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto child_line = lines_with(r.out, "child ");
+    ASSERT_EQ(child_line.size(), 1u) << r.out;
+    ASSERT_NE(child_line[0].find("killed " + std::to_string(SIGUSR1)), std::string::npos) << r.out;
+    int child = std::stoi(child_line[0]);
+
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    const storage::ProcessRecord *c = process(p, child);
+    ASSERT_NE(c, nullptr) << "the fork child is not in the profile";
+    EXPECT_TRUE(c->end_ns.has_value());
+    EXPECT_EQ(c->killed_by_signal, std::optional<int>(SIGUSR1));
+    EXPECT_FALSE(c->exit_status.has_value());
+}
+
+INSTANTIATE_TEST_SUITE_P(Capture, ForkChildKilled, testing::Values("agent", "ring"));
 
 namespace {
 

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
 #include <strings.h>
 
 #include <algorithm>
@@ -236,6 +237,21 @@ TEST(GuiSummary, KnownProfile) {
     ASSERT_FALSE(s.top.empty());
     EXPECT_EQ(s.top[0].name, "square");
     EXPECT_DOUBLE_EQ(s.top[0].self_share, 12.0 / 17);
+}
+
+// How a process ended, as the summary says it: a process that ended
+// without its status (reaped by its own parent where the kernel keeps no
+// status for the recorder) is not said to be running.
+TEST(GuiSummary, ProcessEndSaysHowOrThatItIsNotKnown) {
+    storage::ProcessRecord p;
+    EXPECT_EQ(gui::process_end_text(p), "running at the end");
+    p.end_ns = 5;
+    EXPECT_EQ(gui::process_end_text(p), "ended, how not known");
+    p.exit_status = 3;
+    EXPECT_EQ(gui::process_end_text(p), "exit 3");
+    p.exit_status.reset();
+    p.killed_by_signal = SIGUSR1;
+    EXPECT_EQ(gui::process_end_text(p), "killed by signal 10 (SIGUSR1)");
 }
 
 // The top N: the N functions of most self cost, in that order (ties by

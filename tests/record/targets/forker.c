@@ -2,7 +2,7 @@
 /*
  * forker: processes that fork, exec and load libraries, one mode per run.
  *
- *   forker fork [exit|_exit|return [late]]
+ *   forker fork [exit|_exit|return|kill [late]]
  *       fork without exec (late: after 0.2 s spun in fk_before_fork(), so
  *       that a profiler that comes to the process from outside is there
  *       at the fork): the child spins 0.3 s in fk_child_busy() and
@@ -12,6 +12,13 @@
  *       exited 3" and "parent PID", and exits 0.  Test: two processes in
  *       the profile, each with samples in its own function; the child
  *       ended, with exit status 3, however it ended.
+ *
+ *   forker fork kill
+ *       the same, but the child kills itself with SIGUSR1 after its spin,
+ *       and the parent, after its own, waits 0.3 s before it reaps the
+ *       child (a zombie meanwhile) and prints "child PID killed 10".
+ *       Test: the child ended killed by SIGUSR1, which only the kernel
+ *       can tell (the child says nothing as it dies).
  *
  *   forker chain N [SECONDS [LAST]]
  *       prints "stage N pid PID", spins SECONDS (default 0.2) of CPU time
@@ -47,6 +54,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -97,6 +105,8 @@ static int mode_fork(const char *how, int late) {
         die("fork");
     if (pid == 0) {
         fk_child_busy();
+        if (strcmp(how, "kill") == 0)
+            raise(SIGUSR1);
         if (strcmp(how, "_exit") == 0)
             _exit(3);
         if (strcmp(how, "return") == 0)
@@ -104,10 +114,15 @@ static int mode_fork(const char *how, int late) {
         exit(3);
     }
     fk_parent_busy();
+    if (strcmp(how, "kill") == 0)
+        usleep(300 * 1000);
     int status;
     if (waitpid(pid, &status, 0) != pid)
         die("waitpid");
-    printf("child %d exited %d\n", (int)pid, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    if (WIFSIGNALED(status))
+        printf("child %d killed %d\n", (int)pid, WTERMSIG(status));
+    else
+        printf("child %d exited %d\n", (int)pid, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     printf("parent %d\n", (int)getpid());
     return 0;
 }
@@ -212,8 +227,9 @@ int main(int argc, char **argv) {
         return mode_exec_lister();
     if (strcmp(mode, "list-fds") == 0)
         return mode_list_fds();
-    fprintf(stderr,
-            "usage: forker fork [exit|_exit|return [late]] | chain N [SECONDS [LAST]] | dlopen N "
-            "LIBRARY | exec-lister | list-fds\n");
+    fprintf(
+        stderr,
+        "usage: forker fork [exit|_exit|return|kill [late]] | chain N [SECONDS [LAST]] | dlopen N "
+        "LIBRARY | exec-lister | list-fds\n");
     return 2;
 }
