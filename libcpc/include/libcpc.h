@@ -215,6 +215,8 @@ typedef struct __cpc_ring cpc_ring_t;
 #define CPC_RING_USER_STACK 0x2 /* the user registers and a copy of the top of the user stack */
 #define CPC_RING_KERNEL_CALLCHAIN                                                                  \
     0x4 /* the kernel's part of the stack only (the user's left to CPC_RING_USER_STACK) */
+/* Not in samples: records of the threads' switches off and onto a CPU. */
+#define CPC_RING_SWITCHES 0x8
 
 typedef enum {
     CPC_RING_SAMPLE = 1, /* an overflow of the first request */
@@ -223,7 +225,8 @@ typedef enum {
     CPC_RING_FORK,       /* a process or thread created */
     CPC_RING_EXIT,       /* a process or thread ended */
     CPC_RING_LOST,       /* records the kernel could not write (the ring was full) */
-    CPC_RING_THROTTLE    /* the kernel held sampling back (perf_event_max_sample_rate) */
+    CPC_RING_THROTTLE,   /* the kernel held sampling back (perf_event_max_sample_rate) */
+    CPC_RING_SWITCH      /* with CPC_RING_SWITCHES: a thread left or got a CPU */
 } cpc_ring_kind_t;
 
 typedef struct {
@@ -257,6 +260,9 @@ typedef struct {
     pid_t ppid, ptid; /* parent process and thread */
     /* CPC_RING_LOST */
     uint64_t lost;
+    /* CPC_RING_SWITCH */
+    int switch_out; /* 1: the thread left the CPU at time; 0: it got one */
+    int preempted;  /* left still runnable (taken off, not blocked); Linux 4.17 */
 } cpc_ring_record_t;
 
 /*

@@ -43,7 +43,7 @@ namespace {
 
 constexpr uint32_t kRingMagic = 0x43504352; // "CPCR"
 constexpr uint_t kAllRingFlags =
-    CPC_RING_CALLCHAIN | CPC_RING_USER_STACK | CPC_RING_KERNEL_CALLCHAIN;
+    CPC_RING_CALLCHAIN | CPC_RING_USER_STACK | CPC_RING_KERNEL_CALLCHAIN | CPC_RING_SWITCHES;
 constexpr uint_t kMaxStackBytes = 65528;
 // open_group's answer when only the group's values at each sample are
 // refused (not an errno).
@@ -181,6 +181,9 @@ perf_event_attr leader_attr(const Opener &o, bool with_values, uint32_t stack_by
     a.comm = 1;
     a.comm_exec = 1;
     a.task = 1;
+    // Switch records need no privilege: they say when a thread the event
+    // follows left and got a CPU, never where it was.
+    a.context_switch = (o.ring->flags & CPC_RING_SWITCHES) != 0;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
     a.inherit = o.inherit ? 1 : 0;
@@ -322,16 +325,19 @@ struct Body {
 };
 
 // The sample_id_all trailer of a record other than a sample: TID, TIME,
-// CPU (in that order, as sample_type asks).
-void read_trailer(const cpc_ring_t *r, Body b, cpc_ring_record_t *rec) {
+// CPU (in that order, as sample_type asks).  Its process and thread go
+// into rec with who (a record whose body does not say them).
+void read_trailer(const cpc_ring_t *r, Body b, cpc_ring_record_t *rec, bool who = false) {
     // The trailer is the record's last words.
     int words = 2 + ((r->sample_type & PERF_SAMPLE_CPU) != 0);
     if (b.end - b.p < words * 8)
         return;
     b.p = b.end - words * 8;
     auto [pid, tid] = b.u32x2();
-    (void)pid;
-    (void)tid;
+    if (who) {
+        rec->pid = pid_t(pid);
+        rec->tid = pid_t(tid);
+    }
     rec->time = hrtime_t(b.u64());
     if (r->sample_type & PERF_SAMPLE_CPU)
         rec->cpu = int(b.u32x2().first);
@@ -454,6 +460,15 @@ bool parse(const cpc_ring_t *r, const perf_event_header &h, const unsigned char 
         rec->kind = CPC_RING_THROTTLE;
         rec->time = hrtime_t(b.u64());
         read_trailer(r, b, rec);
+        return b.ok;
+    case PERF_RECORD_SWITCH:
+    case PERF_RECORD_SWITCH_CPU_WIDE:
+        // The thread of the trailer is the one that switches, out or in
+        // (a whole CPU's record also names the other one: not told).
+        rec->kind = CPC_RING_SWITCH;
+        rec->switch_out = (h.misc & PERF_RECORD_MISC_SWITCH_OUT) != 0;
+        rec->preempted = rec->switch_out && (h.misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT) != 0;
+        read_trailer(r, b, rec, true);
         return b.ok;
     default:
         return false; // UNTHROTTLE and what this libcpc does not ask for

@@ -493,6 +493,112 @@ TEST_F(Ring, MappingsAfterTheAttachAreTold) {
 }
 
 // Closing the rings detaches: the process runs on and ends as it would.
+// Switch records time every stretch a thread spends off the CPU: a child
+// sleeps ten times 20 ms and spins between, timing each sleep and spin
+// with the same clock as the records.  Each sleep is a stretch off the
+// CPU (the thread is on it only to enter and leave the call); no spin has
+// a stretch the thread chose (only the scheduler's preemptions).  The
+// records need no privilege: the clock counts user mode only.
+TEST_F(Ring, SwitchRecordsTimeEachStretchOffTheCpu) {
+    add_clock();
+    constexpr int kSleeps = 10;
+    int go[2], out[2];
+    ASSERT_EQ(pipe2(go, O_CLOEXEC), 0);
+    ASSERT_EQ(pipe2(out, O_CLOEXEC), 0);
+    auto now = [] {
+        timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        return int64_t(t.tv_sec) * 1000000000 + t.tv_nsec;
+    };
+    pid_t pid = fork();
+    if (pid == 0) {
+        char c;
+        if (read(go[0], &c, 1) != 1)
+            _exit(3);
+        // [sleep start, sleep end, spin start, spin end] each time.
+        int64_t times[kSleeps][4];
+        for (auto &t : times) {
+            t[0] = now();
+            timespec d{0, 20 * 1000 * 1000};
+            while (nanosleep(&d, &d) != 0) {
+            }
+            t[1] = now();
+            t[2] = now();
+            cpctest::spin_cpu_ms(5);
+            t[3] = now();
+        }
+        _exit(write(out[1], times, sizeof times) == ssize_t(sizeof times) ? 0 : 4);
+    }
+    close(go[0]);
+    close(out[1]);
+    cpc_ring_t *ring = cpc_ring_open(cpc_, set_, pid, nullptr, 0, CPC_RING_SWITCHES, 0);
+    ASSERT_NE(ring, nullptr) << std::strerror(errno);
+    ASSERT_EQ(write(go[1], "g", 1), 1);
+    close(go[1]);
+    struct Switch {
+        int64_t time;
+        bool out, preempted;
+    };
+    struct Switches {
+        pid_t tid;
+        std::vector<Switch> all;
+    } sw{pid, {}};
+    auto keep = [](void *arg, const cpc_ring_record_t *r) {
+        auto *s = static_cast<Switches *>(arg);
+        if (r->kind == CPC_RING_SWITCH && r->tid == s->tid)
+            s->all.push_back({r->time, r->switch_out != 0, r->preempted != 0});
+    };
+    int status = -1;
+    for (int i = 0; i < 600 && status < 0; ++i) {
+        cpc_ring_wait(ring, 50);
+        cpc_ring_read(ring, &sw, keep);
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            status = st;
+    }
+    cpc_ring_read(ring, &sw, keep);
+    EXPECT_EQ(cpc_ring_close(ring), 0);
+    if (status < 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, nullptr, 0);
+        FAIL() << "the child did not end within 30 s";
+    }
+    ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status;
+    int64_t times[kSleeps][4];
+    ASSERT_EQ(read(out[0], times, sizeof times), ssize_t(sizeof times));
+    close(out[0]);
+
+    // The stretches off the CPU: each switch out to the next switch in
+    // (the rings are per CPU: in time order first).
+    std::stable_sort(sw.all.begin(), sw.all.end(),
+                     [](const Switch &a, const Switch &b) { return a.time < b.time; });
+    struct Stretch {
+        int64_t from, to;
+        bool chosen; // blocked, not preempted
+    };
+    std::vector<Stretch> off;
+    for (size_t i = 0; i + 1 < sw.all.size(); ++i)
+        if (sw.all[i].out && !sw.all[i + 1].out)
+            off.push_back({sw.all[i].time, sw.all[i + 1].time, !sw.all[i].preempted});
+    auto off_within = [&](int64_t from, int64_t to, bool chosen_only) {
+        int64_t sum = 0;
+        for (const Stretch &o : off)
+            if (!chosen_only || o.chosen)
+                sum += std::max<int64_t>(0, std::min(to, o.to) - std::max(from, o.from));
+        return sum;
+    };
+    for (int k = 0; k < kSleeps; ++k) {
+        int64_t slept = times[k][1] - times[k][0];
+        int64_t away = off_within(times[k][0], times[k][1], false);
+        EXPECT_GE(slept, 20 * 1000 * 1000);
+        EXPECT_LE(away, slept);
+        EXPECT_GE(double(away), 0.98 * double(slept))
+            << "sleep " << k << ": " << slept << " ns long, " << away << " ns of it off the CPU";
+        EXPECT_EQ(off_within(times[k][2], times[k][3], true), 0)
+            << "spin " << k << " has a stretch off the CPU that is not a preemption";
+    }
+}
+
 TEST_F(Ring, CloseLeavesTheProcessRunning) {
     add_clock();
     ChildPlan plan;
