@@ -102,7 +102,10 @@ uint_t cpc_caps(cpc_t *cpc) {
 }
 
 const char *cpc_cciname(cpc_t *cpc) {
-    return valid_handle(cpc) ? cpc->machine.cciname.c_str() : nullptr;
+    if (!valid_handle(cpc))
+        return nullptr;
+    std::call_once(cpc->cciname_once, [cpc] { cpc->cciname = cciname_text(cpc->machine.cciname); });
+    return cpc->cciname.c_str();
 }
 
 const char *cpc_cpuref(cpc_t *cpc) {

@@ -86,6 +86,8 @@ struct __cpc {
     std::mutex lock; // guards sets and bufs; never taken in signal context
     std::vector<std::unique_ptr<cpc_set_t>> sets;
     std::vector<std::unique_ptr<cpc_buf_t>> bufs;
+    std::once_flag cciname_once; // cciname: machine.cciname with the processor's name
+    std::string cciname;
 };
 
 namespace cpc {

@@ -353,7 +353,7 @@ Machine detect_machine(const MachineEnv &env) {
     Machine m;
     int perf_err = probe_perf(env);
     if (choose_backend(env.backend_choice, perf_err) == Backend::timer) {
-        describe_timer(m, cpu_model_name(), refused(perf_err) ? perf_err : 0);
+        describe_timer(m, kModelName, refused(perf_err) ? perf_err : 0);
         m.attrs.emplace_back("picnum");
         if (env.list_events)
             list_machine_events(m);
@@ -366,7 +366,7 @@ Machine detect_machine(const MachineEnv &env) {
     perf_event_attr ins = cycles;
     ins.config = PERF_COUNT_HW_INSTRUCTIONS;
     m.hw_pmu = m.probe(cycles) == 0 || m.probe(ins) == 0;
-    std::string model = cpu_model_name();
+    std::string model = kModelName;
     if (m.hw_pmu)
         describe_hw(m, env, model);
     else
@@ -379,6 +379,14 @@ Machine detect_machine(const MachineEnv &env) {
     if (env.list_events)
         list_machine_events(m);
     return m;
+}
+
+std::string cciname_text(const std::string &cciname) {
+    size_t at = cciname.find(kModelName);
+    if (at == std::string::npos)
+        return cciname;
+    static const std::string model = cpu_model_name();
+    return cciname.substr(0, at) + model + cciname.substr(at + std::strlen(kModelName));
 }
 
 std::string first_cpuinfo_field(const char *key) {

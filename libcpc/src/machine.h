@@ -69,6 +69,12 @@ struct MachineEnv {
 // ("model name", "cpu MHz"), the first processor's; empty when none.
 std::string first_cpuinfo_field(const char *key);
 
+// Where the processor's name goes in Machine::cciname.
+inline constexpr const char *kModelName = "{model}";
+
+// m.cciname with the processor's name in place of kModelName.
+std::string cciname_text(const std::string &cciname);
+
 struct Machine {
     Backend backend = Backend::perf;
     // What perf_event_open answered where the timer backend serves; 0 when
@@ -80,6 +86,9 @@ struct Machine {
     unsigned npic = 0;
     unsigned ngp = 0; // general-purpose counters (pics 0..ngp-1)
     unsigned caps = 0;
+    // kModelName stands for the processor's name, filled in by
+    // cciname_text() when asked (cpuid traps to a VM's hypervisor, ~15 us
+    // a leaf: not paid by every process that opens libcpc).
     std::string cciname;
     std::string cpuref;
     std::vector<std::string> platform_events;  // countable non-PAPI names

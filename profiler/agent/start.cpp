@@ -175,8 +175,7 @@ __attribute__((constructor)) void agent_init() {
         go_passive(nullptr); // the error was sent
         return;
     }
-    send_modules_now();
-    refresh_cfi();
+    send_modules_now(); // and compiles their unwind tables (refresh_cfi)
     init_thread_accounting();
     start_drain(); // before the bind: the drain thread is not sampled
     prepare_thread();
