@@ -32,6 +32,9 @@ constexpr int64_t kCommitEveryNs = 100 * 1000 * 1000;
 // After the target has exited, processes it left behind may still send;
 // once nothing has arrived for this long and none is our child, stop.
 constexpr int64_t kLingerNs = 300 * 1000 * 1000;
+// How often the processes we cannot reap are looked at while messages
+// flow (each look: a poll of each pidfd).
+constexpr int64_t kGoneCheckNs = 50 * 1000 * 1000;
 
 } // namespace
 
@@ -55,13 +58,17 @@ void Session::settle(int pid, Proc &proc) {
 Summary Session::run() {
     std::vector<char> buf(proto::kMaxMessage + 4096);
     int64_t start = monotonic_ns();
-    int64_t last_data = start;
+    int64_t last_data = start, last_gone_check = start;
     last_commit_ = start;
     for (;;) {
         pollfd pfd[2] = {{target_.channel.get(), POLLIN, 0}, {extra_.get(), POLLIN, 0}};
         int rc = poll(pfd, extra_.valid() ? 2 : 1, 50);
-        if (rc == 0)
-            check_gone(); // nothing queued: every bye sent has been read
+        if (rc == 0 || monotonic_ns() - last_gone_check >= kGoneCheckNs) {
+            // A zombie's status is there until its parent reaps it: looked
+            // for while messages flow too.
+            check_gone(rc == 0);
+            last_gone_check = monotonic_ns();
+        }
         if (rc > 0 && extra_.valid() && pfd[1].revents != 0 && read_extra(buf))
             last_data = monotonic_ns();
         if (rc > 0 && pfd[0].revents != 0) {
@@ -99,7 +106,7 @@ Summary Session::run() {
         extra_.reset();
     }
     reap(true);
-    check_gone();
+    check_gone(true);
     for (auto &[pid, proc] : procs_) {
         settle(pid, proc);
         if (proc.exited && !proc.said_bye && !proc.unsampled)
@@ -409,7 +416,7 @@ std::optional<int> gone_status(int pidfd, int pid) {
 
 } // namespace
 
-void Session::check_gone() {
+void Session::check_gone(bool idle) {
     for (auto &[pid, proc] : procs_) {
         if (!proc.pidfd.valid() || proc.ended)
             continue;
@@ -417,13 +424,14 @@ void Session::check_gone() {
         if (poll(&p, 1, 0) != 1)
             continue;
         if (!proc.said_bye || proc.unknown_end) {
+            std::optional<int> status = gone_status(proc.pidfd.get(), pid);
+            if (!status && !idle)
+                continue; // its bye may be queued still
             std::optional<int> code, sig;
-            if (std::optional<int> status = gone_status(proc.pidfd.get(), pid)) {
-                if (WIFEXITED(*status))
-                    code = WEXITSTATUS(*status);
-                else if (WIFSIGNALED(*status))
-                    sig = WTERMSIG(*status);
-            }
+            if (status && WIFEXITED(*status))
+                code = WEXITSTATUS(*status);
+            else if (status && WIFSIGNALED(*status))
+                sig = WTERMSIG(*status);
             w_.set_process_exit(pid, proc.unknown_end.value_or(monotonic_ns()), code, sig);
         }
         proc.ended = true;

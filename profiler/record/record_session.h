@@ -143,7 +143,11 @@ class Session {
     void on_unsampled(proto::Reader &r);
     void reap(bool block);
     void watch(int pid);
-    void check_gone();
+    // The descendants we cannot reap that have gone: ended, with how where
+    // the kernel can say.  idle: nothing is queued (every bye sent has
+    // been read), so one whose status cannot be had is ended without it;
+    // otherwise it waits for its bye or an idle moment.
+    void check_gone(bool idle);
     void ended(pid_t pid, int status, const struct rusage &usage);
     void settle(int pid, Proc &proc);
     void commit();
