@@ -120,7 +120,7 @@ TEST(RecordKernel, NoKernelLeavesTheRingsInUserMode) {
         size_t n = 0;
         for (const SampleCopy &s : p.samples)
             n += std::any_of(s.frames.begin(), s.frames.end(), is_kernel);
-        EXPECT_GT(p.samples.size(), 100u) << r.err;
+        EXPECT_GT(p.samples.size(), 40u) << "att_compute: half of 0.2 s, in user mode\n" << r.err;
         return n;
     };
     EXPECT_GT(kernel_samples({}, "rings.cpcprof"), 10u)
