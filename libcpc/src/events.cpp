@@ -71,6 +71,9 @@ std::vector<SymbolicEvent> build_symbolic() {
         {"migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS},
         {"alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS},
         {"emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS},
+        // Counts nothing: a ring on it carries only the records its flags
+        // add (cpc_ring_open's CPC_RING_SWITCHES), as perf's.
+        {"dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY},
     };
     add_cache_events(v);
     return v;

@@ -216,7 +216,7 @@ void *drain_main(void *) {
     // through /proc/self/task/TID/comm, and that entry of an ended thread
     // costs its process's reaper about a millisecond (the kernel walks it
     // when it flushes the process's /proc entries).
-    pthread_setname_np(pthread_self(), "cpcprof-drain");
+    pthread_setname_np(pthread_self(), proto::kAgentThreadName);
     // The drain thread is not profiled: it starts before the set is bound.
     int64_t start = base::monotonic_ns(), last_drain = start;
     while (!g_stop.load(std::memory_order_acquire)) {

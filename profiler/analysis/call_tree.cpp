@@ -277,12 +277,12 @@ CallTree CallTree::callers(const Query &q, uint32_t fn) {
         own[q.stack_leaf(i)].add(q.stack_cost(i));
     for (size_t v = n; v-- > 1;) {
         below[v].add(own[v]);
-        if (f[v].frame.function != fn && below[v].samples != 0)
+        if (f[v].frame.function != fn && !below[v].empty())
             below[f[v].parent].add(below[v]);
     }
     uint64_t steps = 0;
     for (size_t v = 1; v < n; ++v)
-        if (f[v].frame.function == fn && below[v].samples != 0)
+        if (f[v].frame.function == fn && !below[v].empty())
             steps += f[v].depth;
     Reversed rev("callers");
     std::vector<uint32_t> path;
@@ -291,10 +291,10 @@ CallTree CallTree::callers(const Query &q, uint32_t fn) {
     for (size_t v = 1; v < n; ++v) {
         if (!path.empty())
             path[v] = rev.path_child(path[f[v].parent], f[v].frame);
-        if (f[v].frame.function != fn || below[v].samples == 0)
+        if (f[v].frame.function != fn || below[v].empty())
             continue;
         uint32_t end = path.empty() ? t.walk_up(uint32_t(v), f, "callers") : rev.node(t, path[v]);
-        if (own[v].samples != 0)
+        if (!own[v].empty())
             t[t.child(0, f[v].frame)].self.add(own[v]);
         t[end].total.add(below[v]);
     }

@@ -109,7 +109,7 @@ void add_functions(const Query &q, const std::vector<int> &map, size_t run, size
     for (size_t f = 0; f < fns.size(); ++f) {
         const analysis::Cost &self = q.function_self()[f];
         const analysis::Cost &total = q.function_total()[f];
-        if (total.samples == 0)
+        if (total.empty())
             continue;
         Key key{fns[f].name, analysis::basename_of(fns[f].module)};
         FunctionDiff &d = (*out)[key];

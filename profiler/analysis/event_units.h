@@ -10,12 +10,13 @@
 namespace cpcprof::analysis {
 
 // True for the events whose values are nanoseconds: the clocks cpu-clock
-// and task-clock (any case).  Other events count occurrences.
+// and task-clock (any case), and off-CPU time (storage::kOffCpuEvent).
+// Other events count occurrences.
 inline bool is_time_event(std::string_view name) {
     std::string lower;
     for (char c : name)
         lower.push_back(char(std::tolower(static_cast<unsigned char>(c))));
-    return lower == "cpu-clock" || lower == "task-clock";
+    return lower == "cpu-clock" || lower == "task-clock" || lower == "off-cpu";
 }
 
 } // namespace cpcprof::analysis

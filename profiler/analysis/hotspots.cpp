@@ -41,7 +41,7 @@ std::vector<HotspotRow> function_rows(const Query &q) {
         r.self = q.function_self()[f];
         r.total = q.function_total()[f];
     }
-    std::erase_if(rows, [](const HotspotRow &r) { return r.total.samples == 0; });
+    std::erase_if(rows, [](const HotspotRow &r) { return r.total.empty(); });
     return rows;
 }
 
@@ -94,7 +94,7 @@ std::vector<HotspotRow> module_rows(const Query &q) {
     std::vector<HotspotRow> rows;
     for (auto &[m, r] : by_module)
         rows.push_back(std::move(r));
-    std::erase_if(rows, [](const HotspotRow &r) { return r.total.samples == 0; });
+    std::erase_if(rows, [](const HotspotRow &r) { return r.total.empty(); });
     return rows;
 }
 
@@ -196,7 +196,7 @@ bool match_functions(const char *cmd, const analysis::Query &q, const std::strin
                      std::vector<uint32_t> *out) {
     std::vector<uint32_t> found = q.find_functions(name);
     // A function the filter left without samples is not offered.
-    std::erase_if(found, [&](uint32_t f) { return q.function_total()[f].samples == 0; });
+    std::erase_if(found, [&](uint32_t f) { return q.function_total()[f].empty(); });
     if (found.empty()) {
         std::fprintf(stderr, "cpcprof %s: no function named '%s' (nor containing it) has samples\n",
                      cmd, name.c_str());

@@ -25,6 +25,7 @@
 #include <cctype>
 #include <cinttypes>
 #include <cstdio>
+#include <map>
 #include <string_view>
 #include <unordered_set>
 
@@ -44,6 +45,10 @@ void Cost::add(const Cost &other) {
 namespace {
 
 constexpr const char kNoStack[] = "[no stack]";
+// Off-CPU time whose stack the recorder did not read: the stack's one frame.
+constexpr const char kWaitingForCpu[] = "[waiting for a CPU]";       // preempted
+constexpr const char kShortWaits[] = "[short waits]";                // under --off-cpu-min
+constexpr const char kBlockedUnread[] = "[blocked, stack not read]"; // woke before it was read
 constexpr const char kTruncated[] = "[truncated]";
 
 using base::base_name;
@@ -103,6 +108,7 @@ struct Query::Impl {
 
     Cost total;
     uint64_t kept = 0, read = 0, complete = 0, with_cpu = 0;
+    int off_cpu_event = -1; // Reader::off_cpu_event()
     uint32_t truncated_fn = kNoFunction;
     std::vector<Cost> fself, ftotal;
     std::vector<ThreadCost> threads;
@@ -226,6 +232,20 @@ struct Query::Impl {
         stack_costs.push_back(Cost{0, std::vector<uint64_t>(nevents)});
     }
 
+    // The stack of the one frame of the function name (no module); made
+    // once per name.
+    std::map<std::string, uint32_t, std::less<>> pseudo_stacks;
+    uint32_t pseudo_stack(const char *name) {
+        auto it = pseudo_stacks.find(std::string_view(name));
+        if (it != pseudo_stacks.end())
+            return it->second;
+        uint32_t stack = uint32_t(stacks.size());
+        stacks.push_back({push_frame(0, {function_id(name, "", false, ""), 0, 0, false}), false});
+        stack_costs.push_back(Cost{0, std::vector<uint64_t>(nevents)});
+        pseudo_stacks.emplace(name, stack);
+        return stack;
+    }
+
     bool inline_frames_wanted() const { return filter.inline_frames; }
 
     bool keep(const StoredSample &s) const {
@@ -302,6 +322,7 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
     impl->keep_samples = options.keep_samples;
     const Reader &r = *impl->reader;
     impl->nevents = r.run().events.size();
+    impl->off_cpu_event = r.off_cpu_event();
     impl->total.values.assign(impl->nevents, 0);
     for (const ModuleRecord &m : r.modules()) {
         ModuleFacts &f = impl->modules[m.module_id];
@@ -353,6 +374,39 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
             leaf_of.insert(lkey, stack);
         return stack;
     };
+    // A kept sample (samples 1) or off-CPU row (samples 0) into its
+    // (stack, thread) pair's sums.
+    auto add = [&](const StoredSample &s, uint64_t samples, uint32_t stack) {
+        uint64_t tkey = uint64_t(uint32_t(s.pid)) << 32 | uint32_t(s.tid);
+        if (last_thread == UINT32_MAX || tkey != last_tkey) {
+            if (const uint32_t *hit = thread_of.find(tkey)) {
+                last_thread = *hit;
+            } else {
+                last_thread = uint32_t(q.threads.size());
+                thread_of.insert(tkey, last_thread);
+                q.threads.push_back(
+                    {s.pid, s.tid, thread_names[tkey], Cost{0, std::vector<uint64_t>(q.nevents)}});
+            }
+            last_tkey = tkey;
+        }
+        uint64_t stkey = uint64_t(stack) << 32 | last_thread;
+        uint32_t st;
+        if (const uint32_t *hit = stack_thread_of.find(stkey)) {
+            st = *hit;
+        } else {
+            st = uint32_t(q.stack_threads.size());
+            stack_thread_of.insert(stkey, st);
+            q.stack_threads.push_back({stack, last_thread, {}});
+            pair_sums.resize(pair_sums.size() + width, 0);
+        }
+        uint64_t *sum = &pair_sums[size_t(st) * width];
+        sum[0] = saturating_add(sum[0], samples);
+        size_t nv = std::min(s.values.size(), q.nevents);
+        for (size_t e = 0; e < nv; ++e)
+            sum[1 + e] = saturating_add(sum[1 + e], s.values[e]);
+        if (q.keep_samples)
+            q.keep_sample(r.since_start(s.time_ns), st, s.cpu, s.values);
+    };
     bool ok = r.for_each_sample(
         [&](const StoredSample &s) {
             ++q.read;
@@ -365,38 +419,31 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
             if (!q.keep(s))
                 return;
             ++q.kept;
-            uint32_t stack = stack_of_sample(s);
-            uint64_t tkey = uint64_t(uint32_t(s.pid)) << 32 | uint32_t(s.tid);
-            if (last_thread == UINT32_MAX || tkey != last_tkey) {
-                if (const uint32_t *hit = thread_of.find(tkey)) {
-                    last_thread = *hit;
-                } else {
-                    last_thread = uint32_t(q.threads.size());
-                    thread_of.insert(tkey, last_thread);
-                    q.threads.push_back({s.pid, s.tid, thread_names[tkey],
-                                         Cost{0, std::vector<uint64_t>(q.nevents)}});
-                }
-                last_tkey = tkey;
-            }
-            uint64_t stkey = uint64_t(stack) << 32 | last_thread;
-            uint32_t st;
-            if (const uint32_t *hit = stack_thread_of.find(stkey)) {
-                st = *hit;
-            } else {
-                st = uint32_t(q.stack_threads.size());
-                stack_thread_of.insert(stkey, st);
-                q.stack_threads.push_back({stack, last_thread, {}});
-                pair_sums.resize(pair_sums.size() + width, 0);
-            }
-            uint64_t *sum = &pair_sums[size_t(st) * width];
-            sum[0] = saturating_add(sum[0], 1);
-            size_t nv = std::min(s.values.size(), q.nevents);
-            for (size_t e = 0; e < nv; ++e)
-                sum[1 + e] = saturating_add(sum[1 + e], s.values[e]);
-            if (q.keep_samples)
-                q.keep_sample(r.since_start(s.time_ns), st, s.cpu, s.values);
+            add(s, 1, stack_of_sample(s));
         },
         error, Reader::Frames::skip);
+    // Off-CPU time: its event's value, no sample; a row of no time adds
+    // nothing (and would read as a sample in kept_off_cpu()).
+    if (ok && q.off_cpu_event >= 0) {
+        std::vector<uint64_t> values(q.nevents, 0);
+        for (const storage::OffCpuRecord &o : r.off_cpu()) {
+            StoredSample s;
+            s.pid = o.pid;
+            s.tid = o.tid;
+            s.time_ns = o.time_ns;
+            s.complete = o.complete;
+            s.stack = o.stack;
+            values[size_t(q.off_cpu_event)] = o.duration_ns;
+            s.values = values;
+            if (o.duration_ns == 0 || !q.keep(s))
+                continue;
+            add(s, 0,
+                o.stack != 0      ? stack_of_sample(s)
+                : o.preempted     ? q.pseudo_stack(kWaitingForCpu)
+                : o.stretches > 1 ? q.pseudo_stack(kShortWaits)
+                                  : q.pseudo_stack(kBlockedUnread));
+        }
+    }
     for (size_t st = 0; st < q.stack_threads.size(); ++st) {
         const uint64_t *sum = &pair_sums[st * width];
         q.stack_threads[st].cost = Cost{sum[0], std::vector<uint64_t>(sum + 1, sum + width)};
@@ -475,6 +522,14 @@ std::span<const uint64_t> Query::kept_values(size_t i) const {
     return {impl_->sample_values.data() + i * impl_->nevents, impl_->nevents};
 }
 
+bool Query::kept_off_cpu(size_t i) const {
+    return impl_->off_cpu_event >= 0 && kept_values(i)[size_t(impl_->off_cpu_event)] != 0;
+}
+
+int Query::off_cpu_event() const {
+    return impl_->off_cpu_event;
+}
+
 // The kept samples' (stack, thread) pairs, stacks and threads are renumbered
 // in the order the samples first reach them, as open() numbers them.
 std::unique_ptr<Query> Query::subset(const std::function<bool(size_t)> &keep,
@@ -488,6 +543,7 @@ std::unique_ptr<Query> Query::subset(const std::function<bool(size_t)> &keep,
     b.filter.inline_frames = a.filter.inline_frames;
     b.keep_samples = true;
     b.nevents = a.nevents;
+    b.off_cpu_event = a.off_cpu_event;
     b.modules = a.modules;
     b.read = a.read;
     b.with_cpu = a.with_cpu;
@@ -498,7 +554,8 @@ std::unique_ptr<Query> Query::subset(const std::function<bool(size_t)> &keep,
     for (size_t i = 0; i < a.samples.size(); ++i) {
         if (!keep(i))
             continue;
-        ++b.kept;
+        const bool off_cpu = kept_off_cpu(i);
+        b.kept += off_cpu ? 0 : 1;
         const KeptSample &s = a.samples[i];
         uint32_t &st = st_map[s.stack_thread];
         if (st == kNone) {
@@ -519,7 +576,7 @@ std::unique_ptr<Query> Query::subset(const std::function<bool(size_t)> &keep,
             b.stack_threads.push_back({stack, thread, zero});
         }
         Cost &c = b.stack_threads[st].cost;
-        c.samples = saturating_add(c.samples, 1);
+        c.samples = saturating_add(c.samples, off_cpu ? 0 : 1);
         std::span<const uint64_t> values = kept_values(i);
         for (size_t e = 0; e < b.nevents; ++e)
             c.values[e] = saturating_add(c.values[e], values[e]);
@@ -697,7 +754,7 @@ std::vector<Query::ModuleCost> Query::modules_lacking_names() const {
     std::vector<Cost> costs = once_per_stack(key, out.size());
     for (size_t k = 0; k < out.size(); ++k)
         out[k].cost = std::move(costs[k]);
-    std::erase_if(out, [](const ModuleCost &m) { return m.cost.samples == 0; });
+    std::erase_if(out, [](const ModuleCost &m) { return m.cost.empty(); });
     std::sort(out.begin(), out.end(), [](const ModuleCost &a, const ModuleCost &b) {
         return a.cost.samples != b.cost.samples ? a.cost.samples > b.cost.samples : a.path < b.path;
     });

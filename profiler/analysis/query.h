@@ -13,7 +13,10 @@
 // of each event's values.  A function's "self" cost is that of the samples
 // whose innermost frame is in it; its "total" cost that of the samples
 // with the function anywhere on the stack, counted once per sample even
-// when it recurses.
+// when it recurses.  Off-CPU time (record --off-cpu) is one more event,
+// kOffCpuEvent, last: each stretch a thread spent off the CPU adds its
+// duration to that event's value on the stack it blocked in, and counts
+// as no sample.
 //
 //   std::string error;
 //   auto q = Query::open("out.cpcprof", {}, &error);
@@ -106,6 +109,14 @@ struct Cost {
     Values values; // one per event
 
     void add(const Cost &other);
+    // No sample and no value: nothing reached it (off-CPU time has values
+    // without samples).
+    bool empty() const {
+        for (uint64_t v : values)
+            if (v != 0)
+                return false;
+        return samples == 0;
+    }
 };
 
 // a + b, or UINT64_MAX where the sum does not fit.
@@ -136,6 +147,11 @@ class Query {
     const Reader &reader() const;
     const QueryFilter &filter() const;
     const std::vector<EventInfo> &events() const;
+    // The index in events() of off-CPU time (storage::kOffCpuEvent, ns),
+    // -1 when the run did not record it.  Off-CPU time adds to that
+    // event's values and to no Cost::samples: a stack's off-CPU time is
+    // where its threads waited, not sampled.
+    int off_cpu_event() const;
     // The event named name (exact, then case-insensitive); -1 if none.
     int event_index(const std::string &name) const;
 
@@ -265,6 +281,10 @@ class Query {
     std::span<const KeptSample> kept_samples() const;
     // Kept sample i's values, one per event (0 where the file had none).
     std::span<const uint64_t> kept_values(size_t i) const;
+    // Whether kept sample i is off-CPU time (its time_ns is when the
+    // thread left the CPU, its off_cpu_event() value how long it was off)
+    // rather than a sample.
+    bool kept_off_cpu(size_t i) const;
 
     // The Query that open() with a filter keeping exactly the kept samples
     // i with keep(i) would give: the same costs, stacks, threads, functions

@@ -55,7 +55,7 @@ SearchResult search(const Query &q, const NameMatcher &m) {
     r.function_matches.resize(fns.size());
     for (uint32_t f = 0; f < fns.size(); ++f) {
         r.function_matches[f] = m.matches(fns[f].name);
-        if (r.function_matches[f] && q.function_total()[f].samples != 0)
+        if (r.function_matches[f] && !q.function_total()[f].empty())
             r.functions.push_back(f);
     }
     // One key, "a match": once_per_stack counts a stack once however many

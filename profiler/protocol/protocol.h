@@ -28,6 +28,9 @@
 //            seccomp filter sends it in place of its hello, the hello's
 //            fields after the reason: the recorder's rings say the
 //            process and sample it; the agent says only its bye
+//   off_cpu  pid, count, then per stretch an OffCpuRecord and its frames:
+//            time threads spent off the CPU (record --off-cpu; the
+//            recorder's rings reader sends it, agents never do)
 #pragma once
 
 #include <cstddef>
@@ -48,7 +51,8 @@ enum class Type : uint32_t {
     bye,
     error,
     stats,
-    unsampled
+    unsampled,
+    off_cpu
 };
 
 struct Header {
@@ -69,7 +73,24 @@ struct SampleRecord {
 };
 static_assert(sizeof(SampleRecord) % 8 == 0, "the ring's records are 8-byte aligned");
 
+// Time a thread spent off the CPU (storage::OffCpu), as the channel
+// carries it.
+struct OffCpuRecord {
+    int64_t time_ns;      // CLOCK_MONOTONIC: it left the CPU (the first's, for a sum)
+    uint64_t duration_ns; // until it ran again (the sum)
+    uint64_t stretches;   // how many duration_ns sums
+    int32_t tid;
+    uint16_t depth;    // frames that follow (leaf first); 0: where it waited is not known
+    uint8_t preempted; // taken off while it could run
+    uint8_t complete;  // the stack reached the thread's first frame
+};
+static_assert(sizeof(OffCpuRecord) % 8 == 0, "frames follow 8-byte aligned");
+
 inline constexpr size_t kMaxMessage = 60 * 1024; // under the socket's buffer
+
+// The name of the agent's own thread in every profiled process: not the
+// program's, so not in its profile (record --off-cpu leaves its waits out).
+inline constexpr const char *kAgentThreadName = "cpcprof-drain";
 
 // Builds a message.  Not for signal context (it allocates).
 class Writer {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/record/attach.h"
 
+#include "profiler/record/off_cpu.h"
 #include "profiler/record/stack_unwind.h"
 
 #include "profiler/agent/cfi_cache.h"
@@ -31,6 +32,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -134,6 +136,10 @@ struct Attach::Impl {
         std::vector<char> samples; // SampleRecords, values and frames
         uint32_t count = 0;
         uint64_t taken = 0, dropped = 0; // since the last account
+        // open_watch: the agents say it and sample it; the rings follow
+        // its switches alone.  sampled: an added process the rings sample.
+        bool watched = false;
+        bool sampled = false;
     };
     // The other events' counts of each thread at its last sample: a
     // sample carries what they counted over its period, as an agent's.
@@ -144,9 +150,11 @@ struct Attach::Impl {
     cpc_set_t *set = nullptr;
     std::vector<cpc_ring_t *> rings;
     std::vector<int> pids;
-    bool held = false;    // the pids are held before their exec
-    bool system = false;  // -a: every process, on the CPUs of cpus (all if empty)
-    bool dynamic = false; // processes are added while it runs (Attach::add)
+    bool held = false;          // the pids are held before their exec
+    bool system = false;        // -a: every process, on the CPUs of cpus (all if empty)
+    bool dynamic = false;       // processes are added while it runs (Attach::add)
+    bool watch = false;         // open_watch: the processes are the agents' to say
+    uint64_t lost_switches = 0; // switch records the kernel could not write
     // --no-children: the processes' own samples only (the rings follow
     // their children all the same; those samples are left out).
     bool children = true;
@@ -166,8 +174,11 @@ struct Attach::Impl {
     base::ScopedFd channel; // the reader's end
     int max_depth = 128;
     CopiedStackUnwinder unwinder; // dwarf: the copied user stacks
-    double duration_s = 0;        // 0: none
-    int64_t deadline_ns = 0;      // 0: none
+    // --off-cpu: the threads' switches (the rings' CPC_RING_SWITCH) and
+    // where they wait, read while they do.
+    std::unique_ptr<OffCpuTracker> off_cpu;
+    double duration_s = 0;   // 0: none
+    int64_t deadline_ns = 0; // 0: none
     std::map<pid_t, Proc> procs;
     // Build-ids of the processes' files, by the path read ("" for none).
     std::map<std::string, std::string> build_ids;
@@ -227,6 +238,15 @@ struct Attach::Impl {
 
     void say_hello(const storage::ProcessInfo &info) {
         const pid_t pid = info.pid;
+        if (watch && !procs[pid].sampled) {
+            // Its agent says it: only its mappings, for where it waits.
+            Proc &p = procs[pid];
+            p.watched = p.said_hello = true;
+            p.exe = info.exe;
+            p.argv = info.argv;
+            send_modules(pid, true);
+            return;
+        }
         proto::Writer w(proto::Type::hello);
         w.put(static_cast<int32_t>(pid));
         w.put(static_cast<int32_t>(info.ppid));
@@ -250,6 +270,8 @@ struct Attach::Impl {
     }
 
     void thread(pid_t pid, pid_t tid, const std::string &name) {
+        if (auto it = procs.find(pid); it != procs.end() && it->second.watched)
+            return; // its agent names its threads
         proto::Writer w(proto::Type::thread);
         w.put(static_cast<int32_t>(pid));
         w.put(static_cast<int32_t>(tid));
@@ -298,6 +320,10 @@ struct Attach::Impl {
             maps.empty() && read_text("/proc/" + std::to_string(pid) + "/stat").size() > 0;
         std::vector<ModuleEntry> modules;
         std::vector<agent::MapsLine> lines = agent::parse_exec_maps(maps);
+        if (procs[pid].watched) { // its agent sends its modules
+            set_mappings(pid, lines);
+            return;
+        }
         agent::add_unlisted_mappings(modules, lines, pid);
         // Files by build-id, read through the process's root (its mount
         // namespace), so that symbols are matched to the right file.
@@ -341,6 +367,10 @@ struct Attach::Impl {
             return;
         send(agent::module_table_message(pid, base::monotonic_ns(), modules));
         p.modules = std::move(modules);
+        set_mappings(pid, lines);
+    }
+
+    void set_mappings(pid_t pid, const std::vector<agent::MapsLine> &lines) {
         std::vector<CopiedStackUnwinder::Mapping> mappings;
         mappings.reserve(lines.size());
         for (const agent::MapsLine &l : lines)
@@ -349,8 +379,8 @@ struct Attach::Impl {
     }
 
     void flush(pid_t pid, Proc &p) {
-        if (!p.said_hello)
-            return; // its losses are told after its hello
+        if (!p.said_hello || p.watched)
+            return; // its losses are told after its hello; an agent's are its own
         if (p.count > 0) {
             proto::Writer w(proto::Type::samples);
             w.put(static_cast<int32_t>(pid));
@@ -378,6 +408,11 @@ struct Attach::Impl {
 
     void bye(pid_t pid, int64_t when) {
         Proc &p = procs[pid];
+        if (p.watched) { // its agent, or the session, says its end
+            p.alive = false;
+            unwinder.forget(pid);
+            return;
+        }
         flush(pid, p);
         proto::Writer w(proto::Type::bye);
         w.put(static_cast<int32_t>(pid));
@@ -386,6 +421,106 @@ struct Attach::Impl {
         send(w.finish());
         p.alive = false;
         unwinder.forget(pid);
+    }
+
+    // --off-cpu: the stretches off the CPU of the threads the rings follow.
+    void follow_off_cpu(const Options &o) {
+        off_cpu = std::make_unique<OffCpuTracker>(
+            o.off_cpu_min_ns.value_or(kDefaultOffCpuMinNs),
+            [this](pid_t pid, const WaitingStack &w, std::vector<uint64_t> *frames) {
+                return unwind_waiting(pid, w, frames);
+            },
+            [](pid_t pid, pid_t tid, WaitingStack *w) {
+                return read_waiting_stack(pid, tid, kStackCopyBytes, w);
+            },
+            [] { return base::monotonic_ns(); });
+    }
+
+    // Where a thread waits, unwound from the stack read then: its stack
+    // pointer and PC alone are known (off_cpu.h).
+    bool unwind_waiting(pid_t pid, const WaitingStack &w, std::vector<uint64_t> *frames) {
+        auto it = procs.find(pid);
+        if (it == procs.end() || !it->second.alive || it->second.kernel_thread)
+            return false;
+        const uint64_t regs[2] = {w.sp, w.pc}; // perf_regs' SP (bit 7) and IP (bit 8)
+        bool complete = unwinder.unwind(pid, regs, (uint64_t{1} << 7) | (uint64_t{1} << 8),
+                                        w.bytes.data(), w.bytes.size(), max_depth, frames);
+        if (frames->empty())
+            frames->push_back(w.pc);
+        return complete;
+    }
+
+    // The agents' own threads (watch), known by name by their first wait,
+    // and the threads known to be the programs'.
+    std::set<pid_t> agent_tids, program_tids;
+
+    void switched(const cpc_ring_record_t &r) {
+        auto it = procs.find(r.pid);
+        if (it == procs.end() || !it->second.alive || !it->second.said_hello ||
+            r.time < it->second.image_ns)
+            return;
+        if (it->second.watched && program_tids.count(r.tid) == 0) {
+            if (agent_tids.count(r.tid) != 0)
+                return;
+            // Named as it starts, before it first waits.
+            if (r.switch_out != 0 && r.preempted == 0) {
+                std::string comm = trimmed(read_text("/proc/" + std::to_string(r.pid) + "/task/" +
+                                                     std::to_string(r.tid) + "/comm"));
+                if (comm == proto::kAgentThreadName) {
+                    agent_tids.insert(r.tid);
+                    off_cpu->forget(r.tid);
+                    return;
+                }
+                program_tids.insert(r.tid);
+            }
+        }
+        off_cpu->switched(r.pid, r.tid, r.time, r.switch_out != 0, r.preempted != 0);
+    }
+
+    // The stretches ended (end: and those still going, cut now), to the
+    // session, per process.
+    void send_off_cpu(bool end) {
+        if (!off_cpu)
+            return;
+        std::vector<OffCpuStretch> done = off_cpu->take(end);
+        std::stable_sort(
+            done.begin(), done.end(),
+            [](const OffCpuStretch &a, const OffCpuStretch &b) { return a.pid < b.pid; });
+        std::vector<char> body;
+        uint32_t count = 0;
+        auto send_body = [&](pid_t pid) {
+            if (count == 0)
+                return;
+            proto::Writer w(proto::Type::off_cpu);
+            w.put(static_cast<int32_t>(pid));
+            w.put(count);
+            w.put_bytes(body.data(), body.size());
+            send(w.finish());
+            body.clear();
+            count = 0;
+        };
+        for (size_t i = 0; i < done.size(); ++i) {
+            const OffCpuStretch &s = done[i];
+            proto::OffCpuRecord rec{};
+            rec.time_ns = s.time_ns;
+            rec.duration_ns = s.duration_ns;
+            rec.stretches = s.stretches;
+            rec.tid = s.tid;
+            size_t depth = std::min(s.frames.size(), size_t(max_depth));
+            rec.depth = static_cast<uint16_t>(depth);
+            rec.preempted = s.preempted ? 1 : 0;
+            rec.complete = s.complete && depth == s.frames.size() ? 1 : 0;
+            size_t bytes = sizeof rec + depth * sizeof(uint64_t);
+            if (body.size() + bytes + 64 > proto::kMaxMessage)
+                send_body(s.pid);
+            const auto *rp = reinterpret_cast<const char *>(&rec);
+            body.insert(body.end(), rp, rp + sizeof rec);
+            const auto *fp = reinterpret_cast<const char *>(s.frames.data());
+            body.insert(body.end(), fp, fp + depth * sizeof(uint64_t));
+            ++count;
+            if (i + 1 == done.size() || done[i + 1].pid != s.pid)
+                send_body(s.pid);
+        }
     }
 
     void sample(const cpc_ring_record_t &r) {
@@ -405,8 +540,8 @@ struct Attach::Impl {
         }
         if (it->second.awaiting_static)
             said_if_static(r.pid, r.time);
-        if (!it->second.alive || !it->second.said_hello)
-            return; // a held child before its exec
+        if (!it->second.alive || !it->second.said_hello || it->second.watched)
+            return; // a held child before its exec; a process its agent samples
         Proc &p = it->second;
         last_sampled = r.pid;
         if (r.time < p.image_ns) {
@@ -513,6 +648,8 @@ struct Attach::Impl {
             r.stack = r.stack != nullptr ? d->stack.data() : nullptr;
             if (r.kind == CPC_RING_SAMPLE)
                 sample(r);
+            else if (r.kind == CPC_RING_SWITCH)
+                switched(r);
             else
                 exited(r);
         }
@@ -520,6 +657,11 @@ struct Attach::Impl {
     }
 
     void exited(const cpc_ring_record_t &r) {
+        if (off_cpu) {
+            off_cpu->ended(r.tid);
+            agent_tids.erase(r.tid);
+            program_tids.erase(r.tid);
+        }
         if (r.pid == r.tid && procs.count(r.pid) != 0 && procs[r.pid].alive &&
             procs[r.pid].said_hello)
             bye(r.pid, r.time);
@@ -531,10 +673,18 @@ struct Attach::Impl {
         case CPC_RING_EXIT:
             defer(r);
             break;
+        case CPC_RING_SWITCH:
+            if (off_cpu)
+                defer(r);
+            break;
         case CPC_RING_LOST: {
             // The kernel does not say whose: the first process's (-a: the
             // last one sampled).
             pid_t owner = !pids.empty() ? pids.front() : last_sampled;
+            if (watch && owner != 0 && procs[owner].watched) {
+                lost_switches += r.lost;
+                break;
+            }
             if (owner == 0) {
                 unsaid += r.lost;
                 break;
@@ -637,10 +787,16 @@ struct Attach::Impl {
             // be counted twice.
             read_rings();
             auto known = procs.find(a.pid);
+            if (known != procs.end() && known->second.watched) {
+                // Followed for its switches; its rings sample it from here.
+                procs.erase(known);
+                known = procs.end();
+            }
             if (known != procs.end() && known->second.alive && known->second.said_hello) {
                 cpc_ring_close(a.ring);
                 continue;
             }
+            procs[a.pid].sampled = true; // known stays as it was before
             rings.push_back(a.ring);
             if (a.hello) {
                 // Its agent said no hello: said here, as it runs now (it
@@ -705,17 +861,23 @@ struct Attach::Impl {
             take_added();
             read_rings();
             run_deferred();
+            if (off_cpu)
+                off_cpu->look();
             int64_t now = base::monotonic_ns();
             if (stopping || now - last_flush > 50 * 1000 * 1000) {
                 flush_all();
+                send_off_cpu(false);
                 last_flush = now;
             }
             if (stopping || !any_alive())
                 break;
             // Each ring is waited on in turn, briefly: the rings of all
-            // processes are read at least every 50 ms.
+            // processes are read at least every 50 ms; with --off-cpu
+            // about every millisecond, so that a thread that blocks is
+            // read while it waits.
             for (cpc_ring_t *r : rings)
-                if (cpc_ring_wait(r, int(50 / rings.size()) + 1) < 0 && errno != EINTR)
+                if (cpc_ring_wait(r, off_cpu ? 1 : int(50 / rings.size()) + 1) < 0 &&
+                    errno != EINTR)
                     break;
             if (rings.empty())
                 usleep(20 * 1000); // none yet (Attach::add)
@@ -725,6 +887,15 @@ struct Attach::Impl {
         read_rings();
         run_deferred();
         flush_all();
+        send_off_cpu(true);
+        if (lost_switches != 0) {
+            proto::Writer e(proto::Type::error);
+            e.put(int32_t(0));
+            e.put_string("the kernel could not write " + std::to_string(lost_switches) +
+                         " records of the threads' switches (its ring was full): the off-CPU "
+                         "time of some stretches is missing");
+            send(e.finish());
+        }
         if (system && unsaid + idle != 0) {
             proto::Writer e(proto::Type::error);
             e.put(int32_t(0));
@@ -773,6 +944,10 @@ std::unique_ptr<Attach> Attach::open(const Options &o, const Plan &plan,
     uint_t ring_flags = o.call_graph == "none"    ? 0
                         : o.call_graph == "dwarf" ? CPC_RING_KERNEL_CALLCHAIN | CPC_RING_USER_STACK
                                                   : CPC_RING_CALLCHAIN;
+    if (o.off_cpu) {
+        ring_flags |= CPC_RING_SWITCHES;
+        im.follow_off_cpu(o);
+    }
     if (o.system_wide) {
         im.system = true;
         g_cpc_error.clear();
@@ -819,6 +994,34 @@ std::unique_ptr<Attach> Attach::open_empty(const Options &o, const Plan &plan, s
     std::unique_ptr<Attach> a = open(none, plan, {}, false, error);
     if (a)
         a->impl_->dynamic = true;
+    return a;
+}
+
+std::unique_ptr<Attach> Attach::open_watch(const Options &o, const Plan &plan, pid_t pid,
+                                           std::string *error) {
+    Options sampling = o;
+    sampling.off_cpu = false; // add()'s rings: this one has their switches
+    std::unique_ptr<Attach> a = open_empty(sampling, plan, error);
+    if (!a)
+        return nullptr;
+    Impl &im = *a->impl_;
+    im.watch = true;
+    im.follow_off_cpu(o);
+    cpc_set_t *set = cpc_set_create(im.cpc);
+    g_cpc_error.clear();
+    cpc_ring_t *r = nullptr;
+    if (set != nullptr && cpc_set_add_request(im.cpc, set, "dummy", UINT64_MAX,
+                                              CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, nullptr) >= 0)
+        r = cpc_ring_open(im.cpc, set, pid, nullptr, 0, CPC_RING_SWITCHES, 0);
+    if (set != nullptr)
+        cpc_set_destroy(im.cpc, set);
+    if (r == nullptr) {
+        *error = "cannot follow the threads' switches: " +
+                 (g_cpc_error.empty() ? std::string(std::strerror(errno)) : g_cpc_error);
+        return nullptr;
+    }
+    im.rings.push_back(r);
+    im.pids = {pid};
     return a;
 }
 

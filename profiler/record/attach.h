@@ -62,6 +62,16 @@ class Attach {
     // (static), now or at its next exec.  False with *error when its
     // rings cannot be opened.
     bool add(pid_t pid, const storage::ProcessInfo *hello, std::string *error);
+    // record --off-cpu of processes the agent samples: a ring of pid's
+    // threads' switches alone (the event dummy, cpc_ring_open's
+    // CPC_RING_SWITCHES), which follows it into its threads, children and
+    // execs.  The processes are the agents' to say: the reader sends only
+    // their off-CPU time (off_cpu.h), and runs until stop().  add() then
+    // samples a process the agents cannot, as open_empty's does (its
+    // switches come from this ring).  pid must not have run yet (held
+    // before its exec), so that no thread escapes the ring.
+    static std::unique_ptr<Attach> open_watch(const Options &o, const Plan &p, pid_t pid,
+                                              std::string *error);
     ~Attach(); // stops the reader and detaches
     Attach(const Attach &) = delete;
     Attach &operator=(const Attach &) = delete;

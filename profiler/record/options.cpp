@@ -16,6 +16,7 @@ const char *usage() {
            "                      [--call-graph dwarf|fp|none] [--max-depth N]\n"
            "                      [--no-children] [--ring-kb N] [--stats] [--no-symbolize]\n"
            "                      [--capture auto|agent|ring] [--[no-]kernel] [-q]\n"
+           "                      [--off-cpu [--off-cpu-min US]]\n"
            "                      -- CMD [ARGS]  |  -p PID[,PID...] [--duration SECONDS]\n"
            "                      |  -a [--cpu LIST] [--duration SECONDS]\n"
            "\n"
@@ -44,6 +45,12 @@ const char *usage() {
            "                     taken there keep the kernel's frames (as -p, -a and\n"
            "                     the rings do by default where this user may)\n"
            "  --no-kernel        count in user mode alone, the rings too\n"
+           "  --off-cpu          also record where the threads wait: each stretch a\n"
+           "                     thread spends off the CPU (blocked, or waiting for a\n"
+           "                     CPU), with the stack it blocked in, as the event\n"
+           "                     off-cpu (ns); no privilege needed\n"
+           "  --off-cpu-min US   stretches shorter than US microseconds (default 1000)\n"
+           "                     are summed per thread, not kept one by one\n"
            "  -q                 no summary\n"
            "  -p PID[,PID...]    attach to running processes (all their threads, and\n"
            "                     the threads and processes they start) through the\n"
@@ -192,6 +199,12 @@ bool parse_value(const std::string &a, const std::string &v, Options *o, std::st
         o->period = *n;
     } else if (a == "-F") {
         o->freq = *n;
+    } else if (a == "--off-cpu-min") {
+        if (*n > 60'000'000) {
+            *error = "--off-cpu-min is at most 60000000 us (a minute)";
+            return false;
+        }
+        o->off_cpu_min_ns = *n * 1000;
     } else if (a == "--ring-kb") {
         if (*n < kMinRingKb || *n > kMaxRingKb) {
             *error = "--ring-kb " + v + ": the per-thread sample buffer is " +
@@ -226,6 +239,8 @@ bool parse_flag(const std::string &a, Options *o) {
         o->symbolize = false;
     else if (a == "-a")
         o->system_wide = true;
+    else if (a == "--off-cpu")
+        o->off_cpu = true;
     else
         return false;
     return true;
@@ -237,7 +252,8 @@ std::optional<Options> parse_options(const std::vector<std::string> &args, std::
     Options o;
     base::ArgWalk walk{.program = "cpcprof record",
                        .valued = {"-e", "-c", "-F", "--max-depth", "--ring-kb", "-o",
-                                  "--call-graph", "-p", "--duration", "--capture", "--cpu"},
+                                  "--call-graph", "-p", "--duration", "--capture", "--cpu",
+                                  "--off-cpu-min"},
                        .shared = [&](const std::vector<std::string> &a,
                                      size_t *i) { return parse_flag(a[*i], &o) ? 1 : 0; },
                        .value = [&](const std::string &a,
@@ -285,6 +301,14 @@ std::optional<Options> parse_options(const std::vector<std::string> &args, std::
     }
     if (o.duration && o.pids.empty() && !o.system_wide) {
         *error = "--duration applies to -p and -a (a command is recorded until it ends)";
+        return std::nullopt;
+    }
+    if (o.off_cpu_min_ns && !o.off_cpu) {
+        *error = "--off-cpu-min applies to --off-cpu";
+        return std::nullopt;
+    }
+    if (o.off_cpu && o.system_wide) {
+        *error = "--off-cpu records the threads of a command or of -p's processes, not of -a";
         return std::nullopt;
     }
     if (o.command.empty() && o.pids.empty() && !o.system_wide) {

@@ -19,6 +19,8 @@ struct EventArg {
 inline constexpr size_t kMinRingKb = 16;
 inline constexpr size_t kMaxRingKb = 64 * 1024;
 
+inline constexpr uint64_t kDefaultOffCpuMinNs = 1'000'000;
+
 struct Options {
     std::vector<EventArg> events;
     std::optional<uint64_t> period; // -c
@@ -44,7 +46,11 @@ struct Options {
     // preloaded into each process), "ring" (the kernel's sample rings, as
     // -p), or "auto" (the agent, and the rings for a static program).
     std::string capture = "auto";
-    bool help = false; // -h or --help before the command: nothing else is set
+    // --off-cpu: each stretch a thread spends off the CPU, with where it
+    // waited, as the event off-cpu; those under --off-cpu-min (us) summed.
+    bool off_cpu = false;
+    std::optional<uint64_t> off_cpu_min_ns; // unset: kDefaultOffCpuMinNs
+    bool help = false;                      // -h or --help before the command: nothing else is set
 };
 
 // Parses argv after "record"; on error returns nullopt and sets *error.

@@ -28,6 +28,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 
 namespace cpcprof::record {
 
@@ -71,6 +72,8 @@ storage::RunInfo run_info(const Options &o, const Plan &p) {
     }
     for (size_t i = 0; i < p.events.size(); ++i)
         r.events.push_back({p.events[i].name, p.events[i].period, i == 0});
+    if (o.off_cpu)
+        r.events.push_back({storage::kOffCpuEvent, 0, false});
     r.start_ns = base::realtime_ns();
     r.start_mono_ns = base::monotonic_ns();
     char host[256] = {};
@@ -124,6 +127,13 @@ void print_summary(const Options &o, const Summary &s, bool size_follows) {
                  static_cast<unsigned long long>(s.stored),
                  static_cast<unsigned long long>(s.dropped), unsampled.c_str(), o.output.c_str(),
                  size.c_str(), stacks.c_str());
+    if (o.off_cpu)
+        std::fprintf(
+            stderr,
+            "cpcprof: off the CPU %.3f s in %llu stretches; where they waited is known "
+            "for %.1f %% of that time\n",
+            double(s.off_cpu_ns) / 1e9, static_cast<unsigned long long>(s.off_cpu_stretches),
+            s.off_cpu_ns == 0 ? 0.0 : 100.0 * double(s.off_cpu_read_ns) / double(s.off_cpu_ns));
 }
 
 // Said even with -q: the profile lacks samples and nothing else shows it.
@@ -279,6 +289,8 @@ int record_attached(const Options &o, const Plan &plan) {
     SpaceReserve reserve;
     reserve.hold(o.output, kEndReserveBytes);
     Session session(*writer, target, o.output, reserve);
+    if (o.off_cpu)
+        session.set_off_cpu();
     Summary s = session.run();
     g_attach.store(nullptr);
     std::shared_ptr<const HeldFiles> held = attach->held_files();
@@ -326,6 +338,10 @@ int record_main(const std::vector<std::string> &args) {
         return fail("cannot profile the whole system: -a samples through perf_event_open(2), "
                     "which this process may not use (" +
                     plan->backend_reason + ")");
+    if (o->off_cpu && plan->backend != "perf_event")
+        return fail("cannot record off-CPU time: the threads' switches come from "
+                    "perf_event_open(2), which this process may not use (" +
+                    plan->backend_reason + ")");
     if (o->capture == "ring" && plan->backend != "perf_event")
         return fail("cannot use --capture ring: the kernel's sample rings are "
                     "perf_event_open(2)'s, which this process may not use (" +
@@ -360,6 +376,9 @@ int record_main(const std::vector<std::string> &args) {
     if (ring)
         static_exe.reset(); // sampled: not a process that runs unsampled
     std::unique_ptr<Attach> attach;
+    // The agents' processes with --off-cpu: the rings of their threads'
+    // switches, which also sample what the agents cannot (ring_fallback).
+    std::unique_ptr<Attach> fallback;
     std::optional<Target> target;
     std::optional<CfiCacheDir> cfi_cache; // the agents' unwind tables, for the recording
     if (ring) {
@@ -380,10 +399,21 @@ int record_main(const std::vector<std::string> &args) {
         if (!agent)
             return fail(error);
         cfi_cache.emplace();
-        target = spawn_target(*o, *plan, *agent, cfi_cache->path(), &error);
+        const std::function<bool(pid_t, std::string *)> watch = [&](pid_t pid, std::string *why) {
+            fallback = Attach::open_watch(*o, *plan, pid, why);
+            return fallback != nullptr;
+        };
+        target = spawn_target(*o, *plan, *agent, cfi_cache->path(), &error,
+                              o->off_cpu ? &watch : nullptr);
     }
     if (!target)
         return fail(error, 127); // nothing was touched
+    // The rings of the threads' switches are read from the start: a thread
+    // is read while it waits, and the first waits begin at once.
+    base::ScopedFd watch_channel = fallback ? fallback->start() : base::ScopedFd();
+    if (fallback && !watch_channel.valid())
+        return unrecorded(*target, std::string("cannot make the recorder's channel: ") +
+                                       std::strerror(errno));
     // The terminal's ^C reaches the target; the recorder finishes the file.
     // Ignored only now, after the fork: the target must get the
     // dispositions cpcprof was started with (an ignored signal stays
@@ -420,6 +450,8 @@ int record_main(const std::vector<std::string> &args) {
     SpaceReserve reserve;
     reserve.hold(o->output, kEndReserveBytes); // best effort: the count may still fit
     Session session(*writer, *target, o->output, reserve);
+    if (o->off_cpu)
+        session.set_off_cpu();
     if (static_exe)
         session.target_unsampled();
     if (plan->kernel)
@@ -428,10 +460,11 @@ int record_main(const std::vector<std::string> &args) {
         session.say(plan->kernel_missing, o->quiet);
     if (!ring && plan->backend == "perf_event")
         session.set_ring_hint();
+    if (fallback)
+        session.add_channel(std::move(watch_channel), [&] { fallback->stop(); });
     // A static program an agent execs or spawns, and a process under a
     // seccomp filter of its own: their rings, made when the first such
     // process is said.
-    std::unique_ptr<Attach> fallback;
     if (!ring && ring_fallback(*o, *plan))
         session.set_ring_fallback(
             [&](int pid, const storage::ProcessInfo *hello, std::string *why) {

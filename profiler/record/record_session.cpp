@@ -173,6 +173,9 @@ void Session::handle(const char *msg, size_t n) {
     case proto::Type::unsampled:
         on_unsampled(r);
         break;
+    case proto::Type::off_cpu:
+        on_off_cpu(r);
+        break;
     }
 }
 
@@ -291,6 +294,8 @@ void Session::on_samples(proto::Reader &r) {
             f = r.get<uint64_t>();
         if (r.failed())
             return;
+        if (off_cpu_)
+            values.push_back(0); // the run's last event, off-cpu, is no sample's
         storage::Sample s;
         s.pid = pid;
         s.tid = rec.tid;
@@ -303,6 +308,34 @@ void Session::on_samples(proto::Reader &r) {
         ++proc.stored_since_account;
         ++proc.pending.samples;
         ++sum_.stored;
+    }
+}
+
+void Session::on_off_cpu(proto::Reader &r) {
+    int pid = r.get<int32_t>();
+    uint32_t count = r.get<uint32_t>();
+    std::vector<uint64_t> frames;
+    for (uint32_t i = 0; i < count && off_cpu_; ++i) {
+        auto rec = r.get<proto::OffCpuRecord>();
+        frames.resize(rec.depth);
+        for (auto &f : frames)
+            f = r.get<uint64_t>();
+        if (r.failed() || rec.stretches == 0)
+            return;
+        storage::OffCpu o;
+        o.pid = pid;
+        o.tid = rec.tid;
+        o.time_ns = rec.time_ns;
+        o.duration_ns = rec.duration_ns;
+        o.stretches = rec.stretches;
+        o.preempted = rec.preempted != 0;
+        o.complete = rec.complete != 0;
+        o.frames = frames;
+        w_.add_off_cpu(o);
+        sum_.off_cpu_stretches += rec.stretches;
+        sum_.off_cpu_ns += rec.duration_ns;
+        if (!frames.empty())
+            sum_.off_cpu_read_ns += rec.duration_ns;
     }
 }
 

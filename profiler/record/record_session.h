@@ -51,6 +51,9 @@ struct Summary {
     std::string write_error;
     uint64_t lost = 0;
     bool lost_counted = false;
+    // --off-cpu: stretches stored (counting those summed), their time, and
+    // the part of it whose stack was read.
+    uint64_t off_cpu_stretches = 0, off_cpu_ns = 0, off_cpu_read_ns = 0;
 };
 
 class Session {
@@ -90,6 +93,9 @@ class Session {
         extra_ = std::move(fd);
         stop_extra_ = std::move(stop);
     }
+    // The run records off-CPU time: its last event is off-cpu, which
+    // every sample carries as 0, and off_cpu messages are stored.
+    void set_off_cpu() { off_cpu_ = true; }
     // Runs until the target and every recorded process are gone.
     Summary run();
 
@@ -137,6 +143,7 @@ class Session {
     void on_modules(proto::Reader &r);
     void on_samples(proto::Reader &r);
     void on_account(proto::Reader &r);
+    void on_off_cpu(proto::Reader &r);
     void on_bye(proto::Reader &r);
     void on_error(proto::Reader &r);
     void on_stats(proto::Reader &r);
@@ -161,6 +168,7 @@ class Session {
     RingFor ring_for_;
     bool ring_hint_ = false;
     bool kernel_frames_ = false;
+    bool off_cpu_ = false;
     std::set<std::string> said_; // say()
     base::ScopedFd extra_;
     std::function<void()> stop_extra_;

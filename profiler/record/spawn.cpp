@@ -243,8 +243,9 @@ std::optional<Target> spawn(const Options &o, const Plan *p, const std::string *
 } // namespace
 
 std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::string &agent,
-                                   const std::string &cfi_cache, std::string *error) {
-    return spawn(o, &p, &agent, cfi_cache, nullptr, error);
+                                   const std::string &cfi_cache, std::string *error,
+                                   const std::function<bool(pid_t, std::string *)> *before_exec) {
+    return spawn(o, &p, &agent, cfi_cache, before_exec, error);
 }
 
 std::optional<Target> spawn_held(const Options &o,

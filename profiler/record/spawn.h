@@ -33,9 +33,12 @@ inline bool ring_fallback(const Options &o, const Plan &p) {
 
 // Forks and execs o.command; an exec failure is reported as *error.
 // cfi_cache names the recording's table directory for the agents ("" for
-// none).
-std::optional<Target> spawn_target(const Options &o, const Plan &p, const std::string &agent,
-                                   const std::string &cfi_cache, std::string *error);
+// none).  before_exec: as spawn_held's (record --off-cpu opens its rings
+// of the threads' switches on the child before its exec).
+std::optional<Target>
+spawn_target(const Options &o, const Plan &p, const std::string &agent,
+             const std::string &cfi_cache, std::string *error,
+             const std::function<bool(pid_t, std::string *)> *before_exec = nullptr);
 
 // Forks o.command without the agent, held before its exec until
 // before_exec(pid) has returned: true lets it exec, false kills it (with

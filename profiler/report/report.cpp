@@ -61,7 +61,7 @@ int report_main(const std::vector<std::string> &args) {
 
     std::string out;
     const std::string &fn = o.callers.empty() ? o.callees : o.callers;
-    if (q->samples_kept() == 0) {
+    if (q->total().empty()) { // no sample, no off-CPU time
         std::fprintf(stderr,
                      "cpcprof report: %s: no sample is left after the filter (%llu in "
                      "the file)\n",

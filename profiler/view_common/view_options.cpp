@@ -218,7 +218,7 @@ std::unique_ptr<analysis::Query> open_parsed(const char *cmd, int parsed, const 
 }
 
 bool warn_no_samples(const char *cmd, const analysis::Query &q, const char *consequence) {
-    if (q.samples_kept() != 0)
+    if (!q.total().empty()) // samples, or off-CPU time
         return false;
     std::fprintf(stderr, "cpcprof %s: no samples %s; %s\n", cmd,
                  q.samples_read() == 0 ? "in the profile" : "pass the filter", consequence);

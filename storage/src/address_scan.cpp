@@ -19,7 +19,22 @@ struct Use {
     uint8_t roles = 0;
 };
 
-// Distinct (context << 40 | leaf node) of every sample with a stack.
+// Appends (context << 40 | stack) for a leaf of pid at time_ns.
+bool add_leaf(AddressMap *map, int pid, int64_t time_ns, uint64_t stack,
+              std::vector<uint64_t> *keys, std::string *reason) {
+    uint32_t context = map->context(pid, time_ns);
+    if (context >= (1u << (64 - kNodeBits)) || stack >= (uint64_t{1} << kNodeBits)) {
+        *reason = "too many mapping changes or stack nodes to resolve";
+        return false;
+    }
+    uint64_t key = (uint64_t{context} << kNodeBits) | stack;
+    if (keys->empty() || keys->back() != key)
+        keys->push_back(key);
+    return true;
+}
+
+// Distinct (context << 40 | leaf node) of every sample and off-CPU row
+// with a stack (the row's leaf, where the thread blocked, is a PC too).
 bool sample_leaves(sqlite3 *db, const LoadedProfile &p, AddressMap *map,
                    std::vector<uint64_t> *keys, std::string *reason) {
     sql::Statement s;
@@ -46,19 +61,16 @@ bool sample_leaves(sqlite3 *db, const LoadedProfile &p, AddressMap *map,
             last_thread = s.int64(1);
             pid = p.threads[t->second].pid;
         }
-        uint32_t context = map->context(pid, p.abs(s.int64(2)));
-        if (context >= (1u << (64 - kNodeBits)) || stack >= (uint64_t{1} << kNodeBits)) {
-            *reason = "too many mapping changes or stack nodes to resolve";
+        if (!add_leaf(map, pid, p.abs(s.int64(2)), stack, keys, reason))
             return false;
-        }
-        uint64_t key = (uint64_t{context} << kNodeBits) | stack;
-        if (keys->empty() || keys->back() != key)
-            keys->push_back(key);
     }
     if (rc != SQLITE_DONE) {
         *reason = sql::describe(db, rc, "cannot read the samples");
         return false;
     }
+    for (const OffCpuRecord &o : p.off_cpu) // load() checked their stacks
+        if (o.stack != 0 && !add_leaf(map, o.pid, o.time_ns, o.stack, keys, reason))
+            return false;
     std::sort(keys->begin(), keys->end());
     keys->erase(std::unique(keys->begin(), keys->end()), keys->end());
     return true;

@@ -27,6 +27,7 @@ bool LoadedProfile::load(sqlite3 *db, const schema::Layout &l, Symbols symbols_w
     layout = &l;
     return load_run(db, reason) && load_processes(db, reason) &&
            load_threads_and_modules(db, reason) && load_accounting_and_trie(db, reason) &&
+           load_off_cpu(db, reason) &&
            (symbols_wanted == Symbols::skip || !l.symbols ||
             load_symbol_table(db, module_ids, &symbols, reason));
 }
@@ -205,6 +206,47 @@ bool LoadedProfile::load_accounting_and_trie(sqlite3 *db, std::string *reason) {
     if (rc != SQLITE_ROW)
         return fail(db, rc, "cannot count the samples", reason);
     sample_count = ubits(s.int64(0));
+    return true;
+}
+
+bool LoadedProfile::load_off_cpu(sqlite3 *db, std::string *reason) {
+    // The event off-CPU time is counted as: last, and no request.
+    for (size_t i = 0; i < run.events.size(); ++i) {
+        const EventInfo &e = run.events[i];
+        if (e.name == kOffCpuEvent &&
+            (i + 1 != run.events.size() || i == 0 || e.period != 0 || e.sampling)) {
+            *reason = std::string("inconsistent: event ") + kOffCpuEvent +
+                      " is not the last, counting only, after the sampling one";
+            return false;
+        }
+    }
+    if (!layout->off_cpu)
+        return true;
+    const bool has_event = !run.events.empty() && run.events.back().name == kOffCpuEvent;
+    Statement s;
+    int rc;
+    for (rc = s.query(db, "SELECT id, thread, time_ns, duration_ns, stretches, preempted, stack, "
+                          "complete FROM off_cpu ORDER BY id");
+         rc == SQLITE_ROW; rc = s.step()) {
+        const std::string row = "inconsistent: off-CPU row " + std::to_string(s.int64(0));
+        auto t = thread_index.find(s.int64(1));
+        const uint64_t stack = ubits(s.int64(6));
+        const char *problem = !has_event                ? " in a run without the event off-cpu"
+                              : s.int64(3) < 0          ? " lasts more than 2^63 ns"
+                              : s.int64(4) <= 0         ? " sums no stretch"
+                              : t == thread_index.end() ? " refers to a missing thread"
+                              : stack >= nodes.size()   ? " refers to a missing stack node"
+                                                        : nullptr;
+        if (problem != nullptr) {
+            *reason = row + problem;
+            return false;
+        }
+        const ThreadInfo &th = threads[t->second];
+        off_cpu.push_back({th.pid, th.tid, abs(s.int64(2)), ubits(s.int64(3)), ubits(s.int64(4)),
+                           s.int64(5) != 0, s.int64(7) != 0, stack});
+    }
+    if (rc != SQLITE_DONE)
+        return fail(db, rc, "cannot read the off-CPU time", reason);
     return true;
 }
 

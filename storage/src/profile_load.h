@@ -32,7 +32,8 @@ struct LoadedProfile {
     std::vector<ModuleRecord> modules;                // mappings, by mapping id
     std::set<int64_t> module_ids;                     // every module.id
     std::map<int, Accounting> accounting;
-    std::vector<Notice> notices; // by id
+    std::vector<Notice> notices;       // by id
+    std::vector<OffCpuRecord> off_cpu; // by id
     uint64_t sample_count = 0;
     std::vector<StackNode> nodes{StackNode{}};
     SymbolTable symbols;
@@ -54,6 +55,7 @@ struct LoadedProfile {
     bool load_processes(sqlite3 *db, std::string *reason);
     bool load_threads_and_modules(sqlite3 *db, std::string *reason);
     bool load_accounting_and_trie(sqlite3 *db, std::string *reason);
+    bool load_off_cpu(sqlite3 *db, std::string *reason);
 };
 
 // The symbol tables of db into *table; module ids must be in modules.

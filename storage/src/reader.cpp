@@ -89,6 +89,13 @@ const std::map<int, Accounting> &Reader::accounting() const {
 const std::vector<Notice> &Reader::notices() const {
     return impl_->p.notices;
 }
+const std::vector<OffCpuRecord> &Reader::off_cpu() const {
+    return impl_->p.off_cpu;
+}
+int Reader::off_cpu_event() const {
+    const std::vector<EventInfo> &e = impl_->p.run.events;
+    return !e.empty() && e.back().name == kOffCpuEvent ? int(e.size() - 1) : -1;
+}
 uint64_t Reader::sample_count() const {
     return impl_->p.sample_count;
 }

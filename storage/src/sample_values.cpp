@@ -12,6 +12,9 @@ std::string impossible_values(const RunInfo &run, std::span<const uint64_t> valu
         if (ev.sampling && ev.period != 0 && values[e] != ev.period)
             return ev.name + " value " + std::to_string(values[e]) + " is not its period " +
                    std::to_string(ev.period);
+        if (ev.name == kOffCpuEvent && !ev.sampling && values[e] != 0)
+            return ev.name + " value " + std::to_string(values[e]) +
+                   " in a sample (off-CPU time is not sampled)";
         if (!ev.sampling && values[e] > kMaxCountPerSample)
             return ev.name + " value " + std::to_string(values[e]) +
                    " is beyond what one sampling period can count (2^63)";

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// THE .cpcprof FILE FORMAT, version 5
+// THE .cpcprof FILE FORMAT, version 6
 // ===================================
 //
 // A .cpcprof file is one SQLite 3 database holding one recording: the run,
@@ -11,7 +11,7 @@
 // module.has_symbols; version 3 the notice table and
 // accounting.unsampled_ns, and taken counts overflows merged into one
 // signal; version 4 run.counters and run.counters_reason; version 5
-// sample.cpu.
+// sample.cpu; version 6 the off_cpu table.
 //
 // Older versions
 //   A reader reads every version this project has written, for as long as
@@ -23,15 +23,16 @@
 //   reads as never symbolized, module.has_symbols unknown), versions 1
 //   and 2 no notices and no accounting.unsampled_ns (read as 0: that
 //   cpcprof did not measure it), versions 1 to 3 no run.counters (read as
-//   "": not said), versions 1 to 4 no sample.cpu (read as NULL: not known).  Version 3 has three
+//   "": not said), versions 1 to 4 no sample.cpu (read as NULL: not known),
+//   versions 1 to 5 no off_cpu table (no off-CPU time recorded).  Version 3 has three
 //   layouts: two branches each made a version 3 (one with the notice table, one with unsampled_ns;
 //   each landed and wrote files) before they met in the final one with both. Reading never converts
-//   or writes the file.  Symbolizing writes the symbol tables, which versions 2 to 5 share, in
+//   or writes the file.  Symbolizing writes the symbol tables, which versions 2 to 6 share, in
 //   place and leaves the version as it is; a version-1 file has no symbol tables to write and is
 //   refused by SymbolWriter.  Versions newer than this one are refused.
 //
 // Identification
-//   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 5.
+//   PRAGMA application_id = 0x43504350 ("CPCP"); PRAGMA user_version = 6.
 //   Text encoding UTF-8 (paths and arguments are stored byte for byte, so
 //   a TEXT value is not guaranteed to be valid UTF-8).  A reader refuses
 //   versions it does not know: a version changes whenever a table, a column or the
@@ -140,6 +141,20 @@
 //     "SELECT sum(value) ..." works in any SQL client; the rest cost the
 //     same as integer columns would (a header byte plus about 3 bytes for
 //     a value near 10^6).
+//   off_cpu(id, thread, time_ns, duration_ns, stretches, preempted, stack,
+//           complete)
+//     Time threads spent off the CPU (record --off-cpu), one row per
+//     stretch from a thread's switch out to its next switch in, id in
+//     arrival order; or, with stretches > 1, the sum of that many stretches
+//     of the thread each shorter than the recording's threshold, time_ns
+//     the first's switch out, duration_ns their sum.  preempted = 1: taken
+//     off the CPU while it could still run (waiting for a CPU, not for
+//     something); 0: it blocked.  thread, stack and complete as in sample:
+//     stack is where the thread blocked (the return from its system call
+//     leaf first), 0 when not known (too short to be read, or preempted).
+//     A run with off-CPU time has the event "off-cpu" last in the event
+//     table (period 0, sampling 0, a time in ns): it is no request, every
+//     sample's value for it is 0, and these rows carry it.
 //   accounting(pid, taken, stored, dropped, unsampled_ns)
 //     Sample accounting summed per process over the run (taken: overflows
 //     of the sampling event, counted by the kernel, whether or not their
@@ -271,6 +286,11 @@ constexpr const char *kTables[] = {
     "CREATE TABLE accounting("
     "pid INTEGER PRIMARY KEY, taken INTEGER NOT NULL, stored INTEGER NOT NULL, "
     "dropped INTEGER NOT NULL, unsampled_ns INTEGER NOT NULL)",
+
+    "CREATE TABLE off_cpu("
+    "id INTEGER PRIMARY KEY, thread INTEGER NOT NULL, time_ns INTEGER NOT NULL, "
+    "duration_ns INTEGER NOT NULL, stretches INTEGER NOT NULL, preempted INTEGER NOT NULL, "
+    "stack INTEGER NOT NULL, complete INTEGER NOT NULL)",
 
     "CREATE TABLE notice("
     "id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, time_ns INTEGER NOT NULL, text TEXT NOT NULL)",

@@ -15,7 +15,7 @@ inline constexpr int32_t kApplicationId = 0x43504350;
 // oldest it reads.  Every version this project has written is read
 // (schema_history.cpp); older ones are read as this one, what they lack
 // being absent.
-inline constexpr int32_t kVersion = 5;
+inline constexpr int32_t kVersion = 6;
 inline constexpr int32_t kOldestReadable = 1;
 
 inline constexpr bool readable(int64_t version) {
@@ -25,7 +25,7 @@ inline constexpr bool readable(int64_t version) {
 // Statements that set the two identifiers above.  Pragma values cannot be
 // bound, so the numbers are spelled out; tests check they agree.
 inline constexpr const char *kSetApplicationId = "PRAGMA application_id = 1129333584";
-inline constexpr const char *kSetVersion = "PRAGMA user_version = 5";
+inline constexpr const char *kSetVersion = "PRAGMA user_version = 6";
 
 // CREATE statements run when the file is created (the current version's).
 std::span<const char *const> tables();
@@ -45,6 +45,7 @@ struct Layout {
     bool unsampled;                      // accounting.unsampled_ns (version 3)
     bool counters;                       // run.counters, run.counters_reason (version 4)
     bool cpus;                           // sample.cpu (version 5)
+    bool off_cpu;                        // the off_cpu table (version 6)
     std::span<const char *const> tables; // final_indexes() are the same in every layout
 };
 

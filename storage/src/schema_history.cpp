@@ -12,7 +12,8 @@
 //   3        unsampled, no notice 934cf0e, cab1682, 0c7e100
 //   3        final (both)         3e61bb3 (the merge) .. 2d7ac46
 //   4        -                    e7cac72 .. 8c53fa9
-//   5        current              (sample.cpu) ..
+//   5        -                    08cbf60 .. 4f61af6
+//   6        current              (off_cpu) ..
 #include "storage/src/schema.h"
 
 namespace cpcprof::storage::schema {
@@ -152,22 +153,35 @@ constexpr const char *kTablesV4[] = {
     kAccountingV3, kNotice,     kFunctionName, kSourceFile, kSymbol,
 };
 
+// 08cbf60 .. 4f61af6: sample.cpu.
+constexpr const char *kSampleV5 =
+    "CREATE TABLE sample("
+    "id INTEGER PRIMARY KEY, thread INTEGER NOT NULL, time_ns INTEGER NOT NULL, "
+    "stack INTEGER NOT NULL, complete INTEGER NOT NULL, value INTEGER, more_values BLOB, "
+    "cpu INTEGER)";
+constexpr const char *kTablesV5[] = {
+    kRunV4,        kCommandArg, kEvent,        kProcess,    kProcessArg,
+    kThread,       kModuleV2,   kMapping,      kStackNode,  kSampleV5,
+    kAccountingV3, kNotice,     kFunctionName, kSourceFile, kSymbol,
+};
+
 } // namespace
 
 std::span<const Layout> layouts(int32_t version) {
-    // Version 5's statements are tables() (schema.cpp), the ones the
+    // Version 6's statements are tables() (schema.cpp), the ones the
     // writer runs.
-    static const Layout kV5[] = {{5, "", true, true, true, true, true, tables()}};
-    static const Layout kV4[] = {{4, "", true, true, true, true, false, kTablesV4}};
+    static const Layout kV6[] = {{6, "", true, true, true, true, true, true, tables()}};
+    static const Layout kV5[] = {{5, "", true, true, true, true, true, false, kTablesV5}};
+    static const Layout kV4[] = {{4, "", true, true, true, true, false, false, kTablesV4}};
     static const Layout kV3[] = {
-        {3, "", true, true, true, false, false, kTablesV3},
+        {3, "", true, true, true, false, false, false, kTablesV3},
         {3, "an early form with notices and without accounting.unsampled_ns", true, true, false,
-         false, false, kTablesV3Notice},
+         false, false, false, kTablesV3Notice},
         {3, "an early form with accounting.unsampled_ns and without notices", true, false, true,
-         false, false, kTablesV3Unsampled},
+         false, false, false, kTablesV3Unsampled},
     };
-    static const Layout kV2[] = {{2, "", true, false, false, false, false, kTablesV2}};
-    static const Layout kV1[] = {{1, "", false, false, false, false, false, kTablesV1}};
+    static const Layout kV2[] = {{2, "", true, false, false, false, false, false, kTablesV2}};
+    static const Layout kV1[] = {{1, "", false, false, false, false, false, false, kTablesV1}};
     switch (version) {
     case 1:
         return kV1;
@@ -179,6 +193,8 @@ std::span<const Layout> layouts(int32_t version) {
         return kV4;
     case 5:
         return kV5;
+    case 6:
+        return kV6;
     default:
         return {};
     }

@@ -16,6 +16,8 @@
 
 #include <initializer_list>
 #include <map>
+#include <optional>
+#include <span>
 #include <unordered_map>
 #include <utility>
 
@@ -48,7 +50,8 @@ struct Writer::Impl {
     std::string error;                    // the first failure; empty while ok
     bool in_batch = false;
     bool run_begun = false;
-    int64_t origin = 0; // RunInfo::start_mono_ns
+    bool off_cpu_event = false; // the run has kOffCpuEvent, last
+    int64_t origin = 0;         // RunInfo::start_mono_ns
 
     StackTrie trie;
     std::vector<uint64_t> created_nodes;                            // scratch for add_sample
@@ -70,6 +73,9 @@ struct Writer::Impl {
     }
 
     bool open(const std::string &path, std::string *err);
+    // Interns frames in the trie, inserting the new nodes: the leaf's id,
+    // or nothing once failed.
+    std::optional<uint64_t> intern(std::span<const uint64_t> frames);
 
     void fail(std::string what) {
         if (error.empty())
@@ -297,6 +303,7 @@ void Writer::begin_run(const RunInfo &run) {
     }
     m.run_begun = true;
     m.origin = run.start_mono_ns;
+    m.off_cpu_event = !run.events.empty() && run.events.back().name == kOffCpuEvent;
     if (!m.writable("begin_run()"))
         return;
     WriterStatements &s = *m.st;
@@ -394,6 +401,18 @@ void Writer::unload_module(int pid, uint64_t start, int64_t unload_ns) {
     m.check(s.run(), "unload mapping");
 }
 
+std::optional<uint64_t> Writer::Impl::intern(std::span<const uint64_t> frames) {
+    created_nodes.clear();
+    uint64_t leaf = trie.intern(frames, &created_nodes);
+    for (uint64_t id : created_nodes) {
+        const StackNode &n = trie.node(id);
+        st->insert_node.bind(1, bits(id)).bind(2, bits(n.parent)).bind(3, bits(n.address));
+        if (!check(st->insert_node.run(), "insert stack node"))
+            return std::nullopt;
+    }
+    return leaf;
+}
+
 void Writer::add_sample(const Sample &sample) {
     Impl &m = *impl_;
     if (!m.writable("add_sample()"))
@@ -402,19 +421,14 @@ void Writer::add_sample(const Sample &sample) {
     if (thread == 0)
         return;
     WriterStatements &s = *m.st;
-    m.created_nodes.clear();
-    uint64_t leaf = m.trie.intern(sample.frames, &m.created_nodes);
-    for (uint64_t id : m.created_nodes) {
-        const StackNode &n = m.trie.node(id);
-        s.insert_node.bind(1, bits(id)).bind(2, bits(n.parent)).bind(3, bits(n.address));
-        if (!m.check(s.insert_node.run(), "insert stack node"))
-            return;
-    }
+    std::optional<uint64_t> leaf = m.intern(sample.frames);
+    if (!leaf)
+        return;
     m.more_values.clear();
     for (size_t i = 1; i < sample.values.size(); ++i)
         append_varint(m.more_values, sample.values[i]);
     Statement &ins = s.insert_sample;
-    ins.bind(1, thread).bind(2, m.rel(sample.time_ns)).bind(3, bits(leaf));
+    ins.bind(1, thread).bind(2, m.rel(sample.time_ns)).bind(3, bits(*leaf));
     ins.bind(4, int64_t{sample.complete});
     if (!sample.values.empty())
         ins.bind(5, bits(sample.values[0]));
@@ -422,6 +436,31 @@ void Writer::add_sample(const Sample &sample) {
     if (sample.cpu >= 0)
         ins.bind(7, int64_t{sample.cpu});
     m.check(ins.run(), "insert sample");
+}
+
+void Writer::add_off_cpu(const OffCpu &off) {
+    Impl &m = *impl_;
+    if (!m.writable("add_off_cpu()"))
+        return;
+    if (!m.off_cpu_event) {
+        m.fail(std::string("add_off_cpu() in a run without the event ") + kOffCpuEvent);
+        return;
+    }
+    if (off.stretches == 0) {
+        m.fail("add_off_cpu() of no stretch");
+        return;
+    }
+    int64_t thread = m.thread_id(off.pid, off.tid, {}, false);
+    if (thread == 0)
+        return;
+    std::optional<uint64_t> leaf = m.intern(off.frames);
+    if (!leaf)
+        return;
+    Statement &ins = m.st->insert_off_cpu;
+    ins.bind(1, thread).bind(2, m.rel(off.time_ns)).bind(3, bits(off.duration_ns));
+    ins.bind(4, bits(off.stretches)).bind(5, int64_t{off.preempted}).bind(6, bits(*leaf));
+    ins.bind(7, int64_t{off.complete});
+    m.check(ins.run(), "insert off-CPU time");
 }
 
 void Writer::add_accounting(int pid, const Accounting &inc) {

@@ -21,10 +21,10 @@ struct WriterStatements {
     Statement upsert_process, delete_process_args, insert_process_arg, process_exit;
     Statement insert_thread, rename_thread;
     Statement insert_module, insert_mapping, unload_mapping;
-    Statement insert_node, insert_sample, add_accounting, insert_notice;
+    Statement insert_node, insert_sample, insert_off_cpu, add_accounting, insert_notice;
 
     // Every statement the writer runs, each a constant.
-    std::pair<Statement *, const char *> all[21] = {
+    std::pair<Statement *, const char *> all[22] = {
         {&begin, "BEGIN"},
         {&commit, "COMMIT"},
         {&rollback, "ROLLBACK"},
@@ -58,6 +58,9 @@ struct WriterStatements {
         {&insert_node, "INSERT INTO stack_node(id, parent, address) VALUES (?1, ?2, ?3)"},
         {&insert_sample, "INSERT INTO sample(thread, time_ns, stack, complete, value, more_values, "
                          "cpu) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"},
+        {&insert_off_cpu,
+         "INSERT INTO off_cpu(thread, time_ns, duration_ns, stretches, preempted, stack, complete) "
+         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"},
         {&add_accounting,
          "INSERT INTO accounting(pid, taken, stored, dropped, unsampled_ns) "
          "VALUES (?1, ?2, ?3, ?4, ?5) "

@@ -371,3 +371,102 @@ TEST_F(QueryTest, ARefusedFileGivesTheReason) {
 }
 
 } // namespace
+
+// Off-CPU time (record --off-cpu): one more event, its time on the stacks
+// the threads blocked in, counted as no sample.
+struct QueryOffCpuTest : StorageTest {
+    std::string file;
+    static constexpr uint64_t kMs = 1'000'000;
+
+    void SetUp() override {
+        StorageTest::SetUp();
+        file = path("off.cpcprof");
+        write_off_cpu_profile(file);
+    }
+
+    std::unique_ptr<Query> open(const QueryFilter &f = {}, const QueryOptions &o = {}) {
+        std::string error;
+        auto q = Query::open(file, f, &error, o);
+        EXPECT_TRUE(q) << error;
+        return q;
+    }
+};
+
+TEST_F(QueryOffCpuTest, WaitsAddToTheOffCpuEventWhereTheThreadBlockedAndCountNoSample) {
+    auto q = open();
+    ASSERT_TRUE(q);
+    ASSERT_EQ(q->off_cpu_event(), 2);
+    EXPECT_EQ(q->events()[2].name, "off-cpu");
+    EXPECT_EQ(q->samples_kept(), 4u);
+    EXPECT_EQ(q->total().samples, 4u);
+    EXPECT_EQ(q->total().values[0], 4 * kMs);
+    EXPECT_EQ(q->total().values[1], 4u);
+    EXPECT_EQ(q->total().values[2], 107 * kMs + 700'000);
+    // Blocked three times under main, once in a stack cut short.
+    const Cost &wait_self = q->function_self()[fn(*q, "wait_input")];
+    EXPECT_EQ(wait_self.values[2], 102 * kMs);
+    EXPECT_EQ(wait_self.samples, 0u);
+    EXPECT_EQ(wait_self.values[0], 0u);
+    const Cost &main_total = q->function_total()[fn(*q, "main")];
+    EXPECT_EQ(main_total.values[2], 100 * kMs);
+    EXPECT_EQ(main_total.samples, 4u);
+    EXPECT_EQ(main_total.values[0], 4 * kMs);
+    EXPECT_EQ(q->function_self()[fn(*q, "compute")].values[2], 0u);
+    // Time whose stack is not known is kept, under a frame saying why.
+    EXPECT_EQ(q->function_self()[fn(*q, "[waiting for a CPU]")].values[2], 5 * kMs);
+    EXPECT_EQ(q->function_self()[fn(*q, "[short waits]")].values[2], 700'000u);
+    EXPECT_TRUE(q->find_functions("[no stack]").empty());
+    for (const Query::ThreadCost &t : q->threads()) {
+        if (t.tid == 101) {
+            EXPECT_EQ(t.cost.samples, 0u);
+            EXPECT_EQ(t.cost.values[2], 7 * kMs + 700'000);
+        } else {
+            EXPECT_EQ(t.cost.samples, 4u);
+            EXPECT_EQ(t.cost.values[2], 100 * kMs);
+        }
+    }
+}
+
+TEST_F(QueryOffCpuTest, FiltersChooseWaitsByThreadAndByWhenTheyBegan) {
+    QueryFilter window;
+    window.from_ns = 30 * kMs;
+    window.to_ns = 70 * kMs;
+    auto q = open(window);
+    ASSERT_TRUE(q);
+    EXPECT_EQ(q->total().samples, 0u);
+    EXPECT_EQ(q->total().values[2], 32 * kMs + 700'000);
+    QueryFilter worker;
+    worker.tid = 101;
+    q = open(worker);
+    ASSERT_TRUE(q);
+    EXPECT_EQ(q->total().values[2], 7 * kMs + 700'000);
+    // Off-CPU time is on no processor.
+    QueryFilter cpu;
+    cpu.cpu = 0;
+    q = open(cpu);
+    ASSERT_TRUE(q);
+    EXPECT_EQ(q->total().values[2], 0u);
+}
+
+TEST_F(QueryOffCpuTest, KeptWaitsAreToldFromSamplesAndSubsetsCountBoth) {
+    QueryOptions keep;
+    keep.keep_samples = true;
+    auto q = open({}, keep);
+    ASSERT_TRUE(q);
+    ASSERT_EQ(q->kept_samples().size(), 10u);
+    size_t waits = 0;
+    for (size_t i = 0; i < q->kept_samples().size(); ++i)
+        waits += q->kept_off_cpu(i) ? 1 : 0;
+    EXPECT_EQ(waits, 6u);
+    // The main thread's samples and waits.
+    auto main_thread = q->subset(
+        [&](size_t i) {
+            const auto &st = q->stack_thread_costs()[q->kept_samples()[i].stack_thread];
+            return q->threads()[st.thread].tid == 100;
+        },
+        {});
+    ASSERT_TRUE(main_thread);
+    EXPECT_EQ(main_thread->samples_kept(), 4u);
+    EXPECT_EQ(main_thread->total().samples, 4u);
+    EXPECT_EQ(main_thread->total().values[2], 100 * kMs);
+}

@@ -155,6 +155,50 @@ void write_known_profile(const std::string &file) {
     ASSERT_TRUE(s->finish(&error)) << error;
 }
 
+void write_off_cpu_profile(const std::string &file) {
+    constexpr uint64_t kProg = 0x400000;
+    const std::vector<uint64_t> compute = {kProg + 0x2004, kProg + 0x1010};
+    const std::vector<uint64_t> wait = {kProg + 0x4008, kProg + 0x1020};
+    std::string error;
+    auto w = Writer::create(file, &error);
+    ASSERT_TRUE(w) << error;
+    RunInfo run = test_run();
+    run.events.push_back({kOffCpuEvent, 0, false});
+    w->begin_run(run);
+    w->add_process({100, 1, {"./prog"}, "/opt/prog", kStartMono});
+    w->add_thread({100, 100, "prog"});
+    w->add_thread({100, 101, "worker"});
+    w->add_module({100, "/opt/prog", "", kProg, kProg + 0x10000, 0, kStartMono});
+    const int64_t ms = 1'000'000;
+    for (int i = 0; i < 4; ++i) {
+        std::vector<uint64_t> values = {1'000'000, 1, 0};
+        w->add_sample({100, 100, kStartMono + (10 + i) * ms, true, compute, values});
+    }
+    w->add_off_cpu({100, 100, kStartMono + 14 * ms, 20 * ms, 1, false, true, wait});
+    w->add_off_cpu({100, 101, kStartMono + 20 * ms, 5 * ms, 1, true, true, {}});
+    w->add_off_cpu({100, 101, kStartMono + 30 * ms, 700'000, 7, false, true, {}});
+    w->add_off_cpu({100, 100, kStartMono + 40 * ms, 30 * ms, 1, false, true, wait});
+    const std::vector<uint64_t> cut = {kProg + 0x4008};
+    w->add_off_cpu({100, 101, kStartMono + 60 * ms, 2 * ms, 1, false, false, cut});
+    w->add_off_cpu({100, 100, kStartMono + 80 * ms, 50 * ms, 1, false, true, wait});
+    w->add_accounting(100, {4, 4, 0});
+    ASSERT_TRUE(w->finish(kStartMono + 140 * ms, &error)) << error;
+
+    auto s = SymbolWriter::open(file, &error);
+    ASSERT_TRUE(s) << error;
+    const std::map<uint64_t, std::vector<SymbolFrame>> answers = {
+        {0x1010, {{"main", "/src/a.c", 10, false}}},
+        {0x1020, {{"main", "/src/a.c", 12, false}}},
+        {0x2004, {{"compute", "/src/a.c", 20, false}}},
+        {0x4008, {{"wait_input", "/src/a.c", 40, false}}},
+    };
+    for (const AddressToResolve &a : s->addresses()) {
+        s->add(a.module_id, a.offset, answers.at(a.offset));
+        s->set_module_symbols(a.module_id, true);
+    }
+    ASSERT_TRUE(s->finish(&error)) << error;
+}
+
 std::string run_sql(const std::string &path, const char *sql) {
     sqlite3 *db = nullptr;
     std::string result;

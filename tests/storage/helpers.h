@@ -67,6 +67,18 @@ void symbolize_profile(const std::string &path);
 // Sources: /src/a.c, /src/m.h.  Fails the test on error.
 void write_known_profile(const std::string &path);
 
+// A small symbolized profile with off-CPU time (record --off-cpu; events
+// cpu-clock, period 1e6, page-faults and off-cpu; times in ms since the
+// start), pid 100, threads 100 "prog" and 101 "worker":
+//   4 x main (a.c:10) > compute (a.c:20), at 10..13 ms, tid 100, 1 fault each;
+//   tid 100 blocked 3 times in main (a.c:12) > wait_input (a.c:40), a
+//       return from read() at its leaf: 20 ms from 14 ms, 30 ms from 40 ms,
+//       50 ms from 80 ms;
+//   tid 101 preempted for 5 ms at 20 ms (stack not known), and 7 stretches
+//       under the threshold summing 0.7 ms from 30 ms (stack not known);
+//   tid 101 blocked 2 ms from 60 ms in a stack cut short: wait_input (a.c:40).
+void write_off_cpu_profile(const std::string &path);
+
 // A recorder killed mid-batch: a forked child commits `committed`
 // samples, adds `pending` more in an open batch, then SIGKILLs itself.
 // The file is left in WAL mode with its -wal and -shm.

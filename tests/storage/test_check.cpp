@@ -40,7 +40,7 @@ TEST_F(Check, GoodFile) {
     // 172 complete stacks, 86.0 %.
     EXPECT_EQ(r.summary, good + ": ok: 200 samples, 2 processes, 3 threads, recording finished, "
                                 "not symbolized, 3 of 203 overflows dropped, complete stacks: "
-                                "86.0 %, counters posix-timer, format version 5");
+                                "86.0 %, counters posix-timer, format version 6");
     std::string out;
     EXPECT_EQ(run({good}, &out), 0);
     EXPECT_EQ(out, r.summary + "\n");
@@ -55,6 +55,8 @@ TEST_F(Check, OlderVersionsSayTheirVersion) {
         {"format-3-early-notice.cpcprof", "symbolized, complete stacks: "},
         {"format-3-early-unsampled.cpcprof", "symbolized, complete stacks: "},
         {"format-3.cpcprof", "symbolized, complete stacks: "},
+        {"format-4.cpcprof", "symbolized, complete stacks: "},
+        {"format-5.cpcprof", "symbolized, complete stacks: "},
     };
     const std::string data = STORAGE_TEST_DATA;
     for (const auto &[name, symbolized] : files) {
@@ -78,7 +80,7 @@ TEST_F(Check, OlderVersionsSayTheirVersion) {
         end += version;
         end += " (";
         end += form;
-        end += "read by migration; this cpcprof writes 5)";
+        end += "read by migration; this cpcprof writes 6)";
         EXPECT_TRUE(r.summary.ends_with(end)) << r.summary;
     }
 }
@@ -89,7 +91,7 @@ TEST_F(Check, SymbolizedFile) {
     EXPECT_TRUE(r.problems.empty()) << lines(r);
     EXPECT_EQ(r.summary, good + ": ok: 200 samples, 2 processes, 3 threads, recording finished, "
                                 "symbolized, 3 of 203 overflows dropped, complete stacks: 86.0 %, "
-                                "counters posix-timer, format version 5");
+                                "counters posix-timer, format version 6");
 }
 
 TEST_F(Check, IncompleteFileIsSoundAndSaysSo) {
@@ -99,7 +101,7 @@ TEST_F(Check, IncompleteFileIsSoundAndSaysSo) {
     EXPECT_TRUE(r.problems.empty()) << lines(r);
     EXPECT_EQ(r.summary, file + ": ok: 1 sample, 2 processes, 1 thread, recording unfinished, "
                                 "not symbolized, 3 of 4 overflows dropped, complete stacks: "
-                                "100.0 %, counters posix-timer, format version 5");
+                                "100.0 %, counters posix-timer, format version 6");
     std::string out;
     EXPECT_EQ(run({file}, &out), 0);
 }
@@ -111,10 +113,10 @@ TEST_F(Check, CompleteStacksFollowTheSamples) {
     ASSERT_EQ(run_sql(all, "UPDATE sample SET complete = 1"), "");
     ASSERT_EQ(run_sql(none, "UPDATE sample SET complete = 0"), "");
     EXPECT_TRUE(check_file(all).summary.ends_with(
-        ", complete stacks: 100.0 %, counters posix-timer, format version 5"))
+        ", complete stacks: 100.0 %, counters posix-timer, format version 6"))
         << check_file(all).summary;
     EXPECT_TRUE(check_file(none).summary.ends_with(
-        ", complete stacks: 0.0 %, counters posix-timer, format version 5"))
+        ", complete stacks: 0.0 %, counters posix-timer, format version 6"))
         << check_file(none).summary;
     // PCs only: no stack was taken, so none is called cut.
     ASSERT_EQ(run_sql(all, "UPDATE run SET call_graph = 'none'"), "");

@@ -43,6 +43,7 @@ const OldProfile kOldProfiles[] = {
     {"format-3-early-unsampled.cpcprof", 3, kEarlyUnsampled, true, false, true},
     {"format-3.cpcprof", 3, "", true, true, true},
     {"format-4.cpcprof", 4, "", true, true, true, "perf_event"},
+    {"format-5.cpcprof", 5, "", true, true, true, "perf_event"},
 };
 
 std::string fixture(const OldProfile &p) {
@@ -89,7 +90,12 @@ TEST_P(OlderFormat, ReadsWhatTheFileHoldsWithoutWritingIt) {
         &error))
         << error;
     EXPECT_EQ(visited, samples);
-    EXPECT_EQ(with_cpu, 0u) << "no version before 5 kept a sample's processor";
+    if (p.version < 5)
+        EXPECT_EQ(with_cpu, 0u) << "no version before 5 kept a sample's processor";
+    else
+        EXPECT_EQ(with_cpu, samples) << "the agent says each sample's processor";
+    EXPECT_TRUE(r->off_cpu().empty()) << "no version before 6 kept off-CPU time";
+    EXPECT_EQ(r->off_cpu_event(), -1);
     EXPECT_EQ(r->threads().size(), std::stoull(query_text(file, "SELECT count(*) FROM thread")));
     EXPECT_EQ(r->accounting_total().stored,
               std::stoull(query_text(file, "SELECT sum(stored) FROM accounting")));
@@ -191,7 +197,8 @@ TEST(SchemaHistory, EveryReadableVersionHasLayouts) {
     const schema::Layout &now = schema::layouts(schema::kVersion).front();
     EXPECT_TRUE(std::equal(now.tables.begin(), now.tables.end(), schema::tables().begin(),
                            schema::tables().end()));
-    EXPECT_TRUE(now.symbols && now.notices && now.unsampled && now.counters && now.cpus);
+    EXPECT_TRUE(now.symbols && now.notices && now.unsampled && now.counters && now.cpus &&
+                now.off_cpu);
     EXPECT_EQ(schema::layouts(3).size(), 3u);
 }
 

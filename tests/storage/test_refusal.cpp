@@ -93,30 +93,35 @@ TEST_F(Refusal, AnotherApplicationId) {
 }
 
 TEST_F(Refusal, AnotherSchemaVersion) {
-    const std::string newer = copy("v6.cpcprof");
-    ASSERT_EQ(run_sql(newer, "PRAGMA user_version = 6"), "");
-    EXPECT_TRUE(refused(newer, "profile format version 6; this cpcprof reads versions 1 to 5 "
+    const std::string newer = copy("v7.cpcprof");
+    ASSERT_EQ(run_sql(newer, "PRAGMA user_version = 7"), "");
+    EXPECT_TRUE(refused(newer, "profile format version 7; this cpcprof reads versions 1 to 6 "
                                "(the file was written by a newer cpcprof)"));
     const std::string zero = copy("v0.cpcprof");
     ASSERT_EQ(run_sql(zero, "PRAGMA user_version = 0"), "");
-    EXPECT_TRUE(refused(zero, "profile format version 0; this cpcprof reads versions 1 to 5"));
+    EXPECT_TRUE(refused(zero, "profile format version 0; this cpcprof reads versions 1 to 6"));
     // Older versions are read, each held to the schema it was written
-    // with: a version-5 file that calls itself version 1 is not one.
+    // with: a version-6 file that calls itself version 1 is not one.
     const std::string older = copy("v1.cpcprof");
     ASSERT_EQ(run_sql(older, "PRAGMA user_version = 1"), "");
     EXPECT_TRUE(refused(older, "schema differs from format version 1: table 'accounting' is "
                                "defined differently"));
-    // A version-5 file that calls itself version 3 is held to version 3's
-    // schema: its run is not version 3's.
+    // A version-6 file that calls itself version 3 is held to version 3's
+    // schema: it has a table version 3 lacks.
     const std::string relabelled = copy("v3.cpcprof");
     ASSERT_EQ(run_sql(relabelled, "PRAGMA user_version = 3"), "");
-    EXPECT_TRUE(refused(relabelled, "schema differs from format version 3: table 'run' is "
-                                    "defined differently"));
-    // ... and one that calls itself version 4 has version 5's samples.
+    EXPECT_TRUE(refused(relabelled, "schema differs from format version 3: table 'off_cpu' is "
+                                    "unexpected"));
+    // ... one that calls itself version 4 has a table version 4 lacks ...
     const std::string v4 = copy("v4.cpcprof");
     ASSERT_EQ(run_sql(v4, "PRAGMA user_version = 4"), "");
-    EXPECT_TRUE(refused(v4, "schema differs from format version 4: table 'sample' is "
-                            "defined differently"));
+    EXPECT_TRUE(refused(v4, "schema differs from format version 4: table 'off_cpu' is "
+                            "unexpected"));
+    // ... and one that calls itself version 5 has version 6's off-CPU time.
+    const std::string v5 = copy("v5.cpcprof");
+    ASSERT_EQ(run_sql(v5, "PRAGMA user_version = 5"), "");
+    EXPECT_TRUE(refused(v5, "schema differs from format version 5: table 'off_cpu' is "
+                            "unexpected"));
 }
 
 TEST_F(Refusal, TruncatedMidPage) {
@@ -153,7 +158,7 @@ TEST_F(Refusal, FlippedBitsInTheSchemaText) {
     ASSERT_NE(at, bytes.end());
     at[3] ^= 0x04; // time_ns -> tima_ns
     write_bytes(file, bytes);
-    EXPECT_TRUE(refused(file, "schema differs from format version 5: table 'sample' is "
+    EXPECT_TRUE(refused(file, "schema differs from format version 6: table 'sample' is "
                               "defined differently"));
 }
 
@@ -191,7 +196,7 @@ TEST_F(Refusal, TriggerAdded) {
     ASSERT_EQ(run_sql(file, "CREATE TRIGGER evil AFTER INSERT ON sample "
                             "BEGIN DELETE FROM accounting; END"),
               "");
-    EXPECT_TRUE(refused(file, "schema differs from format version 5: trigger 'evil' is "
+    EXPECT_TRUE(refused(file, "schema differs from format version 6: trigger 'evil' is "
                               "unexpected"));
 }
 
@@ -301,7 +306,7 @@ TEST_F(SymbolRefusal, SymbolizedFileIsAccepted) {
 TEST_F(SymbolRefusal, TriggerOnTheSymbolTable) {
     const std::string file = copy("trigger.cpcprof");
     ASSERT_EQ(run_sql(file, "CREATE TRIGGER t BEFORE INSERT ON symbol BEGIN SELECT 1; END"), "");
-    EXPECT_TRUE(refused(file, "schema differs from format version 5: trigger 't' is unexpected"));
+    EXPECT_TRUE(refused(file, "schema differs from format version 6: trigger 't' is unexpected"));
 }
 
 TEST_F(SymbolRefusal, IndexOnTheStrings) {

@@ -67,6 +67,13 @@ class Reader {
     // taken == stored + dropped for every process and in total.
     bool accounting_balanced() const;
 
+    // Off-CPU time (record --off-cpu; none before format 6), by arrival.
+    // Each row's thread and stack are in the file (open() checked).
+    const std::vector<OffCpuRecord> &off_cpu() const;
+    // The index in run().events of kOffCpuEvent, whose values off_cpu()
+    // carries; -1 when the run did not record off-CPU time.
+    int off_cpu_event() const;
+
     uint64_t sample_count() const;
     // Samples whose stack is complete (reaches a true root: not cut by the
     // depth bound or the unwinder); counted on first use.  Empty if the

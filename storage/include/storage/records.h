@@ -106,6 +106,29 @@ struct Sample {
     int cpu = -1; // the processor it was taken on; -1 not known (the agent's samples)
 };
 
+// The event that off-CPU time is recorded as (record --off-cpu): the last
+// of RunInfo::events, period 0, not sampling, unit ns.  It is no request
+// of the counter set: every sample's value for it is 0, and the time is
+// carried by OffCpu rows.
+inline constexpr const char *kOffCpuEvent = "off-cpu";
+
+// Time a thread spent off the CPU, as the recorder has it: one stretch
+// from its switch out to its switch in, or the sum of several too short to
+// be kept one by one (record --off-cpu-min).  The span is only read
+// during Writer::add_off_cpu.
+struct OffCpu {
+    int pid = 0;
+    int tid = 0;
+    int64_t time_ns = 0;      // CLOCK_MONOTONIC: it left the CPU (the first's, for a sum)
+    uint64_t duration_ns = 0; // until it ran again (the sum, for several)
+    uint64_t stretches = 1;   // how many stretches duration_ns sums
+    // Taken off the CPU while it could still run (preempted), rather than
+    // blocked waiting for something.
+    bool preempted = false;
+    bool complete = true;             // false: the stack was cut short
+    std::span<const uint64_t> frames; // leaf first: where it blocked; empty if not known
+};
+
 // Sample accounting; see balanced().
 struct Accounting {
     uint64_t taken = 0;   // overflows the sampler saw
@@ -147,6 +170,20 @@ struct ModuleRecord {
     std::optional<bool> has_symbols;
 
     bool operator==(const ModuleRecord &) const = default;
+};
+
+// An OffCpu row as the Reader gives it back.
+struct OffCpuRecord {
+    int pid = 0;
+    int tid = 0;
+    int64_t time_ns = 0; // CLOCK_MONOTONIC
+    uint64_t duration_ns = 0;
+    uint64_t stretches = 1;
+    bool preempted = false;
+    bool complete = true;
+    uint64_t stack = 0; // the trie node of its leaf frame; 0 for no frames
+
+    bool operator==(const OffCpuRecord &) const = default;
 };
 
 // A node of the stack trie.  Id 0 is the virtual root; a node's parent is

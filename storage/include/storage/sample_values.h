@@ -5,6 +5,7 @@
 // no recording produces is refused, by `cpcprof check` and by Query (so
 // every reader): shares computed from it would be meaningless.
 //   - the sampling event's value is exactly its period (when it has one);
+//   - the value of the off-CPU event (records.h kOffCpuEvent) is 0;
 //   - any other value is below 2^63 (a counter of 10^10 events per second
 //     needs 29 years to get there; pprof's values are int64).
 #pragma once

@@ -56,6 +56,10 @@ class Writer {
     // yet added is created with an empty name (add_thread names it later).
     void add_sample(const Sample &sample);
 
+    // Stores off-CPU time, its stack interned as add_sample's.  The run
+    // must have the event kOffCpuEvent (records.h), last; stretches >= 1.
+    void add_off_cpu(const OffCpu &off);
+
     // Adds the increments to the pid's totals; call as often as wanted,
     // in the same batch as the samples the increment counts.
     void add_accounting(int pid, const Accounting &increment);

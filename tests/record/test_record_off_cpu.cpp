@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// `cpcprof record --off-cpu` on both capture paths (the agent, and the
+// kernel's rings): the bundled waiter (targets/waiter.c) times its own
+// waits, and the profile is held to them: each waiting function's off-CPU
+// time within 5 % of what it measured, the waits under the threshold
+// counted one by one into their sums, no blocked time for a thread that
+// never blocks, and each waiting thread's on- and off-CPU time adding up
+// to its wall time within 2 %.
+#include "tests/record/record_harness.h"
+
+#include "profiler/analysis/query.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <sstream>
+
+using namespace cpcprof::test;
+namespace storage = cpcprof::storage;
+namespace analysis = cpcprof::analysis;
+
+namespace {
+
+struct Truth {
+    std::map<std::string, double> wait_s;                    // per waiting function
+    std::map<std::string, int> tid;                          // per thread name
+    std::map<std::string, double> wall_s;                    // per thread name
+    std::map<std::string, std::pair<int64_t, int64_t>> span; // CLOCK_MONOTONIC
+};
+
+Truth parse_truth(const std::string &out) {
+    Truth t;
+    std::istringstream in(out);
+    std::string word;
+    while (in >> word) {
+        if (word == "wait") {
+            std::string fn;
+            double s = 0;
+            int count = 0;
+            in >> fn >> s >> count;
+            t.wait_s[fn] = s;
+        } else if (word == "thread") {
+            std::string name;
+            int tid = 0;
+            double wall = 0;
+            long long start = 0, end = 0;
+            in >> name >> tid >> wall >> start >> end;
+            t.tid[name] = tid;
+            t.wall_s[name] = wall;
+            t.span[name] = {start, end};
+        }
+    }
+    return t;
+}
+
+struct OffCpuRecording : ::testing::TestWithParam<const char *> {
+    TempDir dir;
+};
+
+TEST_P(OffCpuRecording, WaitsAreTimedWhereTheThreadsBlocked) {
+    RunResult r = run_cpcprof(
+        dir,
+        {"record", "--off-cpu", "--capture", GetParam(), "-o", "out.cpcprof", "--", WAITER_EXE},
+        120);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("cpcprof: off the CPU "), std::string::npos) << r.err;
+    const Truth truth = parse_truth(r.out);
+    ASSERT_EQ(truth.wait_s.size(), 4u) << r.out;
+    ASSERT_EQ(truth.tid.size(), 5u) << r.out;
+
+    std::string error;
+    auto q = analysis::Query::open(dir.file("out.cpcprof"), {}, &error);
+    ASSERT_TRUE(q) << error;
+    const int off = q->off_cpu_event();
+    ASSERT_GE(off, 0);
+    // Where the time went, for a failure's message.
+    std::string where;
+    for (size_t f = 0; f < q->functions().size(); ++f)
+        if (uint64_t ns = q->function_self()[f].values[size_t(off)]; ns > 1'000'000)
+            where += "\n  " + q->functions()[f].name + " " + std::to_string(ns / 1000) + " us";
+    // Each waiting function's time off the CPU, against its own clock.
+    for (const char *fn : {"wait_sleeping", "wait_mutex", "wait_pipe"}) {
+        std::vector<uint32_t> ids = q->find_functions(fn);
+        ASSERT_EQ(ids.size(), 1u) << fn << " is not in the profile";
+        const double profiled = double(q->function_total()[ids[0]].values[size_t(off)]) / 1e9;
+        const double measured = truth.wait_s.at(fn);
+        EXPECT_NEAR(profiled, measured, 0.05 * measured)
+            << fn << ": " << profiled << " s off the CPU in the profile, " << measured
+            << " s by the program's clock; off the CPU, by innermost function:" << where;
+    }
+
+    // Per thread, from the stored rows: the short waits counted, the
+    // spinner never blocked.
+    const storage::Reader &reader = q->reader();
+    std::map<int, uint64_t> stretches, summed, blocked_ns, off_ns;
+    for (const storage::OffCpuRecord &o : reader.off_cpu()) {
+        stretches[o.tid] += o.stretches;
+        if (!o.preempted) {
+            blocked_ns[o.tid] += o.duration_ns;
+            summed[o.tid] += o.stretches > 1 ? o.stretches : 0;
+        }
+        off_ns[o.tid] += o.duration_ns;
+    }
+    const int shorty = truth.tid.at("shorty"), spinner = truth.tid.at("spinner");
+    // Each of the 2000 short sleeps is a stretch, but for the few whose
+    // timer fired before the thread could go to sleep (it never left the
+    // CPU, or it was preempted there).
+    EXPECT_GE(stretches[shorty], 1990u) << "the 2000 short waits are counted";
+    EXPECT_GE(summed[shorty], 1900u) << "short waits are summed, not kept one by one";
+    // Blocked only as any thread may be (a page read from the disk, the
+    // start of a thread): under 3 % of its run.
+    EXPECT_LT(double(blocked_ns[spinner]) / 1e9, 0.03 * truth.wall_s.at("spinner"))
+        << "the spinner never blocks; preempted for "
+        << double(off_ns[spinner] - blocked_ns[spinner]) / 1e6 << " ms";
+
+    // A waiting thread's time on and off the CPU is its wall time, from
+    // the start of its function to its end (the stretches clipped to that:
+    // a new thread waits for a CPU before, and ends after).
+    const uint64_t period = reader.run().events[0].period;
+    for (const char *name : {"locker", "reader"}) {
+        const int tid = truth.tid.at(name);
+        const auto [start, end] = truth.span.at(name);
+        uint64_t on_ns = 0, within_ns = 0;
+        for (const analysis::Query::ThreadCost &t : q->threads())
+            if (t.tid == tid)
+                on_ns = t.cost.samples * period;
+        for (const storage::OffCpuRecord &o : reader.off_cpu()) {
+            const int64_t from = std::max(o.time_ns, start);
+            const int64_t to = std::min(o.time_ns + int64_t(o.duration_ns), end);
+            if (o.tid == tid && to > from)
+                within_ns += uint64_t(to - from);
+        }
+        const double sum = double(on_ns + within_ns) / 1e9, wall = truth.wall_s.at(name);
+        EXPECT_NEAR(sum, wall, 0.02 * wall)
+            << name << ": on the CPU " << double(on_ns) / 1e9 << " s, off " << within_ns / 1e9
+            << " s, wall " << wall << " s";
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Capture, OffCpuRecording, ::testing::Values("agent", "ring"),
+                         [](const ::testing::TestParamInfo<const char *> &i) {
+                             return std::string(i.param);
+                         });
+
+} // namespace
