@@ -6,6 +6,7 @@
 // removes exactly its cost, and the timeline's densities add up to the
 // threads' and the processors' costs.
 #include "tests/gui/model/model_test_util.h"
+#include "tests/storage/helpers.h" // tests/storage: write_off_cpu_profile
 
 #include "gui/model/cost_tree.h"
 #include "gui/model/sample_filter.h"
@@ -217,6 +218,29 @@ TEST_F(Filters, LeavingAThreadOutRemovesItsCost) {
     f.tid = 100;
     expect_like_open(*p, profile->path, f);
     EXPECT_EQ(describe(s), "without thread 101");
+}
+
+// A profile with off-CPU time (record --off-cpu): its stretches are kept
+// beside the samples, and a filter keeps both as report's does.
+struct OffCpuFilters : ProfileTest {};
+
+TEST_F(OffCpuFilters, AThreadsWaitsGoWithIt) {
+    ASSERT_NO_FATAL_FAILURE(storagetest::write_off_cpu_profile(path("off.cpcprof")));
+    ASSERT_NO_FATAL_FAILURE(load(path("off.cpcprof")));
+    const Query &q = *profile->query;
+    const int off = q.off_cpu_event();
+    ASSERT_GE(off, 0);
+    FilterStep s;
+    s.without = {{100, 101}};
+    std::atomic<bool> cancel{false};
+    std::string error;
+    ProfilePtr p = filter_profile(profile, {s}, cancel, &error);
+    ASSERT_TRUE(p) << error;
+    EXPECT_EQ(p->query->total().samples, 4u);
+    EXPECT_EQ(p->query->total().values[size_t(off)], 100'000'000u) << "thread 100's waits";
+    cpcprof::analysis::QueryFilter f;
+    f.tid = 100;
+    expect_like_open(*p, profile->path, f);
 }
 
 TEST_F(Filters, NoStepsKeepEverything) {
