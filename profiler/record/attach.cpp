@@ -450,9 +450,12 @@ struct Attach::Impl {
         return complete;
     }
 
-    // The agents' own threads (watch), known by name by their first wait,
-    // and the threads known to be the programs'.
+    // The agents' own threads (watch), known by name, and the threads
+    // known to be the programs': named otherwise at their first waits (an
+    // agent's thread names itself as it starts, but may wait before).
     std::set<pid_t> agent_tids, program_tids;
+    std::map<pid_t, int> name_looks; // blocked switches out looked at, per thread
+    static constexpr int kNameLooks = 4;
 
     void switched(const cpc_ring_record_t &r) {
         auto it = procs.find(r.pid);
@@ -468,10 +471,14 @@ struct Attach::Impl {
                                                      std::to_string(r.tid) + "/comm"));
                 if (comm == proto::kAgentThreadName) {
                     agent_tids.insert(r.tid);
+                    name_looks.erase(r.tid);
                     off_cpu->forget(r.tid);
                     return;
                 }
-                program_tids.insert(r.tid);
+                if (++name_looks[r.tid] >= kNameLooks) {
+                    program_tids.insert(r.tid);
+                    name_looks.erase(r.tid);
+                }
             }
         }
         off_cpu->switched(r.pid, r.tid, r.time, r.switch_out != 0, r.preempted != 0);
@@ -661,6 +668,7 @@ struct Attach::Impl {
             off_cpu->ended(r.tid);
             agent_tids.erase(r.tid);
             program_tids.erase(r.tid);
+            name_looks.erase(r.tid);
         }
         if (r.pid == r.tid && procs.count(r.pid) != 0 && procs[r.pid].alive &&
             procs[r.pid].said_hello)

@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 
 using namespace cpcprof::test;
@@ -102,6 +103,14 @@ TEST_P(OffCpuRecording, WaitsAreTimedWhereTheThreadsBlocked) {
         }
         off_ns[o.tid] += o.duration_ns;
     }
+    // Every waiting thread is one of the program's: the agent's own
+    // (cpcprof-drain, never in the file's threads) waits unrecorded.
+    std::set<int> known;
+    for (const auto &[name, tid] : truth.tid)
+        known.insert(tid);
+    for (const auto &[tid, ns] : off_ns)
+        EXPECT_EQ(known.count(tid), 1u)
+            << "off the CPU " << ns / 1000 << " us in thread " << tid << ", none of the program's";
     const int shorty = truth.tid.at("shorty"), spinner = truth.tid.at("spinner");
     // Each of the 2000 short sleeps is a stretch, but for the few whose
     // timer fired before the thread could go to sleep (it never left the
