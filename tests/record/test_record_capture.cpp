@@ -124,10 +124,13 @@ TEST(RecordCapture, InAContainerAStaticProgramRunsUnsampledWithOneLine) {
 }
 
 // --capture ring follows forks and execs: a dynamically linked parent
-// and the static program it execs in a fork child are both sampled.
+// and the static program it execs in a fork child are both sampled.  The
+// child runs 150 ms of CPU time: the rings are read every 50 ms at most,
+// and a child reaped before the recorder reads its fork has no pidfd to
+// keep its status (the docs say so).
 TEST(RecordCapture, RingsFollowForksAndExecs) {
     TempDir dir;
-    std::vector<std::string> cmd{SPAWN_CHILD_EXE, STATIC_EXE, "4"};
+    std::vector<std::string> cmd{SPAWN_CHILD_EXE, STATIC_EXE, "4", "150"};
     RunResult bare = run_program(dir, cmd);
     ASSERT_EQ(bare.status, 4) << bare.err;
     RunResult r = run_cpcprof(dir, recorded({"--capture", "ring", "-F", "1000"}, cmd));
