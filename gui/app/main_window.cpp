@@ -223,11 +223,25 @@ void MainWindow::showProfile(ProfilePtr profile, qint64 ms) {
     {
         QSignalBlocker block(events_);
         events_->clear();
-        for (const storage::EventInfo &e : profile_->query->events())
+        const analysis::Query &q = *profile_->query;
+        for (const storage::EventInfo &e : q.events())
             events_->addItem(QString::fromStdString(e.name));
+        if (q.off_cpu_event() >= 0)
+            events_->setItemData(q.off_cpu_event(),
+                                 tr("Time the threads spent off the CPU, on the stacks they "
+                                    "waited in"),
+                                 Qt::ToolTipRole);
+        if (q.wall_clock_event() >= 0)
+            events_->setItemData(
+                q.wall_clock_event(),
+                tr("Time on the CPU (%1) and off it: each thread's whole run")
+                    .arg(QString::fromStdString(q.events()[size_t(q.wall_clock_source())].name)),
+                Qt::ToolTipRole);
     }
-    // The sampling event (the first) drives widths until the user picks another.
-    event_ = 0;
+    // The sampling event (the first) drives widths until the user picks
+    // another; a recording of where the threads waited opens on their
+    // whole time, on the CPU and off.
+    event_ = std::max(profile_->query->wall_clock_event(), 0);
     // A new file (or the same, reloaded) starts without filters.
     loaded_ = profile_;
     steps_.clear();
@@ -242,9 +256,15 @@ void MainWindow::showProfile(ProfilePtr profile, qint64 ms) {
     showPages(profile_);
     reload_->setEnabled(true);
     setWindowTitle(tr("%1 - cpcprof-gui").arg(path));
-    statusBar()->showMessage(tr("%1: %2 samples, loaded in %3 ms")
+    const analysis::Query &q = *profile_->query;
+    QString waited;
+    if (const int off = q.off_cpu_event(); off >= 0)
+        waited =
+            tr(" and %1 s off the CPU").arg(double(q.total().values[size_t(off)]) / 1e9, 0, 'f', 3);
+    statusBar()->showMessage(tr("%1: %2 samples%3, loaded in %4 ms")
                                  .arg(path)
-                                 .arg(profile_->query->samples_kept())
+                                 .arg(q.samples_kept())
+                                 .arg(waited)
                                  .arg(ms));
     addRecent(path);
     emit profileShown();

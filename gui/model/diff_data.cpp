@@ -100,8 +100,8 @@ std::optional<analysis::ShareTest> DiffData::test(const DeltaInput &in, size_t e
     auto b = share(in.base, true, e, self), n = share(in.now, false, e, self);
     if (!b || !n)
         return std::nullopt;
-    return analysis::test_share_change(*b, comparison.base.samples, *n, comparison.now.samples,
-                                       confidence);
+    return analysis::test_share_change(*b, comparison.base.observations[e], *n,
+                                       comparison.now.observations[e], confidence);
 }
 
 double DiffData::count_change(const DeltaInput &in, size_t e, bool self) const {

@@ -25,16 +25,6 @@ std::string realtime_text(int64_t ns) {
     return buf;
 }
 
-std::string events_text(const Query &q) {
-    std::string events;
-    for (const auto &e : q.events()) {
-        events += events.empty() ? "" : ", ";
-        events += e.name + (e.sampling ? " (sampling, period " + std::to_string(e.period) + ")"
-                                       : std::string(" (counted)"));
-    }
-    return events.empty() ? "none" : events;
-}
-
 double share_of(uint64_t part, uint64_t whole) {
     return whole == 0 ? 0.0 : double(part) / double(whole);
 }
@@ -74,7 +64,7 @@ Summary make_summary(const ProfileData &profile, int event, size_t top) {
     if (std::string counters = analysis::counters_text(run); !counters.empty())
         add("counters", counters);
     add("call graph", run.call_graph + " (at most " + std::to_string(run.max_depth) + " frames)");
-    add("events", events_text(q));
+    add("events", analysis::events_text(q));
     for (const storage::ProcessRecord &p : r.processes()) {
         std::string name = p.info.argv.empty() ? p.info.exe : p.info.argv[0];
         add("process " + std::to_string(p.info.pid), name + ": " + process_end_text(p));

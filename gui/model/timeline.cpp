@@ -87,6 +87,35 @@ int64_t Timeline::time_of_bin(double b, size_t bins, TimeRange window) const {
            int64_t(std::clamp(b / double(bins), 0.0, 1.0) * double(window.to_ns - window.from_ns));
 }
 
+void Timeline::spread(int64_t start, uint64_t duration_ns, uint64_t value, TimeRange window,
+                      std::vector<uint64_t> *row, std::vector<uint64_t> *process_row) const {
+    const size_t bins = row->size();
+    const auto span = (unsigned __int128)std::max<uint64_t>(duration_ns, 1);
+    const int64_t end = start + int64_t(std::min<uint64_t>(duration_ns, INT64_MAX - start));
+    // The whole run also holds what lies past its end: in its last slice.
+    const bool whole_run = window == whole();
+    const int64_t from = std::max(start, window.from_ns);
+    const int64_t to = whole_run ? std::max(end, from + 1) : std::min(end, window.to_ns);
+    if (to <= from)
+        return;
+    uint64_t given = 0;
+    const size_t first = bin_of(from, bins, window), last = bin_of(to - 1, bins, window);
+    for (size_t b = first; b <= last; ++b) {
+        const int64_t lo = b == first ? from : time_of_bin(double(b), bins, window);
+        const int64_t hi = b == last ? to : time_of_bin(double(b + 1), bins, window);
+        // Its share of the value, the last slice the remainder (so that
+        // the slices of a stretch wholly in the window sum to its value).
+        uint64_t part = 0;
+        if (b == last && start >= window.from_ns && to >= end)
+            part = value - std::min(given, value);
+        else if (hi > lo)
+            part = uint64_t((unsigned __int128)value * uint64_t(hi - lo) / span);
+        given += part;
+        (*row)[b] = analysis::saturating_add((*row)[b], part);
+        (*process_row)[b] = analysis::saturating_add((*process_row)[b], part);
+    }
+}
+
 std::vector<std::vector<uint64_t>> Timeline::density(const Query &q, int event, size_t bins) const {
     return density(q, event, bins, whole());
 }
@@ -116,14 +145,23 @@ std::vector<std::vector<uint64_t>> Timeline::density(const Query &q, int event, 
     }
     const auto &pairs = q.stack_thread_costs();
     const size_t e = size_t(std::max(event, 0));
+    const int off_cpu = q.off_cpu_event();
     auto samples = q.kept_samples();
     for (size_t i = 0; i < samples.size(); ++i) {
         const int64_t t = samples[i].time_ns;
-        if (!whole_run && (t < window.from_ns || t >= window.to_ns))
-            continue;
         auto values = q.kept_values(i);
         uint64_t v = e < values.size() ? values[e] : 0;
         uint32_t th = pairs[samples[i].stack_thread].thread;
+        if (off_cpu >= 0 && q.kept_off_cpu(i)) {
+            // A stretch off the CPU lies over the slices it spans (a sum
+            // of short ones from the first on), in the window's part.
+            if (v != 0)
+                spread(t, values[size_t(off_cpu)], v, window, &out[thread_row[th]],
+                       &out[proc_row[th]]);
+            continue;
+        }
+        if (!whole_run && (t < window.from_ns || t >= window.to_ns))
+            continue;
         size_t b = bin_of(t, bins, window);
         out[thread_row[th]][b] = analysis::saturating_add(out[thread_row[th]][b], v);
         out[proc_row[th]][b] = analysis::saturating_add(out[proc_row[th]][b], v);

@@ -41,7 +41,10 @@ struct Timeline {
     TimeRange whole() const { return {0, duration_ns}; }
     // Per row, per slice of the window (the whole run unless given) cut
     // into bins equal slices, the sum of event's values of the row's
-    // samples in it; samples outside the window are left out.
+    // samples in it; samples outside the window are left out.  A stretch
+    // off the CPU (record --off-cpu) is no instant: its value is shared
+    // among the slices its time spans, in proportion, and only its part
+    // inside the window counts.
     std::vector<std::vector<uint64_t>> density(const analysis::Query &q, int event,
                                                size_t bins) const;
     std::vector<std::vector<uint64_t>> density(const analysis::Query &q, int event, size_t bins,
@@ -53,6 +56,11 @@ struct Timeline {
     // The start time of slice b among bins over the window.
     int64_t time_of_bin(double b, size_t bins) const { return time_of_bin(b, bins, whole()); }
     int64_t time_of_bin(double b, size_t bins, TimeRange window) const;
+
+  private:
+    // value over the slices of [start, start + duration_ns) in window.
+    void spread(int64_t start, uint64_t duration_ns, uint64_t value, TimeRange window,
+                std::vector<uint64_t> *row, std::vector<uint64_t> *process_row) const;
 };
 
 Timeline make_timeline(const analysis::Query &q);

@@ -59,10 +59,12 @@ TimelinePage::TimelinePage(QWidget *parent)
 
 void TimelinePage::setProfile(ProfilePtr loaded) {
     view_->setProfile(std::move(loaded));
+    selectionChanged();
 }
 
 void TimelinePage::setEvent(int event) {
     view_->setEvent(event);
+    selectionChanged(); // the hint says what pale bars are
 }
 
 void TimelinePage::setSteps(const std::vector<FilterStep> &steps) {
@@ -86,6 +88,8 @@ void TimelinePage::selectionChanged() {
                        ? tr("Selected: %1").arg(QString::fromStdString(describe(s)))
                        : tr("Drag across the rows to select a time range; click a row to "
                             "select its thread or processor (Ctrl: add)");
+    if (view_->showsOffCpu())
+        text += tr(". Pale: time off the CPU");
     if (view_->zoomed()) {
         FilterStep shown;
         shown.time = view_->window();

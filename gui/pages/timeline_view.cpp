@@ -162,6 +162,13 @@ int TimelineView::binX(size_t c) const {
     return plotLeft() + int(c * size_t(plotWidth()) / bins());
 }
 
+bool TimelineView::showsOffCpu() const {
+    if (!profile_ || profile_->query->off_cpu_event() < 0)
+        return false;
+    return event_ == profile_->query->off_cpu_event() ||
+           event_ == profile_->query->wall_clock_event();
+}
+
 const std::vector<std::vector<uint64_t>> &TimelineView::densities() {
     if (stale_)
         rebin();
@@ -172,6 +179,14 @@ void TimelineView::rebin() {
     stale_ = false;
     density_ = profile_ ? timeline_.density(*profile_->query, event_, bins(), window_)
                         : std::vector<std::vector<uint64_t>>{};
+    off_density_.clear();
+    if (!profile_)
+        return;
+    const analysis::Query &q = *profile_->query;
+    if (event_ == q.off_cpu_event())
+        off_density_ = density_;
+    else if (event_ == q.wall_clock_event())
+        off_density_ = timeline_.density(q, q.off_cpu_event(), bins(), window_);
 }
 
 // Whether the filters in force keep the row's thread (all of a process
@@ -291,6 +306,7 @@ void TimelineView::paintRow(QPainter &p, size_t r, uint64_t peak) const {
     const int hue = hue_of(event_);
     const int inner = kRow - 4, base = band.bottom() - 1;
     const auto &bins = density_[r];
+    const uint64_t *off = r < off_density_.size() ? off_density_[r].data() : nullptr;
     for (size_t c = 0; c < bins.size(); ++c) {
         if (bins[c] == 0)
             continue;
@@ -298,7 +314,15 @@ void TimelineView::paintRow(QPainter &p, size_t r, uint64_t peak) const {
         int h = std::max(1, int(std::lround(share * inner)));
         QColor colour = kept ? QColor::fromHsv(hue, 90 + int(165 * share), 230 - int(60 * share))
                              : QColor(190, 190, 190);
-        p.fillRect(binX(c), base - h + 1, binX(c + 1) - binX(c), h, colour);
+        // Time off the CPU: the same hue, pale, above the time on it.
+        const uint64_t waited = off ? std::min(off[c], bins[c]) : 0;
+        const int h_off = waited == bins[c] ? h : int(std::lround(double(waited) / peak * inner));
+        const int x = binX(c), w = binX(c + 1) - binX(c);
+        if (h_off > 0)
+            p.fillRect(x, base - h + 1, w, h_off,
+                       kept ? QColor::fromHsv(hue, 70, 240) : QColor(220, 220, 220));
+        if (h > h_off)
+            p.fillRect(x, base - h + 1 + h_off, w, h - h_off, colour);
     }
     p.setPen(palette().mid().color());
     p.drawLine(0, band.bottom(), width(), band.bottom());

@@ -52,6 +52,9 @@ class TimelineView : public QWidget {
     // The time shown across the plot: the whole run, or a zoom.
     TimeRange window() const { return window_; }
     bool zoomed() const { return !zooms_.empty(); }
+    // Whether the event shown has time off the CPU in it (off-cpu,
+    // wall-clock), drawn pale.
+    bool showsOffCpu() const;
     // Shows the selected range (dropping the selection), if one is
     // selected and at least a microsecond long.
     void zoomToSelection();
@@ -108,6 +111,9 @@ class TimelineView : public QWidget {
     int event_ = 0;
     std::vector<FilterStep> steps_;
     std::vector<std::vector<uint64_t>> density_;
+    // The off-CPU part of density_ (record --off-cpu), drawn pale above
+    // the time on the CPU; empty when the event has none.
+    std::vector<std::vector<uint64_t>> off_density_;
     bool stale_ = true;
     std::optional<TimeRange> range_;
     TimeRange window_;

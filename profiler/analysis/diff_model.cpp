@@ -73,8 +73,10 @@ RunInfo run_info(const Query &q, const std::string &file, const std::vector<int>
     RunInfo s;
     s.file = file;
     s.samples = q.samples_kept();
-    for (int i : map)
+    for (int i : map) {
         s.totals.push_back(q.total().values[size_t(i)]);
+        s.observations.push_back(q.observations(q.total(), size_t(i)));
+    }
     s.seconds = covered_seconds(q);
     return s;
 }
@@ -83,14 +85,17 @@ SideInfo side_info(const std::vector<ProfileRun> &runs, const std::vector<std::v
                    size_t events) {
     SideInfo s;
     s.totals.assign(events, 0);
+    s.observations.assign(events, 0);
     s.seconds = 0.0;
     for (size_t r = 0; r < runs.size(); ++r) {
         RunInfo run = run_info(*runs[r].query, runs[r].file, maps[r]);
         if (r == 0)
             s.file = run.file;
         s.samples += run.samples;
-        for (size_t e = 0; e < events; ++e)
+        for (size_t e = 0; e < events; ++e) {
             s.totals[e] += run.totals[e];
+            s.observations[e] += run.observations[e];
+        }
         s.seconds =
             s.seconds && run.seconds ? std::optional(*s.seconds + *run.seconds) : std::nullopt;
         s.runs.push_back(std::move(run));
@@ -120,6 +125,8 @@ void add_functions(const Query &q, const std::vector<int> &map, size_t run, size
             side.present = true;
             side.self.assign(events, 0);
             side.total.assign(events, 0);
+            side.self_observations.assign(events, 0);
+            side.total_observations.assign(events, 0);
             side.run_self.assign(runs * events, 0);
             side.run_total.assign(runs * events, 0);
         }
@@ -129,6 +136,8 @@ void add_functions(const Query &q, const std::vector<int> &map, size_t run, size
             const uint64_t sv = self.values[size_t(map[e])], tv = total.values[size_t(map[e])];
             side.self[e] += sv;
             side.total[e] += tv;
+            side.self_observations[e] += q.observations(self, size_t(map[e]));
+            side.total_observations[e] += q.observations(total, size_t(map[e]));
             side.run_self[run * events + e] += sv;
             side.run_total[run * events + e] += tv;
         }
@@ -179,6 +188,8 @@ Comparison compare_runs(const std::vector<ProfileRun> &base, const std::vector<P
             if (!s->present) {
                 s->self.assign(events, 0);
                 s->total.assign(events, 0);
+                s->self_observations.assign(events, 0);
+                s->total_observations.assign(events, 0);
                 s->run_self.assign(runs * events, 0);
                 s->run_total.assign(runs * events, 0);
             }

@@ -20,6 +20,9 @@ namespace cpcprof::analysis {
 struct SideCost {
     bool present = false; // a profile of the side has the function at all
     uint64_t self_samples = 0, total_samples = 0;
+    // Per common event: the observations its costs rest on
+    // (Query::observations), for the tests of a change.
+    std::vector<uint64_t> self_observations, total_observations;
     std::vector<uint64_t> self, total;
     // Per run of the side (SideInfo::runs) and common event e, at
     // [run * events + e]; 0 where that run lacks the function.
@@ -41,8 +44,9 @@ struct FunctionDiff {
 struct RunInfo {
     std::string file;
     uint64_t samples = 0;
-    std::vector<uint64_t> totals;  // per common event: the kept samples' sum
-    std::optional<double> seconds; // the time the kept samples cover; empty: unknown
+    std::vector<uint64_t> totals;       // per common event: the kept samples' sum
+    std::vector<uint64_t> observations; // per common event (Query::observations)
+    std::optional<double> seconds;      // the time the kept samples cover; empty: unknown
 };
 
 // A side: one profile, or several runs of the same build.  file, samples,

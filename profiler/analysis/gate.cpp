@@ -85,7 +85,7 @@ VarianceFloor sampling_floor(const Comparison &c, const Values &v, size_t e, Met
     for (auto [side, out] : {std::pair{&c.base, &f.base}, std::pair{&c.now, &f.now}}) {
         double samples = 0, total = 0;
         for (const RunInfo &r : side->runs) {
-            samples += double(r.samples);
+            samples += double(r.observations[e]);
             total += double(r.totals[e]);
         }
         if (samples == 0)
@@ -160,7 +160,8 @@ std::optional<Judgement> judge(const Comparison &c, const FunctionDiff &f, size_
         const SideCost &b = f.base, &n = f.now;
         const double bs = double((self ? b.self : b.total)[e]) / double(c.base.totals[e]);
         const double ns = double((self ? n.self : n.total)[e]) / double(c.now.totals[e]);
-        ShareTest t = test_share_change(bs, c.base.samples, ns, c.now.samples, o.confidence);
+        ShareTest t =
+            test_share_change(bs, c.base.observations[e], ns, c.now.observations[e], o.confidence);
         j.points = t.change * 100;
         j.low = t.low * 100;
         j.high = t.high * 100;
@@ -172,8 +173,8 @@ std::optional<Judgement> judge(const Comparison &c, const FunctionDiff &f, size_
         const size_t kb = c.base.runs.size(), kn = c.now.runs.size();
         const double bv = double((self ? f.base.self : f.base.total)[e]);
         const double nv = double((self ? f.now.self : f.now.total)[e]);
-        const uint64_t bsamples = self ? f.base.self_samples : f.base.total_samples;
-        const uint64_t nsamples = self ? f.now.self_samples : f.now.total_samples;
+        const uint64_t bsamples = (self ? f.base.self_observations : f.base.total_observations)[e];
+        const uint64_t nsamples = (self ? f.now.self_observations : f.now.total_observations)[e];
         j = poisson_change(bv / double(kb), bsamples, nv / double(kn), nsamples, scale,
                            o.confidence);
     }

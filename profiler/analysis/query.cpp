@@ -18,6 +18,7 @@
 #include "base/paths.h"
 
 #include "base/flat_map.h"
+#include "profiler/analysis/event_units.h"
 #include "storage/sample_values.h"
 #include "storage/stack_locator.h"
 
@@ -86,6 +87,7 @@ struct Query::Impl {
     std::vector<KeptSample> samples;
     std::vector<uint64_t> sample_values; // nevents per kept sample
     size_t nevents = 0;
+    std::vector<EventInfo> events;                    // the run's, then kWallClockEvent's
     std::unordered_map<int64_t, ModuleFacts> modules; // by module_id
     std::unordered_set<int64_t> modules_reached;
 
@@ -109,6 +111,8 @@ struct Query::Impl {
     Cost total;
     uint64_t kept = 0, read = 0, complete = 0, with_cpu = 0;
     int off_cpu_event = -1; // Reader::off_cpu_event()
+    int wall_event = -1;    // kWallClockEvent: wall_source's + off_cpu_event's values
+    int wall_source = -1;
     uint32_t truncated_fn = kNoFunction;
     std::vector<Cost> fself, ftotal;
     std::vector<ThreadCost> threads;
@@ -271,6 +275,16 @@ struct Query::Impl {
         sample_values.resize(sample_values.size() + (nevents - nv), 0);
     }
 
+    // A sample's or off-CPU row's value of the wall-clock event: its
+    // clock's and its off-CPU time's (one of the two is 0).
+    uint64_t wall_value(std::span<const uint64_t> values) const {
+        uint64_t v = 0;
+        for (int e : {wall_source, off_cpu_event})
+            if (e >= 0 && size_t(e) < values.size())
+                v = saturating_add(v, values[size_t(e)]);
+        return v;
+    }
+
     // Stack, thread and total costs from the (stack, thread) pairs, the
     // complete samples, "[truncated]", function costs: the Query made.
     static std::unique_ptr<Query> finish(std::unique_ptr<Impl> impl);
@@ -321,8 +335,18 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
     impl->filter = filter;
     impl->keep_samples = options.keep_samples;
     const Reader &r = *impl->reader;
-    impl->nevents = r.run().events.size();
+    impl->events = r.run().events;
     impl->off_cpu_event = r.off_cpu_event();
+    if (impl->off_cpu_event >= 0) {
+        for (size_t e = 0; e < impl->events.size(); ++e)
+            if (int(e) != impl->off_cpu_event && is_time_event(impl->events[e].name)) {
+                impl->wall_source = int(e);
+                impl->wall_event = int(impl->events.size());
+                impl->events.push_back({kWallClockEvent, 0, false});
+                break;
+            }
+    }
+    impl->nevents = impl->events.size();
     impl->total.values.assign(impl->nevents, 0);
     for (const ModuleRecord &m : r.modules()) {
         ModuleFacts &f = impl->modules[m.module_id];
@@ -376,6 +400,7 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
     };
     // A kept sample (samples 1) or off-CPU row (samples 0) into its
     // (stack, thread) pair's sums.
+    std::vector<uint64_t> wall_values; // its values with the wall-clock event's
     auto add = [&](const StoredSample &s, uint64_t samples, uint32_t stack) {
         uint64_t tkey = uint64_t(uint32_t(s.pid)) << 32 | uint32_t(s.tid);
         if (last_thread == UINT32_MAX || tkey != last_tkey) {
@@ -404,8 +429,17 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
         size_t nv = std::min(s.values.size(), q.nevents);
         for (size_t e = 0; e < nv; ++e)
             sum[1 + e] = saturating_add(sum[1 + e], s.values[e]);
+        std::span<const uint64_t> values = s.values;
+        if (q.wall_event >= 0) {
+            wall_values.assign(s.values.begin(), s.values.end());
+            wall_values.resize(q.nevents, 0);
+            wall_values[size_t(q.wall_event)] = q.wall_value(s.values);
+            sum[1 + size_t(q.wall_event)] =
+                saturating_add(sum[1 + size_t(q.wall_event)], wall_values[size_t(q.wall_event)]);
+            values = wall_values;
+        }
         if (q.keep_samples)
-            q.keep_sample(r.since_start(s.time_ns), st, s.cpu, s.values);
+            q.keep_sample(r.since_start(s.time_ns), st, s.cpu, values);
     };
     bool ok = r.for_each_sample(
         [&](const StoredSample &s) {
@@ -425,7 +459,7 @@ std::unique_ptr<Query> Query::open(const std::string &path, const QueryFilter &f
     // Off-CPU time: its event's value, no sample; a row of no time adds
     // nothing (and would read as a sample in kept_off_cpu()).
     if (ok && q.off_cpu_event >= 0) {
-        std::vector<uint64_t> values(q.nevents, 0);
+        std::vector<uint64_t> values(r.run().events.size(), 0);
         for (const storage::OffCpuRecord &o : r.off_cpu()) {
             StoredSample s;
             s.pid = o.pid;
@@ -530,6 +564,27 @@ int Query::off_cpu_event() const {
     return impl_->off_cpu_event;
 }
 
+int Query::wall_clock_event() const {
+    return impl_->wall_event;
+}
+
+int Query::wall_clock_source() const {
+    return impl_->wall_source;
+}
+
+uint64_t Query::observations(const Cost &c, size_t e) const {
+    const Impl &q = *impl_;
+    if ((int(e) != q.off_cpu_event && int(e) != q.wall_event) || e >= c.values.size())
+        return c.samples;
+    uint64_t grain = 1'000'000;
+    for (const EventInfo &ev : q.events)
+        if (ev.sampling && ev.period != 0 && is_time_event(ev.name)) {
+            grain = ev.period;
+            break;
+        }
+    return c.values[e] / grain;
+}
+
 // The kept samples' (stack, thread) pairs, stacks and threads are renumbered
 // in the order the samples first reach them, as open() numbers them.
 std::unique_ptr<Query> Query::subset(const std::function<bool(size_t)> &keep,
@@ -543,7 +598,10 @@ std::unique_ptr<Query> Query::subset(const std::function<bool(size_t)> &keep,
     b.filter.inline_frames = a.filter.inline_frames;
     b.keep_samples = true;
     b.nevents = a.nevents;
+    b.events = a.events;
     b.off_cpu_event = a.off_cpu_event;
+    b.wall_event = a.wall_event;
+    b.wall_source = a.wall_source;
     b.modules = a.modules;
     b.read = a.read;
     b.with_cpu = a.with_cpu;
@@ -627,7 +685,7 @@ const QueryFilter &Query::filter() const {
     return impl_->filter;
 }
 const std::vector<EventInfo> &Query::events() const {
-    return impl_->reader->run().events;
+    return impl_->events;
 }
 
 int Query::event_index(const std::string &name) const {
@@ -856,6 +914,26 @@ std::vector<Query::LineCost> Query::line_costs() const {
     for (size_t k = 0; k < out.size(); ++k)
         out[k].total = std::move(totals[k]);
     return out;
+}
+
+std::string events_text(const Query &q) {
+    std::string out;
+    const std::vector<EventInfo> &events = q.events();
+    for (size_t i = 0; i < events.size(); ++i) {
+        const EventInfo &e = events[i];
+        out += out.empty() ? "" : ", ";
+        out += e.name;
+        if (e.sampling)
+            out += " (sampling, period " + std::to_string(e.period) + ")";
+        else if (int(i) == q.off_cpu_event())
+            out += " (time off the CPU)";
+        else if (int(i) == q.wall_clock_event())
+            out += " (" + events[size_t(q.wall_clock_source())].name + " + " +
+                   events[size_t(q.off_cpu_event())].name + ")";
+        else
+            out += " (counted)";
+    }
+    return out.empty() ? "none" : out;
 }
 
 } // namespace cpcprof::analysis

@@ -16,7 +16,10 @@
 // when it recurses.  Off-CPU time (record --off-cpu) is one more event,
 // kOffCpuEvent, last: each stretch a thread spent off the CPU adds its
 // duration to that event's value on the stack it blocked in, and counts
-// as no sample.
+// as no sample.  A run with off-CPU time and a CPU clock (cpu-clock or
+// task-clock) has a wall-clock event too, kWallClockEvent, after the
+// file's: each sample's clock value plus each stretch's off-CPU time, so
+// that a thread's wall-clock cost is its whole run, on the CPU and off.
 //
 //   std::string error;
 //   auto q = Query::open("out.cpcprof", {}, &error);
@@ -134,6 +137,10 @@ class TooLarge : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The event Query adds to a run with off-CPU time and a CPU clock: on-
+// and off-CPU time summed per stack.
+inline constexpr const char *kWallClockEvent = "wall-clock";
+
 class Query {
   public:
     // nullptr with *error = "PATH: reason" when the file is refused or a
@@ -146,12 +153,26 @@ class Query {
 
     const Reader &reader() const;
     const QueryFilter &filter() const;
+    // The run's events (RunInfo::events), then kWallClockEvent where the
+    // run has one (wall_clock_event()).
     const std::vector<EventInfo> &events() const;
     // The index in events() of off-CPU time (storage::kOffCpuEvent, ns),
     // -1 when the run did not record it.  Off-CPU time adds to that
     // event's values and to no Cost::samples: a stack's off-CPU time is
     // where its threads waited, not sampled.
     int off_cpu_event() const;
+    // The index in events() of kWallClockEvent, -1 when the run has no
+    // off-CPU time or no CPU clock; wall_clock_source() the clock's.
+    int wall_clock_event() const;
+    int wall_clock_source() const;
+    // How many observations cost c's value of event e rests on, for the
+    // tests that tell a change from noise (share_test.h): its samples for
+    // a sampled event; for off-CPU and wall-clock time, which are timed
+    // rather than sampled, the samples a clock at the run's rate would
+    // have taken in that time (the value / the CPU clock's period, or
+    // 1 ms without one), so that a wait is as certain as the same time
+    // on the CPU.
+    uint64_t observations(const Cost &c, size_t e) const;
     // The event named name (exact, then case-insensitive); -1 if none.
     int event_index(const std::string &name) const;
 
@@ -349,5 +370,10 @@ class CallTree {
     explicit CallTree(std::vector<Node> nodes) : nodes_(std::move(nodes)) {}
     std::vector<Node> nodes_;
 };
+
+// The run's events as report's header and the viewer's summary name
+// them: "cpu-clock (sampling, period 1000000), page-faults (counted),
+// off-cpu (time off the CPU), wall-clock (cpu-clock + off-cpu)"; "none".
+std::string events_text(const Query &q);
 
 } // namespace cpcprof::analysis

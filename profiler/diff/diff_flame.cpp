@@ -97,7 +97,8 @@ void Renderer::layout() {
     analysis::FlameLayout l = analysis::lay_out_flame(
         paths_,
         {.zoom = 0, .order = analysis::SiblingOrder::Given, .min_share = kMinFramePx / kWidth});
-    const uint64_t base_samples = in_.base.samples_kept(), new_samples = in_.now.samples_kept();
+    const uint64_t base_samples = in_.base.observations(in_.base.total(), size_t(in_.base_event));
+    const uint64_t new_samples = in_.now.observations(in_.now.total(), size_t(in_.new_event));
     for (const analysis::FlamePlace &p : l.places) {
         Frame f{p.node, double(p.x) / all, double(p.width) / all, int(p.depth), 0, {}};
         double before = share(true, p.node, true), after = share(false, p.node, true);

@@ -172,13 +172,7 @@ std::string text_header(const ReportContext &c) {
     const storage::RunInfo &run = q.reader().run();
     std::string out = "# file: " + c.options.file + "\n";
     out += "# command: " + analysis::shell_words(run.command) + "\n";
-    std::string events;
-    for (const auto &e : q.events()) {
-        events += events.empty() ? "" : ", ";
-        events += e.name + (e.sampling ? " (sampling, period " + std::to_string(e.period) + ")"
-                                       : std::string(" (counted)"));
-    }
-    out += "# events: " + (events.empty() ? std::string("none") : events) + "\n";
+    out += "# events: " + analysis::events_text(q) + "\n";
     storage::Accounting acc = q.reader().accounting_total();
     out += "# samples: " + std::to_string(q.samples_kept()) + " kept / " +
            std::to_string(q.samples_read()) + " stored, " + std::to_string(acc.dropped) +

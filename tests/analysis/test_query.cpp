@@ -470,3 +470,77 @@ TEST_F(QueryOffCpuTest, KeptWaitsAreToldFromSamplesAndSubsetsCountBoth) {
     EXPECT_EQ(main_thread->total().samples, 4u);
     EXPECT_EQ(main_thread->total().values[2], 100 * kMs);
 }
+
+// Wall-clock time: the CPU clock's samples and the waits on one event, so
+// that a thread's cost is its whole run.
+TEST_F(QueryOffCpuTest, WallClockIsTheClocksSamplesPlusTheWaitsPerStack) {
+    QueryOptions keep;
+    keep.keep_samples = true;
+    auto q = open({}, keep);
+    ASSERT_TRUE(q);
+    ASSERT_EQ(q->wall_clock_event(), 3);
+    EXPECT_EQ(q->wall_clock_source(), 0);
+    ASSERT_EQ(q->events().size(), 4u);
+    EXPECT_EQ(q->events()[3].name, kWallClockEvent);
+    EXPECT_EQ(events_text(*q), "cpu-clock (sampling, period 1000000), page-faults (counted), "
+                               "off-cpu (time off the CPU), wall-clock (cpu-clock + off-cpu)");
+    EXPECT_EQ(q->total().values[3], 4 * kMs + 107 * kMs + 700'000);
+    EXPECT_EQ(q->total().samples, 4u);
+    // main: 4 ms computing, 100 ms waiting under it.
+    EXPECT_EQ(q->function_total()[fn(*q, "main")].values[3], 104 * kMs);
+    EXPECT_EQ(q->function_self()[fn(*q, "compute")].values[3], 4 * kMs);
+    EXPECT_EQ(q->function_self()[fn(*q, "wait_input")].values[3], 102 * kMs);
+    for (const Query::ThreadCost &t : q->threads())
+        EXPECT_EQ(t.cost.values[3], t.tid == 101 ? 7 * kMs + 700'000 : 104 * kMs) << t.tid;
+    // Each kept entry carries its own: a sample its period, a wait its time.
+    uint64_t sum = 0;
+    for (size_t i = 0; i < q->kept_samples().size(); ++i) {
+        std::span<const uint64_t> v = q->kept_values(i);
+        ASSERT_EQ(v.size(), 4u);
+        EXPECT_EQ(v[3], v[0] + v[2]) << i;
+        sum += v[3];
+    }
+    EXPECT_EQ(sum, q->total().values[3]);
+    auto worker = q->subset(
+        [&](size_t i) {
+            const auto &st = q->stack_thread_costs()[q->kept_samples()[i].stack_thread];
+            return q->threads()[st.thread].tid == 101;
+        },
+        {});
+    ASSERT_TRUE(worker);
+    EXPECT_EQ(worker->wall_clock_event(), 3);
+    EXPECT_EQ(worker->total().values[3], 7 * kMs + 700'000);
+    EXPECT_EQ(worker->event_index("wall-clock"), 3);
+}
+
+// Without off-CPU time, or without a clock to add it to, there is none.
+TEST_F(QueryOffCpuTest, NoWallClockWithoutBothTimes) {
+    std::string error;
+    const std::string plain = path("plain.cpcprof");
+    write_profile(plain, 20);
+    auto q = Query::open(plain, {}, &error);
+    ASSERT_TRUE(q) << error;
+    EXPECT_EQ(q->wall_clock_event(), -1);
+    EXPECT_EQ(q->events().size(), q->reader().run().events.size());
+
+    const std::string faults = path("faults.cpcprof");
+    {
+        auto w = Writer::create(faults, &error);
+        ASSERT_TRUE(w) << error;
+        RunInfo run = test_run();
+        run.events = {{"page-faults", 100, true}, {kOffCpuEvent, 0, false}};
+        w->begin_run(run);
+        w->add_process({100, 1, {"./prog"}, "/opt/prog", kStartMono});
+        w->add_thread({100, 100, "prog"});
+        const int64_t ms = 1'000'000;
+        const std::vector<uint64_t> stack = {0x401000}, values = {100, 0};
+        w->add_sample({100, 100, kStartMono + ms, true, stack, values});
+        w->add_off_cpu({100, 100, kStartMono + 2 * ms, 3 * ms, 1, false, true, stack});
+        ASSERT_TRUE(w->finish(kStartMono + 10 * ms, &error)) << error;
+    }
+    q = Query::open(faults, {}, &error);
+    ASSERT_TRUE(q) << error;
+    EXPECT_EQ(q->off_cpu_event(), 1);
+    EXPECT_EQ(q->wall_clock_event(), -1) << "page faults and time do not add up";
+    EXPECT_EQ(q->events().size(), 2u);
+}

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -55,6 +56,12 @@ struct Variant {
     std::string prog = "/home/ci/build/prog"; // the known profile's is /opt/prog
     std::vector<Stack> stacks;
     int64_t end_ms = 200;
+    // Off-CPU time (record --off-cpu), when any: a wait of ms on stack.
+    struct Wait {
+        std::vector<uint64_t> frames;
+        int64_t ms = 0;
+    };
+    std::vector<Wait> waits;
 };
 
 const std::vector<uint64_t> kSquare = {kProg + 0x2004, kProg + 0x1010};
@@ -71,6 +78,8 @@ void write_variant(const std::string &file, const Variant &v) {
     ASSERT_TRUE(w) << error;
     RunInfo run = test_run();
     run.events = v.events;
+    if (!v.waits.empty())
+        run.events.push_back({kOffCpuEvent, 0, false});
     w->begin_run(run);
     w->add_process({100, 1, {"./prog"}, v.prog, kStartMono});
     w->add_thread({100, 100, "prog"});
@@ -80,12 +89,15 @@ void write_variant(const std::string &file, const Variant &v) {
     uint64_t n = 0;
     for (const Stack &s : v.stacks)
         for (int i = 0; i < s.count; ++i, ++n) {
-            std::vector<uint64_t> values(v.events.size(), 0);
+            std::vector<uint64_t> values(run.events.size(), 0);
             values[0] = v.events[0].period;
             if (values.size() > 1)
                 values[1] = s.faults;
             w->add_sample({100, 100, kStartMono + ms++ * 1'000'000, true, s.frames, values});
         }
+    for (const Variant::Wait &wait : v.waits)
+        w->add_off_cpu({100, 100, kStartMono + ms++ * 1'000'000, uint64_t(wait.ms) * 1'000'000, 1,
+                        false, true, wait.frames});
     w->add_accounting(100, {n, n, 0});
     ASSERT_TRUE(w->finish(kStartMono + v.end_ms * 1'000'000, &error)) << error;
 
@@ -383,6 +395,45 @@ TEST_F(DiffTest, FailAboveIsTheGate) {
     EXPECT_LT(rc["p_value"].get<double>(), 0.01);
     EXPECT_LT(rc["low"].get<double>(), recurse);
     EXPECT_GT(rc["high"].get<double>(), recurse);
+}
+
+// Off-CPU time is gated like any event, and judged by the time it covers
+// (as many observations as a 1 ms clock would take in it), not by the
+// run's few CPU samples: helper's waits 1,000 of 2,000 ms -> 1,500 of
+// 2,500 ms (+10 points, 99 % interval +- 3.8) gate; 1,000 -> 1,020 ms
+// (+0.5) is noise.  Judged by the 20 CPU samples a side, neither would.
+TEST_F(DiffTest, OffCpuTimeIsGatedByTheTimeItCovers) {
+    auto waiting = [](int64_t helper_ms) {
+        Variant v = new_variant();
+        v.end_ms = 3000;
+        v.waits = {{kHelper, helper_ms}, {kTpl, 500}, {kTpl, 500}};
+        return v;
+    };
+    std::string base_waits = dir.file("waits-base.cpcprof");
+    std::string more_waits = dir.file("waits-more.cpcprof");
+    std::string same_waits = dir.file("waits-same.cpcprof");
+    write_variant(base_waits, waiting(1000));
+    write_variant(more_waits, waiting(1500));
+    write_variant(same_waits, waiting(1020));
+    RunResult r = diff({base_waits, more_waits, "--event", "off-cpu", "--fail-above", "5"});
+    EXPECT_EQ(r.status, 3) << r.err << r.out;
+    EXPECT_NE(r.err.find("helper"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("off-cpu"), std::string::npos) << r.err;
+    json doc = diff_json({base_waits, more_waits, "--event", "off-cpu", "--fail-above", "5"}, 3);
+    ASSERT_EQ(doc["regressions"].size(), 1u) << doc.dump();
+    const json &g = doc["regressions"][0];
+    EXPECT_EQ(g["function"], "helper");
+    EXPECT_NEAR(g["self_points"].get<double>(), 10, 1e-6);
+    const double half = 2.576 * std::sqrt(0.5 * 0.5 / 2000 + 0.6 * 0.4 / 2500) * 100;
+    EXPECT_NEAR(g["low"].get<double>(), 10 - half, 1e-3);
+    EXPECT_NEAR(g["high"].get<double>(), 10 + half, 1e-3);
+    r = diff({base_waits, same_waits, "--event", "off-cpu", "--fail-above", "0"});
+    EXPECT_EQ(r.status, 0) << r.err << r.out;
+    // Wall-clock time, the CPU's and the waits' (20 ms + 2,000 -> 2,520 ms
+    // of the program): helper 1,001 -> 1,501 of them.
+    r = diff({base_waits, more_waits, "--event", "wall-clock", "--fail-above", "5"});
+    EXPECT_EQ(r.status, 3) << r.err << r.out;
+    EXPECT_NE(r.err.find("helper"), std::string::npos) << r.err;
 }
 
 TEST_F(DiffTest, EventChoosesWhatTheGateWatches) {

@@ -144,6 +144,16 @@ TEST_P(OffCpuRecording, WaitsAreTimedWhereTheThreadsBlocked) {
         EXPECT_NEAR(sum, wall, 0.02 * wall)
             << name << ": on the CPU " << double(on_ns) / 1e9 << " s, off " << within_ns / 1e9
             << " s, wall " << wall << " s";
+        // What report --event wall-clock --by thread says: the same, with
+        // the thread's waits for a CPU before its function and after.
+        const int wall_event = q->wall_clock_event();
+        ASSERT_GE(wall_event, 0);
+        for (const analysis::Query::ThreadCost &t : q->threads())
+            if (t.tid == tid) {
+                const double reported = double(t.cost.values[size_t(wall_event)]) / 1e9;
+                EXPECT_NEAR(reported, wall, 0.05 * wall)
+                    << name << ": wall-clock " << reported << " s, wall " << wall << " s";
+            }
     }
 }
 

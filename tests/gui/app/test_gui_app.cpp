@@ -12,6 +12,7 @@
 #include "gui/pages/hotspots_page.h"
 #include "gui/pages/summary_page.h"
 #include "gui/pages/tree_page.h"
+#include "tests/storage/helpers.h" // write_off_cpu_profile
 
 #include <QApplication>
 #include <QComboBox>
@@ -28,6 +29,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
@@ -167,6 +169,49 @@ TEST(GuiApp, EventSelectorDrivesFlameGraphWidths) {
     QTest::keyClick(events, Qt::Key_Up);
     ASSERT_EQ(w.event(), 0);
     EXPECT_NEAR(width_of("make_list"), cpu, 0.002);
+}
+
+// A recording of where the threads waited opens on wall-clock time, the
+// CPU's and the waits', and says what each event is; the user can still
+// pick the waits alone or the CPU alone.
+TEST(GuiApp, AnOffCpuProfileOpensOnWallClockTime) {
+    TempDir dir;
+    const std::string file = dir.file("off.cpcprof");
+    ASSERT_NO_FATAL_FAILURE(storagetest::write_off_cpu_profile(file));
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, file));
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    QComboBox *events = w.eventSelector();
+    ASSERT_EQ(events->count(), 4);
+    EXPECT_EQ(events->itemText(2).toStdString(), "off-cpu");
+    EXPECT_EQ(events->itemText(3).toStdString(), "wall-clock");
+    EXPECT_EQ(w.event(), 3);
+    EXPECT_EQ(events->currentText().toStdString(), "wall-clock");
+    EXPECT_NE(events->itemData(3, Qt::ToolTipRole).toString().toStdString().find("cpu-clock"),
+              std::string::npos);
+    EXPECT_FALSE(events->itemData(2, Qt::ToolTipRole).toString().isEmpty());
+    EXPECT_NE(
+        w.statusBar()->currentMessage().toStdString().find("4 samples and 0.108 s off the CPU"),
+        std::string::npos)
+        << w.statusBar()->currentMessage().toStdString();
+    gui::FlameCanvas *canvas = w.flameGraph()->canvas();
+    auto width_of = [&](const std::string &fn) {
+        double wsum = 0;
+        for (const gui::FlameFrame &f : canvas->layout().frames)
+            if (function_of(*canvas, f).name == fn)
+                wsum += f.width;
+        return wsum / double(canvas->width());
+    };
+    // main: 4 ms of CPU and 100 ms of waits of the run's 111.7 ms.
+    EXPECT_NEAR(width_of("main"), 104.0 / 111.7, 0.002);
+    EXPECT_NEAR(width_of("compute"), 4.0 / 111.7, 0.002);
+    events->setFocus();
+    QTest::keyClick(events, Qt::Key_Up); // the waits alone
+    ASSERT_EQ(w.event(), 2);
+    EXPECT_NEAR(width_of("main"), 100.0 / 107.7, 0.002);
+    EXPECT_EQ(width_of("compute"), 0.0);
 }
 
 void write_file(const std::string &path, const std::string &bytes) {

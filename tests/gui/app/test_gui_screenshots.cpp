@@ -17,6 +17,7 @@
 #include "gui/pages/timeline_page.h"
 
 #include <QCheckBox>
+#include <QColor>
 #include <QDir>
 #include <QFileInfo>
 #include <QGuiApplication>
@@ -400,6 +401,102 @@ TEST(GuiScreenshots, RecordDialog) {
     Ink ink = ink_of(img);
     EXPECT_GT(ink.colours, 4);
     EXPECT_GT(ink.inked, 0.01);
+}
+
+} // namespace
+} // namespace cpcprof::test
+
+namespace cpcprof::test {
+namespace {
+
+// A real recording of where the threads wait (record --off-cpu of the
+// record tests' waiter): the flame graph opens on wall-clock time, each
+// waiting function as wide as its share of it, and the timeline draws the
+// waits over the time they took, so that a thread that waits a whole run
+// is a band, not a few spikes.
+TEST(GuiScreenshots, WallClockFlameGraphAndTimeline) {
+    if (QGuiApplication::platformName() != "xcb")
+        GTEST_SKIP() << "screenshots need an X display (run under xvfb-run; Debian package "
+                        "xvfb); platform here: "
+                     << QGuiApplication::platformName().toStdString();
+    SKIP_WITHOUT_DEMO_RECORDING();
+    ASSERT_TRUE(QDir().mkpath(SCREENSHOT_DIR));
+    TempDir dir;
+    RunResult r = cpcprof(dir, {"record", "--off-cpu", "-o", "waits.cpcprof", "--", WAITER_EXE});
+    ASSERT_EQ(r.status, 0) << r.err;
+    MainWindow w;
+    w.resize(1200, 700);
+    w.show();
+    w.tabs()->setCurrentIndex(MainWindow::FlameTab);
+    w.openFile(QString::fromStdString(dir.file("waits.cpcprof")));
+    ASSERT_TRUE(wait_for([&] { return w.profile() != nullptr; }));
+    const analysis::Query &q = *w.profile()->query;
+    const int wall = q.wall_clock_event();
+    ASSERT_GE(wall, 0);
+    EXPECT_EQ(w.event(), wall);
+    auto shot = [&](const char *name) {
+        wait_for([] { return false; }, 300);
+        QImage img = w.grab().toImage();
+        QString path = QString(SCREENSHOT_DIR) + "/" + name + ".png";
+        EXPECT_TRUE(img.save(path)) << path.toStdString();
+        std::printf("screenshot: %s\n", qPrintable(path));
+    };
+    shot("flamegraph-wallclock");
+    gui::FlameCanvas *canvas = w.flameGraph()->canvas();
+    for (const char *fn : {"wait_sleeping", "wait_mutex", "wait_pipe", "spin_only"}) {
+        std::vector<uint32_t> ids = q.find_functions(fn);
+        ASSERT_EQ(ids.size(), 1u) << fn;
+        const double share = double(q.function_total()[ids[0]].values[size_t(wall)]) /
+                             double(q.total().values[size_t(wall)]);
+        double width = 0;
+        for (const gui::FlameFrame &f : canvas->layout().frames)
+            if (q.functions()[canvas->tree()->nodes()[f.node].function].name == fn)
+                width += f.width;
+        EXPECT_NEAR(width / double(canvas->width()), share, 0.003) << fn;
+        EXPECT_GT(share, 0.05) << fn << " is a visible part of the run";
+    }
+    w.tabs()->setCurrentIndex(MainWindow::TimelineTab);
+    shot("timeline-wallclock");
+    // The locker waits three times about 40 ms in a run of about 0.4 s:
+    // its row is filled over most of the columns up to its last wait, not
+    // only where each wait began.
+    gui::TimelineView *view = w.timelinePage()->view();
+    EXPECT_TRUE(view->showsOffCpu());
+    const gui::Timeline &t = view->timeline();
+    const auto &bins = view->densities();
+    const QImage img = view->grab().toImage();
+    // The share of a row's drawn columns whose bar is pale at its foot
+    // (time off the CPU) rather than saturated (on it).
+    auto pale_share = [&](size_t row) {
+        const int y = view->yOfRow(row) + 22 / 2 - 2;
+        int pale = 0, drawn = 0;
+        for (size_t c = 0; c < bins[row].size(); ++c)
+            if (bins[row][c] > 0) {
+                ++drawn;
+                pale += QColor(img.pixel(view->binX(c), y)).hsvSaturation() < 80 ? 1 : 0;
+            }
+        return drawn ? double(pale) / drawn : 0.0;
+    };
+    for (size_t row = 0; row < t.rows.size(); ++row) {
+        if (t.rows[row].is_thread() && t.rows[row].label.rfind("spinner", 0) == 0) {
+            EXPECT_LT(pale_share(row), 0.5) << "the spinner runs: saturated bars";
+        }
+        if (!t.rows[row].is_thread() || t.rows[row].label.rfind("locker", 0) != 0)
+            continue;
+        EXPECT_GT(pale_share(row), 0.8) << "the locker waits: pale bars";
+        size_t filled = 0, first = bins[row].size(), last = 0;
+        for (size_t c = 0; c < bins[row].size(); ++c)
+            if (bins[row][c] > 0) {
+                ++filled;
+                first = std::min(first, c);
+                last = c;
+            }
+        ASSERT_LT(first, bins[row].size());
+        EXPECT_GT(double(filled), 0.8 * double(last - first + 1))
+            << t.rows[row].label << ": " << filled << " of columns " << first << "-" << last;
+        std::printf("  %s: %zu columns of %zu-%zu drawn\n", t.rows[row].label.c_str(), filled,
+                    first, last);
+    }
 }
 
 } // namespace

@@ -243,6 +243,52 @@ TEST_F(OffCpuFilters, AThreadsWaitsGoWithIt) {
     expect_like_open(*p, profile->path, f);
 }
 
+// The timeline draws a wait over the time it took, not as an instant:
+// thread 100 waited 14-34, 40-70 and 80-130 ms into a run of 140 ms.
+TEST_F(OffCpuFilters, TheTimelineSpreadsEachWaitOverItsTime) {
+    ASSERT_NO_FATAL_FAILURE(storagetest::write_off_cpu_profile(path("off.cpcprof")));
+    ASSERT_NO_FATAL_FAILURE(load(path("off.cpcprof")));
+    const Query &q = *profile->query;
+    const int off = q.off_cpu_event(), wall = q.wall_clock_event();
+    ASSERT_GE(off, 0);
+    ASSERT_GE(wall, 0);
+    Timeline t = make_timeline(q);
+    ASSERT_EQ(t.duration_ns, 140'000'000);
+    size_t main_row = t.rows.size(), worker_row = t.rows.size();
+    for (size_t r = 0; r < t.rows.size(); ++r) {
+        if (t.rows[r].is_thread() && t.rows[r].id.tid == 100)
+            main_row = r;
+        if (t.rows[r].is_thread() && t.rows[r].id.tid == 101)
+            worker_row = r;
+    }
+    ASSERT_LT(main_row, t.rows.size());
+    ASSERT_LT(worker_row, t.rows.size());
+    constexpr uint64_t ms = 1'000'000;
+    auto bins = t.density(q, off, 14); // 10 ms each
+    const std::vector<uint64_t> waits = {0, 6 * ms,  10 * ms, 4 * ms,  10 * ms, 10 * ms, 10 * ms,
+                                         0, 10 * ms, 10 * ms, 10 * ms, 10 * ms, 10 * ms, 0};
+    EXPECT_EQ(bins[main_row], waits);
+    // The process's row is its threads' sum; every wait is there whole.
+    uint64_t worker_sum = 0, process_sum = 0;
+    for (size_t b = 0; b < 14; ++b) {
+        worker_sum += bins[worker_row][b];
+        process_sum += bins[main_row - 1][b];
+    }
+    EXPECT_EQ(worker_sum, 7 * ms + 700'000);
+    EXPECT_EQ(process_sum, 107 * ms + 700'000);
+    // Wall-clock: the 4 ms of samples at 10-13 ms beside the waits.
+    bins = t.density(q, wall, 14);
+    EXPECT_EQ(bins[main_row][1], 10 * ms);
+    EXPECT_EQ(bins[main_row][2], 10 * ms);
+    // A window holds the part of each wait inside it: 25-35 ms and 35-45 ms.
+    bins = t.density(q, off, 2, {25 * ms, 45 * ms});
+    EXPECT_EQ(bins[main_row], (std::vector<uint64_t>{9 * ms, 5 * ms}));
+    // The clock's samples are instants still: none waited.
+    bins = t.density(q, 0, 14);
+    EXPECT_EQ(bins[main_row][1], 4 * ms);
+    EXPECT_EQ(bins[main_row][2], 0u);
+}
+
 TEST_F(Filters, NoStepsKeepEverything) {
     ProfilePtr p = filtered({});
     ASSERT_TRUE(p);
