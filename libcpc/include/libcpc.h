@@ -217,6 +217,8 @@ typedef struct __cpc_ring cpc_ring_t;
     0x4 /* the kernel's part of the stack only (the user's left to CPC_RING_USER_STACK) */
 /* Not in samples: records of the threads' switches off and onto a CPU. */
 #define CPC_RING_SWITCHES 0x8
+/* A process's rings as large as whole CPUs' (8 MiB each, within the budget). */
+#define CPC_RING_LARGE 0x10
 
 typedef enum {
     CPC_RING_SAMPLE = 1, /* an overflow of the first request */

@@ -42,8 +42,8 @@ using namespace cpc;
 namespace {
 
 constexpr uint32_t kRingMagic = 0x43504352; // "CPCR"
-constexpr uint_t kAllRingFlags =
-    CPC_RING_CALLCHAIN | CPC_RING_USER_STACK | CPC_RING_KERNEL_CALLCHAIN | CPC_RING_SWITCHES;
+constexpr uint_t kAllRingFlags = CPC_RING_CALLCHAIN | CPC_RING_USER_STACK |
+                                 CPC_RING_KERNEL_CALLCHAIN | CPC_RING_SWITCHES | CPC_RING_LARGE;
 constexpr uint_t kMaxStackBytes = 65528;
 // open_group's answer when only the group's values at each sample are
 // refused (not an errno).
@@ -544,8 +544,9 @@ cpc_ring_t *cpc_ring_open(cpc_t *cpc, cpc_set_t *set, pid_t pid, const processor
     // is held up, 8 MiB (half a second of 16 KiB stack copies at 1 kHz)
     // while the rings open in this process stay within 64 MiB; 1 MiB
     // where they would not, and for a process's rings (larger ones made
-    // a process that ends at once go unread more often).
-    if (pid == -1) {
+    // a process that ends at once go unread more often) unless asked
+    // (CPC_RING_LARGE: a process whose every switch is sampled).
+    if (pid == -1 || (flags & CPC_RING_LARGE)) {
         size_t n = std::max<size_t>(1, cpu_list.size());
         size_t held = g_ring_extra.load();
         size_t room = held < kRingBudget ? kRingBudget - held : 0;

@@ -45,6 +45,10 @@ using agent::ModuleEntry;
 // The user stack copied with each sample (dwarf): perf's default is 8 KiB;
 // deeper stacks (an interpreter's) need more, and the rings carry it.
 constexpr uint_t kStackCopyBytes = 16 * 1024;
+// The stack each switch out copies (record --off-cpu where the kernel may
+// be profiled): smaller, as a switch-heavy program switches far more often
+// than it is sampled, and a blocked stack is read from its system call up.
+constexpr uint_t kSwitchStackBytes = 16 * 1024;
 
 std::string read_text(const std::string &path) {
     std::ifstream in(path, std::ios::binary);
@@ -154,6 +158,7 @@ struct Attach::Impl {
     bool system = false;        // -a: every process, on the CPUs of cpus (all if empty)
     bool dynamic = false;       // processes are added while it runs (Attach::add)
     bool watch = false;         // open_watch: the processes are the agents' to say
+    bool switch_stacks = false; // open_watch: the kernel samples each switch out's stack
     uint64_t lost_switches = 0; // switch records the kernel could not write
     // --no-children: the processes' own samples only (the rings follow
     // their children all the same; those samples are left out).
@@ -450,6 +455,29 @@ struct Attach::Impl {
         return complete;
     }
 
+    // The kernel's sample of a watched thread's stack as it switched out
+    // (switch_stacks): the user's part, for the stretch it begins.
+    void switch_stack(const cpc_ring_record_t &r, const Proc &p) {
+        if (!off_cpu || p.kernel_thread || agent_tids.count(r.tid) != 0 || r.time < p.image_ns)
+            return;
+        std::vector<uint64_t> frames;
+        bool complete = false;
+        if (r.regs != nullptr && r.stack != nullptr) {
+            complete = unwinder.unwind(r.pid, r.regs, r.regs_mask, r.stack, r.stack_size, max_depth,
+                                       &frames);
+        } else {
+            for (uint32_t i = 0; i < r.nuser_pcs; ++i)
+                frames.push_back(r.user_pcs[i]);
+        }
+        if (frames.empty())
+            return; // no user stack (a thread that never ran user code)
+        if (frames.size() > size_t(max_depth)) {
+            frames.resize(size_t(max_depth));
+            complete = false;
+        }
+        off_cpu->at_switch(r.pid, r.tid, r.time, complete, std::move(frames));
+    }
+
     // The agents' own threads (watch), known by name, and the threads
     // known to be the programs': named otherwise at their first waits (an
     // agent's thread names itself as it starts, but may wait before).
@@ -547,6 +575,10 @@ struct Attach::Impl {
         }
         if (it->second.awaiting_static)
             said_if_static(r.pid, r.time);
+        if (it->second.watched && switch_stacks && it->second.alive && it->second.said_hello) {
+            switch_stack(r, it->second);
+            return;
+        }
         if (!it->second.alive || !it->second.said_hello || it->second.watched)
             return; // a held child before its exec; a process its agent samples
         Proc &p = it->second;
@@ -1015,14 +1047,32 @@ std::unique_ptr<Attach> Attach::open_watch(const Options &o, const Plan &plan, p
     Impl &im = *a->impl_;
     im.watch = true;
     im.follow_off_cpu(o);
-    cpc_set_t *set = cpc_set_create(im.cpc);
-    g_cpc_error.clear();
+    // Where the user may profile the kernel, the kernel samples the user
+    // stack at each switch out (context-switches, every one: the stack
+    // of every stretch, however short, as perf's sched_switch gives it);
+    // elsewhere it only says when threads switch (dummy counts nothing),
+    // and the recorder reads where they wait (off_cpu.h).
+    const uint_t stack_flags = im.ring_flags & (CPC_RING_USER_STACK | CPC_RING_CALLCHAIN);
     cpc_ring_t *r = nullptr;
-    if (set != nullptr && cpc_set_add_request(im.cpc, set, "dummy", UINT64_MAX,
-                                              CPC_COUNT_USER | CPC_OVF_NOTIFY_EMT, 0, nullptr) >= 0)
-        r = cpc_ring_open(im.cpc, set, pid, nullptr, 0, CPC_RING_SWITCHES, 0);
-    if (set != nullptr)
-        cpc_set_destroy(im.cpc, set);
+    for (bool stacks : {true, false}) {
+        if (stacks && stack_flags == 0)
+            continue;
+        cpc_set_t *set = cpc_set_create(im.cpc);
+        g_cpc_error.clear();
+        const uint_t count = CPC_COUNT_USER | (stacks ? CPC_COUNT_SYSTEM : 0);
+        if (set != nullptr &&
+            cpc_set_add_request(im.cpc, set, stacks ? "context-switches" : "dummy", UINT64_MAX,
+                                count | CPC_OVF_NOTIFY_EMT, 0, nullptr) >= 0)
+            r = cpc_ring_open(im.cpc, set, pid, nullptr, 0,
+                              CPC_RING_SWITCHES | (stacks ? stack_flags | CPC_RING_LARGE : 0),
+                              stacks ? kSwitchStackBytes : 0);
+        if (set != nullptr)
+            cpc_set_destroy(im.cpc, set);
+        if (r != nullptr) {
+            im.switch_stacks = stacks;
+            break;
+        }
+    }
     if (r == nullptr) {
         *error = "cannot follow the threads' switches: " +
                  (g_cpc_error.empty() ? std::string(std::strerror(errno)) : g_cpc_error);
@@ -1042,6 +1092,10 @@ bool Attach::add(pid_t pid, const storage::ProcessInfo *hello, std::string *erro
     impl_->added.push_back(
         {pid, r, hello != nullptr ? std::optional<storage::ProcessInfo>(*hello) : std::nullopt});
     return true;
+}
+
+bool Attach::switch_stacks() const {
+    return impl_->switch_stacks;
 }
 
 std::shared_ptr<const HeldFiles> Attach::held_files() const {

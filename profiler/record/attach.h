@@ -62,6 +62,9 @@ class Attach {
     // (static), now or at its next exec.  False with *error when its
     // rings cannot be opened.
     bool add(pid_t pid, const storage::ProcessInfo *hello, std::string *error);
+    // open_watch: whether the kernel samples the stack at each switch out
+    // (the user may profile the kernel), or the recorder reads it.
+    bool switch_stacks() const;
     // record --off-cpu of processes the agent samples: a ring of pid's
     // threads' switches alone (the event dummy, cpc_ring_open's
     // CPC_RING_SWITCHES), which follows it into its threads, children and

@@ -109,6 +109,14 @@ void OffCpuTracker::switched(pid_t pid, pid_t tid, int64_t time_ns, bool out, bo
         t.out_ns = time_ns;
         t.preempted = preempted;
         t.to_read = !preempted;
+        if (t.at_switch && !preempted && t.at_switch->begin_ns <= time_ns &&
+            time_ns - t.at_switch->begin_ns <= kSwitchSampleSlackNs) {
+            // The kernel's stack at this switch: no read needed.
+            t.reading = std::move(t.at_switch);
+            t.reading->begin_ns = t.reading->end_ns = time_ns;
+            t.to_read = false;
+        }
+        t.at_switch.reset();
         return;
     }
     if (t.out_ns >= 0 && time_ns >= t.out_ns)
@@ -117,6 +125,13 @@ void OffCpuTracker::switched(pid_t pid, pid_t tid, int64_t time_ns, bool out, bo
         t.orphan_in_ns = time_ns; // its switch out not read yet (or before the rings)
     t.out_ns = -1;
     t.to_read = false;
+}
+
+void OffCpuTracker::at_switch(pid_t pid, pid_t tid, int64_t time_ns, bool complete,
+                              std::vector<uint64_t> frames) {
+    Thread &t = threads_[tid];
+    t.pid = pid;
+    t.at_switch = Reading{time_ns, time_ns, complete, std::move(frames)};
 }
 
 void OffCpuTracker::end_stretch(pid_t tid, Thread &t, int64_t in_ns) {
@@ -133,6 +148,17 @@ void OffCpuTracker::end_stretch(pid_t tid, Thread &t, int64_t in_ns) {
     }
     if (ns == 0)
         return;
+    if (ns < min_ns_ && reading && !t.preempted) {
+        Thread::StackSum &at = t.short_at[reading->frames];
+        if (at.sum.count == 0)
+            at.sum.first_ns = t.out_ns;
+        at.sum.ns += ns;
+        ++at.sum.count;
+        at.complete = reading->complete;
+        ++counts_.short_ones;
+        ++counts_.read;
+        return;
+    }
     if (ns < min_ns_) {
         Sum &s = t.preempted ? t.preempted_short : t.blocked_short;
         if (s.count == 0)
@@ -170,6 +196,18 @@ void OffCpuTracker::flush_sums(pid_t tid, Thread &t) {
         done_.push_back(std::move(st));
         *s = {};
     }
+    for (auto &[frames, at] : t.short_at) {
+        OffCpuStretch st;
+        st.pid = t.pid;
+        st.tid = tid;
+        st.time_ns = at.sum.first_ns;
+        st.duration_ns = at.sum.ns;
+        st.stretches = at.sum.count;
+        st.complete = at.complete;
+        st.frames = frames;
+        done_.push_back(std::move(st));
+    }
+    t.short_at.clear();
 }
 
 void OffCpuTracker::ended(pid_t tid) {

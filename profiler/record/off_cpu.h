@@ -25,6 +25,11 @@
 // (the kernel answers nothing for a runnable thread).  Stretches under min_ns are summed per
 // thread, not kept one by one.
 //
+// Where the user may profile the kernel, the kernel samples the stack at
+// each switch out itself (at_switch): every stretch, however short, then
+// has its stack, as perf's sched_switch tracepoint gives it, and short
+// stretches are summed per stack.
+//
 // Ordinary context (the recorder's reader thread); not thread-safe.
 #pragma once
 
@@ -73,6 +78,14 @@ class OffCpuTracker {
 
     // A switch of a thread, in time order per thread.
     void switched(pid_t pid, pid_t tid, int64_t time_ns, bool out, bool preempted);
+    // The kernel's sample of the thread's stack as it left the CPU (the
+    // event context-switches, where the user may profile the kernel),
+    // given before that switch out: the stretch it begins blocked there,
+    // however short, with no read from outside.  A sample that no switch
+    // out follows within kSwitchSampleSlackNs is no stretch's.
+    void at_switch(pid_t pid, pid_t tid, int64_t time_ns, bool complete,
+                   std::vector<uint64_t> frames);
+    static constexpr int64_t kSwitchSampleSlackNs = 1'000'000;
     // The thread ended: its last switch out never ends.
     void ended(pid_t tid);
     // The thread is none of the program's: what it had is dropped.
@@ -108,7 +121,14 @@ class OffCpuTracker {
         bool preempted = false;
         bool to_read = false; // blocked, not read yet
         std::optional<Reading> reading;
+        std::optional<Reading> at_switch; // the kernel's, for the next switch out
         Sum blocked_short, preempted_short;
+        // Short stretches whose stack is known, summed per stack.
+        struct StackSum {
+            Sum sum;
+            bool complete = false;
+        };
+        std::map<std::vector<uint64_t>, StackSum> short_at;
     };
     void end_stretch(pid_t tid, Thread &t, int64_t in_ns);
     void flush_sums(pid_t tid, Thread &t);

@@ -127,13 +127,19 @@ void print_summary(const Options &o, const Summary &s, bool size_follows) {
                  static_cast<unsigned long long>(s.stored),
                  static_cast<unsigned long long>(s.dropped), unsampled.c_str(), o.output.c_str(),
                  size.c_str(), stacks.c_str());
+    const double known =
+        s.off_cpu_ns == 0 ? 0.0 : 100.0 * double(s.off_cpu_read_ns) / double(s.off_cpu_ns);
     if (o.off_cpu)
-        std::fprintf(
-            stderr,
-            "cpcprof: off the CPU %.3f s in %llu stretches; where they waited is known "
-            "for %.1f %% of that time\n",
-            double(s.off_cpu_ns) / 1e9, static_cast<unsigned long long>(s.off_cpu_stretches),
-            s.off_cpu_ns == 0 ? 0.0 : 100.0 * double(s.off_cpu_read_ns) / double(s.off_cpu_ns));
+        std::fprintf(stderr,
+                     "cpcprof: off the CPU %.3f s in %llu stretches; where they waited is known "
+                     "for %.1f %% of that time (%s)\n",
+                     double(s.off_cpu_ns) / 1e9,
+                     static_cast<unsigned long long>(s.off_cpu_stretches), known,
+                     s.off_cpu_switch_stacks ? "the kernel's stack at each switch"
+                     : known >= 90           ? "read while they waited"
+                                   : "read while they waited; a wait too short to read needs the "
+                                     "kernel's stack at each switch: root, CAP_PERFMON or "
+                                     "kernel.perf_event_paranoid 1 or less");
 }
 
 // Said even with -q: the profile lacks samples and nothing else shows it.
@@ -451,7 +457,7 @@ int record_main(const std::vector<std::string> &args) {
     reserve.hold(o->output, kEndReserveBytes); // best effort: the count may still fit
     Session session(*writer, *target, o->output, reserve);
     if (o->off_cpu)
-        session.set_off_cpu();
+        session.set_off_cpu(fallback && fallback->switch_stacks());
     if (static_exe)
         session.target_unsampled();
     if (plan->kernel)

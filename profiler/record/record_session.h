@@ -54,6 +54,9 @@ struct Summary {
     // --off-cpu: stretches stored (counting those summed), their time, and
     // the part of it whose stack was read.
     uint64_t off_cpu_stretches = 0, off_cpu_ns = 0, off_cpu_read_ns = 0;
+    // How where they waited was known: the kernel's stack at each switch,
+    // or reads while the threads waited.
+    bool off_cpu_switch_stacks = false;
 };
 
 class Session {
@@ -95,7 +98,10 @@ class Session {
     }
     // The run records off-CPU time: its last event is off-cpu, which
     // every sample carries as 0, and off_cpu messages are stored.
-    void set_off_cpu() { off_cpu_ = true; }
+    void set_off_cpu(bool switch_stacks = false) {
+        off_cpu_ = true;
+        sum_.off_cpu_switch_stacks = switch_stacks;
+    }
     // Runs until the target and every recorded process are gone.
     Summary run();
 

@@ -339,6 +339,46 @@ TEST_F(Ring, AReaderHeldUpAQuarterSecondLosesNothing) {
     EXPECT_GE(double(seen.samples), 0.5 * user_ms) << "one sample per ms of user CPU time";
 }
 
+// A process's rings hold 1 MiB per CPU unless asked large: a reader held
+// up while 300 ms of 16 KiB stack copies come (some 4.7 MiB) loses
+// records with the small ones and none with CPC_RING_LARGE (8 MiB per
+// CPU, as whole CPUs get), which a process sampled at each switch needs.
+TEST_F(Ring, AProcessRingAskedLargeHoldsWhatAWholeCpusDoes) {
+#if !defined(__x86_64__)
+    GTEST_SKIP() << "user stacks are sampled on x86-64 only";
+#endif
+    if (geteuid() != 0)
+        GTEST_SKIP() << "rings of several MiB need more locked memory than perf_event_mlock_kb "
+                        "grants a user who is not root";
+    add_clock();
+    for (bool large : {false, true}) {
+        ChildPlan plan;
+        plan.ms = 300;
+        Child c = start_child(plan);
+        cpc_ring_t *ring = cpc_ring_open(cpc_, set_, c.pid, nullptr, 0,
+                                         CPC_RING_USER_STACK | (large ? CPC_RING_LARGE : 0), 16384);
+        ASSERT_NE(ring, nullptr) << std::strerror(errno);
+        let_go(c);
+        int st = 0;
+        rusage ru{};
+        ASSERT_EQ(wait4(c.pid, &st, 0, &ru), c.pid);
+        Seen seen;
+        cpc_ring_read(ring, &seen, collect);
+        cpc_ring_close(ring);
+        EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+        const double user_ms = double(ru.ru_utime.tv_sec) * 1e3 + double(ru.ru_utime.tv_usec) / 1e3;
+        const std::string counts = std::to_string(seen.samples) + " samples kept, " +
+                                   std::to_string(seen.lost) + " lost, of " +
+                                   std::to_string(user_ms) + " ms of user CPU time";
+        if (large) {
+            EXPECT_EQ(seen.lost, 0u) << counts;
+            EXPECT_GE(double(seen.samples), 0.5 * user_ms) << counts;
+        } else {
+            EXPECT_GT(seen.lost, 0u) << "1 MiB per CPU: " << counts;
+        }
+    }
+}
+
 // A process that ends while its rings open: the CPUs whose groups never
 // opened have no ring, and waiting on or reading the others is safe.
 // (The reader faulted on such a CPU's missing ring, most often with

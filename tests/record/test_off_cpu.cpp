@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace {
@@ -66,6 +67,77 @@ TEST(OffCpuTracker, AStretchReadWhileTheThreadWaitedHasItsStack) {
     EXPECT_EQ(k.t.counts().read, 1u);
 }
 
+// Where the kernel samples each switch out (at_switch, just before the
+// switch record), every stretch has that stack with no read from outside,
+// and short ones are summed per stack instead of into one unknown sum.
+TEST(OffCpuTracker, TheKernelsStackAtASwitchNamesEvenAShortWait) {
+    Tracker k;
+    const std::vector<uint64_t> a = {0xa1, 0xa0}, b = {0xb1, 0xb0};
+    int64_t t = 1 * kMs;
+    for (int i = 0; i < 6; ++i) { // 200 us waits: three at a, three at b
+        k.t.at_switch(10, 11, t - 2'000, i % 2 == 0, i < 3 ? a : b);
+        k.t.switched(10, 11, t, true, false);
+        k.t.look();
+        k.t.switched(10, 11, t + 200'000, false, false);
+        t += 500'000;
+    }
+    // A long one: its stack too, still unread.
+    k.t.at_switch(10, 11, t - 1'000, true, b);
+    k.t.switched(10, 11, t, true, false);
+    k.now = t + kMs;
+    k.t.look();
+    k.t.switched(10, 11, t + 5 * kMs, false, false);
+    EXPECT_EQ(k.reads, 0) << "the kernel's stack needs no read";
+    std::vector<OffCpuStretch> s = k.t.take(true);
+    ASSERT_EQ(s.size(), 3u);
+    std::map<std::vector<uint64_t>, std::pair<uint64_t, uint64_t>> by_stack; // ns, stretches
+    for (const OffCpuStretch &st : s) {
+        EXPECT_FALSE(st.preempted);
+        by_stack[st.frames].first += st.duration_ns;
+        by_stack[st.frames].second += st.stretches;
+    }
+    EXPECT_EQ(by_stack[a], (std::pair<uint64_t, uint64_t>{600'000, 3}));
+    EXPECT_EQ(by_stack[b], (std::pair<uint64_t, uint64_t>{600'000 + 5 * kMs, 4}));
+    EXPECT_EQ(k.t.counts().read, 7u);
+    EXPECT_EQ(k.t.counts().short_ones, 6u);
+}
+
+// A short wait whose read fell inside it keeps the stack read, summed
+// with the others at that stack.
+TEST(OffCpuTracker, AShortWaitReadInTimeKeepsItsStack) {
+    Tracker k;
+    k.t.switched(10, 11, 1 * kMs, true, false);
+    k.now = 1 * kMs + 100'000;
+    k.t.look(); // 1.1 - 1.2 ms
+    k.t.switched(10, 11, 1 * kMs + 400'000, false, false);
+    std::vector<OffCpuStretch> s = k.t.take();
+    ASSERT_EQ(s.size(), 1u);
+    EXPECT_EQ(s[0].duration_ns, 400'000u);
+    EXPECT_EQ(s[0].stretches, 1u);
+    EXPECT_EQ(s[0].frames, (std::vector<uint64_t>{0x100b, 0x2000}));
+}
+
+// A sample older than the slack before the switch out, or one before a
+// preemption, is no stretch's: the stretch is read from outside as before.
+TEST(OffCpuTracker, AKernelStackTooOldOrBeforeAPreemptionIsNotUsed) {
+    Tracker k;
+    const std::vector<uint64_t> a = {0xa1, 0xa0};
+    k.t.at_switch(10, 11, 1 * kMs, true, a);
+    k.t.switched(10, 11, 1 * kMs + OffCpuTracker::kSwitchSampleSlackNs + 1, true, false);
+    k.now = 4 * kMs;
+    k.t.look();
+    k.t.switched(10, 11, 6 * kMs, false, false);
+    k.t.at_switch(10, 11, 7 * kMs, true, a);
+    k.t.switched(10, 11, 7 * kMs + 1'000, true, true); // preempted
+    k.t.switched(10, 11, 9 * kMs, false, false);
+    std::vector<OffCpuStretch> s = k.t.take();
+    ASSERT_EQ(s.size(), 2u);
+    EXPECT_EQ(k.reads, 1);
+    EXPECT_EQ(s[0].frames, (std::vector<uint64_t>{0x100b, 0x2000})) << "read, not the old sample";
+    EXPECT_TRUE(s[1].preempted);
+    EXPECT_TRUE(s[1].frames.empty());
+}
+
 TEST(OffCpuTracker, AReadTheThreadOutranLendsItsStackToNoStretch) {
     Tracker k;
     // The read ends at 5.1 ms; the thread was back at 5.05 ms and off again
@@ -104,6 +176,7 @@ TEST(OffCpuTracker, AReadDuringALaterStretchIsThatStretchs) {
 
 TEST(OffCpuTracker, ShortStretchesAreSummedPerThreadAndKind) {
     Tracker k;
+    k.read_ns = 300'000; // longer than the waits: none is read in time
     int64_t at = 0;
     for (int i = 0; i < 5; ++i) { // 0.2 ms blocked each
         k.t.switched(10, 11, at, true, false);
