@@ -17,6 +17,11 @@
  *       perf_event_open; exits 77 (a skip), saying why, where it does not
  *       (perf_event_paranoid 2 or lower lets any user count its own
  *       threads) or where this is not root.
+ *   refuse_perf user COMMAND [ARGS...]
+ *       as root, becomes nobody and execs COMMAND where that user may
+ *       count its own threads but not the kernel (perf_event_paranoid 2):
+ *       a user's profiler without privilege.  Exits 77, saying why, where
+ *       this is not root or the user may not count at all.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -78,7 +83,22 @@ static int read_paranoid(void) {
     return v;
 }
 
-static void become_nobody(void) {
+// Whether this process may count its own user-mode time.
+static int may_count_itself(void) {
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.disabled = 1;
+    a.exclude_kernel = 1;
+    long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+    if (fd >= 0)
+        close((int)fd);
+    return fd >= 0;
+}
+
+static void become_nobody(int want_perf) {
     if (geteuid() != 0) {
         printf("refuse_perf: not root, cannot become another user: skipped\n");
         exit(kSkip);
@@ -88,15 +108,14 @@ static void become_nobody(void) {
         die("getpwnam(nobody)");
     if (setgroups(0, NULL) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
         die("becoming nobody");
-    struct perf_event_attr a;
-    memset(&a, 0, sizeof a);
-    a.size = sizeof a;
-    a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.disabled = 1;
-    a.exclude_kernel = 1;
-    long fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-    if (fd >= 0) {
+    const int may = may_count_itself();
+    if (want_perf && !may) {
+        printf("refuse_perf: perf_event_paranoid is %d here, which refuses an unprivileged "
+               "user perf_event_open: skipped\n",
+               read_paranoid());
+        exit(kSkip);
+    }
+    if (!want_perf && may) {
         printf("refuse_perf: perf_event_paranoid is %d here, which lets an unprivileged user "
                "count its own threads (Debian's default is 3, Ubuntu's 4): skipped\n",
                read_paranoid());
@@ -107,15 +126,15 @@ static void become_nobody(void) {
 int main(int argc, char **argv) {
     if (argc < 3 ||
         (strcmp(argv[1], "seccomp") != 0 && strcmp(argv[1], "seccomp-kill-readv") != 0 &&
-         strcmp(argv[1], "unprivileged") != 0)) {
-        fprintf(stderr,
-                "usage: refuse_perf seccomp|seccomp-kill-readv|unprivileged COMMAND [ARGS...]\n");
+         strcmp(argv[1], "unprivileged") != 0 && strcmp(argv[1], "user") != 0)) {
+        fprintf(stderr, "usage: refuse_perf seccomp|seccomp-kill-readv|unprivileged|user "
+                        "COMMAND [ARGS...]\n");
         return 2;
     }
     if (strcmp(argv[1], "seccomp") == 0 || strcmp(argv[1], "seccomp-kill-readv") == 0)
         refuse_with_seccomp(strcmp(argv[1], "seccomp-kill-readv") == 0);
     else
-        become_nobody();
+        become_nobody(strcmp(argv[1], "user") == 0);
     fflush(stdout);
     execvp(argv[2], argv + 2);
     die(argv[2]);
