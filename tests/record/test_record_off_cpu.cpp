@@ -81,14 +81,32 @@ TEST_P(OffCpuRecording, WaitsAreTimedWhereTheThreadsBlocked) {
         if (uint64_t ns = q->function_self()[f].values[size_t(off)]; ns > 1'000'000)
             where += "\n  " + q->functions()[f].name + " " + std::to_string(ns / 1000) + " us";
     // Each waiting function's time off the CPU, against its own clock.
-    for (const char *fn : {"wait_sleeping", "wait_mutex", "wait_pipe"}) {
+    // The program's clock also runs while its thread, woken, is taken off
+    // the CPU before the call returns (beside busy CPUs): that is time
+    // waiting for a CPU, without a stack, so the thread's preempted time
+    // in its function's span is allowed below the mark.
+    const std::map<std::string, std::string> thread_of = {
+        {"wait_sleeping", "waiter"}, {"wait_mutex", "locker"}, {"wait_pipe", "reader"}};
+    for (const auto &[fn, thread] : thread_of) {
         std::vector<uint32_t> ids = q->find_functions(fn);
         ASSERT_EQ(ids.size(), 1u) << fn << " is not in the profile";
         const double profiled = double(q->function_total()[ids[0]].values[size_t(off)]) / 1e9;
         const double measured = truth.wait_s.at(fn);
-        EXPECT_NEAR(profiled, measured, 0.05 * measured)
+        const auto [start, end] = truth.span.at(thread);
+        double preempted = 0;
+        for (const storage::OffCpuRecord &o : q->reader().off_cpu())
+            if (o.tid == truth.tid.at(thread) && o.preempted)
+                preempted +=
+                    double(std::max<int64_t>(0, std::min(o.time_ns + int64_t(o.duration_ns), end) -
+                                                    std::max(o.time_ns, start))) /
+                    1e9;
+        EXPECT_LT(profiled, 1.05 * measured)
             << fn << ": " << profiled << " s off the CPU in the profile, " << measured
             << " s by the program's clock; off the CPU, by innermost function:" << where;
+        EXPECT_GT(profiled, 0.95 * measured - preempted)
+            << fn << ": " << profiled << " s off the CPU in the profile, " << measured
+            << " s by the program's clock, its thread preempted " << preempted
+            << " s; off the CPU, by innermost function:" << where;
     }
 
     // Where the kernel samples the stack at each switch (the agent's path
@@ -101,8 +119,19 @@ TEST_P(OffCpuRecording, WaitsAreTimedWhereTheThreadsBlocked) {
         const double measured = truth.wait_s.at("wait_short");
         // Each 20 us sleep's own system call runs on the CPU around the
         // wait (perf's sched_switch puts 83 % of the time the program
-        // timed off the CPU here).
-        EXPECT_GT(profiled, 0.75 * measured);
+        // timed off the CPU here), and beside busy CPUs the thread may be
+        // preempted in it (time waiting for a CPU, without a stack).
+        const auto [start, end] = truth.span.at("shorty");
+        double preempted = 0;
+        for (const storage::OffCpuRecord &o : q->reader().off_cpu())
+            if (o.tid == truth.tid.at("shorty") && o.preempted)
+                preempted +=
+                    double(std::max<int64_t>(0, std::min(o.time_ns + int64_t(o.duration_ns), end) -
+                                                    std::max(o.time_ns, start))) /
+                    1e9;
+        EXPECT_GT(profiled, 0.75 * measured - preempted)
+            << "wait_short: " << profiled << " s off the CPU in the profile, " << measured
+            << " s by the program's clock, preempted " << preempted << " s";
         EXPECT_LT(profiled, 1.05 * measured)
             << "wait_short: " << profiled << " s off the CPU in the profile, " << measured
             << " s by the program's clock; by innermost function:" << where;
@@ -136,14 +165,37 @@ TEST_P(OffCpuRecording, WaitsAreTimedWhereTheThreadsBlocked) {
     const int shorty = truth.tid.at("shorty"), spinner = truth.tid.at("spinner");
     // Each of the 2000 short sleeps is a stretch, but for the few whose
     // timer fired before the thread could go to sleep (it never left the
-    // CPU, or it was preempted there).
-    EXPECT_GE(stretches[shorty], 1990u) << "the 2000 short waits are counted";
-    EXPECT_GE(summed[shorty], 1900u) << "short waits are summed, not kept one by one";
-    // Blocked only as any thread may be (a page read from the disk, the
-    // start of a thread): under 3 % of its run.
-    EXPECT_LT(double(blocked_ns[spinner]) / 1e9, 0.03 * truth.wall_s.at("spinner"))
-        << "the spinner never blocks; preempted for "
-        << double(off_ns[spinner] - blocked_ns[spinner]) / 1e6 << " ms";
+    // CPU, or it was preempted there): up to 15 of them beside two CPU
+    // hogs (1985 seen), so 2 % is allowed.
+    // Unless the recorder said the kernel lost switch records (its ring
+    // full while the reader was held up: beside busy CPUs, with the
+    // kernel's 16 KiB stack copy at each switch, as perf loses chunks).
+    const size_t lost = r.err.find("records of the threads' switches (its ring was full)");
+    if (lost == std::string::npos) {
+        EXPECT_GE(stretches[shorty], 1960u) << "the 2000 short waits are counted\n" << r.err;
+        EXPECT_GE(summed[shorty], 1900u) << "short waits are summed, not kept one by one";
+    } else {
+        std::printf("not checked: the count of the short waits (%llu stretches): the recorder "
+                    "said the kernel lost switch records\n",
+                    static_cast<unsigned long long>(stretches[shorty]));
+    }
+    // Blocked only as any thread may be (a page read from the disk): under
+    // 3 % of its function's run (a new thread's first wait, before its
+    // function, is not the function's).
+    {
+        const auto [start, end] = truth.span.at("spinner");
+        uint64_t blocked_in_run = 0;
+        for (const storage::OffCpuRecord &o : reader.off_cpu()) {
+            const int64_t from = std::max(o.time_ns, start);
+            const int64_t to = std::min(o.time_ns + int64_t(o.duration_ns), end);
+            if (o.tid == spinner && !o.preempted && to > from)
+                blocked_in_run += uint64_t(to - from);
+        }
+        EXPECT_LT(double(blocked_in_run) / 1e9, 0.03 * truth.wall_s.at("spinner"))
+            << "the spinner never blocks; blocked " << double(blocked_ns[spinner]) / 1e6
+            << " ms in all, preempted " << double(off_ns[spinner] - blocked_ns[spinner]) / 1e6
+            << " ms; off the CPU, by innermost function:" << where;
+    }
 
     // A waiting thread's time on and off the CPU is its wall time, from
     // the start of its function to its end (the stretches clipped to that:
@@ -167,16 +219,77 @@ TEST_P(OffCpuRecording, WaitsAreTimedWhereTheThreadsBlocked) {
             << name << ": on the CPU " << double(on_ns) / 1e9 << " s, off " << within_ns / 1e9
             << " s, wall " << wall << " s";
         // What report --event wall-clock --by thread says: the same, with
-        // the thread's waits for a CPU before its function and after.
+        // the thread's waits for a CPU before its function and after
+        // (beside busy CPUs a new thread may wait a scheduler slice or
+        // two: 10 ms).
         const int wall_event = q->wall_clock_event();
         ASSERT_GE(wall_event, 0);
         for (const analysis::Query::ThreadCost &t : q->threads())
             if (t.tid == tid) {
                 const double reported = double(t.cost.values[size_t(wall_event)]) / 1e9;
-                EXPECT_NEAR(reported, wall, 0.05 * wall)
+                EXPECT_NEAR(reported, wall, 0.05 * wall + 0.010)
                     << name << ": wall-clock " << reported << " s, wall " << wall << " s";
             }
     }
+}
+
+// A fork and exec are followed: the waiter started by spawn_child (a
+// fork child that execs it, waited for by its parent) has its waits
+// timed in its own process, and the parent's wait for it is the parent's.
+TEST_P(OffCpuRecording, AForkedAndExecedChildsWaitsAreItsOwn) {
+    RunResult r = run_cpcprof(dir,
+                              {"record", "--off-cpu", "--capture", GetParam(), "-o", "out.cpcprof",
+                               "--", SPAWN_CHILD_EXE, WAITER_EXE},
+                              120);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("child exited 0"), std::string::npos) << r.out;
+    const Truth truth = parse_truth(r.out);
+    ASSERT_EQ(truth.wait_s.size(), 4u) << r.out;
+    Profile p = load_profile(dir.file("out.cpcprof"));
+    ASSERT_TRUE(p) << p.error;
+    const storage::ProcessRecord *parent = process_running(p, "record_spawn_child");
+    const storage::ProcessRecord *child = process_running(p, "record_waiter");
+    ASSERT_NE(parent, nullptr);
+    ASSERT_NE(child, nullptr);
+    EXPECT_EQ(child->info.ppid, parent->info.pid);
+
+    std::string error;
+    analysis::QueryFilter only_child;
+    only_child.pid = child->info.pid;
+    auto q = analysis::Query::open(dir.file("out.cpcprof"), only_child, &error);
+    ASSERT_TRUE(q) << error;
+    const int off = q->off_cpu_event();
+    ASSERT_GE(off, 0);
+    // Each waiting function is the child's, and all of its waiting time
+    // is there (how much of it each function's stack holds is the test
+    // above's: here the reads of the second process make the ring path's
+    // late reads likelier beside busy CPUs).
+    double blocked = 0, measured = 0;
+    for (size_t f = 0; f < q->functions().size(); ++f)
+        if (q->functions()[f].name != "[waiting for a CPU]")
+            blocked += double(q->function_self()[f].values[size_t(off)]) / 1e9;
+    for (const char *fn : {"wait_sleeping", "wait_mutex", "wait_pipe"}) {
+        std::vector<uint32_t> ids = q->find_functions(fn);
+        ASSERT_EQ(ids.size(), 1u) << fn << " is not in the child's profile";
+        EXPECT_GT(q->function_total()[ids[0]].values[size_t(off)], 0u) << fn;
+        measured += truth.wait_s.at(fn);
+    }
+    EXPECT_GT(blocked, 0.95 * measured)
+        << "the child blocked " << blocked << " s; its three waiting functions timed " << measured
+        << " s";
+    // The parent waits for the child's whole run, off the CPU.
+    analysis::QueryFilter only_parent;
+    only_parent.pid = parent->info.pid;
+    auto qp = analysis::Query::open(dir.file("out.cpcprof"), only_parent, &error);
+    ASSERT_TRUE(qp) << error;
+    for (const char *fn : {"wait_sleeping", "wait_mutex", "wait_pipe"})
+        EXPECT_TRUE(qp->find_functions(fn).empty()) << fn << " is in the parent's profile";
+    const double parent_off = double(qp->total().values[size_t(off)]) / 1e9;
+    const double child_wall = truth.wall_s.at("waiter");
+    EXPECT_GT(parent_off, 0.9 * child_wall)
+        << "the parent waited " << parent_off << " s off the CPU for a child that ran "
+        << child_wall << " s";
+    EXPECT_LT(parent_off, 1.5 * child_wall + 0.2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Capture, OffCpuRecording, ::testing::Values("agent", "ring"),
