@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/sysinfo.h>
@@ -48,6 +49,7 @@ void *spinning_thread(void *arg) {
 struct ChildPlan {
     int threads = 0;
     int ms = 100;
+    int cpu = -1; // pinned to this CPU (all its samples in one CPU's ring)
     size_t pages = 0;
     std::string map_path;
 };
@@ -61,6 +63,13 @@ struct ChildPlan {
     char c;
     if (read(go, &c, 1) != 1)
         _exit(3);
+    if (plan.cpu >= 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(plan.cpu, &one);
+        if (sched_setaffinity(0, sizeof one, &one) != 0)
+            _exit(6);
+    }
     if (!plan.map_path.empty()) {
         int fd = open(plan.map_path.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0 || mmap(nullptr, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
@@ -340,9 +349,12 @@ TEST_F(Ring, AReaderHeldUpAQuarterSecondLosesNothing) {
 }
 
 // A process's rings hold 1 MiB per CPU unless asked large: a reader held
-// up while 300 ms of 16 KiB stack copies come (some 4.7 MiB) loses
-// records with the small ones and none with CPC_RING_LARGE (8 MiB per
-// CPU, as whole CPUs get), which a process sampled at each switch needs.
+// up while 300 ms of 16 KiB stack copies come on one CPU (some 4.7 MiB on
+// a quiet machine) loses records with the small ones and none with
+// CPC_RING_LARGE (8 MiB per CPU, as whole CPUs get), which a process
+// sampled at each switch needs.  Beside busy CPUs fewer periods end in
+// user mode: where less than 1 MiB came, the small ring proves nothing
+// and says so.
 TEST_F(Ring, AProcessRingAskedLargeHoldsWhatAWholeCpusDoes) {
 #if !defined(__x86_64__)
     GTEST_SKIP() << "user stacks are sampled on x86-64 only";
@@ -354,6 +366,7 @@ TEST_F(Ring, AProcessRingAskedLargeHoldsWhatAWholeCpusDoes) {
     for (bool large : {false, true}) {
         ChildPlan plan;
         plan.ms = 300;
+        plan.cpu = 0;
         Child c = start_child(plan);
         cpc_ring_t *ring = cpc_ring_open(cpc_, set_, c.pid, nullptr, 0,
                                          CPC_RING_USER_STACK | (large ? CPC_RING_LARGE : 0), 16384);
@@ -370,11 +383,15 @@ TEST_F(Ring, AProcessRingAskedLargeHoldsWhatAWholeCpusDoes) {
         const std::string counts = std::to_string(seen.samples) + " samples kept, " +
                                    std::to_string(seen.lost) + " lost, of " +
                                    std::to_string(user_ms) + " ms of user CPU time";
+        const bool over_1mib = (seen.samples + seen.lost) * 16384 > (1u << 20);
         if (large) {
             EXPECT_EQ(seen.lost, 0u) << counts;
             EXPECT_GE(double(seen.samples), 0.5 * user_ms) << counts;
-        } else {
+        } else if (over_1mib) {
             EXPECT_GT(seen.lost, 0u) << "1 MiB per CPU: " << counts;
+        } else {
+            std::printf("not checked: the small ring's loss (less than 1 MiB came: %s)\n",
+                        counts.c_str());
         }
     }
 }
