@@ -916,6 +916,18 @@ std::vector<Query::LineCost> Query::line_costs() const {
     return out;
 }
 
+std::string modules_lacking_names_text(const Query &q) {
+    std::string mods;
+    const uint64_t samples = q.samples_kept();
+    for (const Query::ModuleCost &m : q.modules_lacking_names()) {
+        char share[48];
+        std::snprintf(share, sizeof share, " (%.1f %% of samples)",
+                      samples == 0 ? 0.0 : 100.0 * double(m.cost.samples) / double(samples));
+        mods += (mods.empty() ? "" : ", ") + m.path + share;
+    }
+    return mods;
+}
+
 std::string events_text(const Query &q) {
     std::string out;
     const std::vector<EventInfo> &events = q.events();

@@ -13,6 +13,7 @@
 
 #include "base/clock.h"
 #include "profiler/analysis/accounting_text.h"
+#include "profiler/analysis/query.h"
 #include "storage/reader.h"
 
 #include <signal.h>
@@ -101,6 +102,9 @@ std::string size_text(const std::string &path) {
     return buf;
 }
 
+// Off-CPU stretches a second above which record suggests the rings.
+constexpr double kManySwitchesPerSecond = 10000;
+
 // The size is left to the symbolizer's line (size_follows) when symbols
 // are added after it: they grow the file.
 void print_summary(const Options &o, const Summary &s, bool size_follows) {
@@ -129,17 +133,38 @@ void print_summary(const Options &o, const Summary &s, bool size_follows) {
                  size.c_str(), stacks.c_str());
     const double known =
         s.off_cpu_ns == 0 ? 0.0 : 100.0 * double(s.off_cpu_read_ns) / double(s.off_cpu_ns);
+    // Where a wait too short to read gets its stack: the kernel's stack at
+    // each switch, which the agents' path takes where this user may.
+    std::string how =
+        s.off_cpu_switch_stacks ? "the kernel's stack at each switch" : "read while they waited";
+    if (!s.off_cpu_switch_stacks && known < 90)
+        how += s.per_thread_counters
+                   ? "; a wait too short to read needs the kernel's stack at each switch: root, "
+                     "CAP_PERFMON or kernel.perf_event_paranoid 1 or less"
+               : o.capture != "ring"
+                   ? "; a wait too short to read has no stack where the rings sample"
+                   : "; a wait too short to read has no stack where the rings sample: without "
+                     "--capture ring the kernel's stack at each switch is taken, by root, "
+                     "CAP_PERFMON or with kernel.perf_event_paranoid 1 or less";
     if (o.off_cpu)
         std::fprintf(stderr,
                      "cpcprof: off the CPU %.3f s in %llu stretches; where they waited is known "
                      "for %.1f %% of that time (%s)\n",
                      double(s.off_cpu_ns) / 1e9,
-                     static_cast<unsigned long long>(s.off_cpu_stretches), known,
-                     s.off_cpu_switch_stacks ? "the kernel's stack at each switch"
-                     : known >= 90           ? "read while they waited"
-                                   : "read while they waited; a wait too short to read needs the "
-                                     "kernel's stack at each switch: root, CAP_PERFMON or "
-                                     "kernel.perf_event_paranoid 1 or less");
+                     static_cast<unsigned long long>(s.off_cpu_stretches), known, how.c_str());
+    // Counters of each thread's own (the agents') cost it microseconds at
+    // every switch, which the kernel moves out and in; the rings' counters
+    // are shared by the threads and cost a fraction of that
+    // (docs/profiler.md, Off-CPU time).
+    const double per_second = s.seconds > 0 ? double(s.off_cpu_stretches) / s.seconds : 0.0;
+    if (o.off_cpu && s.per_thread_counters && per_second >= kManySwitchesPerSecond)
+        std::fprintf(stderr,
+                     "cpcprof: the threads switched about %.0f times a second, and the "
+                     "profiler's counters in the program, each thread's own, cost every switch "
+                     "some microseconds: --capture ring costs a fraction of that%s\n",
+                     per_second,
+                     s.off_cpu_switch_stacks ? " (but gives a wait too short to read no stack)"
+                                             : "");
 }
 
 // Said even with -q: the profile lacks samples and nothing else shows it.
@@ -199,9 +224,17 @@ void symbolize(const Options &o, const std::vector<std::shared_ptr<const HeldFil
                      "cpcprof record: symbolizing failed, the profile is kept "
                      "unsymbolized%s: %s\n",
                      size_text(o.output).c_str(), error.c_str());
-    else if (!o.quiet)
+    else if (!o.quiet) {
         std::fprintf(stderr, "cpcprof: %s; %s%s\n", symbolize_profile::describe(*summary).c_str(),
                      o.output.c_str(), size_text(o.output).c_str());
+        // As report's header says it: which modules' sampled addresses have
+        // no names, and what share of the samples that is.
+        if (auto q = analysis::Query::open(o.output, {}, &error)) {
+            std::string mods = analysis::modules_lacking_names_text(*q);
+            if (!mods.empty())
+                std::fprintf(stderr, "cpcprof: modules without symbols: %s\n", mods.c_str());
+        }
+    }
 }
 
 // The q-quantile of a histogram, in ns (bucket upper bound).

@@ -57,6 +57,9 @@ struct Summary {
     // How where they waited was known: the kernel's stack at each switch,
     // or reads while the threads waited.
     bool off_cpu_switch_stacks = false;
+    // The agents sampled with counters of each thread's own, which the
+    // kernel moves out and in at every switch (set_ring_hint).
+    bool per_thread_counters = false;
 };
 
 class Session {
@@ -88,7 +91,10 @@ class Session {
     // The kernel's rings could sample what runs under a seccomp filter of
     // its own (the recorder is outside it): the agent's word for such a
     // process says that --capture ring does.
-    void set_ring_hint() { ring_hint_ = true; }
+    void set_ring_hint() {
+        ring_hint_ = true;
+        sum_.per_thread_counters = true;
+    }
     // A second channel of messages (the rings' reader), read beside the
     // agents'.  Once the agents are gone, stop() is called and the
     // channel read to its end.

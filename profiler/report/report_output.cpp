@@ -195,15 +195,7 @@ std::string text_header(const ReportContext &c) {
         out += "# modules without symbols: not symbolized (cpcprof symbolize " + c.options.file +
                ")\n";
     } else {
-        // Every module whose sampled addresses lack names, with the share
-        // of samples on such an address of it.
-        std::string mods;
-        for (const Query::ModuleCost &m : q.modules_lacking_names()) {
-            char share[48];
-            std::snprintf(share, sizeof share, " (%.1f %% of samples)",
-                          100.0 * double(m.cost.samples) / double(q.samples_kept()));
-            mods += (mods.empty() ? "" : ", ") + m.path + share;
-        }
+        std::string mods = analysis::modules_lacking_names_text(q);
         out += "# modules without symbols: " + (mods.empty() ? std::string("none") : mods) + "\n";
     }
     // What the recorder said about processes (a signal taken, sampling

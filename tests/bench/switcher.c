@@ -4,13 +4,15 @@
  * pipes, ROUNDS times: each hand-over is a thread blocking and another
  * waking, about four context switches per round, as fast as the machine
  * switches (100,000 and more a second here).  Prints
- *     switcher ROUNDS WALL_SECONDS
- * timed by itself on CLOCK_MONOTONIC, for bench_off_cpu.py.
+ *     switcher ROUNDS WALL_SECONDS CPU_SECONDS
+ * timed by itself on CLOCK_MONOTONIC, and the CPU time its threads took
+ * (user and system, getrusage), for bench_off_cpu.py.
  * usage: bench_switcher [ROUNDS]
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +48,10 @@ int main(int argc, char **argv) {
             return 2;
     double wall = now_s() - start;
     pthread_join(t, NULL);
-    printf("switcher %ld %.6f\n", g_rounds, wall);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    printf("switcher %ld %.6f %.6f\n", g_rounds, wall, cpu);
     return 0;
 }

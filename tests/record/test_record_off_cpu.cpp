@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
@@ -290,6 +292,41 @@ TEST_P(OffCpuRecording, AForkedAndExecedChildsWaitsAreItsOwn) {
         << "the parent waited " << parent_off << " s off the CPU for a child that ran "
         << child_wall << " s";
     EXPECT_LT(parent_off, 1.5 * child_wall + 0.2);
+}
+
+// A program that switches tens of thousands of times a second (the
+// bench's two threads handing a byte through pipes) is told, on the
+// agent's path, that the agent's counters of each thread's own cost every
+// switch, and that the rings cost less; the rings' recording is not.
+TEST_P(OffCpuRecording, ASwitchHeavyProgramIsToldWhatEachSwitchCostsIt) {
+    const bool agent = std::string(GetParam()) == "agent";
+    RunResult r = run_cpcprof(dir,
+                              {"record", "--off-cpu", "--capture", GetParam(), "-o", "out.cpcprof",
+                               "--", SWITCHER_EXE, "30000"},
+                              120);
+    ASSERT_EQ(r.status, 0) << r.err;
+    double seconds = 0;
+    unsigned long long stretches = 0;
+    size_t at = r.err.find("cpcprof: recorded ");
+    ASSERT_NE(at, std::string::npos) << r.err;
+    seconds = std::atof(r.err.c_str() + at + std::strlen("cpcprof: recorded "));
+    at = r.err.find(" s in ", r.err.find("cpcprof: off the CPU "));
+    ASSERT_NE(at, std::string::npos) << r.err;
+    stretches = std::strtoull(r.err.c_str() + at + std::strlen(" s in "), nullptr, 10);
+    ASSERT_GT(seconds, 0) << r.err;
+    const double rate = double(stretches) / seconds;
+    const bool told = r.err.find("times a second, and the profiler's counters in the program, "
+                                 "each thread's own, cost every switch") != std::string::npos;
+    if (!agent) {
+        EXPECT_FALSE(told) << r.err;
+        return;
+    }
+    if (rate < 10000)
+        GTEST_SKIP() << "the switcher switched " << rate
+                     << " times a second here (a busy machine slows its hand-overs): the "
+                        "advice is for 10,000 and more";
+    EXPECT_TRUE(told) << rate << " switches a second:\n" << r.err;
+    EXPECT_NE(r.err.find("--capture ring costs a fraction of that"), std::string::npos) << r.err;
 }
 
 INSTANTIATE_TEST_SUITE_P(Capture, OffCpuRecording, ::testing::Values("agent", "ring"),

@@ -171,6 +171,17 @@ TEST(UnnamedCli, StrippedFunctionsAreOneRowEachNamedByTheirFde) {
     ASSERT_FALSE(lacking.empty());
     EXPECT_TRUE(lacking[0].path.ends_with("workload_stripped")) << lacking[0].path;
     EXPECT_EQ(lacking[0].cost.samples, q->total().samples) << "every sample starts there";
+    // record's summary names it, with its share, as report's header does.
+    EXPECT_NE(r.err.find("cpcprof: modules without symbols: " + lacking[0].path +
+                         " (100.0 % of samples)"),
+              std::string::npos)
+        << r.err;
+    RunResult rep = run_cpcprof(dir, {"report", "out.cpcprof"});
+    ASSERT_EQ(rep.status, 0) << rep.err;
+    const std::string line =
+        "modules without symbols: " + cpcprof::analysis::modules_lacking_names_text(*q);
+    EXPECT_NE(rep.out.find("# " + line + "\n"), std::string::npos) << rep.out;
+    EXPECT_NE(r.err.find("cpcprof: " + line + "\n"), std::string::npos) << r.err;
 }
 
 TEST(UnnamedCli, PcAndReturnAddressGetTheirOwnLines) {
