@@ -24,7 +24,10 @@
 #                                         node, openssl, python3, xz),
 #                                         strace, and curl and unzip (the
 #                                         GitLab recipe of docs/ci.md,
-#                                         tests/diff/test_ci_recipe.cpp)
+#                                         tests/diff/test_ci_recipe.cpp),
+#                                         and debuginfod (a server of its
+#                                         own for the symbol lookups'
+#                                         tests)
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
     exec sudo "$0" "$@"
@@ -65,7 +68,7 @@ if [ "$tests" = yes ]; then
     clang libclang-rt-14-dev clang-format clang-tidy
     xvfb xauth
     golang-go rustc nodejs openssl python3 strace xz-utils
-    curl unzip
+    curl unzip debuginfod
 "
 fi
 missing=""

@@ -15,6 +15,7 @@ const char *usage() {
     return "usage: cpcprof record [-e EVENT[,PERIOD]]... [-c PERIOD] [-F HZ] [-o FILE]\n"
            "                      [--call-graph dwarf|fp|none] [--max-depth N]\n"
            "                      [--no-children] [--ring-kb N] [--stats] [--no-symbolize]\n"
+           "                      [--debuginfod-wait SECONDS]\n"
            "                      [--capture auto|agent|ring] [--[no-]kernel] [-q]\n"
            "                      [--off-cpu [--off-cpu-min US]]\n"
            "                      -- CMD [ARGS]  |  -p PID[,PID...] [--duration SECONDS]\n"
@@ -35,6 +36,11 @@ const char *usage() {
            "  --stats            measure the sampler's cost per sample and print it\n"
            "  --no-symbolize     leave the addresses unresolved (cpcprof symbolize FILE\n"
            "                     does it later)\n"
+           "  --debuginfod-wait SECONDS\n"
+           "                     wait at most that long (default 5; 0: do not ask) for\n"
+           "                     the debuginfod servers of DEBUGINFOD_URLS to give the\n"
+           "                     debug files this machine lacks (cpcprof symbolize FILE\n"
+           "                     asks them again, without a bound)\n"
            "  --capture HOW      how CMD is sampled: agent (a library preloaded into\n"
            "                     each process), ring (the kernel's sample rings, as\n"
            "                     -p: for static programs and programs whose own\n"
@@ -199,6 +205,12 @@ bool parse_value(const std::string &a, const std::string &v, Options *o, std::st
         o->period = *n;
     } else if (a == "-F") {
         o->freq = *n;
+    } else if (a == "--debuginfod-wait") {
+        if (*n > 600) {
+            *error = "--debuginfod-wait is at most 600 s";
+            return false;
+        }
+        o->debuginfod_wait_s = *n;
     } else if (a == "--off-cpu-min") {
         if (*n > 60'000'000) {
             *error = "--off-cpu-min is at most 60000000 us (a minute)";
@@ -253,7 +265,7 @@ std::optional<Options> parse_options(const std::vector<std::string> &args, std::
     base::ArgWalk walk{.program = "cpcprof record",
                        .valued = {"-e", "-c", "-F", "--max-depth", "--ring-kb", "-o",
                                   "--call-graph", "-p", "--duration", "--capture", "--cpu",
-                                  "--off-cpu-min"},
+                                  "--off-cpu-min", "--debuginfod-wait"},
                        .shared = [&](const std::vector<std::string> &a,
                                      size_t *i) { return parse_flag(a[*i], &o) ? 1 : 0; },
                        .value = [&](const std::string &a,

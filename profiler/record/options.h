@@ -32,6 +32,9 @@ struct Options {
     bool quiet = false;
     bool stats = false;    // measure and print the agent's handler cost
     bool symbolize = true; // resolve the profile's addresses when the recording ends
+    // How long the end of the recording may wait for debuginfod servers
+    // (DEBUGINFOD_URLS) to give debug files this machine lacks; 0: not asked.
+    uint64_t debuginfod_wait_s = 5;
     // The events count in the kernel too and samples taken there keep the
     // kernel's frames: --kernel (said if refused), --no-kernel (user mode
     // alone), or unset: the rings do where this user may, the agent not.

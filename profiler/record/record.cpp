@@ -3,6 +3,7 @@
 
 #include "profiler/record/attach.h"
 #include "profiler/record/cfi_cache_dir.h"
+#include "profiler/record/debuginfod_pass.h"
 #include "profiler/record/options.h"
 #include "profiler/record/output.h"
 #include "profiler/record/plan.h"
@@ -26,10 +27,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <sstream>
 
 namespace cpcprof::record {
 
@@ -207,34 +210,97 @@ int cut_short(const Options &o, storage::Writer &w, const Summary &s) {
     return 1;
 }
 
+// The debuginfod servers' part of symbolize(): each refusing server named
+// once and left out, the others asked by `cpcprof symbolize` for at most
+// --debuginfod-wait seconds.  What they do not give in time stays without
+// symbols, and the summary says how to ask again.
+void ask_debuginfod(const Options &o, const std::string &urls) {
+    std::string asked;
+    std::istringstream in(urls);
+    std::vector<std::string> refusing = refusing_servers(urls);
+    for (std::string url; in >> url;) {
+        bool refused = false;
+        for (const std::string &r : refusing)
+            refused = refused || r.rfind(url + " (", 0) == 0;
+        if (!refused)
+            asked += (asked.empty() ? "" : " ") + url;
+    }
+    for (const std::string &r : refusing)
+        std::fprintf(stderr,
+                     "cpcprof: the debuginfod server %s is not asked: it cannot be reached\n",
+                     r.c_str());
+    if (asked.empty())
+        return;
+    DebuginfodPass pass =
+        run_debuginfod_pass(o.output, asked, double(o.debuginfod_wait_s), o.quiet);
+    const std::string again = "cpcprof symbolize " + o.output + " asks again";
+    switch (pass.outcome) {
+    case DebuginfodPass::Outcome::done:
+        if (!o.quiet)
+            std::fprintf(stderr, "%s", pass.said.c_str());
+        break;
+    case DebuginfodPass::Outcome::timed_out:
+        std::fprintf(stderr,
+                     "cpcprof: the debuginfod servers (%s) did not give their debug files "
+                     "within %llu s (--debuginfod-wait): stopped, the names from this machine's "
+                     "files are kept; %s\n",
+                     asked.c_str(), static_cast<unsigned long long>(o.debuginfod_wait_s),
+                     again.c_str());
+        break;
+    case DebuginfodPass::Outcome::interrupted:
+        std::fprintf(stderr,
+                     "cpcprof: asking the debuginfod servers stopped (Ctrl-C) after %.1f s: the "
+                     "names from this machine's files are kept; %s\n",
+                     pass.seconds, again.c_str());
+        break;
+    case DebuginfodPass::Outcome::failed:
+        while (!pass.said.empty() && std::isspace(static_cast<unsigned char>(pass.said.back())))
+            pass.said.pop_back();
+        std::fprintf(stderr,
+                     "cpcprof: asking the debuginfod servers (%s) failed: %s%s%s; the names from "
+                     "this machine's files are kept\n",
+                     asked.c_str(), pass.error.c_str(), pass.said.empty() ? "" : ": ",
+                     pass.said.c_str());
+        break;
+    }
+}
+
 // Resolves the new profile's addresses.  A failure leaves the recording
 // as it is (unsymbolized, which `cpcprof symbolize` can redo) and does not
 // change the exit status, which is the target's.
 // held: the recorded processes' files that this namespace does not have
 // (Attach), read in their place.
+// This machine's files first, with DEBUGINFOD_URLS removed; then, if it
+// named servers, their debug files in a child process waited for at most
+// --debuginfod-wait seconds (debuginfod_pass.h).
 void symbolize(const Options &o, const std::vector<std::shared_ptr<const HeldFiles>> &held = {}) {
     std::string error;
+    const std::string urls = take_debuginfod_urls();
     symbolize_profile::Options options;
     for (const std::shared_ptr<const HeldFiles> &files : held)
         if (files)
             options.files.merge(held_file_paths(*files));
     auto summary = symbolize_profile::symbolize_profile(o.output, options, &error);
-    if (!summary)
+    if (!summary) {
         std::fprintf(stderr,
                      "cpcprof record: symbolizing failed, the profile is kept "
                      "unsymbolized%s: %s\n",
                      size_text(o.output).c_str(), error.c_str());
-    else if (!o.quiet) {
+        return;
+    }
+    if (!o.quiet)
         std::fprintf(stderr, "cpcprof: %s; %s%s\n", symbolize_profile::describe(*summary).c_str(),
                      o.output.c_str(), size_text(o.output).c_str());
-        // As report's header says it: which modules' sampled addresses have
-        // no names, and what share of the samples that is.
+    if (!urls.empty() && o.debuginfod_wait_s > 0)
+        ask_debuginfod(o, urls);
+    // As report's header says it: which modules' sampled addresses have
+    // no names, and what share of the samples that is.
+    if (!o.quiet)
         if (auto q = analysis::Query::open(o.output, {}, &error)) {
             std::string mods = analysis::modules_lacking_names_text(*q);
             if (!mods.empty())
                 std::fprintf(stderr, "cpcprof: modules without symbols: %s\n", mods.c_str());
         }
-    }
 }
 
 // The q-quantile of a histogram, in ns (bucket upper bound).

@@ -22,6 +22,8 @@ ProgramOptions cpcprof_options() {
     o.own_group = true;
     o.out = "stdout";
     o.err = "stderr";
+    // No test asks a debuginfod server but those that start their own.
+    o.env = {"DEBUGINFOD_URLS="};
     return o;
 }
 
