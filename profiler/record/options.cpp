@@ -195,6 +195,10 @@ bool parse_value(const std::string &a, const std::string &v, Options *o, std::st
         o->call_graph = v;
         return true;
     }
+    if (a == "--debuginfod-wait" && v == "0") { // 0: the servers are not asked
+        o->debuginfod_wait_s = 0;
+        return true;
+    }
     std::string why;
     auto n = parse_count(v, &why);
     if (!n) {

@@ -291,7 +291,7 @@ void symbolize(const Options &o, const std::vector<std::shared_ptr<const HeldFil
     if (!o.quiet)
         std::fprintf(stderr, "cpcprof: %s; %s%s\n", symbolize_profile::describe(*summary).c_str(),
                      o.output.c_str(), size_text(o.output).c_str());
-    if (!urls.empty() && o.debuginfod_wait_s > 0)
+    if (!urls.empty() && o.debuginfod_wait_s > 0 && summary->addresses > 0)
         ask_debuginfod(o, urls);
     // As report's header says it: which modules' sampled addresses have
     // no names, and what share of the samples that is.

@@ -33,7 +33,7 @@ struct SilentServer {
     int fd = -1;
     int port = 0;
     SilentServer() {
-        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
         sockaddr_in a{};
         a.sin_family = AF_INET;
         a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -47,9 +47,10 @@ struct SilentServer {
         if (fd >= 0)
             close(fd);
     }
-    // Whether a connection is waiting to be accepted: someone asked.
+    // Whether a connection is waiting to be accepted: someone asked.  (The
+    // socket does not block: accept answers at once.)
     bool asked() const {
-        int c = accept4(fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int c = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
         if (c < 0)
             return false;
         close(c);
@@ -114,6 +115,17 @@ TEST(DebuginfodCli, AServerThatNeverAnswersHoldsTheEndForTheBoundOnly) {
     ASSERT_TRUE(q) << error;
     EXPECT_GT(q->total().samples, 0u);
     EXPECT_NE(r.err.find("cpcprof: modules without symbols: "), std::string::npos) << r.err;
+}
+
+TEST(DebuginfodCli, NoServerIsAskedWithAWaitOfZero) {
+    SilentServer server;
+    ASSERT_GT(server.port, 0);
+    TempDir dir;
+    RunResult r =
+        record_with(dir, {"DEBUGINFOD_URLS=" + url(server.port)}, {"--debuginfod-wait", "0"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_FALSE(server.asked()) << r.err;
+    EXPECT_EQ(r.err.find("debuginfod"), std::string::npos) << r.err;
 }
 
 TEST(DebuginfodCli, AServerThatRefusesIsNamedOnceAndNotWaitedFor) {
