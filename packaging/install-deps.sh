@@ -49,7 +49,7 @@ export DEBIAN_FRONTEND=noninteractive
 packages="
     build-essential binutils cmake ninja-build pkg-config
     libpfm4-dev
-    libdw-dev libelf-dev
+    libdw-dev libelf-dev libdebuginfod-dev
     libunwind-dev
     libsqlite3-dev sqlite3
     zlib1g-dev

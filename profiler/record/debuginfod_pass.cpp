@@ -26,6 +26,7 @@ namespace cpcprof::record {
 namespace {
 
 constexpr char kUrlsVariable[] = "DEBUGINFOD_URLS";
+constexpr int64_t kGraceS = 5; // for the child to store what it has after its bound
 
 volatile sig_atomic_t g_interrupted = 0;
 
@@ -156,8 +157,12 @@ DebuginfodPass run_debuginfod_pass(const std::string &profile, const std::string
     for (std::string &e : env_text)
         envp.push_back(e.data());
     envp.push_back(nullptr);
-    std::string arg0 = "cpcprof", arg1 = "symbolize", arg2 = profile;
-    char *argv[] = {arg0.data(), arg1.data(), arg2.data(), nullptr};
+    // The child gives its lookups up by itself at the bound and stores what
+    // it has; it is killed only if it does not end a grace period later.
+    const long long child_wait_s = std::max(1LL, static_cast<long long>(wait_s));
+    std::string arg0 = "cpcprof", arg1 = "symbolize", arg2 = profile, arg3 = "--debuginfod-wait",
+                arg4 = std::to_string(child_wait_s);
+    char *argv[] = {arg0.data(), arg1.data(), arg2.data(), arg3.data(), arg4.data(), nullptr};
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
         r.error = std::string("cannot make a pipe: ") + std::strerror(errno);
@@ -171,7 +176,7 @@ DebuginfodPass run_debuginfod_pass(const std::string &profile, const std::string
     }
     if (pid == 0) {
         dup2(write_end.get(), STDERR_FILENO);
-        signal(SIGINT, SIG_IGN); // the recorder stops it
+        signal(SIGINT, SIG_IGN); // until it sets its own: the recorder passes one on
         execve("/proc/self/exe", argv, envp.data());
         _exit(127);
     }
@@ -182,17 +187,24 @@ DebuginfodPass run_debuginfod_pass(const std::string &profile, const std::string
     sigemptyset(&sa.sa_mask);
     g_interrupted = 0;
     sigaction(SIGINT, &sa, &old);
-    const int64_t deadline = start + static_cast<int64_t>(wait_s * 1e9);
+    int64_t deadline = start + static_cast<int64_t>(wait_s * 1e9) + kGraceS * 1'000'000'000;
+    bool passed_on = false; // a Ctrl-C, passed on to the child
+    std::string pending;    // the child's last line, not yet whole
     bool said_waiting = quiet;
     bool ended = false;
     while (!ended) {
         const int64_t now = base::monotonic_ns();
-        if (g_interrupted) {
-            r.outcome = DebuginfodPass::Outcome::interrupted;
-            break;
+        if (g_interrupted && !passed_on) {
+            // The child stops its lookups and stores what it has (a Ctrl-C
+            // at a terminal reaches it too); it has the grace period.
+            kill(pid, SIGINT);
+            passed_on = true;
+            deadline = std::min(deadline, now + kGraceS * 1'000'000'000);
+            said_waiting = true;
         }
         if (now >= deadline) {
-            r.outcome = DebuginfodPass::Outcome::timed_out;
+            r.outcome = passed_on ? DebuginfodPass::Outcome::interrupted
+                                  : DebuginfodPass::Outcome::timed_out;
             break;
         }
         if (!said_waiting && now - start >= 1'000'000'000) {
@@ -213,12 +225,25 @@ DebuginfodPass run_debuginfod_pass(const std::string &profile, const std::string
         if (n == 1) {
             char buf[4096];
             ssize_t got = read(read_end.get(), buf, sizeof buf);
-            if (got > 0)
-                r.said.append(buf, size_t(got));
-            else if (got == 0 || errno != EINTR)
+            if (got > 0) {
+                // Progress lines are passed on as they come; the rest is
+                // said when the child ends.
+                pending.append(buf, size_t(got));
+                for (size_t nl; (nl = pending.find('\n')) != std::string::npos;) {
+                    std::string line = pending.substr(0, nl + 1);
+                    pending.erase(0, nl + 1);
+                    if (line.starts_with("cpcprof: fetching ")) {
+                        if (!quiet)
+                            std::fputs(line.c_str(), stderr);
+                    } else {
+                        r.said += line;
+                    }
+                }
+            } else if (got == 0 || errno != EINTR)
                 ended = true; // the child's stderr closed: it ends
         }
     }
+    r.said += pending;
     if (!ended) {
         kill(pid, SIGKILL);
     }

@@ -8,10 +8,12 @@
 // recording for minutes.  So record symbolizes from this machine's files
 // with the variable removed (take_debuginfod_urls), and then, when servers
 // were named, runs `cpcprof symbolize FILE` with them in a child process
-// that it waits for a bounded time (run_debuginfod_pass).  What the child
-// finishes in time is in the file.  If it does not finish, it is killed:
-// its transaction is rolled back, the file keeps the names from local
-// files, and `cpcprof symbolize FILE` can ask the servers again later.
+// that it waits for a bounded time (run_debuginfod_pass).  The child
+// gives up its own lookups at that bound (symbolize/debuginfod.h) and
+// stores what it has; its progress lines are passed on as they come.  If
+// it does not end a few seconds later, it is killed: its transaction is
+// rolled back, the file keeps the names from local files.  Either way
+// `cpcprof symbolize FILE` can ask the servers again later.
 #pragma once
 
 #include <string>
@@ -38,8 +40,9 @@ struct DebuginfodPass {
     double seconds = 0;
 };
 
-// Runs this program as `cpcprof symbolize profile` with DEBUGINFOD_URLS =
-// urls and waits for it at most wait_s seconds; a Ctrl-C (SIGINT) ends the
+// Runs this program as `cpcprof symbolize profile --debuginfod-wait
+// wait_s` with DEBUGINFOD_URLS = urls and waits for it at most wait_s
+// seconds and a grace of 5 s; a Ctrl-C (SIGINT) ends the
 // wait too.  Unless quiet, says after a second that it is waiting, for
 // what and how long.  Not thread-safe (it handles SIGINT while it waits).
 DebuginfodPass run_debuginfod_pass(const std::string &profile, const std::string &urls,

@@ -236,8 +236,16 @@ void ask_debuginfod(const Options &o, const std::string &urls) {
     const std::string again = "cpcprof symbolize " + o.output + " asks again";
     switch (pass.outcome) {
     case DebuginfodPass::Outcome::done:
-        if (!o.quiet)
+        // The child's summary, and what its servers did not give in time
+        // (said even when quiet).
+        if (!o.quiet) {
             std::fprintf(stderr, "%s", pass.said.c_str());
+        } else {
+            std::istringstream lines(pass.said);
+            for (std::string line; std::getline(lines, line);)
+                if (line.starts_with("cpcprof: debuginfod: "))
+                    std::fprintf(stderr, "%s\n", line.c_str());
+        }
         break;
     case DebuginfodPass::Outcome::timed_out:
         std::fprintf(stderr,

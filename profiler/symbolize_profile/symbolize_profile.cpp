@@ -3,12 +3,19 @@
 
 #include "base/address_ranges.h"
 #include "storage/symbol_writer.h"
+#include "symbolize/debuginfod.h"
 #include "symbolize/symbolizer.h"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
 #include <span>
+#include <system_error>
 #include <utility>
 
 namespace cpcprof::symbolize_profile {
@@ -45,12 +52,79 @@ Image module_image(std::span<const AddressToResolve> addrs, const Options &optio
     return image;
 }
 
+// Debug files fetched from servers, each linked as DIR/.build-id/xx/rest.debug
+// in a directory of this process's own, so that libdwfl takes them as it
+// takes any debug directory's (and checks their build-ids).  Removed when
+// the symbolization ends.
+class FetchedDebugDir {
+  public:
+    FetchedDebugDir() = default;
+    ~FetchedDebugDir() {
+        if (dir_.empty())
+            return;
+        std::error_code ec;
+        std::filesystem::remove_all(dir_, ec);
+    }
+    FetchedDebugDir(const FetchedDebugDir &) = delete;
+    FetchedDebugDir &operator=(const FetchedDebugDir &) = delete;
+
+    // The directory holding build_id's link to path; "" when it cannot be
+    // made.
+    std::string add(const std::string &build_id, const std::string &path) {
+        if (build_id.size() < 3)
+            return "";
+        if (dir_.empty()) {
+            const char *tmp = std::getenv("TMPDIR");
+            std::string tmpl =
+                std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/cpcprof-debug-XXXXXX";
+            if (mkdtemp(tmpl.data()) == nullptr)
+                return "";
+            dir_ = tmpl;
+        }
+        std::filesystem::path sub =
+            std::filesystem::path(dir_) / ".build-id" / build_id.substr(0, 2);
+        std::error_code ec;
+        std::filesystem::create_directories(sub, ec);
+        std::filesystem::create_symlink(path, sub / (build_id.substr(2) + ".debug"), ec);
+        return ec ? "" : dir_;
+    }
+
+  private:
+    std::string dir_;
+};
+
+std::string file_name(const std::string &path) {
+    return std::filesystem::path(path).filename().string();
+}
+
 // Resolves the addresses of one module (all with the same module_id) and
 // hands the answers to the writer.
 void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToResolve> addrs,
-                      const Options &options, Summary *summary) {
+                      const Options &options, FetchedDebugDir &fetched_dir, Summary *summary) {
     Image image = module_image(addrs, options);
-    symbolize::Session session(image.mappings, options.debug_dirs, options.kallsyms);
+    std::optional<symbolize::Session> made;
+    made.emplace(image.mappings, options.debug_dirs, options.kallsyms);
+    const AddressToResolve &first = addrs.front();
+    if (options.debuginfod != nullptr && !first.build_id.empty() && first.path.starts_with('/')) {
+        made->resolve(image.address(first.offset), false);
+        if (!made->modules_without_symbols().empty()) {
+            symbolize::Fetched f = options.debuginfod->find_debuginfo(
+                first.build_id, "the debug file of " + file_name(first.path));
+            std::string dir = f.path.empty() ? "" : fetched_dir.add(first.build_id, f.path);
+            if (!dir.empty()) {
+                std::vector<std::string> dirs = options.debug_dirs;
+                dirs.push_back(dir);
+                made.emplace(image.mappings, dirs, options.kallsyms);
+                summary->fetched.push_back(first.path + " (from " + f.server + ")");
+            } else {
+                summary->not_fetched.push_back(
+                    first.path + " (" + (f.path.empty() ? f.error : "cannot link " + f.path) + ")");
+                summary->fetch_timed_out = summary->fetch_timed_out || f.timed_out;
+                summary->fetch_stopped = summary->fetch_stopped || f.stopped;
+            }
+        }
+    }
+    symbolize::Session &session = *made;
     // An address no symbol names is stored as its function by the FDE
     // ("liblzma.so.5+0x15b40", schema.cpp "symbol"), so that a stripped
     // module's samples group by function, not by address.
@@ -113,11 +187,13 @@ std::optional<Summary> symbolize_profile(const std::string &path, const Options 
     std::vector<AddressToResolve> all = writer->addresses(); // sorted by (module_id, offset)
     Summary summary;
     summary.addresses = all.size();
+    FetchedDebugDir fetched_dir;
     for (size_t i = 0; i < all.size() && writer->ok();) {
         size_t end = i;
         while (end < all.size() && all[end].module_id == all[i].module_id)
             ++end;
-        symbolize_module(*writer, std::span(all).subspan(i, end - i), options, &summary);
+        symbolize_module(*writer, std::span(all).subspan(i, end - i), options, fetched_dir,
+                         &summary);
         i = end;
     }
     std::string reason;
@@ -155,6 +231,15 @@ std::string describe(const Summary &s) {
         text += "; " + std::to_string(s.by_fde) + " others grouped into functions by their FDE";
     for (const std::string &why : s.why_without_symbols)
         text += "; " + why;
+    auto list = [&](const char *head, const std::vector<std::string> &items) {
+        if (items.empty())
+            return;
+        text += head;
+        for (size_t i = 0; i < items.size(); ++i)
+            text += (i ? ", " : "") + items[i];
+    };
+    list("; debug files from debuginfod: ", s.fetched);
+    list("; not from debuginfod: ", s.not_fetched);
     return text;
 }
 

@@ -17,10 +17,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace cpcprof::symbolize {
+class DebuginfodClient;
+}
 
 namespace cpcprof::symbolize_profile {
 
@@ -30,6 +35,10 @@ struct Options {
     // build-id -> where the file with that build-id is read, for modules
     // whose path does not hold it here (symbolize::Mapping::file).
     std::map<std::string, std::string> files;
+    // When set, a module with a build-id that this machine has no symbols
+    // for is looked up there (its deadline and stop flag bound the
+    // lookups), and symbolized from what it gives.
+    symbolize::DebuginfodClient *debuginfod = nullptr;
 };
 
 struct Summary {
@@ -44,6 +53,10 @@ struct Summary {
     // Modules whose file gave no symbols now, but whose names from an
     // earlier symbolization (its file readable then) were kept.
     std::vector<std::string> kept_earlier;
+    // Debug files fetched from debuginfod servers: "PATH (from SERVER)";
+    // and the modules asked for in vain: "PATH (why)".
+    std::vector<std::string> fetched, not_fetched;
+    bool fetch_timed_out = false, fetch_stopped = false;
     double seconds = 0;
 };
 
@@ -57,7 +70,8 @@ std::optional<Summary> symbolize_profile(const std::string &path, const Options 
 // "; the earlier names of 1 module kept, its file no longer readable
 // here: c" when some were, " in S s", and "; F others grouped into
 // functions by their FDE" when F > 0, then "; " and each of
-// why_without_symbols.  N and M leave the kept modules out.
+// why_without_symbols, then what debuginfod servers gave and did not give.
+// N and M leave the kept modules out.
 std::string describe(const Summary &s);
 
 // `cpcprof symbolize FILE [--debug-dir DIR]...`.  Exit status: 0 done,

@@ -2,8 +2,10 @@
 // `cpcprof record` with DEBUGINFOD_URLS: a stripped bundled program gets
 // its names from Debian's real debuginfod serving the unstripped one on
 // loopback; a server that accepts and never answers holds the end of the
-// recording for --debuginfod-wait only, and the file is whole; a port
-// where nothing listens is named once and not waited for.
+// recording for --debuginfod-wait only, the file is whole, and `cpcprof
+// symbolize` asks again; a port where nothing listens is named once and
+// not waited for.  `cpcprof symbolize --debuginfod URL`: progress of a
+// slow download, Ctrl-C stopping the lookups with the file written.
 #include "tests/record/record_harness.h"
 
 #include <gtest/gtest.h>
@@ -12,11 +14,13 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -80,6 +84,27 @@ RunResult record_with(const TempDir &dir, const std::vector<std::string> &env,
     return wait_program(dir, start_program(dir, argv, o), o, 120);
 }
 
+// `cpcprof symbolize out.cpcprof ARGS` with no server from the
+// environment, caching in dir's cache; started, not waited for.
+pid_t start_symbolize(const TempDir &dir, const std::vector<std::string> &args) {
+    std::vector<std::string> argv{CPCPROF_EXE, "symbolize", "out.cpcprof"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProgramOptions o;
+    o.own_group = true;
+    o.env = {"DEBUGINFOD_URLS=", "DEBUGINFOD_CACHE_PATH=" + dir.file("cache")};
+    o.out = "symbolize.stdout";
+    o.err = "symbolize.stderr";
+    return start_program(dir, argv, o);
+}
+
+RunResult wait_symbolize(const TempDir &dir, pid_t pid) {
+    ProgramOptions o;
+    o.own_group = true;
+    o.out = "symbolize.stdout";
+    o.err = "symbolize.stderr";
+    return wait_program(dir, pid, o, 120);
+}
+
 size_t count(const std::string &text, const std::string &what) {
     size_t n = 0;
     for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
@@ -115,6 +140,48 @@ TEST(DebuginfodCli, AServerThatNeverAnswersHoldsTheEndForTheBoundOnly) {
     ASSERT_TRUE(q) << error;
     EXPECT_GT(q->total().samples, 0u);
     EXPECT_NE(r.err.find("cpcprof: modules without symbols: "), std::string::npos) << r.err;
+    q.reset();
+
+    // A lookup given up is not remembered as "no server has it":
+    // `cpcprof symbolize` asks again, here the server named by --debuginfod.
+    while (server.asked()) {
+    }
+    RunResult again = wait_symbolize(
+        dir, start_symbolize(dir, {"--debuginfod", url(server.port), "--debuginfod-wait", "2"}));
+    ASSERT_EQ(again.status, 0) << again.err;
+    EXPECT_TRUE(server.asked()) << "symbolize did not ask the server again\n" << again.err;
+    EXPECT_NE(again.err.find("cpcprof: fetching the debug file of workload_stripped from " +
+                             url(server.port) + ": no answer after "),
+              std::string::npos)
+        << again.err;
+    EXPECT_NE(again.err.find("did not give their debug files within 2 s (--debuginfod-wait)"),
+              std::string::npos)
+        << again.err;
+}
+
+TEST(DebuginfodCli, CtrlCStopsTheLookupsAndTheFileIsStillWritten) {
+    SilentServer server;
+    ASSERT_GT(server.port, 0);
+    TempDir dir;
+    RunResult r = record_with(dir, {"DEBUGINFOD_URLS="});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto start = std::chrono::steady_clock::now();
+    pid_t pid = start_symbolize(dir, {"--debuginfod", url(server.port)});
+    // Stopped while it waits for the server (it would wait 120 s).
+    for (int i = 0; i < 300 && !server.asked(); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_EQ(kill(pid, SIGINT), 0);
+    RunResult s = wait_symbolize(dir, pid);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_FALSE(s.timed_out) << s.err;
+    ASSERT_EQ(s.status, 0) << s.err;
+    EXPECT_LT(seconds, 60) << s.err;
+    EXPECT_NE(s.err.find("the lookups were stopped (Ctrl-C)"), std::string::npos) << s.err;
+    EXPECT_NE(s.err.find("symbolized "), std::string::npos) << s.err;
+    RunResult check = run_cpcprof(dir, {"check", "out.cpcprof"});
+    EXPECT_EQ(check.status, 0) << check.out << check.err;
+    EXPECT_NE(check.out.find("recording finished, symbolized"), std::string::npos) << check.out;
 }
 
 TEST(DebuginfodCli, NoServerIsAskedWithAWaitOfZero) {
@@ -235,6 +302,110 @@ TEST(DebuginfodCli, AStrippedProgramIsNamedThroughARealServer) {
         EXPECT_FALSE(m.path.ends_with("workload_stripped")) << r.err;
     // Cached where libdebuginfod caches (DEBUGINFOD_CACHE_PATH here).
     EXPECT_TRUE(std::filesystem::exists(dir.file("cache/" + id + "/debuginfo"))) << r.err;
+}
+
+// An HTTP server on a loopback port of its own that answers every
+// /buildid/.../debuginfo request with body, sent in ten pieces 0.3 s
+// apart: a download that takes about three seconds.
+class DribblingServer {
+  public:
+    explicit DribblingServer(std::string body) : body_(std::move(body)) {
+        fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in a{};
+        a.sin_family = AF_INET;
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof a;
+        if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr *>(&a), len) != 0 ||
+            listen(fd_, 16) != 0 || getsockname(fd_, reinterpret_cast<sockaddr *>(&a), &len) != 0)
+            return;
+        port = ntohs(a.sin_port);
+        thread_ = std::thread([this] { serve(); });
+    }
+    ~DribblingServer() {
+        stop_ = true;
+        if (thread_.joinable())
+            thread_.join();
+        if (fd_ >= 0)
+            close(fd_);
+    }
+    DribblingServer(const DribblingServer &) = delete;
+    DribblingServer &operator=(const DribblingServer &) = delete;
+
+    int port = 0;
+    std::atomic<int> served{0};
+
+  private:
+    void serve() {
+        while (!stop_) {
+            pollfd p{fd_, POLLIN, 0};
+            if (poll(&p, 1, 100) != 1)
+                continue;
+            int c = accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC);
+            if (c < 0)
+                continue;
+            timeval tv{5, 0};
+            setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+            std::string request;
+            char buf[1024];
+            while (request.find("\r\n\r\n") == std::string::npos) {
+                ssize_t n = read(c, buf, sizeof buf);
+                if (n <= 0)
+                    break;
+                request.append(buf, size_t(n));
+            }
+            if (request.find("/debuginfo ") != std::string::npos) {
+                std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+                                   "Content-Length: " +
+                                   std::to_string(body_.size()) + "\r\nConnection: close\r\n\r\n";
+                bool ok = write(c, head.data(), head.size()) == ssize_t(head.size());
+                const size_t piece = body_.size() / 10 + 1;
+                for (size_t at = 0; ok && at < body_.size() && !stop_; at += piece) {
+                    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+                    size_t n = std::min(piece, body_.size() - at);
+                    ok = write(c, body_.data() + at, n) == ssize_t(n);
+                }
+                served += ok;
+            } else {
+                const char no[] = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n"
+                                  "Connection: close\r\n\r\n";
+                (void)!write(c, no, sizeof no - 1);
+            }
+            close(c);
+        }
+    }
+
+    std::string body_;
+    int fd_ = -1;
+    std::thread thread_;
+    std::atomic<bool> stop_{false};
+};
+
+TEST(DebuginfodCli, SymbolizeSaysWhatItFetchesFromWhomAndHowMuch) {
+    TempDir dir;
+    RunResult r = record_with(dir, {"DEBUGINFOD_URLS="});
+    ASSERT_EQ(r.status, 0) << r.err;
+    DribblingServer server(read_file(WORKLOAD_FP));
+    ASSERT_GT(server.port, 0);
+    RunResult s = wait_symbolize(dir, start_symbolize(dir, {"--debuginfod", url(server.port)}));
+    ASSERT_FALSE(s.timed_out) << s.err;
+    ASSERT_EQ(s.status, 0) << s.err;
+    EXPECT_EQ(server.served, 1) << s.err;
+    // Progress after the first second: the module, the server, the bytes
+    // of the whole.
+    const std::string head =
+        "cpcprof: fetching the debug file of workload_stripped from " + url(server.port) + ": ";
+    const size_t at = s.err.find(head);
+    ASSERT_NE(at, std::string::npos) << s.err;
+    const std::string line = s.err.substr(at, s.err.find('\n', at) - at);
+    EXPECT_NE(line.find(" of "), std::string::npos) << "no size of the whole: " << line;
+    EXPECT_NE(s.err.find("debug files from debuginfod: "), std::string::npos) << s.err;
+    std::string error;
+    auto q = analysis::Query::open(dir.file("out.cpcprof"), {}, &error);
+    ASSERT_TRUE(q) << error;
+    std::vector<uint32_t> compute = q->find_functions("wl_compute");
+    ASSERT_EQ(compute.size(), 1u) << "wl_compute is not named:\n" << s.err;
+    EXPECT_TRUE(q->functions()[compute[0]].has_symbols);
+    EXPECT_FALSE(q->functions()[compute[0]].file.empty()) << "no source file from its DWARF";
 }
 
 } // namespace
