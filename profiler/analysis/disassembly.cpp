@@ -2,6 +2,7 @@
 #include "profiler/analysis/disassembly.h"
 
 #include "profiler/analysis/tool_run.h"
+#include "symbolize/debuginfod.h"
 #include "symbolize/symbolizer.h"
 
 #include <algorithm>
@@ -82,9 +83,41 @@ bool parse_location(const std::string &s, std::string *file, uint32_t *line) {
     return true;
 }
 
+// The instructions' lines and inline chains from debug_file through
+// libdwfl: the module mapped at its own ELF addresses (segment seg).
+void lines_from_debug_file(const std::string &module, const std::string &debug_file,
+                           const Segment &seg, std::vector<Instruction> *instructions) {
+    symbolize::Mapping m;
+    m.path = module;
+    m.build_id = symbolize::read_build_id(module);
+    m.start = seg.vaddr;
+    m.end = seg.vaddr + seg.filesz;
+    m.file_offset = seg.offset;
+    m.debug_file = debug_file;
+    symbolize::Session session({m});
+    for (Instruction &i : *instructions) {
+        symbolize::Location loc = session.resolve(i.address, false);
+        if (loc.frames.empty())
+            continue;
+        // Innermost first: the function's own line is the outermost
+        // frame's (the inlined call's line for inlined code).
+        const symbolize::Frame &outer = loc.frames.back();
+        i.file = outer.file;
+        i.line = uint32_t(outer.line);
+        if (loc.frames.size() > 1) {
+            const symbolize::Frame &inner = loc.frames.front();
+            i.inlined_from = inner.function + (inner.function.ends_with(')') ? "" : "()") + " " +
+                             inner.file + ":" + std::to_string(inner.line);
+            i.inner_file = inner.file;
+            i.inner_line = uint32_t(inner.line);
+        }
+    }
+}
+
 } // namespace
 
-std::string rename_targets(const std::string &text, uint64_t start, uint64_t end) {
+std::string rename_targets(const std::string &text, uint64_t start, uint64_t end,
+                           const std::function<std::string(uint64_t)> &name_of) {
     // "OPCODE  ADDR <NAME+0xOFF>" (or "# ADDR <NAME>" after a rip-relative
     // operand): the hex address right before " <".
     const size_t open = text.find(" <");
@@ -99,10 +132,13 @@ std::string rename_targets(const std::string &text, uint64_t start, uint64_t end
         return text;
     const uint64_t target = std::strtoull(text.substr(from, open - from).c_str(), nullptr, 16);
     std::string renamed;
+    const std::string known = name_of && !(target >= start && target < end) ? name_of(target) : "";
     if (target >= start && target < end) {
         char rel[32];
         std::snprintf(rel, sizeof rel, " <+0x%" PRIx64 ">", target - start);
         renamed = rel;
+    } else if (!known.empty()) {
+        renamed = " <" + known + ">";
     } else if (name.find("+0x") == std::string::npos) {
         renamed = " <" + name + ">";
     }
@@ -158,7 +194,8 @@ std::vector<Instruction> parse_objdump(const std::string &text) {
     return out;
 }
 
-Disassembly disassemble(const std::string &module, uint64_t offset) {
+Disassembly disassemble(const std::string &module, uint64_t offset,
+                        const DisassemblyOptions &options) {
     Disassembly d;
     d.module = module;
     struct stat st {};
@@ -190,14 +227,43 @@ Disassembly disassemble(const std::string &module, uint64_t offset) {
         return d;
     }
     uint64_t vaddr = offset + uint64_t(*bias);
-    std::vector<Symbol> syms;
-    bool fde_extent = false; // no symbol: the extent of the call-frame information
-    // The full symbol table, then the dynamic one (a stripped library).
-    for (bool dynamic : {false, true}) {
-        std::vector<std::string> argv = {"nm", "-S", "-C", "--defined-only", module};
+    Segment segment;
+    for (const Segment &s : segs)
+        if (offset >= s.offset && offset < s.offset + s.filesz)
+            segment = s;
+    // A module without DWARF of its own: its separate debug file, from
+    // this machine's debug directories, libdebuginfod's cache, or a server.
+    bool own_dwarf = false;
+    std::string why_no_debug_file;
+    d.debug_file = symbolize::find_debug_file(module, options.debug_dirs, &own_dwarf);
+    if (d.debug_file.empty() && !own_dwarf) {
+        const std::string build_id = symbolize::read_build_id(module);
+        d.debug_file = symbolize::debuginfod_cached_debug_file(build_id);
+        if (!d.debug_file.empty()) {
+            d.debug_from = "from debuginfod's cache";
+        } else if (options.debuginfod != nullptr && !build_id.empty()) {
+            symbolize::Fetched f = options.debuginfod->find_debuginfo(
+                build_id, "the debug file of " + std::filesystem::path(module).filename().string());
+            d.debug_file = f.path;
+            d.debug_from = f.path.empty() ? "" : "fetched from " + f.server;
+            if (f.path.empty())
+                why_no_debug_file = "debuginfod servers: " + f.error;
+        }
+    }
+    std::vector<Symbol> syms, debug_syms; // debug_syms: when the debug file's named it
+    bool fde_extent = false;              // no symbol: the extent of the call-frame information
+    // The full symbol table, the debug file's, then the dynamic one (a
+    // stripped library).
+    std::vector<std::pair<std::string, bool>> tables = {{module, false}};
+    if (!d.debug_file.empty())
+        tables.emplace_back(d.debug_file, false);
+    tables.emplace_back(module, true);
+    for (const auto &[file, dynamic] : tables) {
+        std::vector<std::string> argv = {"nm", "-S", "-C", "--defined-only", file};
         if (dynamic)
             argv.insert(argv.begin() + 1, "--dynamic");
         ToolResult n = run_tool(argv, size_t{256} << 20, 30000);
+        syms.clear();
         if (n.ran && n.status == 0)
             syms = code_symbols(n.out);
         auto holds = [&](const Symbol &s) { return vaddr >= s.start && vaddr < s.start + s.size; };
@@ -206,6 +272,8 @@ Disassembly disassemble(const std::string &module, uint64_t offset) {
             d.symbol = it->name;
             d.start = it->start;
             d.end = it->start + it->size;
+            if (file != module)
+                debug_syms = std::move(syms);
             break;
         }
     }
@@ -223,20 +291,29 @@ Disassembly disassemble(const std::string &module, uint64_t offset) {
         }
     }
     if (d.symbol.empty()) {
-        d.error = module + ": no symbol holds the sampled code, nor call-frame information "
-                           "(stripped? install its -dbgsym)";
+        d.error = module +
+                  ": no symbol holds the sampled code, nor call-frame information "
+                  "(stripped: install its -dbgsym package, or name a debuginfod server "
+                  "in DEBUGINFOD_URLS)" +
+                  (why_no_debug_file.empty() ? "" : "; " + why_no_debug_file);
         return d;
     }
     char from[32], to[32];
     std::snprintf(from, sizeof from, "--start-address=0x%" PRIx64, d.start);
     std::snprintf(to, sizeof to, "--stop-address=0x%" PRIx64, d.end);
-    ToolResult o = run_tool(
-        {"objdump", "-d", "-l", "--inlines", "-C", "--no-show-raw-insn", from, to, module});
+    // objdump finds lines in the module itself and under /usr/lib/debug
+    // only: a separate debug file's lines come from libdwfl.
+    std::vector<std::string> argv = {"objdump", "-d", "-C", "--no-show-raw-insn", from, to, module};
+    if (d.debug_file.empty())
+        argv.insert(argv.begin() + 2, {"-l", "--inlines"});
+    ToolResult o = run_tool(argv);
     if (!o.ran || o.status != 0) {
         d.error = o.error.empty() ? "objdump -d " + module + " failed: " + o.err : o.error;
         return d;
     }
     d.instructions = parse_objdump(o.out);
+    if (!d.debug_file.empty())
+        lines_from_debug_file(module, d.debug_file, segment, &d.instructions);
     // An extent from call-frame information runs to the next function:
     // its alignment padding is not the function's.
     auto padding = [](const std::string &text) {
@@ -247,10 +324,30 @@ Disassembly disassemble(const std::string &module, uint64_t offset) {
         d.end = d.instructions.back().address;
         d.instructions.pop_back();
     }
+    // objdump names targets after the module's own symbols: in a stripped
+    // module some unrelated exported one.  The debug file's name them.
+    std::sort(debug_syms.begin(), debug_syms.end(),
+              [](const Symbol &a, const Symbol &b) { return a.start < b.start; });
+    auto debug_name = [&](uint64_t target) -> std::string {
+        auto it = std::upper_bound(debug_syms.begin(), debug_syms.end(), target,
+                                   [](uint64_t t, const Symbol &s) { return t < s.start; });
+        if (it == debug_syms.begin())
+            return "";
+        --it;
+        if (target >= it->start + it->size)
+            return "";
+        if (target == it->start)
+            return it->name;
+        char off[32];
+        std::snprintf(off, sizeof off, "+0x%" PRIx64, target - it->start);
+        return it->name + off;
+    };
     for (Instruction &i : d.instructions) {
         i.offset = i.address - uint64_t(*bias);
         if (fde_extent)
             i.text = rename_targets(i.text, d.start, d.end);
+        else if (!debug_syms.empty())
+            i.text = rename_targets(i.text, d.start, d.end, debug_name);
     }
     if (d.instructions.empty())
         d.error = module + ": objdump showed no instructions for " + d.symbol;

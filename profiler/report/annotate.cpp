@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: MIT
 // cpcprof annotate: a function's source with the costs of each line.
 #include "base/args.h"
+#include "base/clock.h"
 #include "profiler/analysis/hotspots.h"
 #include "profiler/analysis/source_access.h"
 #include "profiler/analysis/table_format.h"
 #include "profiler/report/annotate_disasm.h"
 #include "profiler/report/report.h"
+#include "profiler/symbolize_profile/fetch_progress.h"
 #include "profiler/view_common/view_options.h"
+#include "symbolize/debuginfod.h"
+#include "symbolize/symbolizer.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <map>
+#include <memory>
 
 namespace cpcprof::report {
 
@@ -32,6 +40,15 @@ const char kUsage[] =
     "                      (repeatable; the first OLD that matches is used)\n"
     "  --disassemble       FUNC's machine code (objdump) instead of its source: each\n"
     "                      instruction with its costs and its source line\n"
+    "  --debug-dir DIR     look for separate debug files in DIR too (by build-id:\n"
+    "                      DIR/.build-id/xx/rest.debug, and by .gnu_debuglink),\n"
+    "                      before /usr/lib/debug (repeatable)\n"
+    "  --debuginfod URL    ask the debuginfod server at URL for a debug file or\n"
+    "                      source file this machine lacks (repeatable; default:\n"
+    "                      the servers of DEBUGINFOD_URLS)\n"
+    "  --debuginfod-wait SECONDS\n"
+    "                      ask the servers for at most this long in all (default\n"
+    "                      30, at most 3600; 0: do not ask them)\n"
     "\n"
     "Only regular files of at most 16 MiB under DIR, NEW or the directory the\n"
     "profile names are read: no '..', no symlink leading out of them, no FIFO\n"
@@ -53,14 +70,20 @@ struct AnnotateOptions {
     std::string function;
     analysis::SourceRoots roots;
     bool disassemble = false;
+    std::vector<std::string> debug_dirs;
+    std::string servers; // from --debuginfod; "" = DEBUGINFOD_URLS
+    uint64_t wait_s = 30;
 };
+
+constexpr uint64_t kMaxWaitS = 3600;
 
 int parse(const std::vector<std::string> &args, AnnotateOptions *o) {
     constexpr const char kProgram[] = "cpcprof annotate";
     std::vector<std::string> positional;
     base::ArgWalk walk{
         .program = kProgram,
-        .valued = {"--source-dir", "--path-map"},
+        .valued = {"--source-dir", "--path-map", "--debug-dir", "--debuginfod",
+                   "--debuginfod-wait"},
         .shared =
             [&](const std::vector<std::string> &a, size_t *i) {
                 if (a[*i] != "--disassemble")
@@ -74,6 +97,35 @@ int parse(const std::vector<std::string> &args, AnnotateOptions *o) {
                     if (v.empty())
                         return base::usage_error(kProgram, "--source-dir needs a directory");
                     o->roots.dirs.push_back(v);
+                    return true;
+                }
+                if (opt == "--debug-dir") {
+                    if (v.empty())
+                        return base::usage_error(kProgram, "--debug-dir needs a directory");
+                    // libdwfl looks up build-ids under absolute directories only.
+                    std::error_code ec;
+                    std::filesystem::path absolute = std::filesystem::absolute(v, ec);
+                    o->debug_dirs.push_back(ec ? v : absolute.string());
+                    return true;
+                }
+                if (opt == "--debuginfod") {
+                    if (v.empty() || v.find_first_of(" \t\n") != std::string::npos)
+                        return base::usage_error(kProgram, "--debuginfod takes one URL (repeat "
+                                                           "it for more servers)");
+                    o->servers += (o->servers.empty() ? "" : " ") + v;
+                    return true;
+                }
+                if (opt == "--debuginfod-wait") {
+                    char *end = nullptr;
+                    errno = 0;
+                    unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+                    if (v.empty() || v[0] == '-' || *end != '\0' || errno != 0 || n > kMaxWaitS)
+                        return base::usage_error(kProgram,
+                                                 "--debuginfod-wait takes whole seconds from 0 "
+                                                 "to %llu, not '%s'",
+                                                 static_cast<unsigned long long>(kMaxWaitS),
+                                                 v.c_str());
+                    o->wait_s = n;
                     return true;
                 }
                 std::pair<std::string, std::string> map;
@@ -91,8 +143,11 @@ int parse(const std::vector<std::string> &args, AnnotateOptions *o) {
         .missing =
             [&](const std::string &opt) {
                 base::usage_error(kProgram, "%s",
-                                  opt == "--source-dir" ? "--source-dir needs a directory"
-                                                        : "--path-map needs OLD=NEW");
+                                  opt == "--source-dir"        ? "--source-dir needs a directory"
+                                  : opt == "--debug-dir"       ? "--debug-dir needs a directory"
+                                  : opt == "--debuginfod"      ? "--debuginfod needs a URL"
+                                  : opt == "--debuginfod-wait" ? "--debuginfod-wait needs seconds"
+                                                               : "--path-map needs OLD=NEW");
             }};
     int r = view::walk_view_args("annotate", walk, &o->view, kUsage, args);
     if (r <= 0)
@@ -143,11 +198,40 @@ struct Columns {
     }
 };
 
+// Sources fetched from debuginfod servers: the client (null: none asked)
+// and the build-id of the module whose debug information names the files.
+struct SourceFetch {
+    symbolize::DebuginfodClient *client = nullptr;
+    std::string build_id;
+};
+
+// The source file stored as path from the servers when it is not on this
+// machine, read through the same checks as a local one (the cached file's
+// directory its only root).  *why gets why not.
+analysis::SourceFile fetch_source(const SourceFetch &fetch, const std::string &path,
+                                  std::string *from, std::string *why) {
+    if (fetch.client == nullptr || fetch.build_id.empty() || !path.starts_with('/'))
+        return {};
+    symbolize::Fetched f = fetch.client->find_source(
+        fetch.build_id, path, "the source file " + std::filesystem::path(path).filename().string());
+    if (f.path.empty()) {
+        *why = "debuginfod servers: " + f.error;
+        return {};
+    }
+    analysis::SourceRoots own;
+    analysis::SourceFile got = analysis::open_source(f.path, own);
+    if (got.path.empty())
+        *why = "fetched from " + f.server + " to " + f.path + ", but " + got.why_not;
+    else
+        *from = f.server;
+    return got;
+}
+
 // One source file's part of a function: every line with samples, and
 // the source text around them when the file is found.
 std::string annotate_file(const Columns &cols, const std::string &path,
                           const std::vector<const analysis::Query::LineCost *> &lines,
-                          const analysis::SourceRoots &roots) {
+                          const analysis::SourceRoots &roots, const SourceFetch &fetch) {
     analysis::Table t;
     t.headers = cols.headers();
     t.left.assign(t.headers.size(), false);
@@ -155,12 +239,23 @@ std::string annotate_file(const Columns &cols, const std::string &path,
     t.left.back() = true;
     analysis::SourceFile src =
         path.empty() ? analysis::SourceFile{} : analysis::open_source(path, roots);
+    std::string fetched_from;
+    if (src.path.empty() && !path.empty()) {
+        std::string why;
+        analysis::SourceFile got = fetch_source(fetch, path, &fetched_from, &why);
+        if (!got.path.empty())
+            src = std::move(got);
+        else if (!why.empty())
+            src.why_not += "; " + why;
+    }
     std::optional<std::string> found;
     if (!src.path.empty())
         found = src.path;
     const std::vector<std::string> &text = src.lines;
     std::string out = "-- " + (path.empty() ? std::string("(no source file known)") : path);
-    if (found) {
+    if (found && !fetched_from.empty()) {
+        out += "  (fetched from " + fetched_from + ", cached at " + *found + ")\n";
+    } else if (found) {
         out += *found == path ? "\n" : "  (read from " + *found + ")\n";
     } else if (!path.empty()) {
         out += "  (source not shown)\n";
@@ -207,7 +302,8 @@ std::string annotate_file(const Columns &cols, const std::string &path,
 
 std::string annotate_function(const Columns &cols, uint32_t fn,
                               const std::vector<analysis::Query::LineCost> &all,
-                              const analysis::SourceRoots &roots) {
+                              const analysis::SourceRoots &roots,
+                              symbolize::DebuginfodClient *client) {
     const analysis::Query &q = cols.q;
     const auto &info = q.functions()[fn];
     std::map<std::string, std::vector<const analysis::Query::LineCost *>> by_file;
@@ -223,9 +319,13 @@ std::string annotate_function(const Columns &cols, uint32_t fn,
         " self, " +
         analysis::percent(analysis::share(q.function_total()[fn].values[w], q.total().values[w])) +
         " total\n";
+    SourceFetch fetch;
+    fetch.client = client;
+    if (client != nullptr && !info.module.empty())
+        fetch.build_id = symbolize::read_build_id(info.module); // the module here
     for (auto &[file, lines] : by_file) {
         std::sort(lines.begin(), lines.end(), [](auto *a, auto *b) { return a->line < b->line; });
-        out += annotate_file(cols, file, lines, roots);
+        out += annotate_file(cols, file, lines, roots, fetch);
     }
     if (!info.has_symbols)
         std::fprintf(stderr, "cpcprof annotate: %s has no line information (%s has no symbols)\n",
@@ -251,21 +351,46 @@ int annotate_main(const std::vector<std::string> &args) {
     for (size_t e = 0; e < q->events().size(); ++e)
         if (o.view.event.empty() || int(e) == weigh)
             cols.events.push_back(e);
+    // Servers are asked through the client, with its bound; never by
+    // libdwfl, which would wait without one.
+    const std::string servers =
+        o.servers.empty() ? symbolize::debuginfod_urls_from_environment() : o.servers;
+    unsetenv("DEBUGINFOD_URLS");
+    std::unique_ptr<symbolize::DebuginfodClient> client;
+    symbolize_profile::FetchProgressLines progress(servers, "up to " + std::to_string(o.wait_s) +
+                                                                " s in all, --debuginfod-wait");
+    if (!servers.empty() && o.wait_s > 0) {
+        std::string why;
+        client = symbolize::DebuginfodClient::open(servers, &why);
+        if (!client) {
+            std::fprintf(stderr, "cpcprof annotate: debuginfod servers not asked: %s\n",
+                         why.c_str());
+        } else {
+            client->set_deadline_ns(base::monotonic_ns() + int64_t(o.wait_s) * 1'000'000'000);
+            client->on_progress([&](const symbolize::FetchProgress &p) { progress(p); });
+        }
+    }
     std::string out;
     if (o.disassemble) {
+        analysis::DisassemblyOptions dopt;
+        dopt.debug_dirs = o.debug_dirs;
+        dopt.debuginfod = client.get();
         bool any = false;
         for (size_t i = 0; i < fns.size(); ++i) {
             bool ok = false;
-            out += (i ? "\n" : "") + annotate_disassembly(*q, weigh, cols.events, fns[i], &ok);
+            out +=
+                (i ? "\n" : "") + annotate_disassembly(*q, weigh, cols.events, fns[i], dopt, &ok);
             any = any || ok;
         }
+        progress.end_line();
         if (!view::write_output("annotate", "-", out))
             return view::kExitFailed;
         return any ? view::kExitOk : view::kExitFailed;
     }
     std::vector<analysis::Query::LineCost> lines = q->line_costs();
     for (size_t i = 0; i < fns.size(); ++i)
-        out += (i ? "\n" : "") + annotate_function(cols, fns[i], lines, o.roots);
+        out += (i ? "\n" : "") + annotate_function(cols, fns[i], lines, o.roots, client.get());
+    progress.end_line();
     return view::write_output("annotate", "-", out) ? view::kExitOk : view::kExitFailed;
 }
 

@@ -10,7 +10,8 @@
 namespace cpcprof::report {
 
 std::string annotate_disassembly(const analysis::Query &q, int weigh,
-                                 const std::vector<size_t> &events, uint32_t fn, bool *ok) {
+                                 const std::vector<size_t> &events, uint32_t fn,
+                                 const analysis::DisassemblyOptions &options, bool *ok) {
     const analysis::FunctionInfo &info = q.functions()[fn];
     std::string out = "== " + info.name + "  (" +
                       (info.module.empty() ? std::string("no module") : info.module) + ")";
@@ -25,7 +26,7 @@ std::string annotate_disassembly(const analysis::Query &q, int weigh,
         *ok = false;
         return out + "\n";
     }
-    analysis::Disassembly d = analysis::disassemble(module, offset);
+    analysis::Disassembly d = analysis::disassemble(module, offset, options);
     if (!d.error.empty()) {
         std::fprintf(stderr, "cpcprof annotate: %s: not disassembled: %s\n", info.name.c_str(),
                      d.error.c_str());
@@ -38,7 +39,10 @@ std::string annotate_disassembly(const analysis::Query &q, int weigh,
     char range[64];
     std::snprintf(range, sizeof range, "0x%" PRIx64 "-0x%" PRIx64, d.start, d.end);
     out += ": symbol " + d.symbol + " at " + range + ", " + std::to_string(d.instructions.size()) +
-           " instructions\n";
+           " instructions";
+    if (!d.debug_file.empty())
+        out += "; named from " + d.debug_file + (d.debug_from.empty() ? "" : ", " + d.debug_from);
+    out += "\n";
     analysis::Table t;
     t.headers = {"self%:" + q.events()[w].name, "samples", "total-samples"};
     for (size_t e : events) {

@@ -3,6 +3,7 @@
 //  [--debuginfod URL]... [--debuginfod-wait SECONDS]`
 #include "base/args.h"
 #include "base/clock.h"
+#include "profiler/symbolize_profile/fetch_progress.h"
 #include "profiler/symbolize_profile/symbolize_profile.h"
 #include "symbolize/debuginfod.h"
 
@@ -80,67 +81,6 @@ class InterruptStopsLookups {
     bool installed_ = false;
 };
 
-std::string size_text(long bytes) {
-    char b[32];
-    if (bytes < 10'000)
-        std::snprintf(b, sizeof b, "%ld bytes", bytes);
-    else if (bytes < 10'000'000)
-        std::snprintf(b, sizeof b, "%.0f kB", double(bytes) / 1e3);
-    else
-        std::snprintf(b, sizeof b, "%.1f MB", double(bytes) / 1e6);
-    return b;
-}
-
-// Progress of lookups that take longer than a second: on a terminal one
-// line rewritten in place, elsewhere a line at 1 s and every 10 s after.
-class ProgressLines {
-  public:
-    ProgressLines(std::string servers, uint64_t wait_s)
-        : servers_(std::move(servers)), wait_s_(wait_s), tty_(isatty(STDERR_FILENO) == 1) {}
-    ~ProgressLines() { end_line(); }
-    ProgressLines(const ProgressLines &) = delete;
-    ProgressLines &operator=(const ProgressLines &) = delete;
-
-    void operator()(const symbolize::FetchProgress &p) {
-        if (p.seconds < 1)
-            return;
-        if (p.what != what_) {
-            end_line();
-            what_ = p.what;
-            next_s_ = 0;
-        }
-        if (!tty_ && p.seconds < next_s_)
-            return;
-        next_s_ = p.seconds + 10;
-        const std::string &from = p.server.empty() ? servers_ : p.server;
-        // Before a server answers, libdebuginfod passes a count of its
-        // waits, not bytes.
-        std::string got = p.server.empty() || p.done <= 0 ? "no answer"
-                          : p.total > 0 ? size_text(p.done) + " of " + size_text(p.total)
-                                        : size_text(p.done);
-        std::fprintf(stderr,
-                     "%scpcprof: fetching %s from %s: %s after %.0f s (up to %llu s in all, "
-                     "--debuginfod-wait; Ctrl-C skips the rest)%s",
-                     tty_ ? "\r\033[K" : "", p.what.c_str(), from.c_str(), got.c_str(), p.seconds,
-                     static_cast<unsigned long long>(wait_s_), tty_ ? "" : "\n");
-        open_line_ = tty_;
-    }
-
-    void end_line() {
-        if (open_line_)
-            std::fputc('\n', stderr);
-        open_line_ = false;
-    }
-
-  private:
-    std::string servers_;
-    uint64_t wait_s_;
-    bool tty_;
-    bool open_line_ = false;
-    std::string what_;
-    double next_s_ = 0;
-};
-
 } // namespace
 
 int symbolize_main(const std::vector<std::string> &args) {
@@ -212,7 +152,8 @@ int symbolize_main(const std::vector<std::string> &args) {
     unsetenv("DEBUGINFOD_URLS");
     std::unique_ptr<symbolize::DebuginfodClient> client;
     std::unique_ptr<InterruptStopsLookups> interrupt;
-    ProgressLines progress(servers, wait_s);
+    FetchProgressLines progress(servers, "up to " + std::to_string(wait_s) +
+                                             " s in all, --debuginfod-wait; Ctrl-C skips the rest");
     if (!servers.empty() && wait_s > 0) {
         std::string why;
         client = symbolize::DebuginfodClient::open(servers, &why);

@@ -6,16 +6,12 @@
 #include "symbolize/debuginfod.h"
 #include "symbolize/symbolizer.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <span>
-#include <system_error>
 #include <utility>
 
 namespace cpcprof::symbolize_profile {
@@ -52,47 +48,6 @@ Image module_image(std::span<const AddressToResolve> addrs, const Options &optio
     return image;
 }
 
-// Debug files fetched from servers, each linked as DIR/.build-id/xx/rest.debug
-// in a directory of this process's own, so that libdwfl takes them as it
-// takes any debug directory's (and checks their build-ids).  Removed when
-// the symbolization ends.
-class FetchedDebugDir {
-  public:
-    FetchedDebugDir() = default;
-    ~FetchedDebugDir() {
-        if (dir_.empty())
-            return;
-        std::error_code ec;
-        std::filesystem::remove_all(dir_, ec);
-    }
-    FetchedDebugDir(const FetchedDebugDir &) = delete;
-    FetchedDebugDir &operator=(const FetchedDebugDir &) = delete;
-
-    // The directory holding build_id's link to path; "" when it cannot be
-    // made.
-    std::string add(const std::string &build_id, const std::string &path) {
-        if (build_id.size() < 3)
-            return "";
-        if (dir_.empty()) {
-            const char *tmp = std::getenv("TMPDIR");
-            std::string tmpl =
-                std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/cpcprof-debug-XXXXXX";
-            if (mkdtemp(tmpl.data()) == nullptr)
-                return "";
-            dir_ = tmpl;
-        }
-        std::filesystem::path sub =
-            std::filesystem::path(dir_) / ".build-id" / build_id.substr(0, 2);
-        std::error_code ec;
-        std::filesystem::create_directories(sub, ec);
-        std::filesystem::create_symlink(path, sub / (build_id.substr(2) + ".debug"), ec);
-        return ec ? "" : dir_;
-    }
-
-  private:
-    std::string dir_;
-};
-
 std::string file_name(const std::string &path) {
     return std::filesystem::path(path).filename().string();
 }
@@ -100,7 +55,7 @@ std::string file_name(const std::string &path) {
 // Resolves the addresses of one module (all with the same module_id) and
 // hands the answers to the writer.
 void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToResolve> addrs,
-                      const Options &options, FetchedDebugDir &fetched_dir, Summary *summary) {
+                      const Options &options, Summary *summary) {
     Image image = module_image(addrs, options);
     std::optional<symbolize::Session> made;
     made.emplace(image.mappings, options.debug_dirs, options.kallsyms);
@@ -110,15 +65,13 @@ void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToRe
         if (!made->modules_without_symbols().empty()) {
             symbolize::Fetched f = options.debuginfod->find_debuginfo(
                 first.build_id, "the debug file of " + file_name(first.path));
-            std::string dir = f.path.empty() ? "" : fetched_dir.add(first.build_id, f.path);
-            if (!dir.empty()) {
-                std::vector<std::string> dirs = options.debug_dirs;
-                dirs.push_back(dir);
-                made.emplace(image.mappings, dirs, options.kallsyms);
+            if (!f.path.empty()) {
+                for (symbolize::Mapping &m : image.mappings)
+                    m.debug_file = f.path;
+                made.emplace(image.mappings, options.debug_dirs, options.kallsyms);
                 summary->fetched.push_back(first.path + " (from " + f.server + ")");
             } else {
-                summary->not_fetched.push_back(
-                    first.path + " (" + (f.path.empty() ? f.error : "cannot link " + f.path) + ")");
+                summary->not_fetched.push_back(first.path + " (" + f.error + ")");
                 summary->fetch_timed_out = summary->fetch_timed_out || f.timed_out;
                 summary->fetch_stopped = summary->fetch_stopped || f.stopped;
             }
@@ -187,13 +140,11 @@ std::optional<Summary> symbolize_profile(const std::string &path, const Options 
     std::vector<AddressToResolve> all = writer->addresses(); // sorted by (module_id, offset)
     Summary summary;
     summary.addresses = all.size();
-    FetchedDebugDir fetched_dir;
     for (size_t i = 0; i < all.size() && writer->ok();) {
         size_t end = i;
         while (end < all.size() && all[end].module_id == all[i].module_id)
             ++end;
-        symbolize_module(*writer, std::span(all).subspan(i, end - i), options, fetched_dir,
-                         &summary);
+        symbolize_module(*writer, std::span(all).subspan(i, end - i), options, &summary);
         i = end;
     }
     std::string reason;

@@ -169,6 +169,15 @@ std::string debuginfod_urls_from_environment() {
     return urls;
 }
 
+std::string debuginfod_cached_debug_file(const std::string &build_id) {
+    const std::string dir = cache_dir();
+    if (dir.empty() || build_id.empty() || build_id.find('/') != std::string::npos)
+        return "";
+    const std::string entry = dir + "/" + build_id + "/debuginfo";
+    struct stat st {};
+    return ::stat(entry.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 ? entry : "";
+}
+
 std::string debuginfod_server_of(const std::string &url) {
     size_t at = url.find("/buildid/");
     return at == std::string::npos ? url : url.substr(0, at);

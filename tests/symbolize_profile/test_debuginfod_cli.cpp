@@ -53,6 +53,12 @@ struct SilentServer {
     }
     // Whether a connection is waiting to be accepted: someone asked.  (The
     // socket does not block: accept answers at once.)
+    // Whether a connection waits, left waiting (the client keeps waiting
+    // for an answer).
+    bool pending() const {
+        pollfd p{fd, POLLIN, 0};
+        return poll(&p, 1, 0) == 1;
+    }
     bool asked() const {
         int c = accept4(fd, nullptr, nullptr, SOCK_CLOEXEC);
         if (c < 0)
@@ -168,7 +174,7 @@ TEST(DebuginfodCli, CtrlCStopsTheLookupsAndTheFileIsStillWritten) {
     const auto start = std::chrono::steady_clock::now();
     pid_t pid = start_symbolize(dir, {"--debuginfod", url(server.port)});
     // Stopped while it waits for the server (it would wait 120 s).
-    for (int i = 0; i < 300 && !server.asked(); ++i)
+    for (int i = 0; i < 300 && !server.pending(); ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
     ASSERT_EQ(kill(pid, SIGINT), 0);
     RunResult s = wait_symbolize(dir, pid);
@@ -406,6 +412,140 @@ TEST(DebuginfodCli, SymbolizeSaysWhatItFetchesFromWhomAndHowMuch) {
     ASSERT_EQ(compute.size(), 1u) << "wl_compute is not named:\n" << s.err;
     EXPECT_TRUE(q->functions()[compute[0]].has_symbols);
     EXPECT_FALSE(q->functions()[compute[0]].file.empty()) << "no source file from its DWARF";
+}
+
+// A shell command's exit status (0 = it worked).
+int sh(const std::string &command) {
+    return std::system(command.c_str());
+}
+
+TEST(DebuginfodCli, AnnotateNamesAStrippedModulesCodeFromItsDebugFile) {
+    TempDir dir;
+    RunResult r = record_with(dir, {"DEBUGINFOD_URLS="});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string id = build_id(WORKLOAD_FP);
+    ASSERT_GT(id.size(), 2u);
+    const std::string debug = dir.file("debug/.build-id/" + id.substr(0, 2));
+    std::filesystem::create_directories(debug);
+    ASSERT_EQ(sh("objcopy --only-keep-debug '" + std::string(WORKLOAD_FP) + "' '" + debug + "/" +
+                 id.substr(2) + ".debug'"),
+              0);
+    RunResult s = run_cpcprof(dir, {"symbolize", "out.cpcprof", "--debug-dir", dir.file("debug")});
+    ASSERT_EQ(s.status, 0) << s.err;
+    // Without the directory the module is code without names; with it,
+    // wl_compute's extent, lines and call targets come from the debug file.
+    RunResult bare = run_cpcprof(dir, {"annotate", "out.cpcprof", "wl_compute", "--disassemble"});
+    EXPECT_EQ(bare.out.find("named from"), std::string::npos) << bare.out;
+    RunResult a = run_cpcprof(dir, {"annotate", "out.cpcprof", "wl_compute", "--disassemble",
+                                    "--debug-dir", dir.file("debug")});
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_NE(a.out.find(": symbol wl_compute at 0x"), std::string::npos) << a.out;
+    EXPECT_NE(a.out.find("named from " + debug + "/" + id.substr(2) + ".debug"), std::string::npos)
+        << a.out;
+    EXPECT_NE(a.out.find("workload.c:"), std::string::npos) << "no source lines:\n" << a.out;
+}
+
+// A program whose DWARF names its source under a directory that is empty
+// here, and that the server sees with the source in it (its own mount
+// namespace): annotate can read it only from the server.
+TEST(DebuginfodCli, AnnotateFetchesTheSourceAndDebugFileFromARealServer) {
+    if (std::system("command -v debuginfod >/dev/null 2>&1") != 0)
+        GTEST_SKIP() << "Debian's debuginfod is not installed (packaging/install-deps.sh "
+                        "--tests installs it)";
+    if (geteuid() != 0 || sh("unshare -m true 2>/dev/null") != 0)
+        GTEST_SKIP() << "needs root and unshare -m (a mount namespace for the server, where "
+                        "the source exists and here it does not)";
+    TempDir dir;
+    const std::string src = dir.file("src"), remote = dir.file("remote"),
+                      served = dir.file("served");
+    for (const std::string &d : {src, remote, served})
+        std::filesystem::create_directories(d);
+    {
+        FILE *f = std::fopen((src + "/spin.c").c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("#include <time.h>\n"
+                   "static volatile double sink;\n"
+                   "__attribute__((noinline)) static double spin_inner(int n) {\n"
+                   "    double x = 0;\n"
+                   "    for (int i = 0; i < n; ++i)\n"
+                   "        x += i * 0.5;\n"
+                   "    return x;\n"
+                   "}\n"
+                   "int main(void) {\n"
+                   "    struct timespec t;\n"
+                   "    do {\n"
+                   "        sink += spin_inner(1000000);\n"
+                   "        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);\n"
+                   "    } while (t.tv_sec * 1000000000L + t.tv_nsec < 300000000L);\n"
+                   "    return 0;\n"
+                   "}\n",
+                   f);
+        std::fclose(f);
+    }
+    ASSERT_EQ(sh("cc -g -O1 -fdebug-prefix-map=" + src + "=" + remote + " " + src + "/spin.c -o " +
+                 served + "/spin && objcopy --strip-all " + served + "/spin " + dir.file("spin")),
+              0);
+    const std::string id = build_id(served + "/spin");
+    ASSERT_FALSE(id.empty());
+    const int port = closed_port();
+    ASSERT_GT(port, 0);
+    ProgramOptions so;
+    so.own_group = true;
+    so.out = "server.stdout";
+    so.err = "server.stderr";
+    pid_t server = start_program(
+        dir,
+        {"/usr/bin/unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+         "mount --bind '" + src + "' '" + remote + "' && exec debuginfod -F '" + served + "' -p " +
+             std::to_string(port) + " -d '" + dir.file("index.sqlite") + "'"},
+        so);
+    struct Stop {
+        pid_t pid;
+        ~Stop() {
+            kill(-pid, SIGKILL);
+            waitpid(pid, nullptr, 0);
+        }
+    } stop{server};
+    const std::string source_url = "/buildid/" + id + "/source" + remote + "/spin.c";
+    int status = 0;
+    for (int i = 0; i < 600 && status != 200; ++i) {
+        status = http_status(port, source_url);
+        if (status != 200)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ASSERT_EQ(status, 200) << "debuginfod did not serve the source:\n"
+                           << read_file(dir.file("server.stderr"));
+    ASSERT_FALSE(std::filesystem::exists(remote + "/spin.c")) << "the source is here too";
+
+    ProgramOptions o;
+    o.env = {"DEBUGINFOD_URLS=", "DEBUGINFOD_CACHE_PATH=" + dir.file("cache")};
+    RunResult r =
+        run_program(dir, {CPCPROF_EXE, "record", "-o", "out.cpcprof", "--", dir.file("spin")}, o);
+    ASSERT_EQ(r.status, 0) << r.err;
+    RunResult s = wait_symbolize(dir, start_symbolize(dir, {"--debuginfod", url(port)}));
+    ASSERT_EQ(s.status, 0) << s.err;
+
+    auto annotate = [&](std::vector<std::string> args, const std::string &cache) {
+        std::vector<std::string> argv{CPCPROF_EXE, "annotate", "out.cpcprof", "main"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        ProgramOptions ao;
+        ao.env = {"DEBUGINFOD_URLS=" + url(port), "DEBUGINFOD_CACHE_PATH=" + dir.file(cache)};
+        return run_program(dir, argv, ao);
+    };
+    RunResult a = annotate({}, "cache");
+    ASSERT_EQ(a.status, 0) << a.err;
+    EXPECT_NE(a.out.find("(fetched from " + url(port) + ", cached at " + dir.file("cache")),
+              std::string::npos)
+        << a.out << a.err;
+    EXPECT_NE(a.out.find("clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);"), std::string::npos)
+        << a.out;
+    // A cache of its own: the debug file comes from the server.
+    RunResult d = annotate({"--disassemble"}, "cache-disassembly");
+    ASSERT_EQ(d.status, 0) << d.err;
+    EXPECT_NE(d.out.find(": symbol main at 0x"), std::string::npos) << d.out << d.err;
+    EXPECT_NE(d.out.find(", fetched from " + url(port)), std::string::npos) << d.out;
+    EXPECT_NE(d.out.find("<spin_inner>"), std::string::npos) << d.out;
+    EXPECT_NE(d.out.find("spin.c:13"), std::string::npos) << d.out;
 }
 
 } // namespace

@@ -29,6 +29,10 @@ std::string debuginfod_urls_from_environment();
 // ("http://host:8002/buildid/ab.../debuginfo" -> "http://host:8002").
 std::string debuginfod_server_of(const std::string &url);
 
+// The debug file of build_id in libdebuginfod's cache, fetched earlier
+// (by record or symbolize); "" when it holds none.  No server is asked.
+std::string debuginfod_cached_debug_file(const std::string &build_id);
+
 struct FetchProgress {
     std::string what;   // "the debug file of libz.so.1"
     std::string server; // the server answering, "" before one does

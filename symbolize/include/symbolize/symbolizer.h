@@ -73,6 +73,11 @@ struct Mapping {
     // checked as path's would be.  path still names the module, and its
     // directory is where a .gnu_debuglink file is looked for.
     std::string file = {};
+    // A separate debug file for the module, used when the standard search
+    // (above) finds none: one fetched from a debuginfod server
+    // (symbolize/debuginfod.h).  Not used unless its build-id is the
+    // module's.
+    std::string debug_file = {};
 };
 
 struct Frame {
@@ -157,6 +162,15 @@ std::string function_fallback_name(const Location &);
 // (alignment padding included).  nullopt when no FDE covers it, or the
 // file is not a readable regular ELF file.
 std::optional<std::pair<uint64_t, uint64_t>> fde_range(const std::string &path, uint64_t vaddr);
+
+// The separate debug file that the standard search (build-id under each
+// of debug_dirs and /usr/lib/debug, then .gnu_debuglink) finds for the
+// ELF file at path, as libdwfl finds it for a Session; "" when the file
+// holds its own DWARF or none is found.  Servers are not asked: the
+// caller clears DEBUGINFOD_URLS and asks them (symbolize/debuginfod.h).
+// *own_dwarf (when given): whether the file holds its own DWARF.
+std::string find_debug_file(const std::string &path, const std::vector<std::string> &debug_dirs,
+                            bool *own_dwarf = nullptr);
 
 // The GNU build-id of an ELF file in lowercase hex, "" if it has none or
 // cannot be read.  Recorders store it in Mapping::build_id.
