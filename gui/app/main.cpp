@@ -12,17 +12,10 @@
 #include <QFileInfo>
 
 #include <cstdio>
-#include <cstdlib>
 
 int main(int argc, char **argv) {
     QElapsedTimer clock;
     clock.start();
-    // The viewer asks no debuginfod server: libdwfl would wait for one
-    // without a bound, on the thread that draws.  Its disassembly names a
-    // stripped module from this machine's debug files and from the debug
-    // files record or symbolize fetched into libdebuginfod's cache
-    // (analysis/disassembly.h).
-    unsetenv("DEBUGINFOD_URLS");
     QApplication app(argc, argv);
     QApplication::setOrganizationName("cpcprof");
     QApplication::setApplicationName("cpcprof-gui");

@@ -14,7 +14,7 @@ int SourceView::rowOfLine(uint32_t n) const {
 }
 
 SourceView source_view(const analysis::Query &q, uint32_t fn, const analysis::SourceRoots &roots,
-                       int event) {
+                       int event, symbolize::DebuginfodClient *client) {
     SourceView v;
     v.function = fn;
     std::vector<analysis::Query::LineCost> costs = analysis::function_line_costs(q, fn);
@@ -35,7 +35,8 @@ SourceView source_view(const analysis::Query &q, uint32_t fn, const analysis::So
         if (f != 0 && f != file)
             v.other_files.push_back(q.files()[f]);
 
-    analysis::SourceFile src = analysis::open_source(v.stored_path, roots);
+    analysis::SourceFile src = analysis::open_source(v.stored_path, roots, client,
+                                                     q.functions()[fn].module, &v.fetched_from);
     v.shown_path = src.path;
     v.why_not = src.why_not;
     std::map<uint32_t, const analysis::Query::LineCost *> cost_of;
@@ -108,7 +109,8 @@ SourceView source_view(const analysis::Query &q, uint32_t fn, const analysis::So
     return v;
 }
 
-DisassemblyView disassembly_view(const analysis::Query &q, uint32_t fn) {
+DisassemblyView disassembly_view(const analysis::Query &q, uint32_t fn,
+                                 const analysis::DisassemblyOptions &options) {
     DisassemblyView d;
     d.function = fn;
     int64_t module_id = 0;
@@ -118,7 +120,7 @@ DisassemblyView disassembly_view(const analysis::Query &q, uint32_t fn) {
         d.code.error = "no sampled code of " + q.functions()[fn].name + " lies in a module";
         return d;
     }
-    d.code = analysis::disassemble(module, offset);
+    d.code = analysis::disassemble(module, offset, options);
     if (d.code.error.empty())
         d.costs = analysis::instruction_costs(q, module_id, d.code);
     return d;

@@ -33,9 +33,10 @@ struct SourceLine {
 
 struct SourceView {
     uint32_t function = 0;
-    std::string stored_path; // the file the profile names for it
-    std::string shown_path;  // the file read ("" = none)
-    std::string why_not;     // why no file is shown (source_access.h's reasons)
+    std::string stored_path;  // the file the profile names for it
+    std::string shown_path;   // the file read ("" = none)
+    std::string fetched_from; // the debuginfod server it came from ("" = this machine)
+    std::string why_not;      // why no file is shown (source_access.h's reasons)
     // Every line of the file when shown; else the lines with costs only.
     std::vector<SourceLine> lines;
     // Other files where the function has costs (inlined headers), not shown.
@@ -45,9 +46,10 @@ struct SourceView {
 };
 
 // fn's source view, event ranking the hot lines.  Any thread (reads the
-// immutable Query).
+// immutable Query).  client (may be null): asked for a source file that
+// is not on this machine (analysis::open_source), for as long as its bound.
 SourceView source_view(const analysis::Query &q, uint32_t fn, const analysis::SourceRoots &roots,
-                       int event);
+                       int event, symbolize::DebuginfodClient *client = nullptr);
 
 struct DisassemblyView {
     uint32_t function = 0;
@@ -58,6 +60,7 @@ struct DisassemblyView {
 // fn's disassembly: the symbol holding its hottest code, objdump run as a
 // child process.  Any thread; takes as long as objdump (call it off the
 // GUI thread).
-DisassemblyView disassembly_view(const analysis::Query &q, uint32_t fn);
+DisassemblyView disassembly_view(const analysis::Query &q, uint32_t fn,
+                                 const analysis::DisassemblyOptions &options = {});
 
 } // namespace cpcprof::gui

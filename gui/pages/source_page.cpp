@@ -7,6 +7,9 @@
 #include "gui/pages/cost_overview.h"
 #include "gui/pages/page_util.h"
 
+#include "base/clock.h"
+#include "symbolize/debuginfod.h"
+
 #include <QFontDatabase>
 #include <QFontMetrics>
 #include <QHBoxLayout>
@@ -21,6 +24,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -66,6 +70,7 @@ SourcePage::SourcePage(QWidget *parent)
       disasm_model_(new DisassemblyModel(this)), source_view_(new QTableView(this)),
       disasm_view_(new QTableView(this)), source_proxy_(new QSortFilterProxyModel(this)),
       disasm_proxy_(new QSortFilterProxyModel(this)), overview_(new CostOverview(this)) {
+    servers_ = symbolize::debuginfod_urls_from_environment();
     title_->setObjectName("sourceTitle");
     status_->setObjectName("sourceStatus");
     disasm_status_->setObjectName("disassemblyStatus");
@@ -210,22 +215,45 @@ void SourcePage::request() {
     title_->setText(tr("<b>%1</b> &nbsp; %2")
                         .arg(QString::fromStdString(info.name).toHtmlEscaped(),
                              QString::fromStdString(info.module).toHtmlEscaped()));
-    status_->setText(tr("Reading the source ..."));
-    disasm_status_->setText(tr("Disassembling (objdump) ..."));
+    const bool ask = !servers_.empty();
+    status_->setText(ask ? tr("Reading the source (one missing here is asked of the debuginfod "
+                              "servers, up to %1 s) ...")
+                               .arg(kFetchSeconds)
+                         : tr("Reading the source ..."));
+    disasm_status_->setText(ask ? tr("Disassembling (objdump; a debug file missing here is "
+                                     "asked of the debuginfod servers, up to %1 s) ...")
+                                      .arg(kFetchSeconds)
+                                : tr("Disassembling (objdump) ..."));
     hot_spot_ = -1;
     updateHotSpotButtons();
     ProfilePtr p = profile_;
     uint32_t fn = function_;
     int event = event_;
     analysis::SourceRoots roots = roots_;
+    // A client of each job's own, on the job's thread, bounded.
+    auto client_for = [servers = servers_] {
+        std::unique_ptr<symbolize::DebuginfodClient> c;
+        std::string why;
+        if (!servers.empty())
+            c = symbolize::DebuginfodClient::open(servers, &why);
+        if (c)
+            c->set_deadline_ns(base::monotonic_ns() + int64_t(kFetchSeconds) * 1'000'000'000);
+        return c;
+    };
     source_jobs_.run(
-        [p, fn, roots, event] {
-            return std::make_shared<const SourceView>(source_view(*p->query, fn, roots, event));
+        [p, fn, roots, event, client_for] {
+            auto client = client_for();
+            return std::make_shared<const SourceView>(
+                source_view(*p->query, fn, roots, event, client.get()));
         },
         [this, p](const std::shared_ptr<const SourceView> &v) {
             source_model_->setView(v, cost_columns(*p->query), p->query.get());
             QString where;
-            if (!v->shown_path.empty())
+            if (!v->shown_path.empty() && !v->fetched_from.empty())
+                where = tr("%1 (fetched from %2)")
+                            .arg(QString::fromStdString(v->shown_path),
+                                 QString::fromStdString(v->fetched_from));
+            else if (!v->shown_path.empty())
                 where = QString::fromStdString(v->shown_path);
             else
                 where = tr("%1 not shown: %2")
@@ -264,17 +292,28 @@ void SourcePage::request() {
             emit sourceShown();
         });
     disasm_jobs_.run(
-        [p, fn] {
-            return std::make_shared<const DisassemblyView>(disassembly_view(*p->query, fn));
+        [p, fn, client_for] {
+            auto client = client_for();
+            analysis::DisassemblyOptions options;
+            options.debuginfod = client.get();
+            return std::make_shared<const DisassemblyView>(
+                disassembly_view(*p->query, fn, options));
         },
         [this, p](const std::shared_ptr<const DisassemblyView> &d) {
             disasm_model_->setView(d, cost_columns(*p->query));
-            disasm_status_->setText(
+            QString said =
                 d->code.error.empty()
                     ? tr("%1 in %2: %n instructions", "", int(d->code.instructions.size()))
                           .arg(QString::fromStdString(d->code.symbol),
                                QString::fromStdString(d->code.module))
-                    : tr("No disassembly: %1").arg(QString::fromStdString(d->code.error)));
+                    : tr("No disassembly: %1").arg(QString::fromStdString(d->code.error));
+            if (d->code.error.empty() && !d->code.debug_file.empty())
+                said += tr("; named from %1%2")
+                            .arg(QString::fromStdString(d->code.debug_file),
+                                 d->code.debug_from.empty()
+                                     ? QString()
+                                     : ", " + QString::fromStdString(d->code.debug_from));
+            disasm_status_->setText(said);
             fitColumns(disasm_view_, disasm_view_->horizontalHeader(), "disassembly", false);
             disasm_collapsed_.clear();
             collapseAll();

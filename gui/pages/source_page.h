@@ -113,6 +113,10 @@ class SourcePage : public QWidget {
     int event_ = 0;
     uint32_t function_ = UINT32_MAX;
     analysis::SourceRoots roots_;
+    // DEBUGINFOD_URLS when the page was made: asked for a missing source
+    // or debug file for at most kFetchSeconds a job ("" = none).
+    std::string servers_;
+    static constexpr int kFetchSeconds = 15;
     JobTracker source_jobs_, disasm_jobs_;
     bool linking_ = false; // a selection made by the other half
     int hot_spot_ = -1;

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "profiler/analysis/source_access.h"
+
 #include "base/paths.h"
+#include "symbolize/debuginfod.h"
+#include "symbolize/symbolizer.h"
 
 #include "base/scoped_fd.h"
 #include "profiler/analysis/source_lookup.h"
@@ -10,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -218,6 +222,32 @@ SourceFile open_source(const std::string &stored_path, const SourceRoots &roots)
         out.why_not += why;
     }
     return out;
+}
+
+SourceFile open_source(const std::string &stored_path, const SourceRoots &roots,
+                       symbolize::DebuginfodClient *client, const std::string &module,
+                       std::string *from) {
+    from->clear();
+    SourceFile here = open_source(stored_path, roots);
+    if (!here.path.empty() || client == nullptr || module.empty() || !stored_path.starts_with('/'))
+        return here;
+    const std::string build_id = symbolize::read_build_id(module);
+    if (build_id.empty())
+        return here;
+    symbolize::Fetched f = client->find_source(
+        build_id, stored_path,
+        "the source file " + std::filesystem::path(stored_path).filename().string());
+    if (f.path.empty()) {
+        here.why_not += "; debuginfod servers: " + f.error;
+        return here;
+    }
+    SourceFile got = open_source(f.path, SourceRoots{});
+    if (got.path.empty()) {
+        here.why_not += "; fetched from " + f.server + " to " + f.path + ", but " + got.why_not;
+        return here;
+    }
+    *from = f.server;
+    return got;
 }
 
 } // namespace cpcprof::analysis

@@ -19,6 +19,10 @@
 #include <utility>
 #include <vector>
 
+namespace cpcprof::symbolize {
+class DebuginfodClient;
+}
+
 namespace cpcprof::analysis {
 
 inline constexpr uint64_t kMaxSourceBytes = uint64_t{16} << 20;
@@ -64,5 +68,15 @@ struct SourceFile {
 // source_candidates() (after remapping), the first that source_refusal()
 // accepts, read through the same checks on its descriptor.
 SourceFile open_source(const std::string &stored_path, const SourceRoots &roots);
+
+// open_source(), then, when nothing here is shown and client is given,
+// the file as the debug information of module (the ELF file on this
+// machine, by its build-id) names it, from the debuginfod servers: read
+// through the same checks, with the cached file's directory as its only
+// root.  *from gets the server ("" when the file is this machine's);
+// why_not adds what the servers said.  As long as the client's bound.
+SourceFile open_source(const std::string &stored_path, const SourceRoots &roots,
+                       symbolize::DebuginfodClient *client, const std::string &module,
+                       std::string *from);
 
 } // namespace cpcprof::analysis

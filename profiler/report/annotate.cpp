@@ -198,56 +198,21 @@ struct Columns {
     }
 };
 
-// Sources fetched from debuginfod servers: the client (null: none asked)
-// and the build-id of the module whose debug information names the files.
-struct SourceFetch {
-    symbolize::DebuginfodClient *client = nullptr;
-    std::string build_id;
-};
-
-// The source file stored as path from the servers when it is not on this
-// machine, read through the same checks as a local one (the cached file's
-// directory its only root).  *why gets why not.
-analysis::SourceFile fetch_source(const SourceFetch &fetch, const std::string &path,
-                                  std::string *from, std::string *why) {
-    if (fetch.client == nullptr || fetch.build_id.empty() || !path.starts_with('/'))
-        return {};
-    symbolize::Fetched f = fetch.client->find_source(
-        fetch.build_id, path, "the source file " + std::filesystem::path(path).filename().string());
-    if (f.path.empty()) {
-        *why = "debuginfod servers: " + f.error;
-        return {};
-    }
-    analysis::SourceRoots own;
-    analysis::SourceFile got = analysis::open_source(f.path, own);
-    if (got.path.empty())
-        *why = "fetched from " + f.server + " to " + f.path + ", but " + got.why_not;
-    else
-        *from = f.server;
-    return got;
-}
-
 // One source file's part of a function: every line with samples, and
 // the source text around them when the file is found.
 std::string annotate_file(const Columns &cols, const std::string &path,
                           const std::vector<const analysis::Query::LineCost *> &lines,
-                          const analysis::SourceRoots &roots, const SourceFetch &fetch) {
+                          const analysis::SourceRoots &roots, symbolize::DebuginfodClient *client,
+                          const std::string &module) {
     analysis::Table t;
     t.headers = cols.headers();
     t.left.assign(t.headers.size(), false);
     t.left[t.headers.size() - 3] = true;
     t.left.back() = true;
-    analysis::SourceFile src =
-        path.empty() ? analysis::SourceFile{} : analysis::open_source(path, roots);
     std::string fetched_from;
-    if (src.path.empty() && !path.empty()) {
-        std::string why;
-        analysis::SourceFile got = fetch_source(fetch, path, &fetched_from, &why);
-        if (!got.path.empty())
-            src = std::move(got);
-        else if (!why.empty())
-            src.why_not += "; " + why;
-    }
+    analysis::SourceFile src =
+        path.empty() ? analysis::SourceFile{}
+                     : analysis::open_source(path, roots, client, module, &fetched_from);
     std::optional<std::string> found;
     if (!src.path.empty())
         found = src.path;
@@ -319,13 +284,9 @@ std::string annotate_function(const Columns &cols, uint32_t fn,
         " self, " +
         analysis::percent(analysis::share(q.function_total()[fn].values[w], q.total().values[w])) +
         " total\n";
-    SourceFetch fetch;
-    fetch.client = client;
-    if (client != nullptr && !info.module.empty())
-        fetch.build_id = symbolize::read_build_id(info.module); // the module here
     for (auto &[file, lines] : by_file) {
         std::sort(lines.begin(), lines.end(), [](auto *a, auto *b) { return a->line < b->line; });
-        out += annotate_file(cols, file, lines, roots, fetch);
+        out += annotate_file(cols, file, lines, roots, client, info.module);
     }
     if (!info.has_symbols)
         std::fprintf(stderr, "cpcprof annotate: %s has no line information (%s has no symbols)\n",

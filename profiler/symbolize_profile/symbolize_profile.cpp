@@ -60,9 +60,20 @@ void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToRe
     std::optional<symbolize::Session> made;
     made.emplace(image.mappings, options.debug_dirs, options.kallsyms);
     const AddressToResolve &first = addrs.front();
-    if (options.debuginfod != nullptr && !first.build_id.empty() && first.path.starts_with('/')) {
+    if (!first.build_id.empty() && first.path.starts_with('/')) {
         made->resolve(image.address(first.offset), false);
-        if (!made->modules_without_symbols().empty()) {
+        // A debug file fetched earlier is used without asking anyone.
+        const std::string cached = made->modules_without_symbols().empty()
+                                       ? ""
+                                       : symbolize::debuginfod_cached_debug_file(first.build_id);
+        if (!cached.empty()) {
+            for (symbolize::Mapping &m : image.mappings)
+                m.debug_file = cached;
+            made.emplace(image.mappings, options.debug_dirs, options.kallsyms);
+            made->resolve(image.address(first.offset), false);
+            summary->fetched.push_back(first.path + " (from debuginfod's cache)");
+        }
+        if (options.debuginfod != nullptr && !made->modules_without_symbols().empty()) {
             symbolize::Fetched f = options.debuginfod->find_debuginfo(
                 first.build_id, "the debug file of " + file_name(first.path));
             if (!f.path.empty()) {

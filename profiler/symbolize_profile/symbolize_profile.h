@@ -35,9 +35,10 @@ struct Options {
     // build-id -> where the file with that build-id is read, for modules
     // whose path does not hold it here (symbolize::Mapping::file).
     std::map<std::string, std::string> files;
-    // When set, a module with a build-id that this machine has no symbols
-    // for is looked up there (its deadline and stop flag bound the
-    // lookups), and symbolized from what it gives.
+    // A module with a build-id that this machine has no symbols for is
+    // named from libdebuginfod's cache when an earlier lookup put its debug
+    // file there.  When set, one still without symbols is looked up here (its deadline and stop
+    // flag bound the lookups), and symbolized from what it gives.
     symbolize::DebuginfodClient *debuginfod = nullptr;
 };
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
-// find_debug_file(): libdwfl's standard search for one file, offline.
+// find_debug_file(): libdwfl's search for one file, offline, without
+// debuginfod (debug_search.h).
 #include "symbolize/symbolizer.h"
 
+#include "symbolize/src/debug_search.h"
 #include "symbolize/src/elf_owners.h"
 
 #include <elfutils/libdwfl.h>
@@ -13,14 +15,14 @@ std::string find_debug_file(const std::string &path, const std::vector<std::stri
     if (own_dwarf != nullptr)
         *own_dwarf = false;
     // As a Session searches (symbolize_session.cpp).
-    std::string search = ":.debug";
+    std::string search_path = ":.debug";
     for (const std::string &dir : debug_dirs)
-        search += ":" + dir;
-    search += ":/usr/lib/debug";
-    char *search_ptr = search.data();
+        search_path += ":" + dir;
+    search_path += ":/usr/lib/debug";
+    char *search_ptr = search_path.data();
     Dwfl_Callbacks callbacks{};
     callbacks.find_elf = dwfl_build_id_find_elf;
-    callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    callbacks.find_debuginfo = find_debuginfo_here; // no server asked
     callbacks.section_address = dwfl_offline_section_address;
     callbacks.debuginfo_path = &search_ptr;
     UniqueDwfl dwfl(dwfl_begin(&callbacks));
@@ -31,6 +33,11 @@ std::string find_debug_file(const std::string &path, const std::vector<std::stri
     dwfl_report_end(dwfl.get(), nullptr, nullptr);
     if (mod == nullptr)
         return "";
+    DebugSearch search{debug_dirs, read_build_id(path), ""};
+    void **userdata = nullptr;
+    dwfl_module_info(mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+    if (userdata != nullptr)
+        *userdata = &search;
     Dwarf_Addr bias = 0;
     if (dwfl_module_getdwarf(mod, &bias) == nullptr) // the search happens here
         return "";

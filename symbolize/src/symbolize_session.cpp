@@ -8,6 +8,7 @@
 #include "symbolize/src/address_cache.h"
 #include "symbolize/src/build_id.h"
 #include "symbolize/src/compile_unit.h"
+#include "symbolize/src/debug_search.h"
 #include "symbolize/src/elf_owners.h"
 #include "symbolize/src/fde_index.h"
 #include "symbolize/src/kernel_symbols.h"
@@ -45,7 +46,7 @@ struct ModuleState {
     std::optional<PerfMap> jit;          // a perf map's module: its names, if the file was read
     std::optional<KernelSymbols> kernel; // the [kernel] module: kallsyms' text symbols
     std::string why_no_symbols;          // the [kernel] module: why kernel has none
-    std::string debug_file;              // Mapping::debug_file
+    DebugSearch search;                  // where find_debuginfo_here looks
     bool queried = false;
     std::optional<SymbolTable> symbols;     // read on first use
     std::map<Dwarf_Off, CompileUnit> units; // by CU DIE offset, indexed on first use
@@ -147,31 +148,14 @@ Dwfl_Module *report(Dwfl *dwfl, const ModuleMap::Module &module, ModuleState *st
         fd.release();
         state->segments = std::move(*segments);
         state->bias = *bias;
-        state->debug_file = module.mappings.front().debug_file;
-        if (!state->debug_file.empty() &&
-            (module.build_id.empty() || read_build_id(state->debug_file) != module.build_id))
-            state->debug_file.clear();
+        state->search.build_id = module.build_id;
+        state->search.fallback = module.mappings.front().debug_file;
         void **userdata = nullptr;
         dwfl_module_info(mod, &userdata, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
         if (userdata != nullptr)
-            *userdata = state; // for find_debuginfo below
+            *userdata = &state->search; // for find_debuginfo_here
     }
     return mod;
-}
-
-// libdwfl's standard search, then the module's Mapping::debug_file.
-int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
-                   const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
-                   char **debuginfo_file_name) {
-    int fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file,
-                                          debuglink_crc, debuginfo_file_name);
-    const auto *state = userdata != nullptr ? static_cast<const ModuleState *>(*userdata) : nullptr;
-    if (fd >= 0 || state == nullptr || state->debug_file.empty())
-        return fd;
-    fd = open(state->debug_file.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0)
-        *debuginfo_file_name = strdup(state->debug_file.c_str());
-    return fd;
 }
 
 // The PLT stub tables of elf (.plt, .plt.sec, .plt.got, .iplt), by their
@@ -283,7 +267,7 @@ struct Session::Impl {
         debuginfo_path += ":/usr/lib/debug";
         debuginfo_path_ptr = debuginfo_path.data();
         callbacks.find_elf = dwfl_build_id_find_elf;
-        callbacks.find_debuginfo = find_debuginfo; // build-id, debuglink, debuginfod, debug_file
+        callbacks.find_debuginfo = find_debuginfo_here; // build-id, debuglink, debug_file
         callbacks.section_address = dwfl_offline_section_address;
         callbacks.debuginfo_path = &debuginfo_path_ptr;
         dwfl.reset(dwfl_begin(&callbacks));
@@ -296,8 +280,10 @@ struct Session::Impl {
                 modules[i].jit = PerfMap::load(module.path);
             else if (module.path == kKernelModule)
                 modules[i].kernel = KernelSymbols::load(kallsyms, &modules[i].why_no_symbols);
-            else
+            else {
+                modules[i].search.dirs = debug_dirs;
                 modules[i].dwfl = report(dwfl.get(), module, &modules[i]);
+            }
         }
         dwfl_report_end(dwfl.get(), nullptr, nullptr);
     }

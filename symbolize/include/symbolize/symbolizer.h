@@ -11,8 +11,10 @@
 // Debug information is found the standard libdwfl way: the file itself,
 // then a separate file by build-id (DIR/.build-id/xx/rest.debug under each
 // debug directory and /usr/lib/debug), then by .gnu_debuglink (the file's
-// directory, its .debug/ subdirectory, DIR/<file's directory>/), then
-// debuginfod when DEBUGINFOD_URLS is set.
+// directory, its .debug/ subdirectory, DIR/<file's directory>/), then the
+// mapping's debug_file.  No debuginfod server is asked, whatever
+// DEBUGINFOD_URLS says (libdwfl's own lookups have no bound): callers
+// fetch through symbolize/debuginfod.h and pass the files as debug_file.
 //
 // The vDSO has no file (glibc names it linux-vdso.so.1, linux-gate.so.1
 // on 32-bit x86; the recorder "[vdso]" when glibc gives no name).  It is
@@ -165,9 +167,8 @@ std::optional<std::pair<uint64_t, uint64_t>> fde_range(const std::string &path, 
 
 // The separate debug file that the standard search (build-id under each
 // of debug_dirs and /usr/lib/debug, then .gnu_debuglink) finds for the
-// ELF file at path, as libdwfl finds it for a Session; "" when the file
-// holds its own DWARF or none is found.  Servers are not asked: the
-// caller clears DEBUGINFOD_URLS and asks them (symbolize/debuginfod.h).
+// ELF file at path, as a Session finds it; "" when the file holds its own
+// DWARF or none is found.  No server is asked.
 // *own_dwarf (when given): whether the file holds its own DWARF.
 std::string find_debug_file(const std::string &path, const std::vector<std::string> &debug_dirs,
                             bool *own_dwarf = nullptr);

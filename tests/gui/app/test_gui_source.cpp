@@ -16,6 +16,10 @@
 #include "gui/pages/flame_graph.h"
 #include "gui/pages/hotspots_page.h"
 #include "gui/pages/source_page.h"
+#include "symbolize/symbolizer.h"
+
+#include <cstdlib>
+#include <filesystem>
 
 #include <QAction>
 #include <QApplication>
@@ -575,6 +579,55 @@ TEST(GuiSource, SettingsPageKeepsDirectoriesAndPathMaps) {
     cleared.mapsEdit()->clear();
     cleared.accept();
     EXPECT_TRUE(gui::source_roots({}, {}).dirs.empty());
+}
+
+// A stripped program whose debug file an earlier lookup left in
+// libdebuginfod's cache: record names its functions from it, and the
+// disassembly pane takes the function's extent, lines and call targets
+// from it, saying so.
+TEST(GuiSource, AStrippedFunctionIsNamedFromDebuginfodsCache) {
+    SKIP_WITHOUT_DEMO_RECORDING();
+    TempDir dir;
+    const std::string stripped = dir.file("demo-stripped");
+    ASSERT_EQ(
+        std::system(
+            (std::string("objcopy --strip-all '") + DEMO_EXE + "' '" + stripped + "'").c_str()),
+        0);
+    const std::string id = symbolize::read_build_id(stripped);
+    ASSERT_FALSE(id.empty());
+    std::filesystem::create_directories(dir.file("cache/" + id));
+    std::filesystem::copy_file(DEMO_EXE, dir.file("cache/" + id + "/debuginfo"));
+    struct CachePath { // for this test's record and viewer only
+        explicit CachePath(const std::string &p) { setenv("DEBUGINFOD_CACHE_PATH", p.c_str(), 1); }
+        ~CachePath() { unsetenv("DEBUGINFOD_CACHE_PATH"); }
+    } cache(dir.file("cache"));
+    RunResult r =
+        run_cpcprof(dir, {"record", "-q", "-o", "stripped.cpcprof", "--", stripped, "1"}, 60);
+    ASSERT_EQ(r.status, 0) << r.err;
+    MainWindow w;
+    w.resize(1500, 950);
+    w.show();
+    ASSERT_TRUE(open_and_wait(w, dir.file("stripped.cpcprof")));
+    const std::vector<uint32_t> walk = w.profile()->query->find_functions("walk_list");
+    ASSERT_EQ(walk.size(), 1u) << "record did not name the demo from the cache";
+    const uint32_t fn = walk[0];
+    w.showSource(fn);
+    gui::SourcePage *page = w.sourcePage();
+    ASSERT_TRUE(wait_for([&] {
+        return page->disassemblyModel()->view() && page->disassemblyModel()->view()->function == fn;
+    }));
+    const gui::DisassemblyView *d = page->disassemblyModel()->view();
+    ASSERT_TRUE(d->code.error.empty()) << d->code.error;
+    EXPECT_EQ(d->code.symbol, "walk_list");
+    EXPECT_EQ(d->code.debug_file, dir.file("cache/" + id + "/debuginfo"));
+    EXPECT_EQ(d->code.debug_from, "from debuginfod's cache");
+    size_t with_lines = 0;
+    for (const auto &i : d->code.instructions)
+        with_lines += !i.file.empty() && i.line != 0;
+    EXPECT_GT(with_lines, d->code.instructions.size() / 2) << "lines from the debug file";
+    QLabel *status = page->findChild<QLabel *>("disassemblyStatus");
+    ASSERT_NE(status, nullptr);
+    EXPECT_TRUE(status->text().contains("named from")) << status->text().toStdString();
 }
 
 } // namespace
