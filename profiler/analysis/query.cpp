@@ -919,10 +919,21 @@ std::vector<Query::LineCost> Query::line_costs() const {
 std::string modules_lacking_names_text(const Query &q) {
     std::string mods;
     const uint64_t samples = q.samples_kept();
+    // Time off the CPU is no sample: a module where threads only waited
+    // has a share of that time instead.
+    const int off = q.off_cpu_event();
+    const double off_total = off < 0 ? 0 : double(q.total().values[size_t(off)]);
     for (const Query::ModuleCost &m : q.modules_lacking_names()) {
-        char share[48];
-        std::snprintf(share, sizeof share, " (%.1f %% of samples)",
-                      samples == 0 ? 0.0 : 100.0 * double(m.cost.samples) / double(samples));
+        char share[96];
+        const double off_here = off < 0 ? 0 : double(m.cost.values[size_t(off)]);
+        if (off_here > 0 && off_total > 0)
+            std::snprintf(share, sizeof share,
+                          " (%.1f %% of samples, %.1f %% of the time off the CPU)",
+                          samples == 0 ? 0.0 : 100.0 * double(m.cost.samples) / double(samples),
+                          100.0 * off_here / off_total);
+        else
+            std::snprintf(share, sizeof share, " (%.1f %% of samples)",
+                          samples == 0 ? 0.0 : 100.0 * double(m.cost.samples) / double(samples));
         mods += (mods.empty() ? "" : ", ") + m.path + share;
     }
     return mods;

@@ -378,8 +378,10 @@ std::string events_text(const Query &q);
 
 // The modules whose sampled addresses lack names, most sampled first, each
 // with the share of samples on such an address: "libx.so (12.5 % of
-// samples), prog (0.3 % of samples)"; "" when every sampled address is
-// named.  Report's header and record's summary both say it so.
+// samples), prog (0.3 % of samples)", and of the time off the CPU where
+// threads waited there ("prog (0.0 % of samples, 99.2 % of the time off
+// the CPU)"); "" when every sampled address is named.  Report's header and
+// record's summary both say it so.
 std::string modules_lacking_names_text(const Query &q);
 
 } // namespace cpcprof::analysis

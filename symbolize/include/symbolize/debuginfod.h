@@ -48,6 +48,12 @@ struct Fetched {
     bool timed_out = false, stopped = false;
 };
 
+// libdebuginfod takes its servers from DEBUGINFOD_URLS at every lookup: a
+// client whose urls differ from the variable sets it for the lookup and
+// puts it back after, which is safe only where no other thread reads the
+// environment then (a command's main thread).  A client for the
+// variable's own servers never touches it (the viewer's jobs).  One
+// client per thread.
 class DebuginfodClient {
   public:
     // A client for the servers in urls (separated by spaces); nullptr with
