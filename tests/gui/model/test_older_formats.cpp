@@ -25,6 +25,8 @@ TEST(OlderFormats, EveryVersionLoadsInTheViewer) {
         {"format-3-early-notice.cpcprof", true},
         {"format-3-early-unsampled.cpcprof", true},
         {"format-3.cpcprof", true},
+        {"format-4.cpcprof", true},
+        {"format-5.cpcprof", true},
     };
     for (const auto &[name, symbolized] : files) {
         const std::string file = std::string(STORAGE_TEST_DATA) + "/" + name;
