@@ -43,9 +43,11 @@ std::string find_debug_file(const std::string &path, const std::vector<std::stri
         return "";
     const char *main_file = nullptr, *debug_file = nullptr;
     dwfl_module_info(mod, nullptr, nullptr, nullptr, nullptr, nullptr, &main_file, &debug_file);
+    // DWARF found, in no file of its own (libdwfl leaves debug_file null
+    // then) or in the main file: the module's own.
     if (debug_file == nullptr || (main_file != nullptr && std::string(main_file) == debug_file)) {
         if (own_dwarf != nullptr)
-            *own_dwarf = debug_file != nullptr;
+            *own_dwarf = true;
         return "";
     }
     return debug_file;

@@ -548,4 +548,29 @@ TEST(DebuginfodCli, AnnotateFetchesTheSourceAndDebugFileFromARealServer) {
     EXPECT_NE(d.out.find("spin.c:13"), std::string::npos) << d.out;
 }
 
+// A module with its own DWARF, and its source on this machine, never
+// makes annotate ask a server, for its disassembly or its source.
+TEST(DebuginfodCli, AnnotateAsksNoServerForAModuleWithItsOwnDebugInformation) {
+    SilentServer server;
+    ASSERT_GT(server.port, 0);
+    TempDir dir;
+    ProgramOptions o;
+    o.env = {"DEBUGINFOD_URLS=", "DEBUGINFOD_CACHE_PATH=" + dir.file("cache")};
+    RunResult r = run_program(
+        dir, {CPCPROF_EXE, "record", "-o", "out.cpcprof", "--", WORKLOAD_FP, "--seconds", "0.3"},
+        o);
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (bool disassemble : {true, false}) {
+        std::vector<std::string> argv{CPCPROF_EXE,  "annotate",     "out.cpcprof",
+                                      "wl_compute", "--debuginfod", url(server.port)};
+        if (disassemble)
+            argv.emplace_back("--disassemble");
+        RunResult a = run_program(dir, argv, o);
+        ASSERT_EQ(a.status, 0) << a.err;
+        EXPECT_FALSE(server.pending()) << "a server was asked:\n" << a.err;
+        EXPECT_EQ(a.err.find("fetching"), std::string::npos) << a.err;
+        EXPECT_NE(a.out.find("workload.c"), std::string::npos) << a.out;
+    }
+}
+
 } // namespace
