@@ -10,11 +10,12 @@ namespace cpcprof::symbolize_profile {
 
 namespace {
 
-std::string size_text(long bytes) {
+// bytes in the unit that suits scale (the whole's size, or bytes itself).
+std::string size_text(long bytes, long scale) {
     char b[32];
-    if (bytes < 10'000)
+    if (scale < 10'000)
         std::snprintf(b, sizeof b, "%ld bytes", bytes);
-    else if (bytes < 10'000'000)
+    else if (scale < 10'000'000)
         std::snprintf(b, sizeof b, "%.0f kB", double(bytes) / 1e3);
     else
         std::snprintf(b, sizeof b, "%.1f MB", double(bytes) / 1e6);
@@ -45,8 +46,9 @@ void FetchProgressLines::operator()(const symbolize::FetchProgress &p) {
     // Before a server answers, libdebuginfod passes a count of its waits,
     // not bytes.
     std::string got = p.server.empty() || p.done <= 0 ? "no answer"
-                      : p.total > 0 ? size_text(p.done) + " of " + size_text(p.total)
-                                    : size_text(p.done);
+                      : p.total > 0
+                          ? size_text(p.done, p.total) + " of " + size_text(p.total, p.total)
+                          : size_text(p.done, p.done);
     std::fprintf(stderr, "%scpcprof: fetching %s from %s: %s after %.0f s (%s)%s",
                  tty_ ? "\r\033[K" : "", p.what.c_str(), from.c_str(), got.c_str(), p.seconds,
                  bound_.c_str(), tty_ ? "" : "\n");

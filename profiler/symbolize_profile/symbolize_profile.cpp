@@ -62,8 +62,10 @@ void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToRe
     const AddressToResolve &first = addrs.front();
     if (!first.build_id.empty() && first.path.starts_with('/')) {
         made->resolve(image.address(first.offset), false);
-        // A debug file fetched earlier is used without asking anyone.
-        const std::string cached = made->modules_without_symbols().empty()
+        // A module without DWARF here (stripped, perhaps with a symbol
+        // table): a debug file fetched earlier is used without asking
+        // anyone, then the servers are asked.
+        const std::string cached = made->modules_without_dwarf().empty()
                                        ? ""
                                        : symbolize::debuginfod_cached_debug_file(first.build_id);
         if (!cached.empty()) {
@@ -73,14 +75,19 @@ void symbolize_module(storage::SymbolWriter &writer, std::span<const AddressToRe
             made->resolve(image.address(first.offset), false);
             summary->fetched.push_back(first.path + " (from debuginfod's cache)");
         }
-        if (options.debuginfod != nullptr && !made->modules_without_symbols().empty()) {
+        if (options.debuginfod != nullptr && !made->modules_without_dwarf().empty()) {
             symbolize::Fetched f = options.debuginfod->find_debuginfo(
                 first.build_id, "the debug file of " + file_name(first.path));
             if (!f.path.empty()) {
                 for (symbolize::Mapping &m : image.mappings)
                     m.debug_file = f.path;
                 made.emplace(image.mappings, options.debug_dirs, options.kallsyms);
-                summary->fetched.push_back(first.path + " (from " + f.server + ")");
+                made->resolve(image.address(first.offset), false);
+                if (made->modules_without_dwarf().empty())
+                    summary->fetched.push_back(first.path + " (from " + f.server + ")");
+                else
+                    summary->not_fetched.push_back(first.path + " (" + f.server +
+                                                   " gave a file that is not its debug file)");
             } else {
                 summary->not_fetched.push_back(first.path + " (" + f.error + ")");
                 summary->fetch_timed_out = summary->fetch_timed_out || f.timed_out;

@@ -440,6 +440,17 @@ std::vector<std::string> Session::modules_without_symbols() const {
     return out;
 }
 
+std::vector<std::string> Session::modules_without_dwarf() {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < impl_->modules.size(); ++i) {
+        ModuleState &m = impl_->modules[i];
+        Dwarf_Addr bias = 0;
+        if (m.queried && m.dwfl != nullptr && dwfl_module_getdwarf(m.dwfl, &bias) == nullptr)
+            out.push_back(impl_->map.modules()[i].path);
+    }
+    return out;
+}
+
 std::vector<std::string> Session::why_without_symbols() const {
     std::vector<std::string> out;
     for (size_t i = 0; i < impl_->modules.size(); ++i) {

@@ -310,12 +310,13 @@ TEST(DebuginfodCli, AStrippedProgramIsNamedThroughARealServer) {
     EXPECT_TRUE(std::filesystem::exists(dir.file("cache/" + id + "/debuginfo"))) << r.err;
 }
 
-// An HTTP server on a loopback port of its own that answers every
-// /buildid/.../debuginfo request with body, sent in ten pieces 0.3 s
-// apart: a download that takes about three seconds.
+// An HTTP server on a loopback port of its own that answers
+// /buildid/ID/debuginfo with body, sent in ten pieces 0.3 s apart (a
+// download that takes about three seconds), and anything else with 404.
 class DribblingServer {
   public:
-    explicit DribblingServer(std::string body) : body_(std::move(body)) {
+    DribblingServer(const std::string &id, std::string body)
+        : path_("/buildid/" + id + "/debuginfo "), body_(std::move(body)) {
         fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         sockaddr_in a{};
         a.sin_family = AF_INET;
@@ -359,7 +360,7 @@ class DribblingServer {
                     break;
                 request.append(buf, size_t(n));
             }
-            if (request.find("/debuginfo ") != std::string::npos) {
+            if (request.find(path_) != std::string::npos) {
                 std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
                                    "Content-Length: " +
                                    std::to_string(body_.size()) + "\r\nConnection: close\r\n\r\n";
@@ -380,7 +381,7 @@ class DribblingServer {
         }
     }
 
-    std::string body_;
+    std::string path_, body_;
     int fd_ = -1;
     std::thread thread_;
     std::atomic<bool> stop_{false};
@@ -390,7 +391,7 @@ TEST(DebuginfodCli, SymbolizeSaysWhatItFetchesFromWhomAndHowMuch) {
     TempDir dir;
     RunResult r = record_with(dir, {"DEBUGINFOD_URLS="});
     ASSERT_EQ(r.status, 0) << r.err;
-    DribblingServer server(read_file(WORKLOAD_FP));
+    DribblingServer server(build_id(WORKLOAD_FP), read_file(WORKLOAD_FP));
     ASSERT_GT(server.port, 0);
     RunResult s = wait_symbolize(dir, start_symbolize(dir, {"--debuginfod", url(server.port)}));
     ASSERT_FALSE(s.timed_out) << s.err;

@@ -128,6 +128,10 @@ class Session { // one process image
     // neither a symbol table nor DWARF (missing, replaced, stripped without
     // findable debug info), in mapping order.
     std::vector<std::string> modules_without_symbols() const;
+    // Paths of the ELF modules that resolve() was asked about and that
+    // have no DWARF here, their own or a separate file's (stripped, with
+    // or without a symbol table): a debuginfod server may have it.
+    std::vector<std::string> modules_without_dwarf();
     // For those of modules_without_symbols() whose reason the session
     // knows beyond "no symbol table or DWARF", "PATH: reason", once each:
     // "[kernel]: /proc/kallsyms shows every address as 0 (...)".
