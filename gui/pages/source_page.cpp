@@ -251,7 +251,7 @@ void SourcePage::request() {
             QString where;
             if (!v->shown_path.empty() && !v->fetched_from.empty())
                 where = tr("%1 (fetched from %2)")
-                            .arg(QString::fromStdString(v->shown_path),
+                            .arg(QString::fromStdString(v->stored_path),
                                  QString::fromStdString(v->fetched_from));
             else if (!v->shown_path.empty())
                 where = QString::fromStdString(v->shown_path);
