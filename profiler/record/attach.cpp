@@ -485,6 +485,14 @@ struct Attach::Impl {
     std::map<pid_t, int> name_looks; // blocked switches out looked at, per thread
     static constexpr int kNameLooks = 4;
 
+    // tid is an agent's own thread: its waits are none of the program's.
+    void agent_tid(pid_t tid) {
+        agent_tids.insert(tid);
+        program_tids.erase(tid);
+        name_looks.erase(tid);
+        off_cpu->forget(tid);
+    }
+
     void switched(const cpc_ring_record_t &r) {
         auto it = procs.find(r.pid);
         if (it == procs.end() || !it->second.alive || !it->second.said_hello ||
@@ -498,12 +506,12 @@ struct Attach::Impl {
                 std::string comm = trimmed(read_text("/proc/" + std::to_string(r.pid) + "/task/" +
                                                      std::to_string(r.tid) + "/comm"));
                 if (comm == proto::kAgentThreadName) {
-                    agent_tids.insert(r.tid);
-                    name_looks.erase(r.tid);
-                    off_cpu->forget(r.tid);
+                    agent_tid(r.tid);
                     return;
                 }
-                if (++name_looks[r.tid] >= kNameLooks) {
+                // A thread already gone (its records read late, beside busy
+                // CPUs) has no name to read: that is no look.
+                if (!comm.empty() && ++name_looks[r.tid] >= kNameLooks) {
                     program_tids.insert(r.tid);
                     name_looks.erase(r.tid);
                 }
@@ -756,6 +764,11 @@ struct Attach::Impl {
                 procs[r.pid].image_ns = r.time;
                 procs[r.pid].awaiting_static = false;
             }
+            // The agent's thread names itself as it starts: known from its
+            // name's record too, however late its switches are read.
+            if (off_cpu && !r.exec && procs[r.pid].watched && r.comm != nullptr &&
+                std::string(r.comm) == proto::kAgentThreadName)
+                agent_tid(r.tid);
             thread(r.pid, r.tid, r.comm);
             break;
         case CPC_RING_MMAP:
