@@ -75,6 +75,12 @@ BindSpec make_spec(const cpc_set_t *set, bool inherit) {
 }
 
 // Maps a failed group open to the illumos errno and subcode.
+int no_sigtrap(cpc_t *cpc, const char *fn) {
+    report(cpc, fn, kNoSubcode,
+           "overflow notification needs perf sigtrap support (Linux 5.13 or later)");
+    return ENOTSUP;
+}
+
 int open_failure(cpc_t *cpc, const char *fn, const cpc_set_t *set, const OpenError &e,
                  bool notify) {
     const char *ev = e.request >= 0 ? set->requests[e.request].event.c_str() : "(tick)";
@@ -147,11 +153,10 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags) {
     if (int e = check_bindable(cpc, fn, set))
         return fail(e);
     bool notify = any_notify(set);
-    if (notify && !(cpc->machine.caps & CPC_CAP_OVERFLOW_INTERRUPT)) {
-        report(cpc, fn, kNoSubcode,
-               "overflow notification needs perf sigtrap support (Linux 5.13 or later)");
-        return fail(ENOTSUP);
-    }
+    // Where the probe was left for later, the open below is the probe.
+    if (notify && cpc->machine.overflow_probed &&
+        !(cpc->machine.caps & CPC_CAP_OVERFLOW_INTERRUPT))
+        return fail(no_sigtrap(cpc, fn));
     if (flags & CPC_BIND_LWP_INHERIT) {
         if (const char *other = pthread_create_interposer())
             report(cpc, fn, kNoSubcode,
@@ -165,6 +170,8 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags) {
     OpenError oe;
     std::unique_ptr<Counting> c =
         Counting::open(make_spec(set, flags & CPC_BIND_LWP_INHERIT), 0, -1, &oe);
+    if (c == nullptr && notify && !(machine_caps(cpc->machine) & CPC_CAP_OVERFLOW_INTERRUPT))
+        return fail(no_sigtrap(cpc, fn));
     if (c == nullptr)
         return fail(open_failure(cpc, fn, set, oe, notify));
     Counting *raw = c.get();

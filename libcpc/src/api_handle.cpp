@@ -2,7 +2,6 @@
 // cpc_open, cpc_close, the processor description and the walkers.
 #include "libcpc/src/errors.h"
 #include "libcpc/src/impl.h"
-#include "libcpc/src/tick.h"
 
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -61,12 +60,14 @@ cpc_t *cpc_open(int ver) {
         errno = EINVAL;
         return nullptr;
     }
-    const Machine &host = host_machine();
-    if (int e = host.backend == Backend::perf ? probe_any_counter() : 0) {
+    // The description's own probe, if this call made it, is this moment's.
+    bool built = false;
+    const Machine &host = host_machine(&built);
+    bool known = built && host.task_clock_opens;
+    if (int e = host.backend == Backend::perf && !known ? probe_any_counter() : 0) {
         errno = (e == ENOENT || e == EOPNOTSUPP || e == ENOSYS) ? ENOTSUP : e;
         return nullptr;
     }
-    init_tick_conversion();
     auto *cpc = new (std::nothrow) __cpc();
     if (cpc == nullptr) {
         errno = ENOMEM;
@@ -98,7 +99,7 @@ uint_t cpc_npic(cpc_t *cpc) {
     return valid_handle(cpc) ? cpc->machine.npic : 0;
 }
 uint_t cpc_caps(cpc_t *cpc) {
-    return valid_handle(cpc) ? cpc->machine.caps : 0;
+    return valid_handle(cpc) ? machine_caps(cpc->machine) : 0;
 }
 
 const char *cpc_cciname(cpc_t *cpc) {

@@ -21,13 +21,67 @@
 #include "libcpc/src/impl.h"
 #include "libcpc/src/pctx_private.h"
 
+#include <dlfcn.h>
+
 #include <cerrno>
+#include <mutex>
+
+// libpctx is not a library libcpc makes the loader bring into every
+// process (one library fewer at each start of a program that cpcprof
+// records: its agent never binds through a pctx).  A caller of
+// cpc_bind_pctx has libpctx, which made its pctx: linked in (these weak
+// references are then bound) or loaded on its own (found by pctx_calls).
+#pragma weak __pctx_observe
+#pragma weak __pctx_unobserve
+#pragma weak __pctx_current_lwp
+#pragma weak __pctx_lwp_check
+#pragma weak __pctx_pid
 
 using namespace cpc;
 
 namespace {
 
 const char kFn[] = "cpc_bind_pctx";
+
+struct PctxCalls {
+    decltype(&__pctx_observe) observe;
+    decltype(&__pctx_unobserve) unobserve;
+    decltype(&__pctx_current_lwp) current_lwp;
+    decltype(&__pctx_lwp_check) lwp_check;
+    decltype(&__pctx_pid) pid;
+
+    bool complete() const {
+        return observe != nullptr && unobserve != nullptr && current_lwp != nullptr &&
+               lwp_check != nullptr && pid != nullptr;
+    }
+};
+
+template <class F> void find_call(void *lib, const char *name, F *f) {
+    if (*f == nullptr)
+        *f = reinterpret_cast<F>(dlsym(lib, name));
+}
+
+// libpctx's private calls, or null when libpctx is not in the process.
+const PctxCalls *pctx_calls() {
+    static std::mutex lock;
+    static PctxCalls calls{};
+    std::lock_guard<std::mutex> g(lock);
+    if (calls.complete())
+        return &calls;
+    calls = {&__pctx_observe, &__pctx_unobserve, &__pctx_current_lwp, &__pctx_lwp_check,
+             &__pctx_pid};
+    if (!calls.complete()) {
+        if (void *lib = dlopen("libpctx.so.1", RTLD_NOW | RTLD_NOLOAD)) {
+            find_call(lib, "__pctx_observe", &calls.observe);
+            find_call(lib, "__pctx_unobserve", &calls.unobserve);
+            find_call(lib, "__pctx_current_lwp", &calls.current_lwp);
+            find_call(lib, "__pctx_lwp_check", &calls.lwp_check);
+            find_call(lib, "__pctx_pid", &calls.pid);
+            dlclose(lib); // loaded by someone else, and staying
+        }
+    }
+    return calls.complete() ? &calls : nullptr;
+}
 
 int fail(int e) {
     errno = e;
@@ -67,7 +121,7 @@ namespace cpc {
 
 void unbind_pctx(cpc_set_t *set) {
     if (set->pctx != nullptr)
-        __pctx_unobserve(set->pctx, on_lwp_gone, set);
+        pctx_calls()->unobserve(set->pctx, on_lwp_gone, set);
     set->pctx_countings.clear();
     set->pctx = nullptr;
     set->pctx_last = 0;
@@ -76,14 +130,14 @@ void unbind_pctx(cpc_set_t *set) {
 void abandon_pctx(cpc_set_t *set) {
     set->pctx_countings.clear(); // no registry, no ioctl: closing is all
     if (set->pctx != nullptr)
-        __pctx_unobserve(set->pctx, on_lwp_gone, set);
+        pctx_calls()->unobserve(set->pctx, on_lwp_gone, set);
     set->pctx = nullptr;
     set->pctx_last = 0;
 }
 
 int sample_pctx(cpc_set_t *set, cpc_buf_t *buf) {
     auto &m = set->pctx_countings;
-    pid_t now = __pctx_current_lwp(set->pctx);
+    pid_t now = pctx_calls()->current_lwp(set->pctx);
     auto it = now != 0 ? m.find(now) : m.end();
     if (it == m.end())
         it = m.find(set->pctx_last);
@@ -105,13 +159,20 @@ extern "C" int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, 
                "process");
         return fail(ENOTSUP);
     }
+    const PctxCalls *px = pctx_calls();
+    if (px == nullptr) {
+        report(cpc, kFn, kNoSubcode,
+               "libpctx.so.1 is not loaded: a pctx comes from its pctx_create or pctx_capture "
+               "(link with -lpctx)");
+        return fail(EINVAL);
+    }
     auto lwp = static_cast<pid_t>(id);
-    int state = __pctx_lwp_check(pctx, lwp);
+    int state = px->lwp_check(pctx, lwp);
     if (state == EINVAL)
         return fail(EINVAL);
     if (state != 0) {
         report(cpc, kFn, kNoSubcode, "lwp %d is not a thread of process %d", static_cast<int>(lwp),
-               static_cast<int>(__pctx_pid(pctx)));
+               static_cast<int>(px->pid(pctx)));
         return fail(ESRCH);
     }
     if (set->binding != Binding::pctx || set->pctx != pctx)
@@ -135,7 +196,7 @@ extern "C" int cpc_bind_pctx(cpc_t *cpc, pctx_t *pctx, id_t id, cpc_set_t *set, 
     set->pctx = pctx;
     set->pctx_last = lwp;
     set->binding = Binding::pctx;
-    if (__pctx_observe(pctx, on_lwp_gone, set) != 0) {
+    if (px->observe(pctx, on_lwp_gone, set) != 0) {
         unbind_set(cpc, set);
         return fail(EINVAL);
     }

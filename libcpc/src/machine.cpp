@@ -20,9 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <string_view>
 
 namespace cpc {
@@ -102,9 +100,12 @@ bool parse_format(const std::string &text, FormatField *out) {
         f.word = 2;
     else
         return false;
-    std::stringstream ranges(s.substr(colon + 1));
-    std::string r;
-    while (std::getline(ranges, r, ',')) {
+    std::string_view rest(s);
+    rest.remove_prefix(colon + 1);
+    while (!rest.empty()) {
+        size_t comma = rest.find(',');
+        std::string r(rest.substr(0, comma));
+        rest.remove_prefix(comma == std::string_view::npos ? rest.size() : comma + 1);
         int lo = 0, hi = 0;
         if (std::sscanf(r.c_str(), "%d-%d", &lo, &hi) == 2) {
         } else if (std::sscanf(r.c_str(), "%d", &lo) == 1) {
@@ -126,6 +127,25 @@ bool Machine::has_attr(const std::string &name) const {
     return std::find(attrs.begin(), attrs.end(), name) != attrs.end();
 }
 
+namespace {
+
+// The first line of a small file (sysfs, procfs), without its newline:
+// read(2), not a stream, whose first use sets up the C++ locale.
+bool first_line_of(const std::string &path, std::string *line) {
+    cpcprof::base::ScopedFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid())
+        return false;
+    char buf[4096];
+    ssize_t n = read(fd.get(), buf, sizeof buf - 1);
+    if (n < 0)
+        return false;
+    std::string_view text(buf, size_t(n));
+    *line = std::string(text.substr(0, text.find('\n')));
+    return true;
+}
+
+} // namespace
+
 int probe_open(const perf_event_attr &attr) {
     perf_event_attr a = attr;
     a.disabled = 1;
@@ -136,11 +156,10 @@ int probe_open(const perf_event_attr &attr) {
 }
 
 bool cpu_is_online(int id, const std::string &sysfs_cpus) {
-    std::ifstream in(sysfs_cpus + "/cpu" + std::to_string(id) + "/online");
-    int v = 1;
-    if (in)
-        in >> v;
-    return v != 0;
+    std::string text;
+    if (!first_line_of(sysfs_cpus + "/cpu" + std::to_string(id) + "/online", &text))
+        return true; // cpu0 often has no such file: it cannot go offline
+    return std::atoi(text.c_str()) != 0;
 }
 
 namespace {
@@ -196,11 +215,9 @@ void read_sysfs_format(const std::string &pmu_dir, Machine &m) {
         std::string name = e->d_name;
         if (name == "." || name == ".." || name == "event")
             continue;
-        std::ifstream in(dir + "/" + name);
         std::string text;
-        std::getline(in, text);
         FormatField f;
-        if (parse_format(text, &f))
+        if (first_line_of(dir + "/" + name, &text) && parse_format(text, &f))
             m.format[illumos_attr_name(name)] = f;
     }
     closedir(d);
@@ -371,8 +388,11 @@ Machine detect_machine(const MachineEnv &env) {
         describe_hw(m, env, model);
     else
         describe_sw(m, model);
-    bool ovf = env.probe_overflow ? env.probe_overflow() : probe_overflow_host();
-    m.caps = CPC_CAP_OVERFLOW_PRECISE | (ovf ? CPC_CAP_OVERFLOW_INTERRUPT : 0);
+    m.task_clock_opens = perf_err == 0;
+    m.caps = CPC_CAP_OVERFLOW_PRECISE;
+    m.overflow_probed = !env.overflow_when_asked;
+    if (m.overflow_probed && (env.probe_overflow ? env.probe_overflow() : probe_overflow_host()))
+        m.caps |= CPC_CAP_OVERFLOW_INTERRUPT;
     for (const auto &[name, field] : m.format)
         m.attrs.push_back(name);
     m.attrs.push_back("picnum");
@@ -419,14 +439,26 @@ std::string first_cpuinfo_field(const char *key) {
     return {};
 }
 
-const Machine &host_machine() {
-    static const Machine m = [] {
+const Machine &host_machine(bool *built) {
+    bool here = false;
+    static const Machine m = [&here] {
         MachineEnv env;
         env.list_events = false;
+        env.overflow_when_asked = true;
         env.backend_choice = std::getenv("CPC_BACKEND");
+        here = true;
         return detect_machine(env);
     }();
+    if (built != nullptr)
+        *built = here;
     return m;
+}
+
+unsigned machine_caps(const Machine &m) {
+    if (m.overflow_probed)
+        return m.caps;
+    static const bool interrupt = probe_overflow_host();
+    return m.caps | (interrupt ? CPC_CAP_OVERFLOW_INTERRUPT : 0);
 }
 
 } // namespace cpc

@@ -63,6 +63,11 @@ struct MachineEnv {
     std::function<int()> probe_perf;
     // CPC_BACKEND's value; null when unset.
     const char *backend_choice = nullptr;
+    // Whether overflow interrupts are probed when asked (machine_caps), not
+    // while the description is made: the host's, so that a process that
+    // binds a sampling set finds out from its own open, and one that
+    // counts never opens the probe (a perf_event_open fewer a process).
+    bool overflow_when_asked = false;
 };
 
 // The value of the first line of /proc/cpuinfo that starts with key
@@ -85,7 +90,11 @@ struct Machine {
     bool use_pfm = false;                       // libpfm4 native events are offered
     unsigned npic = 0;
     unsigned ngp = 0; // general-purpose counters (pics 0..ngp-1)
+    // CPC_CAP_*; without CPC_CAP_OVERFLOW_INTERRUPT until probed when
+    // overflow_probed is false (see machine_caps).
     unsigned caps = 0;
+    bool overflow_probed = true;
+    bool task_clock_opens = false; // the backend's probe opened a task-clock
     // kModelName stands for the processor's name, filled in by
     // cciname_text() when asked (cpuid traps to a VM's hypervisor, ~15 us
     // a leaf: not paid by every process that opens libcpc).
@@ -102,8 +111,14 @@ struct Machine {
     bool has_attr(const std::string &name) const;
 };
 
-// The host's description, built at the first call (thread-safe).
-const Machine &host_machine();
+// The host's description, built at the first call (thread-safe).  *built
+// (if given) is true for the call that built it: its probes are this
+// moment's.
+const Machine &host_machine(bool *built = nullptr);
+
+// m.caps, with CPC_CAP_OVERFLOW_INTERRUPT probed now (once a process) if
+// it was left for later (Machine::overflow_probed).
+unsigned machine_caps(const Machine &m);
 
 // A description from injected inputs (tests).
 Machine detect_machine(const MachineEnv &env);

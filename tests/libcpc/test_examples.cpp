@@ -81,6 +81,25 @@ TEST(Examples, Example2HandlesOverflowSignals) {
     EXPECT_LE(signals, 11);
 }
 
+// libcpc.so.1 does not need libpctx (a library fewer in every process
+// cpcprof records): a program linked with libcpc alone binds through a
+// pctx from a libpctx it loaded itself, and is told plainly without one.
+TEST(Examples, BindPctxFindsTheLibpctxTheProgramLoaded) {
+    Output r = run(std::string(PCTX_LOADED_PATH) + " dlopen");
+    if (r.out.rfind("pctx_create: ", 0) == 0)
+        GTEST_SKIP() << "libpctx cannot control a process here (ptrace refused?): " << r.out;
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_EQ(r.out, "bound 1, failed 0\n");
+}
+
+TEST(Examples, BindPctxWithoutLibpctxSaysSo) {
+    Output r = run(std::string(PCTX_LOADED_PATH) + " none");
+    ASSERT_EQ(r.status, 0) << r.out;
+    EXPECT_NE(r.out.find("libcpc: cpc_bind_pctx: libpctx.so.1 is not loaded"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("rc -1 errno EINVAL"), std::string::npos) << r.out;
+}
+
 // The examples run unchanged where perf_event_open is refused: on the
 // timer backend, forced or reached under a container's seccomp verdict.
 struct TimerExamples : ::testing::TestWithParam<const char *> {};
