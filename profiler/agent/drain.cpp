@@ -34,17 +34,15 @@ namespace cpcprof::agent {
 
 namespace {
 
-// 1: the drain thread ends.  A futex word: stop_drain wakes the thread
-// from its 10 ms wait at once, so that a process's exit does not wait for
-// the rest of that period (5 ms on average, the bulk of a short
-// program's cost).
+// 1: the drain thread ends (a futex word).
 std::atomic<int> g_stop{0};
 // One consumer per ring at a time: the drain thread, or a thread about to
-// exec (drain_once(true) from the exec wrappers).  Never taken in signal
-// context.
-std::mutex g_drain_lock;
-pthread_t g_thread;
-bool g_running = false;
+// exec (drain_once(true) from the exec wrappers) or end the process
+// (finish_drain).  Never taken in signal context.
+std::timed_mutex g_drain_lock;
+// The process's last pass is done (under g_drain_lock): the drain thread
+// does nothing more.
+std::atomic<bool> g_finished{false};
 
 // name: as the thread's slot has it (state.h); null or empty, the
 // process's main thread is named from /proc (the entry of a process's
@@ -136,7 +134,11 @@ void announce(Slot &slot, pid_t tid, bool last) {
 } // namespace
 
 void drain_once(bool final) {
-    std::lock_guard<std::mutex> g(g_drain_lock);
+    std::lock_guard<std::timed_mutex> g(g_drain_lock);
+    drain_locked(final);
+}
+
+void drain_locked(bool final) {
     State &s = state();
     uint64_t taken = 0, dropped = 0;
     report_signal_findings();
@@ -225,11 +227,14 @@ void *drain_main(void *) {
         timespec ts{0, static_cast<long>(step)};
         syscall(SYS_futex, &g_stop, FUTEX_WAIT_PRIVATE, 0, &ts, nullptr, 0);
         if (g_stop.load(std::memory_order_acquire))
-            break; // the caller of stop_drain drains last
+            break; // the process's end drains last
+        std::lock_guard<std::timed_mutex> g(g_drain_lock);
+        if (g_finished.load(std::memory_order_relaxed))
+            break;
         watch_overflow_signals();
         now = base::monotonic_ns();
         if (now - last_drain >= kDrainNs) {
-            drain_once(false);
+            drain_locked(false);
             last_drain = now;
         }
     }
@@ -244,28 +249,34 @@ void start_drain() {
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old); // no signal of the target's lands here
-    g_running = pthread_create(&g_thread, nullptr, drain_main, nullptr) == 0;
+    pthread_t thread;
+    if (pthread_create(&thread, nullptr, drain_main, nullptr) == 0)
+        pthread_detach(thread);
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
 }
 
-bool stop_drain() {
-    if (!g_running)
-        return true;
+bool finish_drain() {
+    // Not woken and not waited for: the thread leaves at its next wake-up
+    // or dies with the process (joining it cost every process's end a
+    // wake-up of another CPU and a thread's exit, 50-60 us in a VM).  Its
+    // pass under way, if any, ends first; bounded, for one that is stuck
+    // (a recorder that stopped reading).
     g_stop.store(1, std::memory_order_release);
-    syscall(SYS_futex, &g_stop, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
-    // Bounded: a thread that never ends must not keep the program from
-    // exiting.
     timespec deadline{};
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_sec += kStopWaitSeconds;
-    g_running = false;
-    return pthread_clockjoin_np(g_thread, nullptr, CLOCK_MONOTONIC, &deadline) == 0;
+    if (pthread_mutex_clocklock(g_drain_lock.native_handle(), CLOCK_MONOTONIC, &deadline) != 0)
+        return false;
+    std::lock_guard<std::timed_mutex> g(g_drain_lock, std::adopt_lock);
+    drain_locked(true);
+    g_finished.store(true, std::memory_order_relaxed);
+    return true;
 }
 
 // The parent's drain thread may have held the lock at the fork.
 void drain_forget_thread() {
-    g_running = false;
-    new (&g_drain_lock) std::mutex;
+    g_finished.store(false, std::memory_order_relaxed);
+    new (&g_drain_lock) std::timed_mutex;
 }
 
 } // namespace cpcprof::agent

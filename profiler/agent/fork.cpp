@@ -79,7 +79,7 @@ void after_fork_child() {
         say_stopped_in_fork_child(); // its parent took the profiler's signals
         return;
     }
-    prepare_thread(RingPages::by_drain);
+    prepare_thread();
     thread_counts_already();
     s.armed.store(true, std::memory_order_release);
     bind_this_thread(s);

@@ -76,14 +76,22 @@ std::string process_name() {
 
 namespace {
 
+// The executable, read once per image: a fork child runs its parent's.
+const std::string &executable() {
+    static const std::string exe = [] {
+        char buf[4096];
+        ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+        return n > 0 ? std::string(buf, size_t(n)) : std::string();
+    }();
+    return exe;
+}
+
 // A hello's fields after the pid: parent, start time, executable and
-// arguments.
+// arguments (read again in a fork child: a program may retitle itself).
 void put_hello_fields(proto::Writer &w) {
     w.put(static_cast<int32_t>(getppid()));
     w.put(base::monotonic_ns()); // the same clock in every process
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    w.put_string(n > 0 ? std::string(exe, n) : std::string());
+    w.put_string(executable());
     // Read with read(2): an ifstream's first use sets up the C++ locale,
     // a tenth of a millisecond at every process's start.
     std::string text;

@@ -54,12 +54,9 @@ void send_unsampled_instead_of_hello(const std::string &reason);
 
 // thread_setup.cpp ----------------------------------------------------------
 
-// When a thread's ring pages are faulted in: at its set-up, or by the
-// drain thread's next pass (a fork child: see Slot::pages_pending).
-enum class RingPages { now, by_drain };
-
-// Sets up the calling thread for sampling.
-void prepare_thread(RingPages pages = RingPages::now);
+// Sets up the calling thread for sampling.  Its ring's pages are faulted
+// in by the drain thread's next pass (see Slot::pages_pending).
+void prepare_thread();
 
 // start.cpp -----------------------------------------------------------------
 

@@ -33,10 +33,8 @@ void finish_samples() {
     s.armed.store(false, std::memory_order_release);
     if (s.cpc != nullptr)
         cpc_unbind(s.cpc, s.set);
-    if (stop_drain())
-        drain_once(true);
-    else
-        send_error("the profiler's drain thread did not stop within " +
+    if (!finish_drain())
+        send_error("the profiler's drain thread did not finish its pass within " +
                    std::to_string(kStopWaitSeconds) +
                    " s at the process's end: the samples still in its rings are lost");
 }

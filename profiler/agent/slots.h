@@ -46,9 +46,11 @@ struct Slot {
     uintptr_t stack_lo = 0;
     uintptr_t stack_hi = 0;
     std::atomic<bool> ready{false}; // stack bounds known
-    // The ring's pages are left for the drain thread to fault in (a fork
-    // child's, whose pages are its parent's until written: most such
-    // children exec before the drain's first pass).
+    // The ring's pages are left for the drain thread's next pass to fault
+    // in, off the thread's start (0.08-0.14 ms a process; a fork child's
+    // are its parent's until written, and most such children exec before
+    // that pass).  Until then a sample that reaches a new page takes the
+    // page fault in the handler.
     std::atomic<bool> pages_pending{false};
     // The handler is between its check of `armed` and its exit; an exec
     // waits for it to leave before emptying the rings (seq_cst on both

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 // A thread's set-up for sampling (ordinary context): its slot, stack
-// bounds and name, and its ring's pages faulted in, before its first
-// sample where possible (the main thread at start, the others in the
-// start routine wrapper, threads.cpp).
+// bounds and name (the main thread at start, the others in the start
+// routine wrapper, threads.cpp).
 #include "profiler/agent/process.h"
 #include "profiler/agent/state.h"
 
@@ -56,7 +55,7 @@ void stack_bounds(Slot *s) {
 
 } // namespace
 
-void prepare_thread(RingPages pages) {
+void prepare_thread() {
     // Every slot taken: one more chunk, then claim again.  Threads that
     // start together all find the table full at once; the first grows it
     // and the others claim from that chunk instead of adding one each
@@ -75,12 +74,7 @@ void prepare_thread(RingPages pages) {
     char name[16] = {};
     prctl(PR_GET_NAME, name);
     std::memcpy(s->name, name, sizeof s->name);
-    // Fault the ring's pages in now: a first touch inside the handler
-    // costs a page fault (several microseconds on a VM) every few samples.
-    if (pages == RingPages::now)
-        s->ring.prefault();
-    else
-        s->pages_pending.store(true, std::memory_order_relaxed);
+    s->pages_pending.store(true, std::memory_order_relaxed);
     s->ready.store(true, std::memory_order_release);
 }
 
