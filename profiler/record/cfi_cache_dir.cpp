@@ -3,7 +3,10 @@
 
 #include "profiler/protocol/protocol.h"
 
+#include "base/scoped_fd.h"
+
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +23,7 @@ namespace cpcprof::record {
 namespace {
 
 constexpr const char *kPrefix = "cpcprof-cfi-";
+constexpr const char *kPruneStamp = ".pruned"; // its time: the last prune
 
 // Removes dir and the files in it (the agents write no subdirectories).
 void remove_dir(const std::string &dir) {
@@ -128,7 +132,7 @@ void prune_cfi_cache(const std::string &dir, int64_t now_s) {
     std::vector<std::string> gone;
     while (dirent *e = readdir(d)) {
         std::string name = e->d_name;
-        if (name == "." || name == "..")
+        if (name.empty() || name[0] == '.') // ".", "..", the stamp
             continue;
         std::string path = dir + '/';
         path += name;
@@ -157,13 +161,29 @@ void prune_cfi_cache(const std::string &dir, int64_t now_s) {
         unlink(g.c_str());
 }
 
+bool prune_cfi_cache_if_due(const std::string &dir, int64_t now_s) {
+    std::string stamp = dir + "/" + kPruneStamp;
+    struct stat st;
+    if (stat(stamp.c_str(), &st) == 0) {
+        int64_t since = now_s - int64_t(st.st_mtim.tv_sec);
+        if (since >= 0 && since < kCfiCachePruneEverySeconds)
+            return false;
+    }
+    prune_cfi_cache(dir, now_s);
+    base::ScopedFd fd(open(stamp.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600));
+    if (fd.valid()) {
+        timespec t[2] = {{now_s, 0}, {now_s, 0}};
+        futimens(fd.get(), t);
+    }
+    return true;
+}
+
 CfiCacheDir::CfiCacheDir() {
     const char *tmp = std::getenv("TMPDIR");
     std::string base = tmp != nullptr && *tmp == '/' ? tmp : "/tmp";
     remove_stale(base);
     if (std::string user = user_cache_dir(); !user.empty()) {
         remove_other_formats(user);
-        prune_cfi_cache(user, int64_t(std::time(nullptr)));
         path_ = user;
         kept_ = true;
         return;
@@ -173,6 +193,11 @@ CfiCacheDir::CfiCacheDir() {
     buf.push_back('\0');
     if (mkdtemp(buf.data()) != nullptr)
         path_ = buf.data();
+}
+
+void CfiCacheDir::prune_if_due() const {
+    if (kept_)
+        prune_cfi_cache_if_due(path_, int64_t(std::time(nullptr)));
 }
 
 CfiCacheDir::~CfiCacheDir() {

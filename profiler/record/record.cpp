@@ -548,6 +548,8 @@ int record_main(const std::vector<std::string> &args) {
         std::fprintf(stderr, "cpcprof record: the previous profile stays at %s: %s\n",
                      old.aside().c_str(), error.c_str());
     writer->begin_run(run);
+    if (cfi_cache) // off the command's start: listing the tables takes milliseconds
+        cfi_cache->prune_if_due();
     if (static_exe) {
         // No agent will say hello: the process is recorded from here, and
         // its end from its exit status.

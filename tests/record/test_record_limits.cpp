@@ -427,6 +427,31 @@ TEST(RecordStartup, TheCacheIsPrunedByAgeSizeAndHalfWrittenFiles) {
     EXPECT_TRUE(exists("big-new"));
 }
 
+// Listing the cache is not every start's cost (2 ms for some hundred
+// tables): it is pruned at most once an hour, the time kept in a stamp.
+TEST(RecordStartup, TheCacheIsPrunedAtMostOnceAnHour) {
+    TempDir dir;
+    std::string c = dir.file("cfi3");
+    ASSERT_EQ(mkdir(c.c_str(), 0700), 0);
+    const int64_t now = 2000000000;
+    auto month_old = [&](const std::string &name) {
+        std::string path = c + "/" + name;
+        std::ofstream(path).put('x');
+        timespec t[2] = {{now - 31 * 24 * 3600, 0}, {now - 31 * 24 * 3600, 0}};
+        utimensat(AT_FDCWD, path.c_str(), t, 0);
+    };
+    auto exists = [&](const std::string &n) { return access((c + "/" + n).c_str(), F_OK) == 0; };
+    month_old("a");
+    EXPECT_TRUE(cpcprof::record::prune_cfi_cache_if_due(c, now));
+    EXPECT_FALSE(exists("a"));
+    month_old("b");
+    EXPECT_FALSE(cpcprof::record::prune_cfi_cache_if_due(c, now + 600)) << "pruned 10 min ago";
+    EXPECT_TRUE(exists("b"));
+    EXPECT_TRUE(cpcprof::record::prune_cfi_cache_if_due(c, now + 3600));
+    EXPECT_FALSE(exists("b"));
+    EXPECT_TRUE(exists(".pruned")) << "the stamp is not a table: never pruned";
+}
+
 namespace {
 
 std::vector<std::string> entries(const std::string &dir) {
