@@ -154,8 +154,7 @@ int cpc_bind_curlwp(cpc_t *cpc, cpc_set_t *set, uint_t flags) {
         return fail(e);
     bool notify = any_notify(set);
     // Where the probe was left for later, the open below is the probe.
-    if (notify && cpc->machine.overflow_probed &&
-        !(cpc->machine.caps & CPC_CAP_OVERFLOW_INTERRUPT))
+    if (notify && cpc->machine.overflow_probed && !(cpc->machine.caps & CPC_CAP_OVERFLOW_INTERRUPT))
         return fail(no_sigtrap(cpc, fn));
     if (flags & CPC_BIND_LWP_INHERIT) {
         if (const char *other = pthread_create_interposer())
