@@ -74,13 +74,14 @@ BindSpec make_spec(const cpc_set_t *set, bool inherit) {
     return spec;
 }
 
-// Maps a failed group open to the illumos errno and subcode.
+// An overflow-notifying set where the kernel cannot signal an overflow.
 int no_sigtrap(cpc_t *cpc, const char *fn) {
     report(cpc, fn, kNoSubcode,
            "overflow notification needs perf sigtrap support (Linux 5.13 or later)");
     return ENOTSUP;
 }
 
+// Maps a failed group open to the illumos errno and subcode.
 int open_failure(cpc_t *cpc, const char *fn, const cpc_set_t *set, const OpenError &e,
                  bool notify) {
     const char *ev = e.request >= 0 ? set->requests[e.request].event.c_str() : "(tick)";

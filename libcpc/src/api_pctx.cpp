@@ -77,7 +77,7 @@ const PctxCalls *pctx_calls() {
             find_call(lib, "__pctx_current_lwp", &calls.current_lwp);
             find_call(lib, "__pctx_lwp_check", &calls.lwp_check);
             find_call(lib, "__pctx_pid", &calls.pid);
-            dlclose(lib); // loaded by someone else, and staying
+            // Not closed: the reference keeps the calls valid.
         }
     }
     return calls.complete() ? &calls : nullptr;
