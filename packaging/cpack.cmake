@@ -64,6 +64,10 @@ section-3 manual pages of libcpc(3LIB) and libpctx(3LIB).")
 
 set(CPACK_DEBIAN_CPCPROF_PACKAGE_NAME cpcprof)
 set(CPACK_DEBIAN_CPCPROF_PACKAGE_SECTION devel)
+# The debuginfod client is loaded with dlopen when a server is asked
+# (record, symbolize and annotate; the viewer's sources), which
+# dpkg-shlibdeps cannot see; without it they say so and go on.
+set(CPACK_DEBIAN_CPCPROF_PACKAGE_RECOMMENDS "libdebuginfod1")
 set(CPACK_COMPONENT_CPCPROF_DEPENDS libs)
 set(CPACK_COMPONENT_CPCPROF_DESCRIPTION
     "sampling profiler on hardware performance counters
@@ -73,6 +77,7 @@ and cpustat count events per process and per CPU as on illumos.")
 
 set(CPACK_DEBIAN_GUI_PACKAGE_NAME cpcprof-gui)
 set(CPACK_DEBIAN_GUI_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_GUI_PACKAGE_RECOMMENDS "libdebuginfod1")
 set(CPACK_COMPONENT_GUI_DESCRIPTION
     "viewer of cpcprof profiles (Qt)
 cpcprof-gui opens the profiles cpcprof record writes: a flame graph

@@ -37,6 +37,11 @@ case $guideps in *libqt6widgets6*) ;; *) fail "cpcprof-gui depends on: $guideps"
 # libcpc1 loads libpfm4 itself (dlopen): a dependency named by hand.
 libdeps=$(dpkg-deb -f "$debs"/libcpc1_*.deb Depends)
 case $libdeps in *libpfm4*) ;; *) fail "libcpc1 depends on: $libdeps" ;; esac
+# The debuginfod client is loaded with dlopen: recommended by hand.
+for p in cpcprof cpcprof-gui; do
+    rec=$(dpkg-deb -f "$debs"/${p}_*.deb Recommends)
+    case $rec in *libdebuginfod1*) ;; *) fail "$p recommends: $rec" ;; esac
+done
 # Dependencies computed by dpkg-shlibdeps: cpcprof needs libc6 and libcpc1.
 deps=$(dpkg-deb -f "$debs"/cpcprof_*.deb Depends)
 case $deps in *libcpc1*libc6*|*libc6*libcpc1*) ;; *) fail "cpcprof depends on: $deps" ;; esac
