@@ -138,18 +138,35 @@ std::string cache_dir() {
 }
 
 // A lookup given up through the progress callback leaves an empty file
-// where the debug file would be, which libdebuginfod takes for "no server
-// has it" for the next 10 minutes (cache_miss_s): a later `cpcprof
-// symbolize` would not ask again.  Removed: the lookup did not fail, it
-// was not let finish.
-void forget_given_up(const std::string &build_id) {
+// where the file would be (elfutils 0.188; later versions do not), which
+// libdebuginfod takes for "no server has it" for the next 10 minutes
+// (cache_miss_s): a later `cpcprof symbolize` or annotate would not ask
+// again.  Removed: the lookup did not fail, it was not let finish.  name:
+// the entry in the build-id's folder.
+void forget_given_up(const std::string &build_id, const std::string &name) {
     const std::string dir = cache_dir();
-    if (dir.empty() || build_id.find('/') != std::string::npos)
+    if (dir.empty() || build_id.find('/') != std::string::npos ||
+        name.find('/') != std::string::npos)
         return;
-    const std::string entry = dir + "/" + build_id + "/debuginfo";
+    const std::string entry = dir + "/" + build_id + "/" + name;
     struct stat st {};
     if (::lstat(entry.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
         ::unlink(entry.c_str());
+}
+
+// A source's entry in the build-id's folder (elfutils 0.188): "source"
+// and the path with '/' written "##" and '#' written "#_".
+std::string source_entry(const std::string &path) {
+    std::string name = "source";
+    for (char c : path) {
+        if (c == '/')
+            name += "##";
+        else if (c == '#')
+            name += "#_";
+        else
+            name += c;
+    }
+    return name;
 }
 
 } // namespace
@@ -280,17 +297,20 @@ Fetched DebuginfodClient::find_debuginfo(const std::string &build_id, const std:
                                     path);
     });
     if (f.timed_out || f.stopped)
-        forget_given_up(build_id);
+        forget_given_up(build_id, "debuginfo");
     return f;
 }
 
 Fetched DebuginfodClient::find_source(const std::string &build_id, const std::string &path,
                                       const std::string &what) {
     auto *c = static_cast<debuginfod_client *>(client_);
-    return run(what, [&](char **out) {
+    Fetched f = run(what, [&](char **out) {
         return lib_->find_source(c, reinterpret_cast<const unsigned char *>(build_id.c_str()), 0,
                                  path.c_str(), out);
     });
+    if (f.timed_out || f.stopped)
+        forget_given_up(build_id, source_entry(path));
+    return f;
 }
 
 } // namespace cpcprof::symbolize

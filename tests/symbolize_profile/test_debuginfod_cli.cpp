@@ -549,6 +549,62 @@ TEST(DebuginfodCli, AnnotateFetchesTheSourceAndDebugFileFromARealServer) {
     EXPECT_NE(d.out.find("spin.c:13"), std::string::npos) << d.out;
 }
 
+// A source lookup given up is not remembered as "no server has it": the
+// next annotate asks again (elfutils 0.188 leaves an empty cache entry
+// behind a lookup its progress callback ended).
+TEST(DebuginfodCli, AGivenUpSourceLookupIsAskedAgain) {
+    SilentServer server;
+    ASSERT_GT(server.port, 0);
+    TempDir dir;
+    {
+        FILE *f = std::fopen(dir.file("spin.c").c_str(), "w");
+        ASSERT_NE(f, nullptr);
+        std::fputs("#include <time.h>\n"
+                   "int main(void) {\n"
+                   "    struct timespec t;\n"
+                   "    volatile double x = 0;\n"
+                   "    do {\n"
+                   "        for (int i = 0; i < 100000; ++i)\n"
+                   "            x += i;\n"
+                   "        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);\n"
+                   "    } while (t.tv_sec * 1000000000L + t.tv_nsec < 200000000L);\n"
+                   "    return 0;\n"
+                   "}\n",
+                   f);
+        std::fclose(f);
+    }
+    // Its own DWARF (no debug file is looked for), its source named where
+    // no file is.
+    ASSERT_EQ(sh("cc -g -O1 -fdebug-prefix-map=" + dir.path() + "=/nonexistent/x#y " +
+                 dir.file("spin.c") + " -o " + dir.file("spin")),
+              0);
+    const std::string id = build_id(dir.file("spin"));
+    ASSERT_FALSE(id.empty());
+    ProgramOptions o;
+    o.env = {"DEBUGINFOD_URLS=", "DEBUGINFOD_CACHE_PATH=" + dir.file("cache")};
+    RunResult r =
+        run_program(dir, {CPCPROF_EXE, "record", "-o", "out.cpcprof", "--", dir.file("spin")}, o);
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto annotate = [&] {
+        return run_program(dir,
+                           {CPCPROF_EXE, "annotate", "out.cpcprof", "main", "--debuginfod",
+                            url(server.port), "--debuginfod-wait", "1"},
+                           o);
+    };
+    for (int round = 0; round < 2; ++round) {
+        while (server.asked()) {
+        }
+        RunResult a = annotate();
+        ASSERT_EQ(a.status, 0) << a.err;
+        EXPECT_TRUE(server.asked()) << "round " << round << ": the server was not asked\n" << a.err;
+        std::error_code ec;
+        for (const auto &e : std::filesystem::directory_iterator(dir.file("cache/" + id), ec))
+            EXPECT_FALSE(e.path().filename().string().rfind("source", 0) == 0 &&
+                         std::filesystem::file_size(e.path()) == 0)
+                << "round " << round << ": " << e.path() << " says no server has the source";
+    }
+}
+
 // A module with its own DWARF, and its source on this machine, never
 // makes annotate ask a server, for its disassembly or its source.
 TEST(DebuginfodCli, AnnotateAsksNoServerForAModuleWithItsOwnDebugInformation) {
