@@ -7,10 +7,11 @@
  *   pctx_loaded none     binds through a pctx while libpctx is not in the
  *                        process: prints "rc -1 errno EINVAL" (libcpc's
  *                        message goes to stderr, as without a handler)
- *   pctx_loaded dlopen   loads libpctx.so.1 with dlopen (RTLD_LOCAL, as
- *                        Python's ctypes does), runs /bin/sleep 0.05 under
- *                        it counting task-clock in its thread: prints
- *                        "bound N, failed M"
+ *   pctx_loaded dlopen [PATH]
+ *                        loads libpctx.so.1 (PATH, else by its name) with
+ *                        dlopen (RTLD_LOCAL, as Python's ctypes does), and
+ *                        runs /bin/sleep 0.05 under it counting task-clock
+ *                        in its thread: prints "bound N, failed M"
  */
 #include <libcpc.h>
 #include <libpctx.h>
@@ -35,7 +36,7 @@ static int init_lwp(pctx_t *pctx, pid_t pid, id_t lwp, void *arg) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 2)
+    if (argc < 2 || argc > 3)
         return 2;
     cpc = cpc_open(CPC_VER_CURRENT);
     if (cpc == NULL) {
@@ -52,7 +53,7 @@ int main(int argc, char **argv) {
         printf("rc %d errno %s\n", rc, errno == EINVAL ? "EINVAL" : strerror(errno));
         return 0;
     }
-    void *lib = dlopen("libpctx.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *lib = dlopen(argc == 3 ? argv[2] : "libpctx.so.1", RTLD_NOW | RTLD_LOCAL);
     if (lib == NULL) {
         printf("dlopen: %s\n", dlerror());
         return 1;
